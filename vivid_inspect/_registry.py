@@ -1,0 +1,5 @@
+"""Inspect entry point: importing this module registers every VIVID task, scorer and model."""
+
+# ruff: noqa: F401
+from vivid_inspect.baselines.provider import vivid
+from vivid_inspect.tasks import topic, traits

@@ -1,0 +1,1 @@
+"""Offline reference models: ``vivid/oracle`` (a ceiling) and ``vivid/literal`` (a floor)."""

@@ -1,0 +1,121 @@
+"""The VIVID data layer: read a source, validate it, and turn rows into Inspect samples."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from vivid_inspect.data.csv_format import (
+    COLUMNS,
+    DuplicateIdiomWarning,
+    VividDataError,
+    VividItem,
+    parse_vivid_csv,
+)
+from vivid_inspect.data.sources import DATA_ENV, read_source, resolve_data_spec
+from vivid_inspect.taxonomy import THEME_BY_CODE, TRAIT_BY_CODE
+from vivid_inspect.text import nfc
+
+__all__ = [
+    "COLUMNS",
+    "DATA_ENV",
+    "DuplicateIdiomWarning",
+    "VividData",
+    "VividDataError",
+    "VividItem",
+    "item_metadata",
+    "load_items",
+    "load_vivid",
+]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class VividData:
+    """A loaded data set ready for a task.
+
+    Attributes:
+        dataset: One Sample per kept item; ``id`` is the 1-based data-row number.
+        source: Printable name of where the data came from.
+        left_out: Ids of items left out because their idiom is one of the task's demonstrations.
+    """
+
+    dataset: MemoryDataset
+    source: str
+    left_out: list[int] = field(default_factory=list)
+
+
+@lru_cache(maxsize=8)
+def _load_cached(spec: str) -> tuple[str, tuple[VividItem, ...]]:
+    raw = read_source(spec)
+    return raw.source, tuple(parse_vivid_csv(raw.content, raw.source))
+
+
+def load_items(data: str | None = None) -> tuple[str, tuple[VividItem, ...]]:
+    """Read and validate the VIVID rows a data spec names.
+
+    Args:
+        data: ``sample``, ``hf``, an http(s) URL or a path; None means ``$VIVID_DATA``, else ``hf``.
+
+    Returns:
+        The printable source name and the validated items in file order.
+
+    Raises:
+        VividDataError: The source cannot be read or its content is invalid.
+    """
+    return _load_cached(resolve_data_spec(data))
+
+
+def item_metadata(item: VividItem) -> dict[str, object]:
+    """The sample metadata every VIVID task and scorer relies on."""
+    return {
+        "idiom": item.idiom,
+        "meaning": item.meaning,
+        "theme": THEME_BY_CODE[item.theme_id].name,
+        "theme_id": item.theme_id,
+        "traits": [TRAIT_BY_CODE[code].name for code in item.trait_ids],
+        "trait_ids": list(item.trait_ids),
+    }
+
+
+def load_vivid(
+    data: str | None = None,
+    *,
+    exclude_idioms: Iterable[str] = (),
+    target: Callable[[VividItem], str] | None = None,
+) -> VividData:
+    """Load the VIVID data as an Inspect dataset.
+
+    Args:
+        data: ``sample``, ``hf``, an http(s) URL or a path; None means ``$VIVID_DATA``, else ``hf``.
+        exclude_idioms: Demonstration idioms; items with the same idiom (after NFC) are left out so
+            that no model is scored on an example it was shown.
+        target: The sample target of an item; defaults to its reference meaning. The input is
+            always the idiom: solvers render the real prompt from the metadata.
+
+    Returns:
+        The dataset, its source name and the ids left out.
+    """
+    source, items = load_items(data)
+    excluded = {nfc(idiom).strip() for idiom in exclude_idioms}
+    samples: list[Sample] = []
+    left_out: list[int] = []
+    for item in items:
+        if item.idiom in excluded:
+            left_out.append(item.id)
+            continue
+        gold = target(item) if target else item.meaning
+        samples.append(Sample(id=item.id, input=item.idiom, target=gold, metadata=item_metadata(item)))
+    if left_out:
+        logger.warning(
+            "%s: left out %d item(s) whose idiom is a demonstration of the prompt: ids %s",
+            source,
+            len(left_out),
+            left_out,
+        )
+    return VividData(MemoryDataset(samples, name="vivid", location=source), source, left_out)

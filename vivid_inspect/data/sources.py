@@ -1,0 +1,112 @@
+"""Where the VIVID CSV comes from: the bundled sample, the pinned hub release, a URL or a path.
+
+Downloads are cached on disk after the first success, keyed by URL, so a pinned revision is
+fetched once per machine and later runs work offline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import httpx
+import platformdirs
+
+from vivid_inspect.data.csv_format import VividDataError
+
+DATA_ENV = "VIVID_DATA"
+CACHE_ENV = "VIVID_CACHE_DIR"
+HF_ENDPOINT_ENV = "HF_ENDPOINT"
+
+HF_REPO = "LakoreAI/vivid-vietnamese-idioms"
+HF_FILE = "VIVID_Dataset.csv"
+# Pinned so that a re-run years later scores the same items; see shared/vivid-data.md.
+HF_REVISION = "daf3862423a8ab04a515029880bc426f34a46ba4"
+DEFAULT_HF_ENDPOINT = "https://huggingface.co"
+
+_HOW_TO_CHOOSE = (
+    "Choose the data with the task parameter `-T data=...` or the environment variable "
+    f"{DATA_ENV}: a local CSV path, an http(s) URL, `hf` (the pinned Hugging Face release) or "
+    "`sample` (the small sample bundled with vivid_inspect, works offline)."
+)
+
+
+@dataclass(frozen=True)
+class RawData:
+    """The bytes of a data file and a name for it that messages and logs can show."""
+
+    source: str
+    content: bytes
+
+
+def resolve_data_spec(data: str | None) -> str:
+    """Apply the defaults: the explicit value, else ``$VIVID_DATA``, else ``hf``.
+
+    Args:
+        data: The ``data`` task parameter, possibly None or empty.
+
+    Returns:
+        The data spec to read.
+    """
+    if data and data.strip():
+        return data.strip()
+    from_env = os.environ.get(DATA_ENV, "").strip()
+    return from_env or "hf"
+
+
+def hf_url(revision: str = HF_REVISION) -> str:
+    """URL of the pinned ``VIVID_Dataset.csv`` on the Hugging Face hub (honours ``$HF_ENDPOINT``)."""
+    endpoint = os.environ.get(HF_ENDPOINT_ENV, DEFAULT_HF_ENDPOINT).rstrip("/")
+    return f"{endpoint}/datasets/{HF_REPO}/resolve/{revision}/{HF_FILE}"
+
+
+def read_source(spec: str) -> RawData:
+    """Read the bytes a data spec names.
+
+    Args:
+        spec: ``sample``, ``hf``, an http(s) URL or a local path (after :func:`resolve_data_spec`).
+
+    Returns:
+        The raw bytes with a printable source name.
+
+    Raises:
+        VividDataError: The file does not exist or the download failed; the message says how to
+            choose another source.
+    """
+    if spec == "sample":
+        sample = resources.files("vivid_inspect.data").joinpath("sample.csv")
+        return RawData("vivid_inspect sample (vivid_inspect/data/sample.csv)", sample.read_bytes())
+    if spec == "hf":
+        return _download(hf_url(), label=f"hf:{HF_REPO}@{HF_REVISION[:12]}/{HF_FILE}")
+    if spec.startswith(("http://", "https://")):
+        return _download(spec, label=spec)
+    path = Path(spec).expanduser()
+    if not path.is_file():
+        raise VividDataError(f"{spec}: no such data file. {_HOW_TO_CHOOSE}")
+    return RawData(str(path), path.read_bytes())
+
+
+def cache_dir() -> Path:
+    """Folder of downloaded data files: ``$VIVID_CACHE_DIR`` or the user cache folder."""
+    configured = os.environ.get(CACHE_ENV)
+    return Path(configured) if configured else Path(platformdirs.user_cache_dir("vivid_inspect"))
+
+
+def _download(url: str, label: str) -> RawData:
+    cached = cache_dir() / f"{hashlib.sha256(url.encode()).hexdigest()[:16]}-{Path(url).name or 'data.csv'}"
+    if cached.is_file():
+        return RawData(label, cached.read_bytes())
+    try:
+        response = httpx.get(url, follow_redirects=True, timeout=60.0)
+        response.raise_for_status()
+    except httpx.HTTPError as exc:
+        raise VividDataError(f"{label}: could not download {url} ({exc}). {_HOW_TO_CHOOSE}") from None
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    # Write then rename, so an interrupted download never leaves a truncated cache entry behind.
+    partial = cached.with_suffix(cached.suffix + f".{os.getpid()}.part")
+    partial.write_bytes(response.content)
+    partial.replace(cached)
+    return RawData(label, response.content)

@@ -1,0 +1,1 @@
+"""Reporting: judge-vs-human agreement statistics and human annotation files."""

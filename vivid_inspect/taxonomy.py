@@ -1,0 +1,51 @@
+"""The VIVID label maps: semantic themes and linguistic-complexity traits.
+
+This is the only place that knows which code means which label. The order is inferred from the
+paper's Tables 3 and 4 and the real rows we could inspect (see ``shared/vivid-data.md``); if the
+release's mapping files say otherwise, correct the tuples below and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Label:
+    """One code of a VIVID label map.
+
+    Attributes:
+        code: The integer code used in the CSV (``Semantic_Theme`` value, or trait column suffix).
+        name: Short English name, used in metric names (``theme/Love``, ``trait/Sino-Vietnamese``).
+        vi: Vietnamese label, used in prompts.
+        description_vi: One-line Vietnamese gloss of the label, used in prompts.
+    """
+
+    code: int
+    name: str
+    vi: str
+    description_vi: str
+
+
+THEMES: tuple[Label, ...] = (
+    Label(1, "Love", "Tình yêu", "tình cảm lứa đôi, chuyện yêu đương, gắn bó trai gái"),
+    Label(2, "Virtues", "Phẩm chất", "chuẩn mực đạo đức, đức tính tốt đẹp đáng noi theo"),
+    Label(3, "Criticism", "Phê phán", "chê bai, chế giễu, phê phán thói xấu hay hành vi sai"),
+    Label(4, "Work and Nature", "Lao động và tự nhiên", "lao động, nghề nông, thời tiết, thiên nhiên"),
+    Label(5, "Social Relationships", "Quan hệ xã hội", "gia đình, họ hàng, bạn bè, làng xóm, cộng đồng"),
+    Label(6, "Life Lessons", "Bài học cuộc sống", "kinh nghiệm sống, lời khuyên, triết lý nhân sinh"),
+    Label(7, "Other", "Khác", "những chủ đề còn lại, mô tả sự vật hay tình huống cụ thể"),
+)
+
+TRAITS: tuple[Label, ...] = (
+    Label(1, "Literal", "Nghĩa đen thuần tuý", "chỉ mang nghĩa miêu tả trực tiếp, không có nghĩa bóng"),
+    Label(2, "Sino-Vietnamese", "Từ Hán Việt", "chứa từ Hán Việt hiếm gặp hoặc mang tính văn chương"),
+    Label(3, "Uncommon vocabulary", "Từ ngữ ít dùng", "chứa từ cổ, từ địa phương hay từ nay ít dùng"),
+    Label(4, "Folk knowledge", "Tri thức dân gian", "dựa trên kinh nghiệm nhà nông, phong tục, mùa vụ"),
+    Label(5, "Pragmatic nuance", "Sắc thái ngữ dụng", "có ý mỉa mai, châm biếm hoặc hàm ý đánh giá"),
+)
+
+THEME_BY_CODE: dict[int, Label] = {label.code: label for label in THEMES}
+TRAIT_BY_CODE: dict[int, Label] = {label.code: label for label in TRAITS}
+THEME_NAMES: tuple[str, ...] = tuple(label.name for label in THEMES)
+TRAIT_NAMES: tuple[str, ...] = tuple(label.name for label in TRAITS)

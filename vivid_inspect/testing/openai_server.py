@@ -1,0 +1,488 @@
+"""A local OpenAI-compatible chat-completions server for tests and bench scripts.
+
+Runs go through Inspect's real ``openai-api`` provider: the model ``openai-api/fake/<name>`` reads
+``FAKE_BASE_URL`` and ``FAKE_API_KEY`` (the service part of the name, upper-cased), so a run needs
+no code path of its own::
+
+    from vivid_inspect.testing.openai_server import FakeOpenAIServer, fail_fraction
+
+    with FakeOpenAIServer(latency={"gen": 1.0, "judge": 0.3}) as server:
+        os.environ.update(server.env())          # FAKE_BASE_URL, FAKE_API_KEY
+        server.faults = fail_fraction(0.2, kinds=["rate_limit", "server_error"], seed=0)
+        eval(task, model="openai-api/fake/gen", max_connections=64)
+        print(server.model_counts, len(server.log))
+
+Every request is served on its own thread and latency is slept there, so 64 concurrent connections
+each see the configured latency rather than queueing behind one another. Latency applies to 200
+replies only; error statuses and dropped connections answer at once, as real rate limiters do.
+
+Two retry layers sit between a fault and a sample error: the OpenAI SDK retries 429, 5xx, dropped
+connections and client timeouts itself (2 retries by default, honouring ``Retry-After``; set
+``model_args={"max_retries": 0}`` to turn it off), and Inspect then retries by
+``GenerateConfig(max_retries=..., timeout=...)`` with an exponential wait that starts at 3 s.
+
+Request headers are never read beyond ``Content-Length`` and nothing is logged: the dummy API key
+a client sends cannot leak from here.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal, get_args
+
+FaultKind = Literal["rate_limit", "server_error", "unavailable", "drop", "slow", "invalid_json", "empty"]
+"""rate_limit: 429 with Retry-After; server_error: 500; unavailable: 503; drop: close the socket
+without a response; slow: answer after `delay` seconds; invalid_json: 200 with a truncated body;
+empty: 200 with empty content."""
+
+FAULT_KINDS: tuple[str, ...] = get_args(FaultKind)
+_FAULT_STATUS: dict[str, int] = {"rate_limit": 429, "server_error": 500, "unavailable": 503}
+DEFAULT_ANSWER = "This is a scripted answer."
+DUMMY_API_KEY = "fake-key"
+
+Responder = Callable[[str, list[dict[str, Any]]], str]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One injected failure.
+
+    Args:
+        kind: What goes wrong (see `FaultKind`).
+        retry_after: Seconds sent in the ``Retry-After`` header of a 429 or 503; None sends none.
+        delay: Seconds a ``slow`` reply waits before answering; make it exceed the client timeout.
+    """
+
+    kind: FaultKind
+    retry_after: float | None = None
+    delay: float = 30.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {self.kind!r}; allowed: {', '.join(FAULT_KINDS)}")
+
+
+FaultPlan = Callable[[int, str, str], "Fault | None"]
+"""Called once per chat request with (request_index, model, prompt); returns the fault or None."""
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """What the server did with one chat request; times are `time.monotonic()` seconds."""
+
+    index: int
+    model: str
+    prompt: str
+    status: int | None  # None: the connection was dropped without a response
+    fault: FaultKind | None
+    started: float
+    finished: float
+
+
+def _as_fault(fault: Fault | FaultKind) -> Fault:
+    if isinstance(fault, Fault):
+        return fault
+    return Fault(fault, retry_after=1.0 if fault == "rate_limit" else None)
+
+
+class _AttemptCounter:
+    """Thread-safe count of earlier requests per (model, prompt), for plans that depend on it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seen: Counter[tuple[str, str]] = Counter()
+
+    def next(self, model: str, prompt: str) -> int:
+        with self._lock:
+            attempt = self._seen[(model, prompt)]
+            self._seen[(model, prompt)] += 1
+            return attempt
+
+
+def fail_fraction(
+    fraction: float,
+    kinds: Sequence[FaultKind] = ("server_error",),
+    seed: int = 0,
+    *,
+    retry_after: float = 1.0,
+    delay: float = 30.0,
+) -> FaultPlan:
+    """Fail about `fraction` of requests, drawn independently of arrival order.
+
+    The draw is seeded by (seed, model, prompt, attempt number), so the same requests fail in every
+    run however the concurrent requests interleave.
+
+    Args:
+        fraction: Share of requests to fail, in [0, 1].
+        kinds: Fault kinds to choose from, uniformly.
+        seed: Seed of the draw.
+        retry_after: ``Retry-After`` seconds for 429 and 503 faults.
+        delay: Delay of ``slow`` faults.
+
+    Returns:
+        A fault plan for `FakeOpenAIServer.faults`.
+    """
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
+    faults = [Fault(kind, retry_after=retry_after if kind in ("rate_limit", "unavailable") else None, delay=delay) for kind in kinds]
+    if not faults:
+        raise ValueError(f"kinds must name at least one of: {', '.join(FAULT_KINDS)}")
+    attempts = _AttemptCounter()
+
+    def plan(index: int, model: str, prompt: str) -> Fault | None:
+        rng = random.Random(f"{seed}|{model}|{prompt}|{attempts.next(model, prompt)}")
+        return rng.choice(faults) if rng.random() < fraction else None
+
+    return plan
+
+
+def fail_prompts(predicate: Callable[[str], bool], fault: Fault | FaultKind = "server_error") -> FaultPlan:
+    """Fail every request whose prompt matches: a persistent failure that no retry cures.
+
+    Args:
+        predicate: Receives the prompt (last user message text).
+        fault: The fault, or a kind (``rate_limit`` then advertises ``Retry-After: 1``).
+
+    Returns:
+        A fault plan.
+    """
+    chosen = _as_fault(fault)
+    return lambda index, model, prompt: chosen if predicate(prompt) else None
+
+
+def fail_first(
+    attempts: int, fault: Fault | FaultKind, predicate: Callable[[str], bool] = lambda prompt: True
+) -> FaultPlan:
+    """Fail the first `attempts` requests of each (model, prompt), then answer: a transient failure.
+
+    Args:
+        attempts: Failed attempts per (model, prompt) before the first success.
+        fault: The fault, or a kind (``rate_limit`` then advertises ``Retry-After: 1``).
+        predicate: Only prompts it accepts fail.
+
+    Returns:
+        A fault plan.
+    """
+    chosen = _as_fault(fault)
+    seen = _AttemptCounter()
+
+    def plan(index: int, model: str, prompt: str) -> Fault | None:
+        if not predicate(prompt):
+            return None
+        return chosen if seen.next(model, prompt) < attempts else None
+
+    return plan
+
+
+def fault_queue(faults: Iterable[Fault | FaultKind | None]) -> FaultPlan:
+    """Apply `faults` to requests in arrival order (None lets one through); then answer normally."""
+    pending = [None if fault is None else _as_fault(fault) for fault in faults]
+    lock = threading.Lock()
+
+    def plan(index: int, model: str, prompt: str) -> Fault | None:
+        with lock:
+            return pending.pop(0) if pending else None
+
+    return plan
+
+
+def combine(*plans: FaultPlan) -> FaultPlan:
+    """Ask each plan in turn; the first fault wins. Every plan sees every request."""
+
+    def plan(index: int, model: str, prompt: str) -> Fault | None:
+        found = [p(index, model, prompt) for p in plans]
+        return next((f for f in found if f is not None), None)
+
+    return plan
+
+
+def last_user_text(messages: list[dict[str, Any]]) -> str:
+    """Text of the last user message (string content or the text parts of a list), '' if none."""
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            return ""
+    return ""
+
+
+def _words(messages: list[dict[str, Any]]) -> int:
+    return sum(len(str(m.get("content", "")).split()) for m in messages if isinstance(m, dict))
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the default backlog of 5 refuses bursts of 64 new connections
+    owner: FakeOpenAIServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a client that timed out or was dropped on purpose is expected, not an error
+        pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, so bench clients reuse connections
+    server: _HTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # never log: request lines and headers stay out of every output
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._track(self.connection, add=True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.owner._track(self.connection, add=False)
+
+    def send_json(self, status: int, body: dict[str, Any] | bytes, headers: Mapping[str, str] = {}) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def send_error_json(self, status: int, message: str, kind: str, headers: Mapping[str, str] = {}) -> None:
+        self.send_json(status, {"error": {"message": message, "type": kind, "code": kind}}, headers)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") == "/v1/models":
+            created = int(time.time())
+            data = [{"id": m, "object": "model", "created": created, "owned_by": "fake"} for m in self.server.owner.models]
+            self.send_json(200, {"object": "list", "data": data})
+        else:
+            self.send_error_json(404, f"no route GET {self.path}", "not_found")
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self.send_error_json(404, f"no route POST {self.path}", "not_found")
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            self.send_error_json(400, "request body is not JSON", "invalid_request_error")
+            return
+        if not isinstance(body, dict) or not isinstance(body.get("model"), str) or not isinstance(body.get("messages"), list):
+            self.send_error_json(400, "body needs a string 'model' and a list 'messages'", "invalid_request_error")
+            return
+        if body.get("stream"):
+            message = "FakeOpenAIServer does not stream; send stream=false (Inspect: -M stream=false)"
+            self.send_error_json(400, message, "invalid_request_error")
+            return
+        self.server.owner._serve_chat(self, body["model"], body["messages"])
+
+
+class FakeOpenAIServer:
+    """OpenAI-compatible chat server on 127.0.0.1, started and stopped by its context manager.
+
+    `responder`, `latency` and `faults` are read on every request, so a test may change them
+    while the server runs.
+
+    Args:
+        responder: Returns the answer for (model, messages); an exception becomes a 500.
+        latency: Seconds each 200 reply waits: one number for all models, or per model, where the
+            key ``"*"`` covers models not named.
+        faults: Fault plan consulted per request (see `fail_fraction`, `fail_first`, ...).
+        models: Model ids listed by ``GET /v1/models``.
+        port: Port to bind; 0 picks a free one.
+    """
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        latency: float | Mapping[str, float] = 0.0,
+        faults: FaultPlan | None = None,
+        *,
+        models: Sequence[str] = ("gen", "judge"),
+        port: int = 0,
+    ) -> None:
+        self.responder: Responder = responder or (lambda model, messages: DEFAULT_ANSWER)
+        self.latency = latency
+        self.faults = faults
+        self.models = list(models)
+        self._port = port
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._connections: dict[socket.socket, threading.Thread] = {}
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.reset()
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> FakeOpenAIServer:
+        """Bind and serve in a background thread; returns self."""
+        if self._httpd is not None:
+            raise RuntimeError("FakeOpenAIServer is already running")
+        self._stopping.clear()
+        self._httpd = _HTTPServer(("127.0.0.1", self._port), _Handler)
+        self._httpd.owner = self
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, wake sleeping handlers, close every connection and free the port."""
+        if self._httpd is None:
+            return
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        with self._lock:
+            open_connections = dict(self._connections)
+        for conn in open_connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)  # ends keep-alive reads in handler threads
+            except OSError:
+                pass
+        # handlers finish promptly once woken, so the log is complete when stop() returns
+        for thread in open_connections.values():
+            thread.join(timeout=5.0)
+        assert self._thread is not None
+        self._thread.join()
+        self._httpd, self._thread = None, None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        """The bound port (only while running)."""
+        if self._httpd is None:
+            raise RuntimeError("FakeOpenAIServer is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``, the OpenAI client's base URL."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def env(self, service: str = "fake") -> dict[str, str]:
+        """Environment for Inspect's ``openai-api/<service>/<model>`` provider to reach this server."""
+        name = service.upper().replace("-", "_")
+        return {f"{name}_BASE_URL": self.base_url, f"{name}_API_KEY": DUMMY_API_KEY}
+
+    # -- counting --------------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forget counts and the log (request indices start again at 0)."""
+        with self._lock:
+            self._next_index = 0
+            self._by_model: Counter[str] = Counter()
+            self._by_prompt: Counter[str] = Counter()
+            self._log: list[RequestRecord] = []
+
+    @property
+    def model_counts(self) -> dict[str, int]:
+        """Chat requests received per model, faulted ones included."""
+        with self._lock:
+            return dict(self._by_model)
+
+    @property
+    def prompt_counts(self) -> dict[str, int]:
+        """Chat requests received per prompt (last user message text), faulted ones included."""
+        with self._lock:
+            return dict(self._by_prompt)
+
+    @property
+    def log(self) -> list[RequestRecord]:
+        """Finished chat requests in the order they finished (complete once `stop` returns)."""
+        with self._lock:
+            return list(self._log)
+
+    def records(self, prompt: str | None = None, model: str | None = None) -> list[RequestRecord]:
+        """Log entries for one prompt and/or model, in order of arrival."""
+        chosen = [r for r in self.log if (prompt is None or r.prompt == prompt) and (model is None or r.model == model)]
+        return sorted(chosen, key=lambda r: r.started)
+
+    # -- serving ---------------------------------------------------------------------------------
+
+    def _track(self, conn: socket.socket, *, add: bool) -> None:
+        with self._lock:
+            if add:
+                self._connections[conn] = threading.current_thread()
+            else:
+                self._connections.pop(conn, None)
+
+    def _latency_for(self, model: str) -> float:
+        if isinstance(self.latency, Mapping):
+            return float(self.latency.get(model, self.latency.get("*", 0.0)))
+        return float(self.latency)
+
+    def _serve_chat(self, handler: _Handler, model: str, messages: list[dict[str, Any]]) -> None:
+        started = time.monotonic()
+        prompt = last_user_text(messages)
+        with self._lock:
+            index = self._next_index
+            self._next_index += 1
+            self._by_model[model] += 1
+            self._by_prompt[prompt] += 1
+        plan = self.faults
+        fault = plan(index, model, prompt) if plan is not None else None
+        status: int | None = None
+        try:
+            status = self._answer(handler, index, model, messages, fault)
+        except OSError:
+            handler.close_connection = True  # the client went away (timed out) mid-reply
+        finally:
+            record = RequestRecord(index, model, prompt, status, fault.kind if fault else None, started, time.monotonic())
+            with self._lock:
+                self._log.append(record)
+
+    def _answer(self, handler: _Handler, index: int, model: str, messages: list[dict[str, Any]], fault: Fault | None) -> int | None:
+        kind = fault.kind if fault else None
+        if fault is not None and kind in _FAULT_STATUS:
+            headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
+            handler.send_error_json(_FAULT_STATUS[fault.kind], f"injected fault: {fault.kind}", fault.kind, headers)
+            return _FAULT_STATUS[fault.kind]
+        if kind == "drop":
+            handler.close_connection = True
+            handler.connection.shutdown(socket.SHUT_RDWR)
+            return None
+        try:
+            answer = "" if kind == "empty" else self.responder(model, messages)
+        except Exception as ex:  # a broken responder must show up in the test, not hang the client
+            handler.send_error_json(500, f"responder failed: {ex!r}", "server_error")
+            return 500
+        wait = self._latency_for(model) + (fault.delay if fault is not None and kind == "slow" else 0.0)
+        if wait > 0 and self._stopping.wait(wait):
+            handler.close_connection = True  # stopping: do not hold shutdown up behind a sleep
+            return None
+        if kind == "invalid_json":
+            handler.send_json(200, b'{"id": "chatcmpl-fake", "object": "chat.completion", "choices": [{"mess')
+            return 200
+        prompt_tokens, completion_tokens = _words(messages), len(answer.split())
+        body = {
+            "id": f"chatcmpl-fake-{index}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+        handler.send_json(200, body)
+        return 200
