@@ -1,4 +1,4 @@
-"""Agreement between an LLM judge's 0–5 scores and human scores (the paper's Table 1, with intervals).
+"""Agreement between an LLM judge's 0-5 scores and human scores (the paper's Table 1, with intervals).
 
 Point estimates come from the libraries the field uses: scikit-learn's Cohen's kappa and confusion
 matrix, SciPy's Spearman correlation and the ``krippendorff`` package's alpha. Only the bootstrap
@@ -6,7 +6,7 @@ replicates of kappa are computed here, from confusion matrices, because a thousa
 calls per interval take seconds; the tests check them against scikit-learn on the same resamples.
 
 Categorical statistics (kappa, weighted kappa, alpha, exact and within-one agreement, the confusion
-matrix) need whole scores 0–5. A score that is a mean over annotators (3.5) is rounded half up for
+matrix) need whole scores 0-5. A score that is a mean over annotators (3.5) is rounded half up for
 them and the notes say so; Spearman's rho, the mean absolute error and the means use the scores as
 given.
 
@@ -75,7 +75,7 @@ class Agreement:
     human_mean_lo: float | None
     human_mean_hi: float | None
     confusion: tuple[tuple[int, ...], ...]
-    """Counts: row = human score, column = judge score, both 0–5."""
+    """Counts: row = human score, column = judge score, both 0-5."""
     notes: tuple[str, ...] = ()
 
     def as_row(self) -> Row:
@@ -126,8 +126,8 @@ def agreement(judge: ScoreMap, human: ScoreMap, *, n_boot: int = 1000, seed: int
     """Compare a judge's scores with human scores on the item ids both have.
 
     Args:
-        judge: Judge score per item id (0–5); ``None``/NaN means unscored and is left out.
-        human: Human score per item id (0–5, possibly a mean over annotators).
+        judge: Judge score per item id (0-5); ``None``/NaN means unscored and is left out.
+        human: Human score per item id (0-5, possibly a mean over annotators).
         n_boot: Bootstrap resamples for the intervals; 0 skips them.
         seed: Seed of ``numpy.random.default_rng`` for the resamples.
 
@@ -156,15 +156,17 @@ def paired_difference(
         seed: Seed of ``numpy.random.default_rng`` for the resamples.
 
     Returns:
-        Both kappas and means, their differences (A − B) and 95% percentile intervals.
+        Both kappas and means, their differences (A - B) and 95% percentile intervals.
 
     Raises:
         ValueError: A score is not a number from 0 to 5, or ``n_boot`` is negative.
     """
     _check_n_boot(n_boot)
     notes: list[str] = []
-    maps = {label: _clean(scores, label, notes) for label, scores in
-            (("judge A", judge_a), ("judge B", judge_b), ("human", human))}
+    maps = {
+        label: _clean(scores, label, notes)
+        for label, scores in (("judge A", judge_a), ("judge B", judge_b), ("human", human))
+    }
     ids = _sorted_ids(set.intersection(*(set(m) for m in maps.values())))
     _note_left_out(set().union(*maps.values()), ids, "were not scored by both judges and the humans", notes)
     raw = {label: np.array([m[i] for i in ids], dtype=float) for label, m in maps.items()}
@@ -186,9 +188,9 @@ def paired_difference(
         idx = _resamples(n, n_boot, seed)
         mean_ci = _percentile_ci(raw["judge A"][idx].mean(axis=1) - raw["judge B"][idx].mean(axis=1))
         if kappa_diff is not None:
-            diffs = _kappa_replicates(cat["human"], cat["judge A"], idx, "unweighted") - _kappa_replicates(
-                cat["human"], cat["judge B"], idx, "unweighted"
-            )
+            # Both kappas on the same resamples: the pairing is what narrows the interval.
+            a, b = (_kappa_replicates(cat["human"], cat[label], idx, "unweighted") for label in ("judge A", "judge B"))
+            diffs = a - b
             kappa_ci = _percentile_ci(diffs)
             _note_dropped(diffs, "kappa difference", notes)
     elif n < 2:
@@ -355,7 +357,9 @@ def _kappa_point(
     return None
 
 
-def _spearman(human: np.ndarray, judge: np.ndarray, human_label: str, judge_label: str, notes: list[str]) -> float | None:
+def _spearman(
+    human: np.ndarray, judge: np.ndarray, human_label: str, judge_label: str, notes: list[str]
+) -> float | None:
     reason = _constant_reason(human, judge, human_label, judge_label)
     if reason is None:
         with _quiet():
@@ -436,7 +440,7 @@ def _constant_reason(first: np.ndarray, second: np.ndarray, first_label: str, se
 
 
 def _clean(scores: ScoreMap, label: str, notes: list[str]) -> dict[Hashable, float]:
-    """Check every score is in 0–5; drop missing ones (an unscored judge reply) with a note."""
+    """Check every score is in 0-5; drop missing ones (an unscored judge reply) with a note."""
     clean: dict[Hashable, float] = {}
     missing = 0
     for key, value in scores.items():

@@ -1,7 +1,7 @@
-"""Human annotation files: 0–5 scores of model explanations, to validate the LLM judge against.
+"""Human annotation files: 0-5 scores of model explanations, to validate the LLM judge against.
 
 A file is a CSV with a header and the columns ``id`` (the sample id, an integer), ``score`` (a
-whole number 0–5) and, optionally, ``annotator``. UTF-8 with or without a byte-order mark, LF or
+whole number 0-5) and, optionally, ``annotator``. UTF-8 with or without a byte-order mark, LF or
 CRLF line ends. Every problem in the file is reported at once, each naming the data row (1-based,
 not counting the header), the file line and the column, so an annotator can fix them in one pass.
 """
@@ -71,7 +71,7 @@ def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
 
     Raises:
         HumanScoresError: The file is missing, unreadable, has the wrong columns, or rows with an
-            id that is not an integer, a score that is not a whole number 0–5, an empty annotator,
+            id that is not an integer, a score that is not a whole number 0-5, an empty annotator,
             or the same (id, annotator) twice. The message names the file and every bad row.
     """
     path = Path(path)
@@ -101,7 +101,8 @@ def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
             row_problems.append(Problem(row, line, "id", _bad("id must be an integer", cells["id"])))
         score = _whole(cells["score"])
         if score is None or not 0 <= score <= 5:
-            row_problems.append(Problem(row, line, "score", _bad("score must be a whole number from 0 to 5", cells["score"])))
+            message = _bad("score must be a whole number from 0 to 5", cells["score"])
+            row_problems.append(Problem(row, line, "score", message))
         annotator = nfc(cells["annotator"]) if "annotator" in cells else None
         if annotator == "":
             row_problems.append(Problem(row, line, "annotator", "annotator is empty"))
@@ -123,7 +124,9 @@ def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise HumanScoresError(path, problems)
     if len(records) == 1:
         raise HumanScoresError(path, "no data rows below the header")
-    frame = pd.DataFrame({"id": pd.Series(parsed["id"], dtype="int64"), "score": pd.Series(parsed["score"], dtype="int64")})
+    frame = pd.DataFrame(
+        {"id": pd.Series(parsed["id"], dtype="int64"), "score": pd.Series(parsed["score"], dtype="int64")}
+    )
     if "annotator" in parsed:
         frame["annotator"] = pd.Series(parsed["annotator"], dtype=object)
     return frame
@@ -147,7 +150,7 @@ def human_means(df: pd.DataFrame) -> dict[int, float]:
 
 
 def human_ceiling(annotations: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> Agreement | None:
-    """Human–human agreement: the ceiling a judge can be expected to reach.
+    """Human-human agreement: the ceiling a judge can be expected to reach.
 
     Compares the first two annotators by sorted name on the items both scored, with the same
     statistics as a judge: the second annotator takes the judge's place (confusion-matrix columns,
@@ -204,7 +207,8 @@ def _check_header(path: Path, line: int, header: list[str]) -> list[str]:
         problems.append(Problem(None, line, None, f"missing column(s) {_names(missing)}; allowed: {_names(allowed)}"))
     unexpected = [name for name in columns if name not in allowed]
     if unexpected:
-        problems.append(Problem(None, line, None, f"unexpected column(s) {_names(unexpected)}; allowed: {_names(allowed)}"))
+        message = f"unexpected column(s) {_names(unexpected)}; allowed: {_names(allowed)}"
+        problems.append(Problem(None, line, None, message))
     repeated = sorted({name for name in columns if columns.count(name) > 1})
     if repeated:
         problems.append(Problem(None, line, None, f"column(s) {_names(repeated)} appear more than once"))
@@ -236,5 +240,5 @@ def _scores_of(annotations: pd.DataFrame, name: str) -> dict[Hashable, float]:
     rows = annotations[annotations["annotator"].astype(str) == name]
     repeated = rows["id"][rows["id"].duplicated()]
     if not repeated.empty:
-        raise ValueError(f"annotator {name!r} scored id {repeated.iloc[0]!r} more than once")
+        raise ValueError(f"annotator {name!r} scored id {repeated.tolist()[0]!r} more than once")
     return dict(zip(rows["id"].tolist(), rows["score"].tolist(), strict=True))

@@ -1,0 +1,191 @@
+"""Reading and validating human score files; human means and the human-human ceiling."""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from vivid_inspect.report.humans import HumanScoresError, human_ceiling, human_means, read_human_scores
+
+
+def write(tmp_path: Path, content: str | bytes, name: str = "humans.csv") -> Path:
+    path = tmp_path / name
+    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return path
+
+
+def test_reads_a_valid_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "id,score,annotator\n1,4,lan\n1,5,minh\n2,0,lan\n3,3.0,minh\n")
+    df = read_human_scores(path)
+    assert list(df.columns) == ["id", "score", "annotator"]
+    assert df["id"].tolist() == [1, 1, 2, 3]
+    assert df["score"].tolist() == [4, 5, 0, 3]
+    assert df["annotator"].tolist() == ["lan", "minh", "lan", "minh"]
+    assert str(df["id"].dtype) == "int64" and str(df["score"].dtype) == "int64"
+
+
+def test_accepts_bom_crlf_and_no_annotator_column(tmp_path: Path) -> None:
+    path = write(tmp_path, b"\xef\xbb\xbfid,score\r\n7,2\r\n8,5\r\n\r\n")
+    df = read_human_scores(path)
+    assert list(df.columns) == ["id", "score"]
+    assert df.to_dict("list") == {"id": [7, 8], "score": [2, 5]}
+
+
+def test_annotator_names_are_nfc(tmp_path: Path) -> None:
+    decomposed = unicodedata.normalize("NFD", "Hương")
+    path = write(tmp_path, f"id,score,annotator\n1,4,{decomposed}\n1,3,Hương\n")
+    with pytest.raises(HumanScoresError, match="scored by annotator 'Hương' again"):
+        read_human_scores(path)
+
+
+SCORE_RULE = "score must be a whole number from 0 to 5"
+DUPLICATE = "id 1 scored by annotator 'lan' again (first in data row 1, line 2)"
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        pytest.param("id,score\n1,4.5\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '4.5'", id="half"),
+        pytest.param(
+            "id,score\n1,4\n2,six\n", f"data row 2 (line 3), column 'score': {SCORE_RULE}, found 'six'", id="word"
+        ),
+        pytest.param("id,score\n1,7\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '7'", id="above-5"),
+        pytest.param(
+            "id,score\n1,-1\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '-1'", id="below-0"
+        ),
+        pytest.param(
+            "id,score\n1,\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, but it is empty", id="empty"
+        ),
+        pytest.param(
+            "id,score\nx1,3\n", "data row 1 (line 2), column 'id': id must be an integer, found 'x1'", id="id-text"
+        ),
+        pytest.param(
+            "id,score\n2.5,3\n", "data row 1 (line 2), column 'id': id must be an integer, found '2.5'", id="id-2.5"
+        ),
+        pytest.param(
+            "id,score,annotator\n1,3,\n",
+            "data row 1 (line 2), column 'annotator': annotator is empty",
+            id="no-annotator",
+        ),
+        pytest.param(
+            "id,score,annotator\n1,3,lan\n2,3,lan\n1,4,lan\n",
+            f"data row 3 (line 4), column 'id': {DUPLICATE}",
+            id="duplicate-id-annotator",
+        ),
+        pytest.param(
+            "id,score\n5,3\n\n5,4\n",
+            "data row 2 (line 4), column 'id': id 5 scored again (first in data row 1, line 2)",
+            id="duplicate-id-after-blank-line",
+        ),
+        pytest.param(
+            "id,score\n1,3,extra\n", "data row 1 (line 2): expected 2 fields (id,score), found 3", id="extra-field"
+        ),
+        pytest.param(
+            'id,score,annotator\n1,3,"lan\nnguyen"\n2,9,lan\n',
+            f"data row 2 (line 4), column 'score': {SCORE_RULE}, found '9'",
+            id="line-after-multiline-field",
+        ),
+    ],
+)
+def test_bad_rows_name_file_row_line_and_column(tmp_path: Path, content: str, expected: str) -> None:
+    path = write(tmp_path, content)
+    with pytest.raises(HumanScoresError) as caught:
+        read_human_scores(path)
+    message = str(caught.value)
+    assert str(path) in message
+    assert expected in message
+    assert isinstance(caught.value, ValueError)
+
+
+def test_all_row_problems_are_reported_at_once(tmp_path: Path) -> None:
+    path = write(tmp_path, "id,score,annotator\n1,4.5,lan\nabc,3,lan\n3,six,\n4,2,lan\n")
+    with pytest.raises(HumanScoresError) as caught:
+        read_human_scores(path)
+    problems = [(p.row, p.line, p.column) for p in caught.value.problems]
+    assert problems == [(1, 2, "score"), (2, 3, "id"), (3, 4, "score"), (3, 4, "annotator")]
+    assert "4 problem(s)" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        pytest.param("id,annotator\n1,lan\n", "header (line 1): missing column(s) 'score'", id="missing-score-column"),
+        pytest.param("id,score,Score,note\n1,3,3,x\n", "unexpected column(s) 'Score', 'note'", id="unexpected-columns"),
+        pytest.param("id,score,score\n1,3,3\n", "column(s) 'score' appear more than once", id="repeated-column"),
+        pytest.param("", "the file is empty", id="empty-file"),
+        pytest.param("id,score\n", "no data rows below the header", id="header-only"),
+        pytest.param(b"id,score\n1,\xff\n", "not UTF-8 text", id="not-utf8"),
+    ],
+)
+def test_bad_files_name_the_file(tmp_path: Path, content: str | bytes, expected: str) -> None:
+    path = write(tmp_path, content)
+    with pytest.raises(HumanScoresError) as caught:
+        read_human_scores(path)
+    assert str(path) in str(caught.value)
+    assert expected in str(caught.value)
+
+
+def test_missing_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "nowhere.csv"
+    with pytest.raises(HumanScoresError, match=r"nowhere\.csv: human scores file not found"):
+        read_human_scores(path)
+
+
+def test_human_means_average_over_annotators() -> None:
+    df = pd.DataFrame({"id": [2, 1, 1, 2, 3], "score": [4, 3, 4, 4, 0], "annotator": ["a", "a", "b", "b", "a"]})
+    assert human_means(df) == {1: 3.5, 2: 4.0, 3: 0.0}
+
+
+def test_human_means_needs_id_and_score() -> None:
+    with pytest.raises(ValueError, match="lack column"):
+        human_means(pd.DataFrame({"id": [1]}))
+
+
+def test_human_ceiling_compares_the_first_two_annotators_on_shared_items() -> None:
+    df = pd.DataFrame(
+        {
+            "id": [1, 2, 3, 4, 1, 2, 3, 5, 1],
+            "score": [5, 3, 2, 4, 5, 2, 2, 1, 0],
+            "annotator": ["lan", "lan", "lan", "lan", "binh", "binh", "binh", "binh", "tuan"],
+        }
+    )
+    result = human_ceiling(df, n_boot=200)
+    assert result is not None and result.n == 3
+    # "binh" sorts first, so binh is in the human's place and lan in the judge's.
+    assert result.kappa == pytest.approx(cohen_kappa_score([5, 2, 2], [5, 3, 2], labels=list(range(6))))
+    assert result.human_mean == pytest.approx(3.0) and result.judge_mean == pytest.approx(10 / 3)
+    assert result.notes[0] == (
+        "annotator 'lan' is in the judge's place (columns), annotator 'binh' in the human's (rows)"
+    )
+    assert "annotators 'tuan' left out" in result.notes[1]
+
+
+@pytest.mark.parametrize(
+    "df",
+    [
+        pytest.param(pd.DataFrame({"id": [1, 2], "score": [3, 4], "annotator": ["a", "b"]}), id="no-overlap"),
+        pytest.param(pd.DataFrame({"id": [1, 2], "score": [3, 4], "annotator": ["a", "a"]}), id="one-annotator"),
+        pytest.param(pd.DataFrame({"id": [1, 2], "score": [3, 4]}), id="no-annotator-column"),
+    ],
+)
+def test_human_ceiling_is_none_without_two_annotators_on_one_item(df: pd.DataFrame) -> None:
+    assert human_ceiling(df, n_boot=200) is None
+
+
+def test_human_ceiling_rejects_an_annotator_scoring_twice() -> None:
+    df = pd.DataFrame({"id": [1, 1, 1], "score": [3, 4, 3], "annotator": ["a", "a", "b"]})
+    with pytest.raises(ValueError, match="annotator 'a' scored id 1 more than once"):
+        human_ceiling(df)
+
+
+def test_read_then_ceiling_end_to_end(tmp_path: Path) -> None:
+    rows = "\n".join(f"{i},{i % 6},a\n{i},{(i + (i % 3 == 0)) % 6},b" for i in range(1, 41))
+    df = read_human_scores(write(tmp_path, f"id,score,annotator\n{rows}\n"))
+    result = human_ceiling(df, n_boot=200)
+    assert result is not None and result.n == 40
+    assert result.kappa_lo is not None and result.kappa_lo <= result.kappa <= result.kappa_hi
+    assert len(human_means(df)) == 40
