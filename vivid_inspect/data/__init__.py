@@ -16,7 +16,7 @@ from vivid_inspect.data.csv_format import (
     VividItem,
     parse_vivid_csv,
 )
-from vivid_inspect.data.sources import DATA_ENV, read_source, resolve_data_spec
+from vivid_inspect.data.sources import DATA_ENV, keep_in_cache, read_source, resolve_data_spec
 from vivid_inspect.taxonomy import THEME_BY_CODE, TRAIT_BY_CODE
 from vivid_inspect.text import nfc
 
@@ -53,7 +53,14 @@ class VividData:
 @lru_cache(maxsize=8)
 def _load_cached(spec: str) -> tuple[str, tuple[VividItem, ...]]:
     raw = read_source(spec)
-    return raw.source, tuple(parse_vivid_csv(raw.content, raw.source))
+    try:
+        items = tuple(parse_vivid_csv(raw.content, raw.source))
+    except VividDataError as exc:
+        if raw.from_cache:
+            raise VividDataError(f"{exc}\n(read from the cached copy {raw.cache_path}; delete it to download again)") from None
+        raise
+    keep_in_cache(raw)
+    return raw.source, items
 
 
 def load_items(data: str | None = None) -> tuple[str, tuple[VividItem, ...]]:

@@ -94,7 +94,8 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
         except csv.Error as exc:
             problems.append(f"line {line}: unreadable CSV ({exc}); is a quote left open?")
             break
-        if not any(cell.strip() for cell in row):
+        if len(row) <= 1 and not "".join(row).strip():
+            # A blank line is not a row (pandas skips it too); a row of empty fields is, and fails.
             line = reader.line_num + 1
             continue
         row_number += 1

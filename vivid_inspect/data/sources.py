@@ -30,16 +30,27 @@ DEFAULT_HF_ENDPOINT = "https://huggingface.co"
 _HOW_TO_CHOOSE = (
     "Choose the data with the task parameter `-T data=...` or the environment variable "
     f"{DATA_ENV}: a local CSV path, an http(s) URL, `hf` (the pinned Hugging Face release) or "
-    "`sample` (the small sample bundled with vivid_inspect, works offline)."
+    "`sample` (the small sample bundled with vivid_inspect; `-T data=sample` works offline)."
 )
 
 
 @dataclass(frozen=True)
 class RawData:
-    """The bytes of a data file and a name for it that messages and logs can show."""
+    """The bytes of a data file and a name for it that messages and logs can show.
+
+    Attributes:
+        source: Printable name of the file or URL.
+        content: The file's bytes.
+        cache_path: For a download, its cache file: :func:`keep_in_cache` stores a fresh download
+            there once it has validated, so a bad download (an HTML login page, a truncated file)
+            is never cached.
+        from_cache: True when ``content`` was read from ``cache_path``.
+    """
 
     source: str
     content: bytes
+    cache_path: Path | None = None
+    from_cache: bool = False
 
 
 def resolve_data_spec(data: str | None) -> str:
@@ -95,18 +106,24 @@ def cache_dir() -> Path:
     return Path(configured) if configured else Path(platformdirs.user_cache_dir("vivid_inspect"))
 
 
+def keep_in_cache(raw: RawData) -> None:
+    """Store a validated fresh download in the cache (no-op for other sources)."""
+    if raw.cache_path is None or raw.from_cache:
+        return
+    raw.cache_path.parent.mkdir(parents=True, exist_ok=True)
+    # Write then rename, so an interrupted write never leaves a truncated cache entry behind.
+    partial = raw.cache_path.with_suffix(raw.cache_path.suffix + f".{os.getpid()}.part")
+    partial.write_bytes(raw.content)
+    partial.replace(raw.cache_path)
+
+
 def _download(url: str, label: str) -> RawData:
     cached = cache_dir() / f"{hashlib.sha256(url.encode()).hexdigest()[:16]}-{Path(url).name or 'data.csv'}"
     if cached.is_file():
-        return RawData(label, cached.read_bytes())
+        return RawData(label, cached.read_bytes(), cache_path=cached, from_cache=True)
     try:
         response = httpx.get(url, follow_redirects=True, timeout=60.0)
         response.raise_for_status()
     except httpx.HTTPError as exc:
         raise VividDataError(f"{label}: could not download {url} ({exc}). {_HOW_TO_CHOOSE}") from None
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    # Write then rename, so an interrupted download never leaves a truncated cache entry behind.
-    partial = cached.with_suffix(cached.suffix + f".{os.getpid()}.part")
-    partial.write_bytes(response.content)
-    partial.replace(cached)
-    return RawData(label, response.content)
+    return RawData(label, response.content, cache_path=cached)
