@@ -5,6 +5,7 @@ from __future__ import annotations
 from inspect_ai import Task, task
 
 from vivid_inspect.classify import classification_task
+from vivid_inspect.explain import explain_task
 
 
 @task
@@ -29,3 +30,27 @@ def traits(shots: int = 3, data: str | None = None) -> Task:
             default ``$VIVID_DATA``, else ``hf``.
     """
     return classification_task("traits", shots=shots, data=data)
+
+
+@task
+def explain(
+    prompt: str = "zero_shot",
+    judge: str = "aspect",
+    judge_model: str | None = None,
+    data: str | None = None,
+    judge_retries: int = 1,
+) -> Task:
+    """Explanation: the model explains each idiom in Vietnamese; an LLM judge scores it 0-5.
+
+    Args:
+        prompt: ``zero_shot`` (minimal) or ``few_shot`` (expert role, three demonstrations).
+        judge: ``aspect`` (paper default), ``zero_shot``, ``demonstration``, ``cot``, a comma list
+            or ``all``; each strategy adds a ``judge_<strategy>`` scorer on the same generations.
+        judge_model: Judge used when no ``grader`` role is given; default ``openai/gpt-4.1``.
+        data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
+            default ``$VIVID_DATA``, else ``hf``.
+        judge_retries: How many times the judge is asked again after an unreadable reply.
+    """
+    return explain_task(
+        prompt=prompt, judge=judge, judge_model=judge_model, data=data, judge_retries=judge_retries
+    )

@@ -49,8 +49,7 @@ _DATA = """Dữ liệu cần chấm nằm trong ba khối thẻ có mã {nonce}.
 </giai_thich_can_cham_{nonce}>"""
 
 _BARE_ANSWER = (
-    "Chỉ trả lời bằng đúng một số nguyên từ 0 đến 5 (điểm tổng thể), không kèm chữ, dấu câu hay "
-    "giải thích nào khác."
+    "Chỉ trả lời bằng đúng một số nguyên từ 0 đến 5 (điểm tổng thể), không kèm chữ, dấu câu hay giải thích nào khác."
 )
 
 ZERO_SHOT = f"""{_ROLE}

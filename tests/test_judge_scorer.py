@@ -1,0 +1,355 @@
+"""The judge scorer end to end through Inspect, with scripted mockllm solver and judge models."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from inspect_ai import Task, eval, score
+from inspect_ai._eval.score import resolve_scorers
+from inspect_ai._util.registry import registry_info, registry_unqualified_name
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import SampleScore, Score
+from inspect_ai.solver import generate
+
+import vivid_inspect.scorers.judge as judge_module
+from vivid_inspect.scorers.judge import judge, parse_strategies
+from vivid_inspect.scorers.judge_metrics import correctness, retried, trait_mean
+from vivid_inspect.solvers.explain import explain_prompt
+
+GOOD = "Nói mãi mà người nghe chẳng tiếp thu, lời khuyên trôi tuột đi."
+
+
+def _output(text: str) -> ModelOutput:
+    output = ModelOutput.from_content(model="mockllm", content=text)
+    output.usage = ModelUsage(input_tokens=10, output_tokens=len(text), total_tokens=10 + len(text))
+    return output
+
+
+class Scripted:
+    """A mockllm model whose replies come from a function of the prompt; counts its calls."""
+
+    def __init__(self, name: str, reply: Callable[[list[ChatMessage], GenerateConfig], str]) -> None:
+        self.calls: list[tuple[list[ChatMessage], GenerateConfig]] = []
+        self._reply = reply
+        self.model: Model = get_model(f"mockllm/{name}", custom_outputs=self._generate, memoize=False)
+
+    def _generate(
+        self, messages: list[ChatMessage], tools: object, tool_choice: object, config: GenerateConfig
+    ) -> ModelOutput:
+        self.calls.append((list(messages), config))
+        return _output(self._reply(messages, config))
+
+
+def _solver_model(answer: str = GOOD) -> Scripted:
+    return Scripted("solver", lambda messages, config: answer)
+
+
+def _judge_reply(messages: list[ChatMessage], config: GenerateConfig) -> str:
+    """Answer in the format the template asks for: reasoning + 'Điểm: N' for CoT, else bare."""
+    prompt = messages[0].text
+    if "suy luận từng bước" in prompt:
+        return "1. Nghĩa cốt lõi: lời khuyên vô ích.\n2. Lời giải thích khớp.\nĐiểm: 4"
+    if "Tiêu chí 4" in prompt:
+        return "5"
+    if "Ví dụ chấm mẫu" in prompt:
+        return "3"
+    return "2"
+
+
+EXPECTED = {"cot": 4, "aspect": 5, "demonstration": 3, "zero_shot": 2}
+
+
+IDIOMS = ("Nước đổ đầu vịt", "Nước đổ lá khoai", "Nói như nước đổ đầu vịt")
+
+
+def _sample(id: int, theme: str = "Criticism", traits: tuple[str, ...] = ("Pragmatic nuance",)) -> Sample:
+    # Distinct idioms, so no two samples send the judge the same (cacheable) prompt.
+    return Sample(
+        id=id,
+        input=IDIOMS[id - 1],
+        target="Khuyên bảo mãi mà người nghe chẳng tiếp thu.",
+        metadata={
+            "idiom": IDIOMS[id - 1],
+            "meaning": "Khuyên bảo mãi mà người nghe chẳng tiếp thu.",
+            "theme": theme,
+            "theme_id": 3,
+            "traits": list(traits),
+            "trait_ids": [5],
+        },
+    )
+
+
+def _task(*scorers: object, samples: int = 2) -> Task:
+    return Task(
+        dataset=MemoryDataset([_sample(i + 1) for i in range(samples)]),
+        solver=[explain_prompt("zero_shot"), generate()],
+        scorer=list(scorers),
+    )
+
+
+def _run(task: Task, solver: Scripted, tmp_path: Path, **kwargs: object) -> EvalLog:
+    [log] = eval(task, model=solver.model, log_dir=str(tmp_path / "logs"), display="none", **kwargs)
+    assert log.status == "success", log.error
+    return log
+
+
+@pytest.fixture(autouse=True)
+def _isolated_inspect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_every_strategy_judges_the_same_generation_in_its_own_column(tmp_path: Path) -> None:
+    solver, grader = _solver_model(), Scripted("grader", _judge_reply)
+    strategies = parse_strategies("all")
+    log = _run(_task(*[judge(strategy=s) for s in strategies]), solver, tmp_path, model_roles={"grader": grader.model})
+
+    assert len(solver.calls) == 2  # one generation per sample, judged four ways
+    assert len(grader.calls) == 2 * len(strategies)
+    assert log.results is not None
+    assert [s.name for s in log.results.scores] == [f"judge_{s}" for s in strategies]
+    for result in log.results.scores:
+        strategy = result.name.removeprefix("judge_")
+        assert result.metrics["mean"].value == EXPECTED[strategy]
+    for config in (c for _, c in grader.calls):
+        assert config.temperature == 0.0
+    assert sorted({c.max_tokens for _, c in grader.calls}) == [10, 1024]
+
+    assert log.samples is not None
+    first = log.samples[0].scores
+    assert first is not None
+    cot = first["judge_cot"]
+    assert cot.value == 4
+    assert cot.answer == GOOD
+    assert cot.explanation is not None and cot.explanation.endswith("Điểm: 4")
+    assert cot.metadata is not None
+    assert cot.metadata["strategy"] == "cot"
+    assert cot.metadata["judge_model"] == "mockllm/grader"
+    assert (cot.metadata["parse_status"], cot.metadata["retries"]) == ("ok", 0)
+    assert GOOD in cot.metadata["judge_prompt"]
+
+
+def test_unreadable_reply_is_retried_then_unscored(tmp_path: Path) -> None:
+    grader = Scripted("grader", lambda messages, config: "Lời giải thích này khá ổn.")
+    log = _run(
+        _task(judge(strategy="aspect", retries=2)), _solver_model(), tmp_path, model_roles={"grader": grader.model}
+    )
+
+    assert len(grader.calls) == 2 * 3  # first try + two retries, per sample
+    # Each retry is a longer conversation (unreadable reply + follow-up), never the cached request.
+    assert sorted(len(messages) for messages, _ in grader.calls) == [1, 1, 3, 3, 5, 5]
+    assert log.results is not None
+    [result] = log.results.scores
+    assert (result.scored_samples, result.unscored_samples) == (0, 2)
+    assert log.samples is not None and log.samples[0].scores is not None
+    unscored = log.samples[0].scores["judge_aspect"]
+    assert isinstance(unscored.value, float) and math.isnan(unscored.value)
+    assert unscored.reason == "grader_failed"
+    assert unscored.metadata is not None
+    assert unscored.metadata["parse_status"] == "no score found"
+    assert unscored.metadata["retries"] == 2
+
+
+def test_out_of_range_reply_is_retried_and_the_retry_counts(tmp_path: Path) -> None:
+    grader = Scripted("grader", lambda messages, config: "7" if len(messages) == 1 else "3")
+    log = _run(_task(judge(strategy="zero_shot")), _solver_model(), tmp_path, model_roles={"grader": grader.model})
+
+    assert len(grader.calls) == 4
+    follow_ups = [messages[-1].text for messages, _ in grader.calls if len(messages) == 3]
+    assert len(follow_ups) == 2 and all("out of range" in text for text in follow_ups)
+    assert log.results is not None
+    metrics = log.results.scores[0].metrics
+    assert (metrics["mean"].value, metrics["retried"].value) == (3.0, 2.0)
+
+
+def test_judge_replies_are_cached_between_runs(tmp_path: Path) -> None:
+    grader = Scripted("grader", _judge_reply)
+    for _ in range(2):
+        _run(_task(judge(strategy="aspect")), _solver_model(), tmp_path, model_roles={"grader": grader.model})
+    assert len(grader.calls) == 2  # the second run is answered from Inspect's cache
+
+
+def test_empty_explanation_scores_zero_without_asking_the_judge(tmp_path: Path) -> None:
+    grader = Scripted("grader", _judge_reply)
+    solver = _solver_model("<think>Câu này nghĩa là gì nhỉ, để xem")  # ran out of tokens thinking
+    log = _run(_task(judge(strategy="aspect")), solver, tmp_path, model_roles={"grader": grader.model})
+
+    assert grader.calls == []
+    assert log.samples is not None and log.samples[0].scores is not None
+    empty = log.samples[0].scores["judge_aspect"]
+    assert empty.value == 0
+    assert empty.metadata is not None and empty.metadata["parse_status"] == "empty_answer"
+
+
+@pytest.mark.parametrize(
+    ("bind_role", "pass_judge_model", "expected_judge"),
+    [
+        pytest.param(True, True, "role", id="role-beats-judge_model"),
+        pytest.param(False, True, "param", id="judge_model-beats-default"),
+        pytest.param(False, False, "default", id="default-when-nothing-given"),
+    ],
+)
+def test_judge_model_precedence(
+    bind_role: bool, pass_judge_model: bool, expected_judge: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    judges = {name: Scripted(name, lambda messages, config: "4") for name in ("role", "param", "default")}
+    # The real default is GPT-4.1; swap in a mock so the fallback is observable offline.
+    monkeypatch.setattr(judge_module, "DEFAULT_JUDGE_MODEL", judges["default"].model)
+    scorer = judge(strategy="aspect", judge_model=judges["param"].model if pass_judge_model else None)
+    roles = {"grader": judges["role"].model} if bind_role else None
+    log = _run(_task(scorer, samples=1), _solver_model(), tmp_path, model_roles=roles)
+
+    assert {name: len(j.calls) for name, j in judges.items()} == {
+        name: (1 if name == expected_judge else 0) for name in judges
+    }
+    assert log.samples is not None and log.samples[0].scores is not None
+    metadata = log.samples[0].scores["judge_aspect"].metadata
+    assert metadata is not None and metadata["judge_model"] == f"mockllm/{expected_judge}"
+
+
+def test_rescoring_a_log_with_another_strategy_never_calls_the_solver(tmp_path: Path) -> None:
+    solver, grader = _solver_model(), Scripted("grader", _judge_reply)
+    log = _run(_task(judge(strategy="aspect")), solver, tmp_path, model_roles={"grader": grader.model})
+    assert len(solver.calls) == 2
+
+    rescored = score(
+        log, scorers=[judge(strategy="cot")], model_roles={"grader": grader.model}, action="append", display="none"
+    )
+
+    assert len(solver.calls) == 2
+    assert rescored.results is not None
+    assert [s.name for s in rescored.results.scores] == ["judge_aspect", "judge_cot"]
+    assert rescored.results.scores[1].metrics["mean"].value == 4.0
+
+
+def test_registry_created_judge_is_named_after_its_strategy(tmp_path: Path) -> None:
+    # What `inspect score LOG --scorer vivid_inspect/judge -S strategy=cot` does (inspect_ai's CLI
+    # calls this private resolve_scorers): create the scorer from the registry by the factory's
+    # name, then score the log with it.
+    solver, grader = _solver_model(), Scripted("grader", _judge_reply)
+    log = _run(_task(judge(strategy="aspect")), solver, tmp_path, model_roles={"grader": grader.model})
+    registered = registry_info(judge).name  # "vivid_inspect/judge" once installed, else "judge"
+    [created] = resolve_scorers(log, registered, {"strategy": "cot"})
+    assert registry_unqualified_name(created) == "judge_cot"
+
+    rescored = score(log, scorers=[created], model_roles={"grader": grader.model}, action="append", display="none")
+
+    assert rescored.results is not None
+    assert [s.name for s in rescored.results.scores] == ["judge_aspect", "judge_cot"]
+    assert rescored.results.scores[1].params == {"strategy": "cot"}
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        pytest.param("aspect", ["aspect"], id="one"),
+        pytest.param("all", ["zero_shot", "demonstration", "cot", "aspect"], id="all"),
+        pytest.param(" cot , aspect,cot", ["cot", "aspect"], id="list-trimmed-deduplicated"),
+    ],
+)
+def test_parse_strategies(spec: str, expected: list[str]) -> None:
+    assert parse_strategies(spec) == expected
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        pytest.param(lambda: parse_strategies("aspect,likert"), id="unknown-in-list"),
+        pytest.param(lambda: parse_strategies(" , "), id="empty-spec"),
+        pytest.param(lambda: parse_strategies("all,cot"), id="all-mixed"),
+        pytest.param(lambda: judge(strategy="geval"), id="unknown-strategy"),
+        pytest.param(lambda: judge(retries=-1), id="negative-retries"),
+    ],
+)
+def test_bad_options_raise(bad: Callable[[], object]) -> None:
+    with pytest.raises(ValueError):
+        bad()
+
+
+def _scored(value: float, theme: str, traits: list[str], retries: int = 0) -> SampleScore:
+    return SampleScore(
+        score=Score(value=value, metadata={"retries": retries}),
+        sample_id=f"{theme}-{value}",
+        sample_metadata={"theme": theme, "traits": traits},
+    )
+
+
+HAND_MADE = [
+    _scored(5, "Love", ["Literal", "Folk knowledge"]),
+    _scored(1, "Love", ["Folk knowledge"], retries=1),
+    _scored(3, "Criticism", ["Pragmatic nuance", "Folk knowledge"]),
+    _scored(0, "Criticism", []),
+]
+
+
+def test_correctness_and_retried_on_hand_made_scores() -> None:
+    assert correctness()(HAND_MADE) == pytest.approx(9 / 4 / 5)
+    assert retried()(HAND_MADE) == 1.0
+
+
+def test_trait_mean_counts_an_item_toward_each_of_its_traits() -> None:
+    assert trait_mean()(HAND_MADE) == {
+        "trait/Literal": 5.0,
+        "trait/Folk knowledge": 3.0,  # (5 + 1 + 3) / 3
+        "trait/Pragmatic nuance": 3.0,
+    }
+
+
+def test_trait_mean_rejects_unknown_trait() -> None:
+    with pytest.raises(ValueError, match="Sarcasm"):
+        trait_mean()([_scored(2, "Love", ["Sarcasm"])])
+
+
+def test_theme_and_trait_metrics_in_the_log(tmp_path: Path) -> None:
+    answers = {"Love": "5", "Criticism": "2"}
+    grader = Scripted(
+        "grader", lambda messages, config: answers["Love" if "Yêu nhau" in messages[0].text else "Criticism"]
+    )
+
+    def sample(id: int, idiom: str, theme: str, traits: list[str]) -> Sample:
+        return Sample(
+            id=id,
+            input=idiom,
+            target="nghĩa",
+            metadata={
+                "idiom": idiom,
+                "meaning": "nghĩa",
+                "theme": theme,
+                "theme_id": 0,
+                "traits": traits,
+                "trait_ids": [],
+            },
+        )
+
+    task = Task(
+        dataset=MemoryDataset(
+            [
+                sample(1, "Yêu nhau mấy núi cũng trèo", "Love", ["Literal"]),
+                sample(2, "Đầu voi đuôi chuột", "Criticism", ["Literal", "Pragmatic nuance"]),
+                sample(3, "Ếch ngồi đáy giếng", "Criticism", []),
+            ]
+        ),
+        solver=[explain_prompt("zero_shot"), generate()],
+        scorer=judge(strategy="aspect"),
+    )
+    log = _run(task, _solver_model(), tmp_path, model_roles={"grader": grader.model})
+
+    assert log.results is not None
+    values = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    assert values == pytest.approx(
+        {
+            "mean": 3.0,
+            "stderr": 1.0,  # sample std of (5, 2, 2) is sqrt(3); / sqrt(3)
+            "correctness": 0.6,
+            "theme/Love": 5.0,
+            "theme/Criticism": 2.0,
+            "trait/Literal": 3.5,
+            "trait/Pragmatic nuance": 2.0,
+            "retried": 0.0,
+        }
+    )
