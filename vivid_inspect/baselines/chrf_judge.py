@@ -1,0 +1,31 @@
+"""Reading a rendered judge prompt back, for the offline ``vivid/chrf`` grader."""
+
+from __future__ import annotations
+
+import re
+
+from vivid_inspect.scorers.judge_prompts import DATA_TAGS
+
+_IDIOM_TAG, _REFERENCE_TAG, _CANDIDATE_TAG = DATA_TAGS
+_BLOCK = re.compile(
+    rf"<{_REFERENCE_TAG}_(?P<nonce>[0-9a-f]{{16}})>\n(?P<reference>.*?)\n</{_REFERENCE_TAG}_(?P=nonce)>"
+    rf".*?<{_CANDIDATE_TAG}_(?P=nonce)>\n(?P<candidate>.*?)\n</{_CANDIDATE_TAG}_(?P=nonce)>",
+    re.DOTALL,
+)
+
+
+def judge_fields(prompt: str) -> tuple[str, str] | None:
+    """The reference meaning and the candidate explanation of a VIVID judge prompt.
+
+    Args:
+        prompt: A prompt rendered by :func:`vivid_inspect.scorers.judge_prompts.render_judge_prompt`.
+
+    Returns:
+        ``(reference, candidate)`` from the last pair of data blocks that share one nonce, or None
+        when the prompt is not a VIVID judge prompt.
+    """
+    matches = list(_BLOCK.finditer(prompt))
+    if not matches:
+        return None
+    last = matches[-1]
+    return last.group("reference"), last.group("candidate")
