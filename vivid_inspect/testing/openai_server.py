@@ -12,6 +12,10 @@ no code path of its own::
         eval(task, model="openai-api/fake/gen", max_connections=64)
         print(server.model_counts, len(server.log))
 
+Inspect memoizes ``get_model()`` on its arguments, not on the environment: a process that starts a
+second server (on another port) must pass ``model_base_url=server.base_url`` to ``eval`` or the
+memoized client keeps calling the first, stopped one.
+
 Every request is served on its own thread and latency is slept there, so 64 concurrent connections
 each see the configured latency rather than queueing behind one another. Latency applies to 200
 replies only; error statuses and dropped connections answer at once, as real rate limiters do.
@@ -30,6 +34,7 @@ from __future__ import annotations
 import json
 import random
 import socket
+import sys
 import threading
 import time
 from collections import Counter
@@ -38,7 +43,11 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, get_args
 
-FaultKind = Literal["rate_limit", "server_error", "unavailable", "drop", "slow", "invalid_json", "empty"]
+from vivid_inspect.text import nfc
+
+FaultKind = Literal[
+    "rate_limit", "server_error", "unavailable", "drop", "slow", "invalid_json", "empty"
+]
 """rate_limit: 429 with Retry-After; server_error: 500; unavailable: 503; drop: close the socket
 without a response; slow: answer after `delay` seconds; invalid_json: 200 with a truncated body;
 empty: 200 with empty content."""
@@ -46,6 +55,7 @@ empty: 200 with empty content."""
 FAULT_KINDS: tuple[str, ...] = get_args(FaultKind)
 _FAULT_STATUS: dict[str, int] = {"rate_limit": 429, "server_error": 500, "unavailable": 503}
 DEFAULT_ANSWER = "This is a scripted answer."
+_TRUNCATED_BODY = b'{"id": "chatcmpl-fake", "object": "chat.completion", "choices": [{"mess'
 DUMMY_API_KEY = "fake-key"
 
 Responder = Callable[[str, list[dict[str, Any]]], str]
@@ -71,7 +81,8 @@ class Fault:
 
 
 FaultPlan = Callable[[int, str, str], "Fault | None"]
-"""Called once per chat request with (request_index, model, prompt); returns the fault or None."""
+"""Called once per chat request with (request_index, model, prompt), where the prompt is the NFC
+text of the last user message; returns the fault to inject or None."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +92,7 @@ class RequestRecord:
     index: int
     model: str
     prompt: str
-    status: int | None  # None: the connection was dropped without a response
+    status: int | None  # None: closed without a response (a drop, or a sleep cut by stop())
     fault: FaultKind | None
     started: float
     finished: float
@@ -93,18 +104,16 @@ def _as_fault(fault: Fault | FaultKind) -> Fault:
     return Fault(fault, retry_after=1.0 if fault == "rate_limit" else None)
 
 
-class _AttemptCounter:
-    """Thread-safe count of earlier requests per (model, prompt), for plans that depend on it."""
+def _attempt_counter() -> Callable[[str, str], int]:
+    """Thread-safe: how many requests for (model, prompt) came before this one."""
+    lock, seen = threading.Lock(), Counter[tuple[str, str]]()
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._seen: Counter[tuple[str, str]] = Counter()
+    def count(model: str, prompt: str) -> int:
+        with lock:
+            seen[(model, prompt)] += 1
+            return seen[(model, prompt)] - 1
 
-    def next(self, model: str, prompt: str) -> int:
-        with self._lock:
-            attempt = self._seen[(model, prompt)]
-            self._seen[(model, prompt)] += 1
-            return attempt
+    return count
 
 
 def fail_fraction(
@@ -132,23 +141,26 @@ def fail_fraction(
     """
     if not 0.0 <= fraction <= 1.0:
         raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
-    faults = [Fault(kind, retry_after=retry_after if kind in ("rate_limit", "unavailable") else None, delay=delay) for kind in kinds]
+    waits = {"rate_limit": retry_after, "unavailable": retry_after}
+    faults = [Fault(kind, retry_after=waits.get(kind), delay=delay) for kind in kinds]
     if not faults:
         raise ValueError(f"kinds must name at least one of: {', '.join(FAULT_KINDS)}")
-    attempts = _AttemptCounter()
+    attempt = _attempt_counter()
 
     def plan(index: int, model: str, prompt: str) -> Fault | None:
-        rng = random.Random(f"{seed}|{model}|{prompt}|{attempts.next(model, prompt)}")
+        rng = random.Random(f"{seed}|{model}|{prompt}|{attempt(model, prompt)}")
         return rng.choice(faults) if rng.random() < fraction else None
 
     return plan
 
 
-def fail_prompts(predicate: Callable[[str], bool], fault: Fault | FaultKind = "server_error") -> FaultPlan:
+def fail_prompts(
+    predicate: Callable[[str], bool], fault: Fault | FaultKind = "server_error"
+) -> FaultPlan:
     """Fail every request whose prompt matches: a persistent failure that no retry cures.
 
     Args:
-        predicate: Receives the prompt (last user message text).
+        predicate: Receives the prompt (last user message text, NFC).
         fault: The fault, or a kind (``rate_limit`` then advertises ``Retry-After: 1``).
 
     Returns:
@@ -172,12 +184,12 @@ def fail_first(
         A fault plan.
     """
     chosen = _as_fault(fault)
-    seen = _AttemptCounter()
+    attempt = _attempt_counter()
 
     def plan(index: int, model: str, prompt: str) -> Fault | None:
         if not predicate(prompt):
             return None
-        return chosen if seen.next(model, prompt) < attempts else None
+        return chosen if attempt(model, prompt) < attempts else None
 
     return plan
 
@@ -217,6 +229,27 @@ def last_user_text(messages: list[dict[str, Any]]) -> str:
     return ""
 
 
+def _error_body(message: str, kind: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "code": kind}}
+
+
+def _completion(id: str, model: str, answer: str, prompt_tokens: int) -> dict[str, Any]:
+    message = {"role": "assistant", "content": answer}
+    completion_tokens = len(answer.split())
+    return {
+        "id": id,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
 def _words(messages: list[dict[str, Any]]) -> int:
     return sum(len(str(m.get("content", "")).split()) for m in messages if isinstance(m, dict))
 
@@ -227,8 +260,9 @@ class _HTTPServer(ThreadingHTTPServer):
     owner: FakeOpenAIServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        # a client that timed out or was dropped on purpose is expected, not an error
-        pass
+        # a client that timed out, or a connection dropped on purpose, is expected; a bug is not
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -248,7 +282,9 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.server.owner._track(self.connection, add=False)
 
-    def send_json(self, status: int, body: dict[str, Any] | bytes, headers: Mapping[str, str] = {}) -> None:
+    def send_json(
+        self, status: int, body: dict[str, Any] | bytes, headers: Mapping[str, str] = {}
+    ) -> None:
         data = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -258,13 +294,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def send_error_json(self, status: int, message: str, kind: str, headers: Mapping[str, str] = {}) -> None:
-        self.send_json(status, {"error": {"message": message, "type": kind, "code": kind}}, headers)
+    def send_error_json(self, status: int, message: str, kind: str) -> None:
+        self.send_json(status, _error_body(message, kind))
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") == "/v1/models":
             created = int(time.time())
-            data = [{"id": m, "object": "model", "created": created, "owned_by": "fake"} for m in self.server.owner.models]
+            data = [
+                {"id": m, "object": "model", "created": created, "owned_by": "fake"}
+                for m in self.server.owner.models
+            ]
             self.send_json(200, {"object": "list", "data": data})
         else:
             self.send_error_json(404, f"no route GET {self.path}", "not_found")
@@ -279,14 +318,20 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self.send_error_json(400, "request body is not JSON", "invalid_request_error")
             return
-        if not isinstance(body, dict) or not isinstance(body.get("model"), str) or not isinstance(body.get("messages"), list):
-            self.send_error_json(400, "body needs a string 'model' and a list 'messages'", "invalid_request_error")
-            return
-        if body.get("stream"):
-            message = "FakeOpenAIServer does not stream; send stream=false (Inspect: -M stream=false)"
+        model, messages = (
+            (body.get("model"), body.get("messages")) if isinstance(body, dict) else ("", "")
+        )
+        if not isinstance(model, str) or not isinstance(messages, list):
+            self.send_error_json(
+                400, "needs a string 'model' and a list 'messages'", "invalid_request_error"
+            )
+        elif body.get("stream"):
+            message = (
+                "FakeOpenAIServer does not stream; send stream=false (Inspect: -M stream=false)"
+            )
             self.send_error_json(400, message, "invalid_request_error")
-            return
-        self.server.owner._serve_chat(self, body["model"], body["messages"])
+        else:
+            self.server.owner._serve_chat(self, model, messages)
 
 
 class FakeOpenAIServer:
@@ -325,8 +370,6 @@ class FakeOpenAIServer:
         self._thread: threading.Thread | None = None
         self.reset()
 
-    # -- lifecycle -------------------------------------------------------------------------------
-
     def start(self) -> FakeOpenAIServer:
         """Bind and serve in a background thread; returns self."""
         if self._httpd is not None:
@@ -334,7 +377,9 @@ class FakeOpenAIServer:
         self._stopping.clear()
         self._httpd = _HTTPServer(("127.0.0.1", self._port), _Handler)
         self._httpd.owner = self
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -378,11 +423,9 @@ class FakeOpenAIServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def env(self, service: str = "fake") -> dict[str, str]:
-        """Environment for Inspect's ``openai-api/<service>/<model>`` provider to reach this server."""
+        """Environment that points Inspect's ``openai-api/<service>/<model>`` at this server."""
         name = service.upper().replace("-", "_")
         return {f"{name}_BASE_URL": self.base_url, f"{name}_API_KEY": DUMMY_API_KEY}
-
-    # -- counting --------------------------------------------------------------------------------
 
     def reset(self) -> None:
         """Forget counts and the log (request indices start again at 0)."""
@@ -400,22 +443,24 @@ class FakeOpenAIServer:
 
     @property
     def prompt_counts(self) -> dict[str, int]:
-        """Chat requests received per prompt (last user message text), faulted ones included."""
+        """Chat requests received per prompt (NFC last user message text), faults included."""
         with self._lock:
             return dict(self._by_prompt)
 
     @property
     def log(self) -> list[RequestRecord]:
-        """Finished chat requests in the order they finished (complete once `stop` returns)."""
+        """Answered chat requests, in the order their replies were decided (before each is sent)."""
         with self._lock:
             return list(self._log)
 
     def records(self, prompt: str | None = None, model: str | None = None) -> list[RequestRecord]:
         """Log entries for one prompt and/or model, in order of arrival."""
-        chosen = [r for r in self.log if (prompt is None or r.prompt == prompt) and (model is None or r.model == model)]
+        chosen = [
+            r
+            for r in self.log
+            if (prompt is None or r.prompt == nfc(prompt)) and (model is None or r.model == model)
+        ]
         return sorted(chosen, key=lambda r: r.started)
-
-    # -- serving ---------------------------------------------------------------------------------
 
     def _track(self, conn: socket.socket, *, add: bool) -> None:
         with self._lock:
@@ -431,7 +476,7 @@ class FakeOpenAIServer:
 
     def _serve_chat(self, handler: _Handler, model: str, messages: list[dict[str, Any]]) -> None:
         started = time.monotonic()
-        prompt = last_user_text(messages)
+        prompt = nfc(last_user_text(messages))
         with self._lock:
             index = self._next_index
             self._next_index += 1
@@ -439,50 +484,48 @@ class FakeOpenAIServer:
             self._by_prompt[prompt] += 1
         plan = self.faults
         fault = plan(index, model, prompt) if plan is not None else None
-        status: int | None = None
-        try:
-            status = self._answer(handler, index, model, messages, fault)
-        except OSError:
-            handler.close_connection = True  # the client went away (timed out) mid-reply
-        finally:
-            record = RequestRecord(index, model, prompt, status, fault.kind if fault else None, started, time.monotonic())
-            with self._lock:
-                self._log.append(record)
-
-    def _answer(self, handler: _Handler, index: int, model: str, messages: list[dict[str, Any]], fault: Fault | None) -> int | None:
-        kind = fault.kind if fault else None
-        if fault is not None and kind in _FAULT_STATUS:
-            headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
-            handler.send_error_json(_FAULT_STATUS[fault.kind], f"injected fault: {fault.kind}", fault.kind, headers)
-            return _FAULT_STATUS[fault.kind]
-        if kind == "drop":
+        reply = self._reply(index, model, messages, fault)
+        # logged before the reply leaves, so a client that has its answer also finds it in the log
+        status = reply[0] if reply is not None else None
+        record = RequestRecord(
+            index, model, prompt, status, fault.kind if fault else None, started, time.monotonic()
+        )
+        with self._lock:
+            self._log.append(record)
+        if reply is None:
             handler.close_connection = True
-            handler.connection.shutdown(socket.SHUT_RDWR)
+            try:
+                handler.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        try:
+            handler.send_json(*reply)
+        except OSError:
+            handler.close_connection = True  # the client gave up (timed out) before the reply
+
+    def _reply(
+        self, index: int, model: str, messages: list[dict[str, Any]], fault: Fault | None
+    ) -> tuple[int, dict[str, Any] | bytes, dict[str, str]] | None:
+        """The (status, body, headers) to send, or None to drop the connection."""
+        kind = fault.kind if fault else None
+        if fault is not None and fault.kind in _FAULT_STATUS:
+            wait = fault.retry_after
+            headers = {"Retry-After": f"{wait:g}"} if wait is not None else {}
+            return (
+                _FAULT_STATUS[fault.kind],
+                _error_body(f"injected fault: {fault.kind}", fault.kind),
+                headers,
+            )
+        if kind == "drop":
             return None
         try:
             answer = "" if kind == "empty" else self.responder(model, messages)
         except Exception as ex:  # a broken responder must show up in the test, not hang the client
-            handler.send_error_json(500, f"responder failed: {ex!r}", "server_error")
-            return 500
-        wait = self._latency_for(model) + (fault.delay if fault is not None and kind == "slow" else 0.0)
+            return 500, _error_body(f"responder failed: {ex!r}", "server_error"), {}
+        wait = self._latency_for(model) + (fault.delay if fault and kind == "slow" else 0.0)
         if wait > 0 and self._stopping.wait(wait):
-            handler.close_connection = True  # stopping: do not hold shutdown up behind a sleep
-            return None
+            return None  # stopping: do not hold shutdown up behind a sleep
         if kind == "invalid_json":
-            handler.send_json(200, b'{"id": "chatcmpl-fake", "object": "chat.completion", "choices": [{"mess')
-            return 200
-        prompt_tokens, completion_tokens = _words(messages), len(answer.split())
-        body = {
-            "id": f"chatcmpl-fake-{index}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
-        }
-        handler.send_json(200, body)
-        return 200
+            return 200, _TRUNCATED_BODY, {}
+        return 200, _completion(f"chatcmpl-fake-{index}", model, answer, _words(messages)), {}
