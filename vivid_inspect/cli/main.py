@@ -1,0 +1,45 @@
+"""Entry point of the ``vivid`` console script.
+
+Each command lives in its own module with a ``register(subparsers)`` function that adds its
+parser and sets ``handler`` (a function of the parsed arguments returning the exit code).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from vivid_inspect.cli import annotate, report, run, sanity
+
+COMMANDS = (run, report, sanity, annotate)
+"""Modules whose ``register`` adds commands, in help order."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``vivid`` argument parser with every command registered."""
+    parser = argparse.ArgumentParser(
+        prog="vivid",
+        description="Run VIVID experiments declared in a YAML spec on Inspect AI.",
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``vivid`` command.
+
+    Args:
+        argv: Arguments without the program name; None reads ``sys.argv``.
+
+    Returns:
+        The exit code: 0 success, 1 incomplete or failed work, 2 a bad spec or bad arguments
+        (nothing ran), 130 interrupted.
+    """
+    args = build_parser().parse_args(argv)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

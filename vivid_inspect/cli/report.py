@@ -1,0 +1,77 @@
+"""``vivid report LOG_DIR``: the paper's tables, judge-reliability tables and figures from Inspect logs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``report`` command.
+
+    Args:
+        subparsers: The ``vivid`` parser's subparsers (from ``add_subparsers``).
+
+    Returns:
+        The command's parser; its ``handler`` default runs the command.
+    """
+    parser = subparsers.add_parser(
+        "report",
+        help="tables (paper Tables 1, 3, 4, 5), judge reliability and figures from a folder of logs",
+        description=(
+            "Read every Inspect log under LOG_DIR (recursively), print the report as markdown and write "
+            "it to --out: report.md, one CSV/LaTeX file per table, PNG figures. The same logs give "
+            "byte-identical files."
+        ),
+    )
+    parser.add_argument("log_dir", metavar="LOG_DIR", help="folder of .eval/.json logs (searched recursively)")
+    parser.add_argument("--human", metavar="FILE", help="human scores CSV (id, score[, annotator]) for Table 1")
+    parser.add_argument("--out", metavar="DIR", help="output folder (default: LOG_DIR/report)")
+    parser.add_argument(
+        "--format", default="md,csv", metavar="md,csv,tex", help="files to write, comma-separated (default: md,csv)"
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="NAME[@MODEL]",
+        help="judge for Tables 3 and 4 (default: the aspect-based judge, or the only judge)",
+    )
+    parser.add_argument(
+        "--human-generation",
+        metavar="SUBSTRING",
+        help="the generation log the human scores belong to (default: the one judged by the most judges)",
+    )
+    parser.add_argument("--no-figures", action="store_true", help="do not draw the PNG figures")
+    parser.set_defaults(handler=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build and write the report; print its markdown on stdout and the files written on stderr.
+
+    Returns:
+        0 on success, 2 when an input is unusable (no such folder, a bad human file, an unknown
+        format or judge).
+    """
+    from vivid_inspect.report.build import write_report
+
+    try:
+        report = write_report(
+            args.log_dir,
+            out_dir=args.out,
+            human=args.human,
+            formats=args.format,
+            judge=args.judge,
+            human_generation=args.human_generation,
+            figures=not args.no_figures,
+        )
+    except ValueError as error:  # HumanScoresError is a ValueError
+        print(f"vivid report: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    sys.stdout.write(report.markdown)
+    folder = report.files[0].parent if report.files else None
+    print(f"vivid report: wrote {len(report.files)} file(s) to {folder}", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,142 @@
+"""``vivid run``, ``vivid plan`` and ``vivid validate``: the declarative experiment runner."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from vivid_inspect.data import VividDataError
+from vivid_inspect.runner.load import LoadedSpec, load_spec
+from vivid_inspect.runner.problems import SetupError, SpecError
+
+EXIT_OK = 0
+EXIT_INCOMPLETE = 1
+EXIT_BAD_SPEC = 2
+EXIT_INTERRUPTED = 130
+
+DISPLAYS = ("full", "rich", "plain", "log", "none")  # eval_set refuses "conversation"
+
+
+def _load(args: argparse.Namespace) -> LoadedSpec | int:
+    try:
+        return load_spec(args.spec, log_dir=args.log_dir)
+    except SpecError as error:
+        print(error, file=sys.stderr)
+        print("Nothing was run.", file=sys.stderr)
+        return EXIT_BAD_SPEC
+
+
+def _validate(args: argparse.Namespace) -> int:
+    loaded = _load(args)
+    if isinstance(loaded, int):
+        return loaded
+    from vivid_inspect.runner.cells import expand
+
+    cells = expand(loaded)
+    print(
+        f"{args.spec}: valid — {len(cells.generations)} generation, {len(cells.judges)} judge and "
+        f"{len(cells.panels)} panel cells; logs in {loaded.log_dir}"
+    )
+    return EXIT_OK
+
+
+def _plan(args: argparse.Namespace) -> int:
+    loaded = _load(args)
+    if isinstance(loaded, int):
+        return loaded
+    from vivid_inspect.runner.plan import make_plan
+    from vivid_inspect.runner.plan_text import render_plan
+
+    try:
+        print(render_plan(make_plan(loaded)))
+    except SpecError as error:
+        print(error, file=sys.stderr)
+        return EXIT_BAD_SPEC
+    return EXIT_OK
+
+
+def _run(args: argparse.Namespace) -> int:
+    loaded = _load(args)
+    if isinstance(loaded, int):
+        return loaded
+    from vivid_inspect.runner.execute import run_spec
+
+    try:
+        result = run_spec(loaded, display=args.display, report=not args.no_report)
+    except SetupError as error:
+        print(error, file=sys.stderr)
+        print("Nothing was run.", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    except SpecError as error:
+        print(error, file=sys.stderr)
+        print("Nothing was run.", file=sys.stderr)
+        return EXIT_BAD_SPEC
+    except VividDataError as error:
+        print(f"vivid run: the data cannot be used, nothing was run:\n{error}", file=sys.stderr)
+        return EXIT_BAD_SPEC
+    except KeyboardInterrupt:
+        print(
+            f"\nvivid run: interrupted. Finished work is kept; `vivid run {args.spec}` resumes.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    if not result.ok:
+        for message in result.progress.messages:
+            print(f"  {message}", file=sys.stderr)
+        print(
+            f"vivid run: some cells are incomplete; rerun `vivid run {args.spec}` to resume them.",
+            file=sys.stderr,
+        )
+        return EXIT_INCOMPLETE
+    return EXIT_OK
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", help="the experiment spec (YAML)")
+    parser.add_argument(
+        "--log-dir",
+        default=None,
+        help="use this log folder instead of the spec's log_dir (relative to the current folder)",
+    )
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``run``, ``plan`` and ``validate`` commands.
+
+    Args:
+        subparsers: The object ``ArgumentParser.add_subparsers()`` returned.
+    """
+    run = subparsers.add_parser(
+        "run",
+        help="run a spec, or resume it: only missing generations, judgements and panels are made",
+        description="Generate with eval_set, judge every explanation log with every judge, "
+        "aggregate the panel, save the resolved spec and a package freeze beside the logs, and "
+        "build the report. A rerun does only what is missing.",
+    )
+    _add_common(run)
+    run.add_argument(
+        "--display",
+        choices=DISPLAYS,
+        default=None,
+        help="Inspect's display for generation (default: Inspect's)",
+    )
+    run.add_argument("--no-report", action="store_true", help="skip the report step")
+    run.set_defaults(handler=_run)
+
+    plan = subparsers.add_parser(
+        "plan",
+        help="dry run: every cell, the calls still to make per model, tokens and cost",
+        description="Show every generation, judge and panel cell and whether it is done; the calls a "
+        "run would make per model with estimated tokens and, when the spec gives prices, cost.",
+    )
+    _add_common(plan)
+    plan.set_defaults(handler=_plan)
+
+    validate = subparsers.add_parser(
+        "validate",
+        help="check a spec; every problem is reported with its YAML path (exit code 2)",
+        description="Check a spec without running anything or reading API keys.",
+    )
+    _add_common(validate)
+    validate.set_defaults(handler=_validate)

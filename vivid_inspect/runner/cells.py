@@ -1,0 +1,170 @@
+"""The cells of a spec: one per (task × prompt × model) generation, (generation × judge), panel.
+
+Cells are pure descriptions (no data, no models): ``vivid plan`` lists them, ``vivid run`` runs
+the missing ones. Their identities are stable across runs, so a rerun finds its earlier work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from vivid_inspect.runner.catalog import JUDGED_TASKS, task_args
+from vivid_inspect.runner.load import LoadedSpec
+from vivid_inspect.runner.spec import Judge, ModelEntry, Panel, RunBlock
+from vivid_inspect.scorers.judge import STRATEGIES
+
+BASELINE_PROVIDER = "vivid"
+GENERATIONS_DIR = "generations"
+JUDGED_DIR = "judged"
+PANEL_STRATEGY = "panel"
+
+
+def config_hash(config: Any) -> str:
+    """Short stable hash of a JSON-able configuration."""
+    text = json.dumps(config, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def split_model_args(args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+    """Separate ``base_url`` (a ``get_model`` argument of its own) from the provider's arguments."""
+    rest = dict(args)
+    base_url = rest.pop("base_url", None)
+    return base_url, rest
+
+
+def resolved_model(entry: ModelEntry, data: str | None) -> ModelEntry:
+    """The model entry with the spec's data given to ``vivid/*`` baselines that name none."""
+    provider = entry.model.split("/", 1)[0]
+    if provider == BASELINE_PROVIDER and data is not None and "data" not in entry.model_args:
+        return entry.model_copy(update={"model_args": {**entry.model_args, "data": data}})
+    return entry
+
+
+# eq=False: a cell is itself (hashable by identity), usable as a key to its results.
+@dataclass(frozen=True, eq=False)
+class GenerationCell:
+    """One task × prompt × model of a run block.
+
+    Attributes:
+        block: Index of the run block in ``runs``.
+        task: Task name.
+        prompt: The cell's prompt, or None for the task default.
+        args: Task arguments (these become the log's ``task_args``).
+        model: The model, with resolved model arguments.
+    """
+
+    block: int
+    task: str
+    prompt: str | None
+    args: dict[str, Any]
+    model: ModelEntry
+
+    @property
+    def judged(self) -> bool:
+        """Whether the spec's judges score this cell's outputs."""
+        return self.task in JUDGED_TASKS
+
+    @property
+    def label(self) -> str:
+        """Short human name: ``explain[few_shot] vivid/oracle``."""
+        shown = {k: v for k, v in self.args.items() if k not in ("data", "judge")}
+        detail = ",".join(str(v) if k == "prompt" else f"{k}={v}" for k, v in shown.items())
+        return f"{self.task}[{detail}] {self.model.model}" if detail else f"{self.task} {self.model.model}"
+
+
+@dataclass(frozen=True, eq=False)
+class JudgeCell:
+    """One judge applied to one explanation cell's log."""
+
+    generation: GenerationCell
+    judge: Judge
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Everything that changes the judge's scores; its hash decides whether a cell is done."""
+        return {
+            "strategy": self.judge.strategy,
+            "model": self.judge.model,
+            "model_args": self.judge.model_args,
+            "generate": self.judge.generate,
+            "retries": self.judge.retries,
+        }
+
+    @property
+    def max_tokens(self) -> int:
+        """Output budget of one judge call."""
+        return int(self.judge.generate.get("max_tokens") or STRATEGIES[self.judge.strategy].max_tokens)
+
+
+@dataclass(frozen=True, eq=False)
+class PanelCell:
+    """A panel's aggregate over its members' judged logs of one explanation cell."""
+
+    generation: GenerationCell
+    panel: Panel
+    members: tuple[JudgeCell, ...]
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The aggregate and each member's configuration (a changed member redoes the panel)."""
+        return {
+            "aggregate": self.panel.aggregate,
+            "members": {m.judge.name: config_hash(m.config) for m in self.members},
+        }
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Every cell of a spec, in run order."""
+
+    generations: tuple[GenerationCell, ...]
+    judges: tuple[JudgeCell, ...]
+    panels: tuple[PanelCell, ...]
+    blocks: dict[int, RunBlock] = field(default_factory=dict)
+
+    def block_cells(self, block: int) -> list[GenerationCell]:
+        """The generation cells of one run block."""
+        return [cell for cell in self.generations if cell.block == block]
+
+
+def expand(loaded: LoadedSpec) -> Cells:
+    """List the cells of a validated spec.
+
+    Args:
+        loaded: The spec.
+
+    Returns:
+        Generation cells (block by block: task, then prompt, then model), a judge cell per
+        explanation cell and judge, and a panel cell per explanation cell when there is a panel.
+    """
+    spec = loaded.spec
+    generations: list[GenerationCell] = []
+    for index, block in enumerate(spec.runs):
+        for task in block.tasks:
+            for prompt in block.prompts or [None]:
+                args = task_args(task, prompt, block.task_args, loaded.data)
+                for model in block.models:
+                    generations.append(
+                        GenerationCell(index, task, prompt, args, resolved_model(model, loaded.data))
+                    )
+    judges: list[JudgeCell] = []
+    panels: list[PanelCell] = []
+    for cell in generations:
+        if not cell.judged:
+            continue
+        cell_judges = [JudgeCell(cell, resolved_judge(judge, loaded.data)) for judge in spec.judges]
+        judges += cell_judges
+        if spec.panel is not None:
+            by_name = {j.judge.name: j for j in cell_judges}
+            members = tuple(by_name[name] for name in spec.panel.members)
+            panels.append(PanelCell(cell, spec.panel, members))
+    return Cells(tuple(generations), tuple(judges), tuple(panels), dict(enumerate(spec.runs)))
+
+
+def resolved_judge(judge: Judge, data: str | None) -> Judge:
+    """The judge with the spec's data given to a ``vivid/*`` grader that names none."""
+    entry = resolved_model(ModelEntry(model=judge.model, model_args=judge.model_args), data)
+    return judge.model_copy(update={"model_args": entry.model_args})

@@ -1,0 +1,336 @@
+"""Checks of a well-typed spec against the project: tasks, parameters, providers, judges, files.
+
+Each check adds a :class:`Problem` naming the YAML path of the bad value and carries on, so one
+``vivid validate`` lists everything to fix. Nothing here loads data, builds a model or reads an
+API key: validation works offline and without credentials.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from inspect_ai._util.entrypoints import ensure_entry_points
+from inspect_ai._util.registry import registry_find, registry_unqualified_name
+from inspect_ai.model import GenerateConfig
+from pydantic import TypeAdapter, ValidationError
+
+from vivid_inspect.report.humans import HumanScoresError, read_human_scores
+from vivid_inspect.runner.catalog import (
+    JUDGED_TASKS,
+    PROMPT_VALUES,
+    RUNNER_ARGS,
+    TASKS,
+    task_args,
+    task_parameters,
+)
+from vivid_inspect.runner.problems import PathPart, Problem
+from vivid_inspect.runner.spec import Judge, ModelEntry, Panel, RunBlock, Spec
+from vivid_inspect.scorers.judge import STRATEGIES
+
+Path_ = tuple[PathPart, ...]
+
+BUILTIN_DATA = ("sample", "hf")
+# A key named like a credential (api_key, hf_token, client_secret), not tokenizer or max_tokens.
+_SECRET_KEY = re.compile(r"(^|[_-])(api[_-]?key|token|secret|password|credentials?)$", re.IGNORECASE)
+_SECRET_VALUE = re.compile(r"^(sk|hf|gsk|xai)[-_][A-Za-z0-9_-]{12,}")
+_NO_KEYS = (
+    "API keys are never read from a spec: set the provider's environment variable (e.g. OPENAI_API_KEY)"
+)
+
+
+def is_url(value: str) -> bool:
+    """True for an http(s) URL, which a data spec downloads instead of reading a file."""
+    return value.startswith(("http://", "https://"))
+
+
+def model_providers() -> set[str]:
+    """Names of every registered Inspect model provider, including those of installed packages."""
+    ensure_entry_points()
+    return {registry_unqualified_name(api) for api in registry_find(lambda info: info.type == "modelapi")}
+
+
+def _check_model(name: str, path: Path_, providers: set[str]) -> list[Problem]:
+    provider, _, rest = name.partition("/")
+    if not rest:
+        return [
+            Problem(
+                path, f"model {name!r} should be provider/model, e.g. openai/gpt-4o or vllm/Qwen/Qwen3-8B"
+            )
+        ]
+    if provider not in providers:
+        known = ", ".join(sorted(providers))
+        return [Problem(path, f"unknown model provider {provider!r}; known providers: {known}")]
+    if provider in ("openai-api", "openai-api-completions") and "/" not in rest:
+        return [
+            Problem(
+                path,
+                f"{provider} models are {provider}/<service>/<model> (the service names the "
+                f"<SERVICE>_BASE_URL variable), got {name!r}",
+            )
+        ]
+    return []
+
+
+def _check_model_args(args: dict[str, Any], path: Path_) -> list[Problem]:
+    problems = []
+    for key, value in args.items():
+        if _SECRET_KEY.search(key) or (isinstance(value, str) and _SECRET_VALUE.match(value)):
+            problems.append(Problem((*path, key), _NO_KEYS))
+    return problems
+
+
+def _check_generate(config: dict[str, Any], path: Path_) -> list[Problem]:
+    problems = []
+    fields = GenerateConfig.model_fields
+    for key, value in config.items():
+        if key not in fields:
+            problems.append(
+                Problem(
+                    (*path, key), f"unknown generation option; Inspect's options are: {', '.join(fields)}"
+                )
+            )
+            continue
+        try:
+            TypeAdapter(fields[key].annotation).validate_python(value, strict=True)
+        except ValidationError as error:
+            problems.append(Problem((*path, key), f"invalid value {value!r}: {error.errors()[0]['msg']}"))
+    return problems
+
+
+def _check_task_args(tasks: list[str], args: dict[str, Any], path: Path_) -> list[Problem]:
+    problems = []
+    for key, value in args.items():
+        if key in RUNNER_ARGS:
+            problems.append(Problem((*path, key), f"set by the runner: {RUNNER_ARGS[key]}"))
+            continue
+        for task in tasks:
+            params = task_parameters(task)
+            if key not in params:
+                accepted = [name for name in params if name not in RUNNER_ARGS]
+                takes = (
+                    f"it takes: {', '.join(accepted)}" if accepted else "the runner sets all its parameters"
+                )
+                problems.append(Problem((*path, key), f"task {task!r} has no parameter {key!r}; {takes}"))
+                continue
+            try:
+                TypeAdapter(params[key].annotation).validate_python(value, strict=True)
+            except ValidationError as error:
+                problems.append(
+                    Problem((*path, key), f"invalid value {value!r} for {task}: {error.errors()[0]['msg']}")
+                )
+    return problems
+
+
+def _check_block_tasks(runs: list[tuple[int, RunBlock]], providers: set[str]) -> list[Problem]:
+    problems: list[Problem] = []
+    for i, block in runs:
+        known = [task for task in block.tasks if task in TASKS]
+        for j, task in enumerate(block.tasks):
+            if task not in TASKS:
+                problems.append(
+                    Problem(
+                        ("runs", i, "tasks", j), f"unknown task {task!r}; expected one of {', '.join(TASKS)}"
+                    )
+                )
+            elif task in block.tasks[:j]:
+                problems.append(Problem(("runs", i, "tasks", j), f"task {task!r} is listed twice"))
+        if block.prompts is not None:
+            for task in known:
+                if "prompt" not in task_parameters(task):
+                    problems.append(
+                        Problem(
+                            ("runs", i, "prompts"),
+                            f"task {task!r} has no prompt parameter; put it in a run block of its own "
+                            "(topic and traits take task_args.shots)",
+                        )
+                    )
+            for k, prompt in enumerate(block.prompts):
+                for task in known:
+                    allowed = PROMPT_VALUES.get(task)
+                    if allowed and prompt not in allowed:
+                        problems.append(
+                            Problem(
+                                ("runs", i, "prompts", k),
+                                f"unknown prompt {prompt!r} for {task}; expected one of {', '.join(allowed)}",
+                            )
+                        )
+        problems += _check_task_args(known, block.task_args, ("runs", i, "task_args"))
+        problems += _check_generate(block.generate, ("runs", i, "generate"))
+        for j, model in enumerate(block.models):
+            problems += _check_model(model.model, ("runs", i, "models", j, "model"), providers)
+            problems += _check_model_args(model.model_args, ("runs", i, "models", j, "model_args"))
+        given = [key for key in ("limit", "sample_ids", "sample") if getattr(block, key) is not None]
+        if len(given) > 1:
+            problems.append(
+                Problem(
+                    ("runs", i, given[1]), f"choose the items one way: {' and '.join(given)} are both given"
+                )
+            )
+        if block.sample_ids is not None and len(set(block.sample_ids)) != len(block.sample_ids):
+            problems.append(Problem(("runs", i, "sample_ids"), "sample ids repeat"))
+    return problems
+
+
+def _cell_key(task: str, args: dict[str, Any], model: ModelEntry) -> str:
+    return repr((task, sorted(args.items()), model.model, sorted(model.model_args.items())))
+
+
+def _check_duplicate_cells(runs: list[tuple[int, RunBlock]]) -> list[Problem]:
+    # Two blocks producing the same (task, args, model) would fight over one log in eval_set.
+    seen: dict[str, int] = {}
+    problems = []
+    for i, block in runs:
+        for task in block.tasks:
+            if task not in TASKS:
+                continue
+            for prompt in block.prompts or [None]:
+                args = task_args(task, prompt, block.task_args, None)
+                for model in block.models:
+                    key = _cell_key(task, args, model)
+                    if key in seen and seen[key] != i:
+                        problems.append(
+                            Problem(
+                                ("runs", i),
+                                f"{task} {args} on {model.model} is already generated by "
+                                f"runs[{seen[key]}]; a cell may appear in one run block only",
+                            )
+                        )
+                    seen.setdefault(key, i)
+    return problems
+
+
+def _check_judges(
+    judges: list[tuple[int, Judge]], providers: set[str], explains: bool | None
+) -> list[Problem]:
+    problems: list[Problem] = []
+    names: dict[str, int] = {}
+    for i, judge in judges:
+        if judge.name in names:
+            problems.append(
+                Problem(
+                    ("judges", i, "name"),
+                    f"judge name {judge.name!r} is already used by judges[{names[judge.name]}]",
+                )
+            )
+        names.setdefault(judge.name, i)
+        if judge.strategy not in STRATEGIES:
+            problems.append(
+                Problem(
+                    ("judges", i, "strategy"),
+                    f"unknown judge strategy {judge.strategy!r}; expected one of {', '.join(STRATEGIES)}",
+                )
+            )
+        problems += _check_model(judge.model, ("judges", i, "model"), providers)
+        problems += _check_model_args(judge.model_args, ("judges", i, "model_args"))
+        problems += _check_generate(judge.generate, ("judges", i, "generate"))
+    if names and explains is False:
+        problems.append(
+            Problem(
+                ("judges",),
+                f"no run block has a judged task ({', '.join(sorted(JUDGED_TASKS))}), so no judge would run",
+            )
+        )
+    return problems
+
+
+def _check_panel(panel: Panel | None, judges: set[str]) -> list[Problem]:
+    if panel is None:
+        return []
+    problems = []
+    if panel.name in judges:
+        problems.append(
+            Problem(("panel", "name"), f"{panel.name!r} is a judge's name; a panel needs a name of its own")
+        )
+    for i, member in enumerate(panel.members):
+        if member not in judges:
+            problems.append(
+                Problem(
+                    ("panel", "members", i),
+                    f"no judge is named {member!r}; judges: {', '.join(sorted(judges)) or 'none'}",
+                )
+            )
+        elif member in panel.members[:i]:
+            problems.append(Problem(("panel", "members", i), f"judge {member!r} is listed twice"))
+    return problems
+
+
+def _check_files(data: str | None, human: str | None, base_dir: Path) -> list[Problem]:
+    problems = []
+    if data is not None and data not in BUILTIN_DATA and not is_url(data) and not (base_dir / data).is_file():
+        problems.append(
+            Problem(
+                ("data",),
+                f"file not found: {base_dir / data} (data is sample, hf, an http(s) URL or a CSV "
+                "path relative to the spec)",
+            )
+        )
+    if human is not None and not (base_dir / human).is_file():
+        problems.append(Problem(("human",), f"file not found: {base_dir / human}"))
+    elif human is not None:
+        # Read now, not only by the report at the end: a bad file must not wait for a paid run.
+        try:
+            read_human_scores(base_dir / human)
+        except HumanScoresError as error:
+            problems.append(Problem(("human",), str(error)))
+    return problems
+
+
+def check_parts(
+    base_dir: Path,
+    *,
+    runs: list[tuple[int, RunBlock]],
+    judges: list[tuple[int, Judge]],
+    panel: Panel | None = None,
+    data: str | None = None,
+    human: str | None = None,
+    complete: bool = True,
+) -> list[Problem]:
+    """Every problem that types alone cannot show, in the parts of a spec that are well typed.
+
+    Checking parts, not only whole specs, lets one report list type errors in one judge beside
+    an unknown task in a run block.
+
+    Args:
+        base_dir: The spec file's folder (relative paths start there).
+        runs: The well-typed run blocks with their index in ``runs``.
+        judges: The well-typed judges with their index in ``judges``.
+        panel: The panel, if given and well typed.
+        data: The spec's ``data``, if it is a string.
+        human: The spec's ``human`` file, if it is a string.
+        complete: False when some run blocks or judges were left out for type errors; then
+            checks that need all of them (no judged task, panel members) are skipped.
+
+    Returns:
+        The problems found, possibly none.
+    """
+    providers = model_providers()
+    explains = any(task in JUDGED_TASKS for _, block in runs for task in block.tasks) if complete else None
+    return [
+        *_check_block_tasks(runs, providers),
+        *_check_duplicate_cells(runs),
+        *_check_judges(judges, providers, explains),
+        *(_check_panel(panel, {judge.name for _, judge in judges}) if complete else []),
+        *_check_files(data, human, base_dir),
+    ]
+
+
+def check_spec(spec: Spec, base_dir: Path) -> list[Problem]:
+    """Every problem of a well-typed spec that its types alone cannot show.
+
+    Args:
+        spec: A spec that passed type validation.
+        base_dir: The spec file's folder (relative paths start there).
+
+    Returns:
+        The problems found, possibly none.
+    """
+    return check_parts(
+        base_dir,
+        runs=list(enumerate(spec.runs)),
+        judges=list(enumerate(spec.judges)),
+        panel=spec.panel,
+        data=spec.data,
+        human=spec.human,
+    )

@@ -1,0 +1,120 @@
+"""``vivid run``: prepare everything, generate, judge, aggregate, record, report.
+
+Every step finds the work already done and skips it: generation through ``eval_set``'s own
+resume, judge and panel cells by their judged logs. So a run after a crash or Ctrl-C does only
+what is missing, and a run after a complete one makes no model calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vivid_inspect.runner.generate import GenerationResult, reuse_conflicts, run_generations
+from vivid_inspect.runner.judging import JudgedResult
+from vivid_inspect.runner.load import LoadedSpec
+from vivid_inspect.runner.models import build_models
+from vivid_inspect.runner.prepare import Prepared, prepare
+from vivid_inspect.runner.problems import SpecError
+from vivid_inspect.runner.progress import Progress, inspect_console_quiet, tracking
+from vivid_inspect.runner.record import output_entry, write_record
+from vivid_inspect.runner.scoring import run_judges
+from vivid_inspect.report.build import write_report
+
+
+@dataclass
+class RunResult:
+    """The outcome of one ``vivid run``.
+
+    Attributes:
+        generations: One result per generation cell.
+        judged: One result per judge cell, then per panel cell.
+        progress: Counters, including model calls per model.
+        record_dir: Where the resolved spec and package freeze were written.
+        report: The report's Markdown, when the report step ran.
+    """
+
+    generations: list[GenerationResult]
+    judged: list[JudgedResult]
+    progress: Progress
+    record_dir: Path
+    report: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether every cell of the spec is complete."""
+        return all(g.done for g in self.generations) and all(j.ok for j in self.judged)
+
+
+def _outputs(
+    prepared: Prepared, generations: list[GenerationResult], judged: list[JudgedResult]
+) -> dict[str, Any]:
+    log_dir = prepared.loaded.log_dir
+    entries: dict[str, Any] = {}
+    for g in generations:
+        entries[g.cell.label] = output_entry(log_dir, g.log, g.status, g.error)
+    for j in judged:
+        generation = next(
+            (g.cell.label for g in generations if g.log == j.generation_log), str(j.generation_log)
+        )
+        entries[f"{j.name} × {generation}"] = output_entry(log_dir, j.output, j.status, j.error)
+    return entries
+
+
+def _report(loaded: LoadedSpec, progress: Progress) -> str | None:
+    try:
+        report = write_report(
+            loaded.log_dir, out_dir=loaded.log_dir / "report", human=loaded.human, formats=("md", "csv")
+        )
+    except Exception as error:  # noqa: BLE001 - the logs are complete; the report can be rebuilt
+        progress.error(f"report failed: {type(error).__name__}: {error}")
+        return None
+    return str(report.markdown)
+
+
+def run_spec(
+    loaded: LoadedSpec, *, display: str | None = None, report: bool = True, quiet: bool = False
+) -> RunResult:
+    """Run (or resume) a validated spec.
+
+    Args:
+        loaded: The spec.
+        display: Inspect's display type for generation (``full``, ``rich``, ``plain``, ``none``).
+        report: Build the report at the end.
+        quiet: Print no progress lines.
+
+    Returns:
+        What ran and what is complete.
+
+    Raises:
+        SpecError: An item id the spec lists is not in the data, or a finished log holds other
+            items than the spec now selects (nothing has run).
+        SetupError: A model cannot be created, e.g. its API key is missing (nothing has run).
+        VividDataError: The data cannot be read (nothing has run).
+        KeyboardInterrupt: Interrupted; completed work is kept and a rerun resumes.
+    """
+    prepared = prepare(loaded)
+    conflicts = reuse_conflicts(prepared)
+    if conflicts:
+        raise SpecError(conflicts, str(loaded.source))
+    cells = prepared.cells
+    models = build_models(loaded)
+    progress = Progress(
+        totals={"generation": len(cells.generations), "judge": len(cells.judges), "panel": len(cells.panels)},
+        quiet=quiet,
+    )
+    record_dir = write_record(prepared)
+    progress.note(f"{loaded.spec.name}: logs in {loaded.log_dir}")
+    with tracking(progress):
+        generations = run_generations(prepared, models, progress, display)
+        with progress.live("judging"), inspect_console_quiet():
+            judged = run_judges(prepared, generations, models.judges, progress)
+    write_record(prepared, _outputs(prepared, generations, judged))
+    result = RunResult(generations, judged, progress, record_dir)
+    progress.note("finished" if result.ok else "finished with incomplete cells (rerun to resume)")
+    if report:
+        result.report = _report(loaded, progress)
+        if result.report and not quiet:
+            progress.console.print(result.report, markup=False)
+    return result

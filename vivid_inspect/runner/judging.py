@@ -1,0 +1,125 @@
+"""Judging: ``inspect_ai.score`` of each explanation log by each judge, one judged log per pair.
+
+A judged log is the generation log with one score column, the judge's, and eval metadata
+``vivid_judge`` saying which judge produced it (a rescored log's header has no model roles of
+its own, and two judges may share a strategy). A cell whose judged log exists for the same
+generation log and the same judge configuration is skipped, so adding a judge to a spec and
+rerunning calls only the new judge. Logs are written to a temporary file and renamed, so a kill
+never leaves a half-written log where a finished one is expected.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspect_ai._eval.score import score_async
+from inspect_ai.log import EvalLog, read_eval_log_async, write_eval_log_async
+from inspect_ai.model import Model
+from inspect_ai.model._model_config import model_roles_to_model_roles_config
+
+from vivid_inspect.runner.cells import JudgeCell, config_hash
+from vivid_inspect.runner.layout import VIVID_JUDGE_KEY, judged_path, relative
+from vivid_inspect.scorers.judge import GRADER_ROLE, judge
+
+
+@dataclass(frozen=True)
+class JudgedResult:
+    """What happened to one judge (or panel) cell."""
+
+    name: str
+    generation_log: Path
+    output: Path
+    status: str  # "done" (found complete), "scored", "failed"
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the judged log exists and is current."""
+        return self.status in ("done", "scored")
+
+
+async def read_judged(path: Path) -> dict[str, Any] | None:
+    """The ``vivid_judge`` metadata of a judged log, or None when there is no readable one."""
+    if not path.is_file():
+        return None
+    try:
+        header = await read_eval_log_async(str(path), header_only=True)
+    except Exception:  # noqa: BLE001 - an unreadable output is redone, not fatal
+        return None
+    value = (header.eval.metadata or {}).get(VIVID_JUDGE_KEY)
+    return value if isinstance(value, dict) and header.status == "success" else None
+
+
+def is_current(
+    record: dict[str, Any] | None, generation: EvalLog | None, rel_generation: str, digest: str
+) -> bool:
+    """Whether a judged log's record matches this generation log and configuration."""
+    if record is None:
+        return False
+    same_generation = record.get("generation_log") == rel_generation and (
+        generation is None or record.get("generation_eval_id") == generation.eval.eval_id
+    )
+    return same_generation and record.get("config_hash") == digest
+
+
+async def write_atomic(log: EvalLog, path: Path) -> None:
+    """Write a log so that ``path`` holds either the old file or the complete new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        await write_eval_log_async(log, str(temporary), format="eval")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def without_errors(log: EvalLog) -> tuple[EvalLog, int]:
+    """The log without samples that errored (there is no explanation to judge), and their count."""
+    samples = log.samples or []
+    kept = [sample for sample in samples if sample.error is None]
+    return log.model_copy(update={"samples": kept}), len(samples) - len(kept)
+
+
+async def run_judge_cell(log_dir: Path, cell: JudgeCell, generation_log: Path, model: Model) -> JudgedResult:
+    """Judge one generation log with one judge, unless its judged log is already current.
+
+    Args:
+        log_dir: The spec's log folder.
+        cell: The judge cell.
+        generation_log: The explanation log to judge.
+        model: The judge model (:func:`~vivid_inspect.runner.models.make_judge_model`).
+
+    Returns:
+        The cell's result; ``status`` is ``done`` when nothing had to be called.
+    """
+    output = judged_path(log_dir, cell.judge.name, generation_log)
+    rel_generation = relative(log_dir, generation_log)
+    digest = config_hash(cell.config)
+    header = await read_eval_log_async(str(generation_log), header_only=True)
+    if is_current(await read_judged(output), header, rel_generation, digest):
+        return JudgedResult(cell.judge.name, generation_log, output, "done")
+    log, skipped = without_errors(await read_eval_log_async(str(generation_log)))
+    scorer = judge(strategy=cell.judge.strategy, judge_model=cell.judge.model, retries=cell.judge.retries)
+    scored = await score_async(
+        log, [scorer], model=model, model_roles={GRADER_ROLE: model}, action="overwrite", copy=False
+    )
+    scored.eval.model_roles = model_roles_to_model_roles_config({GRADER_ROLE: model})
+    scored.eval.metadata = {
+        **(scored.eval.metadata or {}),
+        VIVID_JUDGE_KEY: {
+            "name": cell.judge.name,
+            "strategy": cell.judge.strategy,
+            "model": cell.judge.model,
+            "generation_log": rel_generation,
+            "generation_eval_id": header.eval.eval_id,
+            "config_hash": digest,
+            "config": cell.config,
+            "skipped_errored_samples": skipped,
+        },
+    }
+    await write_atomic(scored, output)
+    return JudgedResult(cell.judge.name, generation_log, output, "scored")

@@ -1,0 +1,158 @@
+"""Load a spec file: YAML, then types, then project checks; every problem reported at once."""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from vivid_inspect.runner.checks import BUILTIN_DATA, check_parts, check_spec, is_url
+from vivid_inspect.runner.problems import PathPart, Problem, SpecError
+from vivid_inspect.runner.spec import Judge, Panel, RunBlock, Spec, field_names
+from vivid_inspect.runner.yaml_source import read_yaml
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A valid spec with its paths resolved.
+
+    Attributes:
+        spec: The validated spec.
+        source: The spec file.
+        log_dir: Where logs go (absolute).
+        data: The data spec to give tasks and ``vivid/*`` models: ``sample``, ``hf``, a URL, an
+            absolute path, or None for ``$VIVID_DATA``/``hf``.
+        human: The human scores file (absolute), if any.
+    """
+
+    spec: Spec
+    source: Path
+    log_dir: Path
+    data: str | None
+    human: Path | None
+
+
+def _model_class(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside ``Annotated[...]``, ``X | None`` or ``list[X]``, if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_class(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _section(loc: tuple[PathPart, ...]) -> type[BaseModel] | None:
+    """The spec section (pydantic model) that holds the last key of ``loc``."""
+    current: type[BaseModel] | None = Spec
+    for part in loc[:-1]:
+        if isinstance(part, int) or current is None:
+            continue
+        field = current.model_fields.get(part)
+        current = _model_class(field.annotation) if field is not None else None
+    return current
+
+
+def _message(error: ErrorDetails) -> str:
+    loc = tuple(error["loc"])
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        section = _section(loc)
+        allowed = f"; expected one of: {', '.join(field_names(section))}" if section else ""
+        return f"unknown key{allowed}"
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "model_type" and "models" in loc:
+        return "expected a model name (provider/model) or a mapping with a 'model' key"
+    if kind == "model_type":
+        return "expected a mapping"
+    if kind == "string_pattern_mismatch":
+        return (
+            f"{error['input']!r} is not a valid name: use letters, digits, '_', '.' and '-' "
+            "(names become folder names)"
+        )
+    message = error["msg"].removeprefix("Value error, ")
+    return (
+        f"{message} (got {error['input']!r})"
+        if kind.endswith("_type") or kind.startswith("string_")
+        else message
+    )
+
+
+def _type_problems(error: ValidationError) -> list[Problem]:
+    return [Problem(tuple(e["loc"]), _message(e)) for e in error.errors()]
+
+
+def _valid(model: type[BaseModel], raw: Any) -> Any:
+    if isinstance(raw, dict):
+        # unknown keys are reported already; checking the rest finds the part's other problems
+        raw = {key: value for key, value in raw.items() if key in model.model_fields}
+    try:
+        return model.model_validate(raw)
+    except ValidationError:
+        return None
+
+
+def _part_problems(raw: dict[str, Any], base_dir: Path) -> list[Problem]:
+    """Project checks of the well-typed parts of a spec that has type errors elsewhere."""
+    raw_runs = raw.get("runs") if isinstance(raw.get("runs"), list) else []
+    raw_judges = raw.get("judges") if isinstance(raw.get("judges"), list) else []
+    runs = [(i, block) for i, item in enumerate(raw_runs) if (block := _valid(RunBlock, item)) is not None]
+    judges = [(i, judge) for i, item in enumerate(raw_judges) if (judge := _valid(Judge, item)) is not None]
+    panel = _valid(Panel, raw["panel"]) if raw.get("panel") is not None else None
+    return check_parts(
+        base_dir,
+        runs=runs,
+        judges=judges,
+        panel=panel,
+        data=raw.get("data") if isinstance(raw.get("data"), str) else None,
+        human=raw.get("human") if isinstance(raw.get("human"), str) else None,
+        complete=len(runs) == len(raw_runs) and len(judges) == len(raw_judges),
+    )
+
+
+def _resolve_data(data: str | None, base_dir: Path) -> str | None:
+    if data is None or data in BUILTIN_DATA or is_url(data):
+        return data
+    return str((base_dir / data).resolve())
+
+
+def load_spec(path: str | Path, *, log_dir: str | Path | None = None) -> LoadedSpec:
+    """Read and validate a spec file.
+
+    Args:
+        path: The YAML spec.
+        log_dir: Use this log folder instead of the spec's ``log_dir`` (relative to the current
+            folder, as a command-line option is).
+
+    Returns:
+        The spec with resolved paths.
+
+    Raises:
+        SpecError: The spec has problems; the message lists each with its YAML path and line.
+    """
+    source = read_yaml(path)
+    base_dir = source.path.resolve().parent
+    try:
+        spec = Spec.model_validate(source.data)
+    except ValidationError as error:
+        problems = _type_problems(error)
+        seen = {(p.path, p.message) for p in problems}
+        problems += [p for p in _part_problems(source.data, base_dir) if (p.path, p.message) not in seen]
+    else:
+        problems = check_spec(spec, base_dir)
+    if problems:
+        located = [Problem(p.path, p.message, p.line or source.line(p.path)) for p in problems]
+        raise SpecError(located, str(path))
+    return LoadedSpec(
+        spec=spec,
+        source=source.path.resolve(),
+        log_dir=Path(log_dir).resolve() if log_dir is not None else (base_dir / spec.log_dir).resolve(),
+        data=_resolve_data(spec.data, base_dir),
+        human=(base_dir / spec.human).resolve() if spec.human else None,
+    )

@@ -1,0 +1,105 @@
+"""The models of a spec and their generation options, all created before anything runs.
+
+A model that cannot be created (its provider's API key is not in the environment, its package is
+not installed) stops the run before the first call, with every such model listed at its YAML
+path, instead of failing half-way through.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_ai.model import GenerateConfig, Model, get_model
+from rich.text import Text
+
+from vivid_inspect.runner.cells import resolved_judge, resolved_model, split_model_args
+from vivid_inspect.runner.load import LoadedSpec
+from vivid_inspect.runner.problems import Problem, SetupError
+from vivid_inspect.runner.spec import Judge, ModelEntry, Spec
+
+
+def shared_config(spec: Spec) -> dict[str, Any]:
+    """Generation options the spec sets for every model: concurrency, batch mode, API retries."""
+    options = {
+        "max_connections": spec.concurrency.max_connections,
+        "batch": spec.batch,
+        "max_retries": spec.retries.max_retries,
+        "timeout": spec.retries.timeout,
+    }
+    return {key: value for key, value in options.items() if value is not None}
+
+
+def generate_config(spec: Spec, overrides: dict[str, Any]) -> GenerateConfig:
+    """The spec-wide options with a block's or judge's own ``generate`` options on top."""
+    return GenerateConfig.model_validate({**shared_config(spec), **overrides})
+
+
+def model_key(entry: ModelEntry) -> str:
+    """Entries with equal keys are the same model."""
+    return repr((entry.model, sorted(entry.model_args.items())))
+
+
+def make_model(entry: ModelEntry, config: GenerateConfig | None = None) -> Model:
+    """Create a model from a spec entry (``base_url`` in ``model_args`` goes to ``get_model``)."""
+    base_url, args = split_model_args(entry.model_args)
+    return get_model(entry.model, base_url=base_url, config=config or GenerateConfig(), **args)
+
+
+def make_judge_model(spec: Spec, judge: Judge) -> Model:
+    """A judge's model with its generation options (on top of the spec-wide ones)."""
+    entry = ModelEntry(model=judge.model, model_args=judge.model_args)
+    return make_model(entry, generate_config(spec, judge.generate))
+
+
+@dataclass(frozen=True)
+class Models:
+    """Every model of a spec.
+
+    Attributes:
+        generation: Generation models by :func:`model_key` of their resolved entry.
+        judges: Judge models by judge name.
+    """
+
+    generation: dict[str, Model]
+    judges: dict[str, Model]
+
+
+def _reason(error: Exception) -> str:
+    # Inspect's prerequisite messages carry rich markup; the plain text reads better here.
+    return " ".join(Text.from_markup(str(error)).plain.split())
+
+
+def build_models(loaded: LoadedSpec) -> Models:
+    """Create every generation and judge model of a spec.
+
+    Args:
+        loaded: The spec.
+
+    Returns:
+        The models.
+
+    Raises:
+        SetupError: Models that cannot be created, each at its YAML path with the reason.
+    """
+    spec = loaded.spec
+    generation: dict[str, Model] = {}
+    judges: dict[str, Model] = {}
+    problems: list[Problem] = []
+    for i, block in enumerate(spec.runs):
+        for j, entry in enumerate(block.models):
+            resolved = resolved_model(entry, loaded.data)
+            key = model_key(resolved)
+            if key not in generation:
+                try:
+                    generation[key] = make_model(resolved)
+                except Exception as error:  # noqa: BLE001 - every model's problem is reported
+                    problems.append(Problem(("runs", i, "models", j), f"{entry.model}: {_reason(error)}"))
+    for i, judge in enumerate(spec.judges):
+        try:
+            judges[judge.name] = make_judge_model(spec, resolved_judge(judge, loaded.data))
+        except Exception as error:  # noqa: BLE001
+            problems.append(Problem(("judges", i), f"{judge.model}: {_reason(error)}"))
+    if problems:
+        raise SetupError(problems, str(loaded.source))
+    return Models(generation, judges)

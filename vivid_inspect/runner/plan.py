@@ -1,0 +1,298 @@
+"""``vivid plan``: what a run would do, without doing it.
+
+Every generation, judge and panel cell with its status (done, or to run), the calls still to
+make per model, tokens estimated from the real prompts rendered on the real items, and a cost
+when the spec gives prices. Nothing is called; existing logs are only read.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import anyio
+from inspect_ai.dataset import Sample
+
+from vivid_inspect.data import VividDataError
+from vivid_inspect.runner.catalog import render_task_prompt
+from vivid_inspect.runner.cells import GenerationCell, JudgeCell, PanelCell, config_hash
+from vivid_inspect.runner.generate import reuse_conflicts
+from vivid_inspect.runner.judging import is_current, read_judged
+from vivid_inspect.runner.layout import (
+    FoundLog,
+    foreign_logs,
+    judged_path,
+    latest_log,
+    read_generation_logs,
+    relative,
+)
+from vivid_inspect.runner.load import LoadedSpec
+from vivid_inspect.runner.prepare import Prepared, PreparedBlock, prepare, task_key
+from vivid_inspect.runner.spec import Price
+from vivid_inspect.scorers.judge import STRATEGIES
+from vivid_inspect.scorers.judge_prompts import render_judge_prompt
+
+CHARS_PER_TOKEN = 3.5
+"""Rough characters per token. Vietnamese tokenizes denser than English on most tokenizers, so
+treat input estimates as indicative (within a factor of about 1.5), not as a bill."""
+
+FULL_DATA_ROWS = 1636
+"""Rows of the published VIVID data (the paper), for counts when the data cannot be read."""
+
+Role = Literal["generation", "judge", "panel"]
+
+
+def tokens(text: str) -> int:
+    """Estimated tokens of a text."""
+    return max(1, round(len(text) / CHARS_PER_TOKEN))
+
+
+@dataclass(frozen=True)
+class CellPlan:
+    """One cell of the plan.
+
+    Attributes:
+        role: ``generation``, ``judge`` or ``panel``.
+        label: What the cell is.
+        model: The model called (empty for a panel).
+        items: Items per epoch.
+        calls: Calls the cell makes when run (one per item and epoch).
+        max_calls: Calls with every judge retry used.
+        input_tokens: Estimated prompt tokens of those calls.
+        output_tokens: Output tokens at most (``max_tokens`` per call).
+        price: The model's price, if the spec gives one.
+        done: The cell's output exists and is current: a run makes none of its calls.
+    """
+
+    role: Role
+    label: str
+    model: str
+    items: int
+    calls: int
+    max_calls: int
+    input_tokens: int
+    output_tokens: int
+    price: Price | None
+    done: bool
+
+    @property
+    def cost(self) -> float | None:
+        """US dollars for the cell's calls, when priced."""
+        if self.price is None:
+            return None
+        return (self.input_tokens * self.price.input + self.output_tokens * self.price.output) / 1e6
+
+
+@dataclass(frozen=True)
+class ModelTotal:
+    """Calls still to make for one model in one role."""
+
+    model: str
+    role: Role
+    calls: int = 0
+    max_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = None
+
+
+@dataclass
+class Plan:
+    """The whole plan of a spec."""
+
+    loaded: LoadedSpec
+    cells: list[CellPlan] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def totals(self) -> list[ModelTotal]:
+        """Per (model, role), the calls, tokens and cost of cells not yet done."""
+        totals: dict[tuple[str, Role], ModelTotal] = {}
+        for cell in self.cells:
+            if cell.done or cell.role == "panel":
+                continue
+            key = (cell.model, cell.role)
+            old = totals.get(key, ModelTotal(cell.model, cell.role))
+            cost = (
+                None
+                if old.cost is None and (old.calls or cell.cost is None)
+                else (old.cost or 0) + (cell.cost or 0)
+            )
+            totals[key] = ModelTotal(
+                cell.model,
+                cell.role,
+                old.calls + cell.calls,
+                old.max_calls + cell.max_calls,
+                old.input_tokens + cell.input_tokens,
+                old.output_tokens + cell.output_tokens,
+                cost,
+            )
+        return list(totals.values())
+
+
+def _mean_tokens(texts: list[str]) -> float:
+    return statistics.fmean(tokens(text) for text in texts) if texts else 0.0
+
+
+def _items(samples: list[Sample]) -> list[tuple[str, str]]:
+    return [(str(s.metadata["idiom"]), str(s.metadata["meaning"])) for s in samples if s.metadata]
+
+
+def _generation_cells(
+    prepared: Prepared, block: PreparedBlock, counts: dict[int, int], logs: list[FoundLog]
+) -> tuple[list[CellPlan], dict[GenerationCell, FoundLog]]:
+    run_block = prepared.loaded.spec.runs[block.index]
+    plans: list[CellPlan] = []
+    found: dict[GenerationCell, FoundLog] = {}
+    for cell in block.cells:
+        key = task_key(cell)
+        items = counts.get(block.index, block.item_count(cell))
+        calls = items * run_block.epochs
+        prompt = _mean_tokens(
+            [render_task_prompt(cell.task, cell.args, idiom) for idiom, _ in _items(block.samples[key])]
+        )
+        max_tokens = run_block.generate.get("max_tokens") or block.tasks[key].config.max_tokens or 1024
+        log = latest_log(cell, logs)
+        done = bool(
+            log
+            and log.header.status == "success"
+            and log.header.results
+            and log.header.results.total_samples >= calls
+        )
+        if log and done:
+            found[cell] = log
+        plans.append(
+            CellPlan(
+                "generation",
+                cell.label,
+                cell.model.model,
+                items,
+                calls,
+                calls,
+                round(prompt * calls),
+                max_tokens * calls,
+                cell.model.price,
+                done,
+            )
+        )
+    return plans, found
+
+
+def _judge_plan(cell: JudgeCell, block: PreparedBlock, items: int, epochs: int, done: bool) -> CellPlan:
+    template = STRATEGIES[cell.judge.strategy].template
+    # The explanation is not known before generation; the reference meaning stands in for it.
+    samples = _items(block.samples[task_key(cell.generation)])
+    prompt = _mean_tokens(
+        [render_judge_prompt(template, idiom=i, reference=m, candidate=m) for i, m in samples]
+    )
+    calls = items * epochs
+    label = f"{cell.judge.name} ({cell.judge.strategy}) × {cell.generation.label}"
+    return CellPlan(
+        "judge",
+        label,
+        cell.judge.model,
+        items,
+        calls,
+        calls * (1 + cell.judge.retries),
+        round(prompt * calls),
+        cell.max_tokens * calls,
+        cell.judge.price,
+        done,
+    )
+
+
+async def _judged_done(prepared: Prepared, cell: JudgeCell, log: FoundLog | None) -> bool:
+    if log is None:
+        return False
+    log_dir = prepared.loaded.log_dir
+    record = await read_judged(judged_path(log_dir, cell.judge.name, log.path))
+    return is_current(record, log.header, relative(log_dir, log.path), config_hash(cell.config))
+
+
+def _prepare_for_plan(loaded: LoadedSpec, notes: list[str]) -> tuple[Prepared, dict[int, int]]:
+    try:
+        return prepare(loaded), {}
+    except VividDataError as error:
+        reason = str(error).splitlines()[0]
+        reason = reason if len(reason) <= 160 else reason[:157] + "..."
+        notes.append(
+            f"data {loaded.data or '(default)'} could not be read ({reason}); counts use the spec's "
+            f"numbers, or {FULL_DATA_ROWS:,} items (the published data) where it names none; token "
+            "estimates use the bundled sample's prompts"
+        )
+    # Prompts come from the bundled sample, so every item of it serves: the spec's own
+    # selection (ids of the real data) need not exist there.
+    runs = [
+        block.model_copy(update={"limit": None, "sample_ids": None, "sample": None})
+        for block in loaded.spec.runs
+    ]
+    prepared = prepare(replace(loaded, spec=loaded.spec.model_copy(update={"runs": runs})), data="sample")
+    counts = {}
+    for block in prepared.blocks:
+        run_block = loaded.spec.runs[block.index]
+        counts[block.index] = (
+            run_block.sample.n
+            if run_block.sample
+            else len(run_block.sample_ids)
+            if run_block.sample_ids
+            else run_block.limit or FULL_DATA_ROWS
+        )
+    return prepared, counts
+
+
+def make_plan(loaded: LoadedSpec) -> Plan:
+    """Work out every cell of a spec, its status and its calls.
+
+    Args:
+        loaded: The validated spec.
+
+    Returns:
+        The plan. When the data cannot be read (``hf`` offline), counts come from the spec and
+        the published data size, and the plan's notes say so.
+
+    Raises:
+        SpecError: A listed item id is not in the data.
+    """
+    plan = Plan(loaded)
+    prepared, counts = _prepare_for_plan(loaded, plan.notes)
+    foreign = foreign_logs(loaded.log_dir, list(prepared.cells.generations))
+    if foreign:
+        plan.notes.append(
+            f"{len(foreign)} log(s) in {loaded.log_dir / 'generations'} belong to no cell of this spec "
+            "(another spec, or a cell since removed); the report reads them too"
+        )
+    if not counts:  # items known (not estimated from the bundled sample)
+        plan.notes += [f"a run would refuse to start: {p.render()}" for p in reuse_conflicts(prepared)]
+    logs = read_generation_logs(loaded.log_dir)
+    blocks = {block.index: block for block in prepared.blocks}
+    found: dict[GenerationCell, FoundLog] = {}
+    for block in prepared.blocks:
+        cells, block_found = _generation_cells(prepared, block, counts, logs)
+        plan.cells += cells
+        found.update(block_found)
+    judged_done: dict[JudgeCell, bool] = {}
+    for cell in prepared.cells.judges:
+        block = blocks[cell.generation.block]
+        items = counts.get(block.index, block.item_count(cell.generation))
+        judged_done[cell] = anyio.run(_judged_done, prepared, cell, found.get(cell.generation))
+        plan.cells.append(
+            _judge_plan(cell, block, items, loaded.spec.runs[block.index].epochs, judged_done[cell])
+        )
+    for panel in prepared.cells.panels:
+        block = blocks[panel.generation.block]
+        items = counts.get(block.index, block.item_count(panel.generation))
+        done = all(judged_done[member] for member in panel.members) and anyio.run(
+            _panel_done, prepared, panel, found.get(panel.generation)
+        )
+        members = ", ".join(panel.panel.members)
+        label = f"{panel.panel.name} ({panel.panel.aggregate} of {members}) × {panel.generation.label}"
+        plan.cells.append(CellPlan("panel", label, "", items, 0, 0, 0, 0, None, done))
+    return plan
+
+
+async def _panel_done(prepared: Prepared, panel: PanelCell, log: FoundLog | None) -> bool:
+    if log is None:
+        return False
+    log_dir = prepared.loaded.log_dir
+    record = await read_judged(judged_path(log_dir, panel.panel.name, log.path))
+    return is_current(record, None, relative(log_dir, log.path), config_hash(panel.config))

@@ -1,0 +1,139 @@
+"""The judge phase: every judge cell, then every panel cell, a few cells at a time.
+
+Judge cells of different (generation × judge) pairs are independent, so several are scored at
+once (``concurrency.judge_cells``); each judge model's own ``max_connections`` still bounds its
+concurrent calls. A failed cell is reported and the others go on; its panel waits for a rerun.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+from inspect_ai._util._async import configured_async_backend
+from inspect_ai.model import Model
+
+from vivid_inspect.runner.cells import JUDGED_DIR, GenerationCell, JudgeCell, PanelCell
+from vivid_inspect.runner.generate import GenerationResult
+from vivid_inspect.runner.judging import JudgedResult, read_judged, run_judge_cell
+from vivid_inspect.runner.panel import run_panel_cell
+from vivid_inspect.runner.prepare import Prepared
+from vivid_inspect.runner.progress import Progress
+
+
+def _failed(name: str, generation_log: Path | None, error: BaseException | str) -> JudgedResult:
+    message = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    return JudgedResult(name, generation_log or Path(), Path(), "failed", message)
+
+
+async def prune_orphans(log_dir: Path) -> list[Path]:
+    """Delete judged logs whose generation log is gone.
+
+    ``eval_set`` replaces a generation log when it resumes it (after a crash, or when a run
+    block asks for more items); the judged copies of the old file would otherwise be read by
+    the report beside those of the new one.
+
+    Args:
+        log_dir: The spec's log folder.
+
+    Returns:
+        The files deleted.
+    """
+    removed = []
+    for path in sorted((log_dir / JUDGED_DIR).glob("*/*.eval")):
+        record = await read_judged(path)
+        if record is not None and not (log_dir / str(record.get("generation_log", ""))).is_file():
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
+async def _judge_all(
+    prepared: Prepared,
+    generations: dict[GenerationCell, GenerationResult],
+    models: dict[str, Model],
+    progress: Progress,
+) -> list[JudgedResult]:
+    loaded = prepared.loaded
+    removed = await prune_orphans(loaded.log_dir)
+    if removed:
+        progress.note(f"removed {len(removed)} judged log(s) of generation logs that eval_set replaced")
+    limiter = anyio.CapacityLimiter(loaded.spec.concurrency.judge_cells)
+    finished: dict[JudgeCell, JudgedResult] = {}
+
+    async def judge_one(cell: JudgeCell) -> None:
+        generation = generations[cell.generation]
+        if not generation.done or generation.log is None:
+            reason = f"{cell.generation.label} has no complete log"
+            finished[cell] = _failed(cell.judge.name, generation.log, reason)
+            progress.cell_done("judge", ok=False)
+            return
+        async with limiter:
+            try:
+                model = models[cell.judge.name]
+                result = await run_judge_cell(loaded.log_dir, cell, generation.log, model)
+            except Exception as error:  # noqa: BLE001 - reported per cell; other cells go on
+                result = _failed(cell.judge.name, generation.log, error)
+        finished[cell] = result
+        progress.cell_done("judge", ok=result.ok)
+        if result.status == "scored":
+            progress.note(f"{cell.judge.name} judged {cell.generation.label}")
+        elif result.status == "failed":
+            progress.error(f"{cell.judge.name} failed on {cell.generation.label}: {result.error}")
+
+    async with anyio.create_task_group() as group:
+        for cell in prepared.cells.judges:
+            group.start_soon(judge_one, cell)
+
+    results = [finished[cell] for cell in prepared.cells.judges]  # spec order, not finishing order
+    already = sum(1 for r in results if r.status == "done")
+    if already:
+        progress.note(f"{already} judge cell{'s' if already != 1 else ''} already done")
+    ok = {(r.name, r.generation_log) for r in results if r.ok}
+    for panel in prepared.cells.panels:
+        results.append(await _panel_one(prepared, panel, generations, ok, progress))
+    return results
+
+
+async def _panel_one(
+    prepared: Prepared,
+    cell: PanelCell,
+    generations: dict[GenerationCell, GenerationResult],
+    ok: set[tuple[str, Path]],
+    progress: Progress,
+) -> JudgedResult:
+    generation = generations[cell.generation]
+    missing = [m.judge.name for m in cell.members if (m.judge.name, generation.log) not in ok]
+    if generation.log is None or missing:
+        result = _failed(
+            cell.panel.name, generation.log, f"members without scores: {', '.join(missing) or 'all'}"
+        )
+    else:
+        try:
+            result = await run_panel_cell(prepared.loaded.log_dir, cell, generation.log)
+        except Exception as error:  # noqa: BLE001
+            result = _failed(cell.panel.name, generation.log, error)
+    progress.cell_done("panel", ok=result.ok)
+    if result.error:
+        progress.error(f"panel {cell.panel.name} not written for {cell.generation.label}: {result.error}")
+    return result
+
+
+def run_judges(
+    prepared: Prepared, generations: list[GenerationResult], models: dict[str, Model], progress: Progress
+) -> list[JudgedResult]:
+    """Run every judge and panel cell whose output is missing or out of date.
+
+    Args:
+        prepared: The prepared spec.
+        generations: Results of the generation phase (a cell without a complete log is skipped).
+        models: Judge models by judge name (:class:`~vivid_inspect.runner.models.Models`).
+        progress: Counts cells and calls.
+
+    Returns:
+        One result per judge cell, then one per panel cell.
+    """
+    if not prepared.cells.judges:
+        return []
+    by_cell = {result.cell: result for result in generations}
+    return anyio.run(_judge_all, prepared, by_cell, models, progress, backend=configured_async_backend())

@@ -1,0 +1,179 @@
+"""The experiment spec: what ``vivid run SPEC.yaml`` runs, as strict pydantic models.
+
+Every model forbids unknown keys and coerces nothing (``"3"`` is not an int), so a typo or a
+wrong type is a reported problem, never a silently ignored setting. Checks that need more than
+one field or knowledge of the project (task parameters, providers, files) live in
+:mod:`vivid_inspect.runner.checks`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator
+
+Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=80)]
+"""A name that is also safe as a folder name: letters, digits, ``_ . -``."""
+
+Aggregate = Literal["mean", "median", "majority"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Price(_Strict):
+    """Price of a model in US dollars per million tokens, for ``vivid plan``'s cost estimate."""
+
+    input: Annotated[float, Field(ge=0)]
+    output: Annotated[float, Field(ge=0)]
+
+
+def _batch(value: Any) -> bool | int | None:
+    # One message for the union, instead of one per branch that failed.
+    if value is None or isinstance(value, bool) or (isinstance(value, int) and value >= 1):
+        return value
+    raise ValueError(f"expected true, false or a batch size (a whole number, at least 1), got {value!r}")
+
+
+Batch = Annotated[bool | int | None, PlainValidator(_batch)]
+"""Provider batch mode: ``true``, or the number of requests per batch."""
+
+
+def _model_shorthand(value: Any) -> Any:
+    # `- openai/gpt-4o` is shorthand for `- model: openai/gpt-4o`
+    return {"model": value} if isinstance(value, str) else value
+
+
+class ModelEntry(_Strict):
+    """A model to generate with: ``provider/name`` plus its model arguments.
+
+    ``model_args`` go to the provider (``base_url`` of a running server, vLLM launch options,
+    ``data`` of the ``vivid/*`` baselines). API keys never go here: providers read them from
+    the environment.
+    """
+
+    model: str
+    model_args: dict[str, Any] = Field(default_factory=dict)
+    price: Price | None = None
+
+
+ModelItem = Annotated[ModelEntry, BeforeValidator(_model_shorthand)]
+
+
+class StratifiedSample(_Strict):
+    """``n`` items drawn per theme in proportion to its size (at least one per theme), seeded."""
+
+    n: Annotated[int, Field(ge=1)]
+    by: Literal["theme"] = "theme"
+    seed: int = 0
+
+
+class RunBlock(_Strict):
+    """One matrix of generation cells: every task × prompt × model, on the same items.
+
+    Attributes:
+        tasks: VIVID tasks (``explain``, ``topic``, ``traits``).
+        models: Models to generate with.
+        prompts: Values of the tasks' ``prompt`` parameter to cross with (explain:
+            ``zero_shot``/``few_shot``); omitted means the task default.
+        task_args: Further task parameters, given to every task of the block.
+        generate: Inspect generation options (``temperature``, ``max_tokens``, ...); they
+            override the task's own defaults.
+        limit: First ``limit`` items only.
+        sample_ids: These items only.
+        sample: A stratified random sample of items.
+        epochs: How many times each item is generated.
+    """
+
+    name: Name | None = None
+    tasks: Annotated[list[str], Field(min_length=1)]
+    models: Annotated[list[ModelItem], Field(min_length=1)]
+    prompts: Annotated[list[str], Field(min_length=1)] | None = None
+    task_args: dict[str, Any] = Field(default_factory=dict)
+    generate: dict[str, Any] = Field(default_factory=dict)
+    limit: Annotated[int, Field(ge=1)] | None = None
+    sample_ids: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)] | None = None
+    sample: StratifiedSample | None = None
+    epochs: Annotated[int, Field(ge=1)] = 1
+
+
+class Judge(_Strict):
+    """An LLM judge applied to every explanation: a strategy and the model that plays it.
+
+    Attributes:
+        name: Unique name; its judged logs go to ``<log_dir>/judged/<name>/``.
+        strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect``.
+        model: The judge model, ``provider/name``.
+        model_args: Provider arguments, e.g. ``base_url`` of a vLLM or OpenAI-compatible server.
+        generate: Generation options of the judge (e.g. ``max_tokens`` for a reasoning judge).
+        retries: How many times the judge is asked again after an unreadable reply.
+        price: For the cost estimate.
+    """
+
+    name: Name
+    strategy: str
+    model: str
+    model_args: dict[str, Any] = Field(default_factory=dict)
+    generate: dict[str, Any] = Field(default_factory=dict)
+    retries: Annotated[int, Field(ge=0)] = 1
+    price: Price | None = None
+
+
+class Panel(_Strict):
+    """One extra score per item that aggregates several judges' scores; each keeps its own."""
+
+    name: Name
+    members: Annotated[list[str], Field(min_length=2)]
+    aggregate: Aggregate
+
+
+class Concurrency(_Strict):
+    """How much runs at once. ``max_connections`` is per model (Inspect's setting)."""
+
+    max_connections: Annotated[int, Field(ge=1)] | None = None
+    max_tasks: Annotated[int, Field(ge=1)] | None = None
+    max_samples: Annotated[int, Field(ge=1)] | None = None
+    judge_cells: Annotated[int, Field(ge=1)] = 4
+
+
+class Retries(_Strict):
+    """What is retried, and how often.
+
+    Attributes:
+        attempts: Times a failed generation task is run again (Inspect ``retry_attempts``).
+        wait: Seconds before such a retry (Inspect ``retry_wait``).
+        on_error: Times a sample that errored is run again (Inspect ``retry_on_error``).
+        max_retries: Times one model call is retried by Inspect after an API error.
+        timeout: Seconds before one model call is abandoned (and retried).
+    """
+
+    attempts: Annotated[int, Field(ge=0)] | None = None
+    wait: Annotated[float, Field(ge=0)] | None = None
+    on_error: Annotated[int, Field(ge=0)] | None = None
+    max_retries: Annotated[int, Field(ge=0)] | None = None
+    timeout: Annotated[int, Field(ge=1)] | None = None
+
+
+class Spec(_Strict):
+    """A whole experiment: generations, judges, an optional panel, human scores, settings.
+
+    Relative paths (``log_dir``, ``human``, a ``data`` file) are relative to the spec file.
+    """
+
+    name: Name
+    description: str | None = None
+    data: str | None = None
+    log_dir: str
+    runs: Annotated[list[RunBlock], Field(min_length=1)]
+    judges: list[Judge] = Field(default_factory=list)
+    panel: Panel | None = None
+    human: str | None = None
+    concurrency: Concurrency = Field(default_factory=Concurrency)
+    batch: Batch = None
+    retries: Retries = Field(default_factory=Retries)
+
+
+def field_names(model: type[BaseModel]) -> list[str]:
+    """The keys a spec section accepts, for 'unknown key' messages."""
+    return list(model.model_fields)
