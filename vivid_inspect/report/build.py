@@ -1,0 +1,216 @@
+"""``vivid report``: every table and figure of the paper from a folder of Inspect logs.
+
+:func:`write_report` reads the logs once (headers and sample summaries, see
+:mod:`vivid_inspect.report.logs`), builds the tables, prints them as markdown and writes the
+files. The same logs (and human file) give byte-identical files on every run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from vivid_inspect.report import paper, plots
+from vivid_inspect.report.humans import read_human_scores
+from vivid_inspect.report.judges import PAPER_JUDGE, choose_judge, judge_rows
+from vivid_inspect.report.logs import LogSet, read_logs
+from vivid_inspect.report.reliability import Reliability, build_reliability
+from vivid_inspect.report.render import (
+    Format,
+    Table,
+    parse_formats,
+    to_csv,
+    to_latex,
+    to_markdown,
+)
+from vivid_inspect.report.tables import (
+    AVERAGE,
+    THEME_COLUMNS,
+    TRAIT_COLUMNS,
+    counts,
+    table3,
+    table4,
+    table5,
+)
+from vivid_inspect.report.usage import usage_table
+
+DEFAULT_OUT = "report"
+REPORT_MD = "report.md"
+
+
+@dataclass(frozen=True)
+class Report:
+    """A built report.
+
+    Attributes:
+        markdown: Every table as markdown, as the CLI prints it.
+        files: Files written, in the order written.
+        tables: The tables, in report order.
+    """
+
+    markdown: str
+    files: list[Path] = field(default_factory=list)
+    tables: tuple[Table, ...] = ()
+
+    def table(self, name: str) -> Table:
+        """The table with this name (``table1_judges``, ``table3_themes``, ...)."""
+        for table in self.tables:
+            if table.name == name:
+                return table
+        raise ValueError(f"no table {name!r} in the report; have {', '.join(t.name for t in self.tables)}")
+
+
+def write_report(
+    log_dir: str | os.PathLike[str],
+    *,
+    out_dir: str | os.PathLike[str] | None = None,
+    human: str | os.PathLike[str] | None = None,
+    formats: Sequence[str] | str = ("md", "csv"),
+    judge: str | None = None,
+    human_generation: str | None = None,
+    figures: bool = True,
+) -> Report:
+    """Build the report from a log folder and write it.
+
+    Args:
+        log_dir: Folder searched recursively for ``.eval``/``.json`` logs (the output folder
+            is left out).
+        out_dir: Where files go; default ``<log_dir>/report``.
+        human: Human scores CSV (``id, score[, annotator]``) for Table 1, or None.
+        formats: Any of ``md`` (``report.md``), ``csv`` and ``tex`` (one file per table).
+        judge: ``NAME`` or ``NAME@MODEL`` of the judge for Tables 3 and 4 (default: the
+            aspect-based judge, or the only judge).
+        human_generation: Substring of the generation log's path the human scores belong to
+            (default: the generation judged by the most judges).
+        figures: Also write the PNG figures.
+
+    Returns:
+        The report: its markdown and the files written.
+
+    Raises:
+        ValueError: Unknown format, a log folder that does not exist, a ``judge`` or
+            ``human_generation`` that matches nothing.
+        vivid_inspect.report.humans.HumanScoresError: The human scores file is invalid.
+    """
+    chosen_formats = parse_formats(formats)
+    root = Path(log_dir)
+    out = Path(out_dir) if out_dir is not None else root / DEFAULT_OUT
+    humans = read_human_scores(human) if human is not None else None
+    logset = read_logs(root, exclude=[out])
+    tables, reliability = build_tables(logset, humans=humans, judge=judge, human_generation=human_generation)
+    markdown = _markdown(logset, tables, human is not None)
+    out.mkdir(parents=True, exist_ok=True)
+    files = _write(out, tables, markdown, chosen_formats)
+    if figures:
+        files.extend(_figures(out, tables, reliability))
+    return Report(markdown=markdown, files=files, tables=tables)
+
+
+def build_tables(
+    logset: LogSet,
+    *,
+    humans: pd.DataFrame | None = None,
+    judge: str | None = None,
+    human_generation: str | None = None,
+) -> tuple[tuple[Table, ...], Reliability]:
+    """Every table of the report, in order, from logs already read.
+
+    Args:
+        logset: The logs.
+        humans: Human scores (as from ``read_human_scores``), or None.
+        judge: Judge for Tables 3 and 4 (see :func:`vivid_inspect.report.judges.choose_judge`).
+        human_generation: Substring choosing the generation of Table 1.
+
+    Returns:
+        The tables and the reliability results (agreements for the figures).
+    """
+    rows = judge_rows(logset.scores[logset.scores["task"] == "explain"])
+    reliability = build_reliability(rows, humans, generation=human_generation)
+    chosen, why = choose_judge(rows, judge)
+    t3, t4, t5 = table3(rows, chosen, why), table4(rows, chosen, why), table5(logset.scores)
+    comparisons = _comparisons(reliability.tables[0], t3, t4, t5)
+    return (*reliability.tables, t3, t4, t5, *comparisons, counts(logset.scores), usage_table(logset)), reliability
+
+
+def _comparisons(t1: Table, t3: Table, t4: Table, t5: Table) -> list[Table]:
+    judges = t1.frame[t1.frame["strategy"] != ""]
+    ours1 = judges.rename(columns={"judge_model": "model_name"})
+    ours1 = ours1.assign(model=ours1["model_name"], prompt=ours1["strategy"])
+    matched = [paper.paper_model(str(m)) == PAPER_JUDGE for m in ours1["model"]]
+    human_rows = t1.frame[t1.frame["judge"] == "human"]
+    if any(matched) and not human_rows.empty:
+        human = human_rows.assign(model=PAPER_JUDGE, prompt="human")
+        ours1 = pd.concat([human, ours1], ignore_index=True)
+    t5_paper = t5.frame[t5.frame["shots"].fillna(3) == 3]
+    specs = [
+        ("table1", "Table 1", ours1, "prompt", ["mean", "kappa"], 3),
+        ("table3", "Table 3", t3.frame, "prompt", [*THEME_COLUMNS.values(), AVERAGE], 2),
+        ("table4", "Table 4", t4.frame, "prompt", list(TRAIT_COLUMNS), 2),
+        ("table5", "Table 5", t5_paper, None, ["topic", "traits"], 3),
+    ]
+    tables = []
+    for name, title, ours, prompt, columns, decimals in specs:
+        frame = paper.compare(name, ours, model="model", prompt=prompt, columns=columns)
+        if name == "table1":
+            # The human row's kappa is 1 by definition on both sides; its mean is worth comparing.
+            frame = frame[~((frame["prompt"] == "human") & (frame["column"] == "kappa"))].reset_index(drop=True)
+            frame.loc[frame["prompt"] == "human", "model"] = "humans"
+        if frame.empty:
+            continue
+        notes = ("diff = ours - paper; only models (and judge models) the paper evaluated",)
+        tables.append(Table(f"{name}_vs_paper", f"{title}: ours beside the paper's", frame, decimals=decimals, notes=notes))
+    return tables
+
+
+def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool) -> str:
+    by_task: dict[str, int] = {}
+    for ref in logset.logs:
+        by_task[ref.task] = by_task.get(ref.task, 0) + 1
+    judged = sum(1 for ref in logset.logs if ref.vivid_judge is not None)
+    lines = ["# VIVID report", ""]
+    if not logset.logs:
+        lines.append("- no Inspect logs found")
+    else:
+        tasks = ", ".join(f"{task} {n}" for task, n in sorted(by_task.items()))
+        lines.append(f"- logs read: {len(logset.logs)} ({tasks}; {judged} of them judged copies of a generation)")
+    incomplete = sorted(ref.rel for ref in logset.logs if not ref.complete)
+    if incomplete:
+        lines.append(f"- incomplete logs (their completed samples are used, rows flagged): {', '.join(incomplete)}")
+    for skipped in logset.skipped:
+        lines.append(f"- skipped (unreadable): {skipped}")
+    if not has_humans:
+        lines.append("- no human scores: pass --human FILE for the agreement statistics of Table 1")
+    lines.append("")
+    return "\n".join(lines) + "\n" + "\n".join(to_markdown(table) for table in tables)
+
+
+def _write(out: Path, tables: tuple[Table, ...], markdown: str, formats: tuple[Format, ...]) -> list[Path]:
+    files: list[Path] = []
+    if "md" in formats:
+        files.append(_write_text(out / REPORT_MD, markdown))
+    for table in tables:
+        if "csv" in formats:
+            files.append(_write_text(out / f"{table.name}.csv", to_csv(table)))
+        if "tex" in formats:
+            files.append(_write_text(out / f"{table.name}.tex", to_latex(table)))
+    return files
+
+
+def _write_text(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8", newline="\n")
+    return path
+
+
+def _figures(out: Path, tables: tuple[Table, ...], reliability: Reliability) -> list[Path]:
+    by_name = {table.name: table for table in tables}
+    drawn = [
+        plots.theme_heatmap(by_name["table3_themes"].frame, out / "themes_heatmap.png"),
+        plots.trait_bars(by_name["table4_traits"].frame, out / "traits_bars.png"),
+        plots.agreement_plot(reliability.agreements, out / "judge_agreement.png"),
+        plots.confusion_plot(reliability.agreements, out / "judge_confusion.png"),
+    ]
+    return [path for path in drawn if path is not None]

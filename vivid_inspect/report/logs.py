@@ -1,0 +1,392 @@
+"""A log folder as one tidy frame: a row per (log, sample, epoch, scorer), read from summaries only.
+
+Only log headers and sample summaries are read (never full samples): a summary holds the score
+values, small score metadata (``judge_model``, ``strategy``, ``parse_status``, ``lenient_correct``)
+and small sample metadata (``theme``, ``traits``), which is all the tables need. The summaries are
+read as plain JSON (``summaries.json``, or the journal of a log still running, inside the ``.eval``
+zip): Inspect's ``read_eval_log_sample_summaries`` validates each one into a pydantic model and
+re-shortens every string, which took 2.3 s per judged log of 1,636 items against 0.1 s this way.
+
+Judges: a scorer of an explanation log named ``judge_*`` (or ``lexical``) is a judge. A log the
+runner wrote by judging a generation again carries eval metadata ``vivid_judge`` = ``{name,
+strategy, model, generation_log}``; there only the scorer of that judge counts (any other judge
+columns are copies from the generation log, which is read on its own). Elsewhere the judge's name
+is the scorer's name and its model the score metadata ``judge_model``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import ModelUsage
+from inspect_ai.scorer import value_to_float
+
+JUDGE_PREFIX = "judge_"
+LEXICAL = "lexical"
+VIVID_JUDGE_KEY = "vivid_judge"
+CLASSIFICATION_TASKS = ("topic", "traits")
+
+# Inspect's own rule for .json log names (an ISO timestamp first); .eval files are always logs.
+_JSON_LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
+_to_float = value_to_float()
+
+SCORE_COLUMNS: tuple[str, ...] = (
+    "log",
+    "generation",
+    "task",
+    "model",
+    "prompt",
+    "shots",
+    "status",
+    "created",
+    "id",
+    "epoch",
+    "theme",
+    "traits",
+    "scorer",
+    "judge",
+    "judge_model",
+    "strategy",
+    "value",
+    "unscored",
+    "error",
+    "parse_status",
+    "retried",
+    "lenient",
+)
+"""Columns of :attr:`LogSet.scores`."""
+
+
+@dataclass(frozen=True)
+class LogRef:
+    """What the report needs from one log header.
+
+    Attributes:
+        path: The log file.
+        rel: Its path relative to the log folder (POSIX), used as its name in the report.
+        task: Task name without the package prefix (``explain``, ``topic``, ``traits``, ...).
+        model: The model under test (``log.eval.model``).
+        prompt: Explanation prompt style (``zero_shot``/``few_shot``); None for other tasks.
+        shots: Demonstrations of a classification task; None for other tasks.
+        status: ``success``, ``started``, ``error`` or ``cancelled``.
+        created: When the eval was created (ISO string), to order repeated runs.
+        vivid_judge: The runner's ``vivid_judge`` eval metadata, when this log is a judged copy.
+        generation: Key of the generation the samples come from (``rel`` of the generation log).
+        judge_model_role: Model bound to the ``grader`` role, when the header names one.
+        model_usage: Token usage per model (``log.stats.model_usage``).
+        role_usage: Token usage per model role (``log.stats.role_usage``).
+        epochs: Epochs the task ran.
+    """
+
+    path: Path
+    rel: str
+    task: str
+    model: str
+    prompt: str | None
+    shots: int | None
+    status: str
+    created: str
+    vivid_judge: dict[str, Any] | None
+    generation: str
+    judge_model_role: str | None
+    model_usage: dict[str, ModelUsage] = field(default_factory=dict)
+    role_usage: dict[str, ModelUsage] = field(default_factory=dict)
+    epochs: int = 1
+
+    @property
+    def complete(self) -> bool:
+        """Whether the eval finished successfully (every sample ran)."""
+        return self.status == "success"
+
+
+@dataclass(frozen=True)
+class LogSet:
+    """Every log under a folder and their scores.
+
+    Attributes:
+        root: The log folder.
+        logs: One entry per log read, sorted by relative path.
+        scores: One row per (log, sample, epoch, scorer); see :data:`SCORE_COLUMNS`.
+        skipped: Files that look like logs but could not be read, with the reason.
+    """
+
+    root: Path
+    logs: tuple[LogRef, ...]
+    scores: pd.DataFrame
+    skipped: tuple[str, ...] = ()
+
+
+def find_log_files(log_dir: str | os.PathLike[str], *, exclude: Iterable[str | os.PathLike[str]] = ()) -> list[Path]:
+    """Every Inspect log file under a folder, recursively, in sorted order.
+
+    Args:
+        log_dir: The folder.
+        exclude: Folders to leave out (the report's own output folder).
+
+    Returns:
+        ``.eval`` files and ``.json`` files named the way Inspect names logs, sorted by path.
+
+    Raises:
+        ValueError: If ``log_dir`` is not a folder.
+    """
+    root = Path(log_dir)
+    if not root.is_dir():
+        raise ValueError(f"log folder {str(root)!r} does not exist or is not a folder")
+    excluded = {Path(p).resolve() for p in exclude}
+    found: list[Path] = []
+    for path in root.rglob("*"):
+        if not path.is_file() or excluded & set(path.resolve().parents):
+            continue
+        if path.suffix == ".eval" or _JSON_LOG_NAME.match(path.name):
+            found.append(path)
+    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+
+
+def read_logs(log_dir: str | os.PathLike[str], *, exclude: Iterable[str | os.PathLike[str]] = ()) -> LogSet:
+    """Read every log's header and sample summaries into one tidy frame.
+
+    Args:
+        log_dir: Folder searched recursively for logs.
+        exclude: Folders to leave out.
+
+    Returns:
+        The logs and their scores. Files that fail to read are listed in ``skipped``.
+
+    Raises:
+        ValueError: If ``log_dir`` is not a folder.
+    """
+    root = Path(log_dir)
+    headers: list[tuple[Path, EvalLog]] = []
+    skipped: list[str] = []
+    for path in find_log_files(root, exclude=exclude):
+        rel = path.relative_to(root).as_posix()
+        try:
+            headers.append((path, read_eval_log(str(path), header_only=True)))
+        except Exception as error:  # noqa: BLE001 - a broken file is reported, not fatal
+            skipped.append(f"{rel}: {type(error).__name__}: {error}")
+    generation_keys = _generation_resolver(root, [p for p, _ in headers])
+    refs: list[LogRef] = []
+    rows: list[dict[str, Any]] = []
+    for path, header in headers:
+        ref = _log_ref(root, path, header, generation_keys)
+        try:
+            summaries = read_summaries(path)
+        except Exception as error:  # noqa: BLE001
+            skipped.append(f"{ref.rel}: {type(error).__name__}: {error}")
+            continue
+        refs.append(ref)
+        rows.extend(_score_rows(ref, header, summaries))
+    scores = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+    scores = scores.astype({"value": "float64", "lenient": "float64", "epoch": "int64"})
+    return LogSet(root=root, logs=tuple(refs), scores=scores, skipped=tuple(skipped))
+
+
+def read_summaries(path: Path) -> list[dict[str, Any]]:
+    """A log's sample summaries as plain dicts (``id``, ``epoch``, ``metadata``, ``scores``, ``error``).
+
+    Args:
+        path: An ``.eval`` or ``.json`` log.
+
+    Returns:
+        One dict per (sample, epoch); for a re-run sample, its last attempt (Inspect's rule).
+    """
+    if path.suffix != ".eval":
+        return _dedupe(json.loads(path.read_bytes()).get("samples") or [])
+    # Importing inspect_ai.log registered zstd with zipfile; .eval members use it.
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+        if "summaries.json" in names:
+            return _dedupe(json.loads(archive.read("summaries.json")))
+        # A log still running has one journal file of summaries per flush instead.
+        journal = [n for n in names if n.startswith("_journal/summaries/") and n.endswith(".json")]
+        ordered = sorted(journal, key=lambda n: int(n.rsplit("/", 1)[-1].removesuffix(".json")))
+        return _dedupe([summary for name in ordered for summary in json.loads(archive.read(name))])
+
+
+def _dedupe(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    by_key: dict[tuple[str, int], dict[str, Any]] = {}
+    for summary in summaries:
+        by_key[(str(summary.get("id")), int(summary.get("epoch") or 1))] = summary
+    return list(by_key.values())
+
+
+def short_task(task: str) -> str:
+    """``vivid_inspect/explain`` -> ``explain``; ``tasks.py@topic`` -> ``topic``."""
+    return task.replace("@", "/").rsplit("/", 1)[-1]
+
+
+def is_judge_scorer(name: str) -> bool:
+    """Whether a scorer column of an explanation log is an LLM judge (or the lexical baseline)."""
+    return name.startswith(JUDGE_PREFIX) or name == LEXICAL
+
+
+def _log_ref(root: Path, path: Path, header: EvalLog, generation_keys: dict[str, str]) -> LogRef:
+    spec = header.eval
+    task = short_task(spec.task)
+    args = spec.task_args or {}
+    metadata = spec.metadata or {}
+    vivid_judge = metadata.get(VIVID_JUDGE_KEY)
+    vivid_judge = dict(vivid_judge) if isinstance(vivid_judge, dict) else None
+    rel = path.relative_to(root).as_posix()
+    generation = rel
+    if vivid_judge and vivid_judge.get("generation_log"):
+        generation = _resolve_generation(root, str(vivid_judge["generation_log"]), generation_keys)
+    prompt = args.get("prompt", metadata.get("prompt")) if task == "explain" else None
+    shots = args.get("shots", metadata.get("shots")) if task in CLASSIFICATION_TASKS else None
+    grader = (spec.model_roles or {}).get("grader")
+    stats = header.stats
+    return LogRef(
+        path=path,
+        rel=rel,
+        task=task,
+        model=spec.model,
+        prompt=str(prompt) if prompt is not None else ("zero_shot" if task == "explain" else None),
+        shots=int(shots) if shots is not None else (3 if task in CLASSIFICATION_TASKS else None),
+        status=header.status,
+        created=str(spec.created),
+        vivid_judge=vivid_judge,
+        generation=generation,
+        judge_model_role=grader.model if grader is not None else None,
+        model_usage=dict(stats.model_usage) if stats else {},
+        role_usage=dict(stats.role_usage) if stats else {},
+        epochs=int(spec.config.epochs or 1),
+    )
+
+
+def _generation_resolver(root: Path, paths: list[Path]) -> dict[str, str]:
+    """Map each log's absolute path, relative path and file name to its key (relative path)."""
+    keys: dict[str, str] = {}
+    names: dict[str, list[str]] = {}
+    for path in paths:
+        rel = path.relative_to(root).as_posix()
+        keys[os.path.normcase(str(path.resolve()))] = rel
+        keys[rel] = rel
+        names.setdefault(path.name, []).append(rel)
+    for name, rels in names.items():
+        if len(rels) == 1:
+            keys.setdefault(f"name:{name}", rels[0])
+    return keys
+
+
+def _resolve_generation(root: Path, given: str, keys: dict[str, str]) -> str:
+    """The key of the generation log a judged log names, however the runner wrote its path."""
+    location = given.removeprefix("file://")
+    candidates = [Path(location)] if Path(location).is_absolute() else [root / location, Path.cwd() / location]
+    for candidate in candidates:
+        key = keys.get(os.path.normcase(str(candidate.resolve())))
+        if key:
+            return key
+    # The folder may have been moved since: fall back to the file name when it is unique.
+    return keys.get(f"name:{Path(location).name}", location)
+
+
+def _designated_scorer(ref: LogRef, names: list[str]) -> list[str]:
+    """The judge scorers to read from one explanation log."""
+    judges = [name for name in names if is_judge_scorer(name)]
+    if ref.vivid_judge is None or not judges:
+        return judges
+    strategy = str(ref.vivid_judge.get("strategy") or "")
+    for wanted in (f"{JUDGE_PREFIX}{strategy}", strategy, str(ref.vivid_judge.get("name") or "")):
+        if wanted in judges:
+            return [wanted]
+    # The judge the runner added is the last column appended to the log.
+    return [judges[-1]]
+
+
+def _score_rows(ref: LogRef, header: EvalLog, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    scorer_names = [s.name for s in (header.results.scores if header.results else [])]
+    if not scorer_names:
+        scorer_names = [s.name for s in header.eval.scorers or []]
+    if not scorer_names:
+        scorer_names = sorted({k for s in summaries for k in (s.get("scores") or {})})
+    if ref.task == "explain":
+        wanted = _designated_scorer(ref, scorer_names)
+    else:
+        wanted = [name for name in scorer_names if not is_judge_scorer(name)]
+    judge_models = _judge_models(ref, summaries, wanted)
+    rows: list[dict[str, Any]] = []
+    for summary in summaries:
+        metadata = summary.get("metadata") or {}
+        traits = metadata.get("traits")
+        base = {
+            "log": ref.rel,
+            "generation": ref.generation,
+            "task": ref.task,
+            "model": ref.model,
+            "prompt": ref.prompt,
+            "shots": ref.shots,
+            "status": ref.status,
+            "created": ref.created,
+            "id": summary.get("id"),
+            "epoch": int(summary.get("epoch") or 1),
+            "theme": metadata.get("theme"),
+            "traits": tuple(traits) if isinstance(traits, list | tuple) else (),
+        }
+        for name in wanted:
+            score = (summary.get("scores") or {}).get(name)
+            rows.append(base | _score_fields(ref, name, score, judge_models.get(name)))
+    return rows
+
+
+def _judge_models(ref: LogRef, summaries: list[dict[str, Any]], wanted: list[str]) -> dict[str, str | None]:
+    models: dict[str, str | None] = {}
+    for name in wanted:
+        if not is_judge_scorer(name):
+            continue
+        if ref.vivid_judge is not None:
+            # The runner names the judge's model; a panel has none (it calls no model).
+            models[name] = str(ref.vivid_judge.get("model") or "") or None
+            continue
+        seen = sorted(
+            {
+                str(model)
+                for s in summaries
+                if (model := (((s.get("scores") or {}).get(name) or {}).get("metadata") or {}).get("judge_model"))
+            }
+        )
+        models[name] = ", ".join(seen) if seen else ref.judge_model_role
+    return models
+
+
+def _score_fields(ref: LogRef, name: str, score: Any, judge_model: str | None) -> dict[str, Any]:
+    judge = is_judge_scorer(name) and ref.task == "explain"
+    metadata = (score.get("metadata") or {}) if score is not None else {}
+    if judge:
+        judge_name = str(ref.vivid_judge.get("name") or name) if ref.vivid_judge else name
+        strategy = (ref.vivid_judge or {}).get("strategy") or metadata.get("strategy") or name.removeprefix(JUDGE_PREFIX)
+    else:
+        judge_name, strategy = None, None
+    value = _numeric(score.get("value")) if score is not None else math.nan
+    lenient = metadata.get("lenient_correct")
+    return {
+        "scorer": name,
+        "judge": judge_name,
+        "judge_model": judge_model if judge else None,
+        "strategy": str(strategy) if strategy else None,
+        "value": value,
+        "unscored": score is not None and math.isnan(value),
+        "error": score is None,
+        "parse_status": metadata.get("parse_status"),
+        "retried": bool(metadata.get("retries") or 0),
+        "lenient": float(bool(lenient)) if isinstance(lenient, bool) else math.nan,
+    }
+
+
+def _numeric(value: Any) -> float:
+    if value is None:
+        return math.nan
+    if isinstance(value, float):
+        return value
+    if isinstance(value, int | bool | str):
+        return float(_to_float(value))
+    return math.nan

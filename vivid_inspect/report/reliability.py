@@ -1,0 +1,357 @@
+"""Judge reliability tables: Table 1 (each judge against humans), judge against judge, strategy
+against strategy with paired intervals, self-consistency and parse failures.
+
+Table 1 and the strategy differences need the items the humans scored, so they are computed on
+one generation (the "reliability generation"): by default the generation judged by the most
+judges, then the one with the most human-scored items. Human ids are sample ids; when that
+generation ran several epochs, epoch 1 is compared. The statistics come from
+:mod:`vivid_inspect.report.agreement`; what it cannot define is reported in the ``notes`` column.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from vivid_inspect.report.agreement import (
+    Agreement,
+    agreement,
+    paired_difference,
+    parse_failure_rate,
+    self_consistency,
+)
+from vivid_inspect.report.humans import human_ceiling, human_means
+from vivid_inspect.report.judges import (
+    JudgeKey,
+    judge_keys,
+    latest,
+    select,
+    strategy_of,
+)
+from vivid_inspect.report.render import Table
+
+N_BOOT = 1000
+SEED = 0
+_STATS = ("n", "kappa", "kappa_lo", "kappa_hi", "weighted_kappa", "spearman", "alpha", "exact", "within1", "mae")
+TABLE1_COLUMNS = ("judge", "strategy", "judge_model", "scored", "unscored", "parse_failure_rate", "mean", *_STATS, "notes")
+_DECIMALS = {"mean": 2, "*": 3}
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """The judge-reliability tables and the agreements behind Table 1 (for the plots)."""
+
+    tables: tuple[Table, ...]
+    agreements: dict[JudgeKey, Agreement] = field(default_factory=dict)
+    generation: str | None = None
+
+
+def reliability_generation(rows: pd.DataFrame, human_ids: set[Hashable], requested: str | None = None) -> str | None:
+    """The generation Table 1 is computed on.
+
+    Args:
+        rows: Judge rows of explanation logs.
+        human_ids: Sample ids the humans scored (empty without a human file).
+        requested: A substring of the generation log's relative path that picks it explicitly.
+
+    Returns:
+        The generation key, or None when no generation has a judge.
+
+    Raises:
+        ValueError: If ``requested`` matches no generation or several.
+    """
+    generations = sorted(rows["generation"].unique())
+    if requested:
+        matches = [g for g in generations if requested in g]
+        if len(matches) != 1:
+            raise ValueError(
+                f"--human-generation {requested!r} matches {len(matches)} generation logs; expected exactly one of "
+                f"{', '.join(generations) or '(none)'}"
+            )
+        return matches[0]
+    if not generations:
+        return None
+
+    def rank(generation: str) -> tuple[int, int, str]:
+        mine = rows[rows["generation"] == generation]
+        judges = mine[["judge", "judge_model"]].drop_duplicates().shape[0]
+        overlap = len(set(mine["id"]) & human_ids)
+        return (-judges, -overlap, generation)
+
+    return min(generations, key=rank)
+
+
+def build_reliability(
+    rows: pd.DataFrame,
+    humans: pd.DataFrame | None,
+    *,
+    generation: str | None = None,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+) -> Reliability:
+    """Every judge-reliability table.
+
+    Args:
+        rows: Judge rows of explanation logs (all generations, repeated runs included).
+        humans: Human scores (``id``, ``score``, optional ``annotator``), or None.
+        generation: Substring choosing the reliability generation (see
+            :func:`reliability_generation`).
+        n_boot: Bootstrap resamples of the intervals.
+        seed: Seed of the resamples.
+
+    Returns:
+        Table 1, judge pairs, strategy differences, self-consistency and the per-judge summary.
+    """
+    human = human_means(humans) if humans is not None else {}
+    chosen = reliability_generation(rows, set(human), generation)
+    table1, agreements = _table1(rows, humans, human, chosen, n_boot, seed)
+    return Reliability(
+        tables=(
+            table1,
+            _differences(rows, human, chosen, humans is not None, n_boot, seed),
+            _pairs(rows, n_boot, seed),
+            _consistency(rows),
+            _summary(rows),
+        ),
+        agreements=agreements,
+        generation=chosen,
+    )
+
+
+def _scores(rows: pd.DataFrame, key: JudgeKey, *, by_generation: bool = False) -> dict[Hashable, float]:
+    mine = select(rows, key)
+    mine = mine[~mine["error"]]
+    ids = zip(mine["generation"], mine["id"], mine["epoch"], strict=True) if by_generation else mine["id"]
+    return dict(zip(ids, mine["value"].astype(float), strict=True))
+
+
+def _generation_rows(rows: pd.DataFrame, generation: str | None) -> tuple[pd.DataFrame, list[str]]:
+    """One score per judge and item of the reliability generation, first epoch only."""
+    notes: list[str] = []
+    mine = latest(rows[rows["generation"] == generation], ["judge", "judge_model"])
+    if mine.empty:
+        return mine, notes
+    first = int(mine["epoch"].min())
+    if mine["epoch"].nunique() > 1:
+        notes.append(f"the generation ran {mine['epoch'].nunique()} epochs; epoch {first} is compared")
+    return mine[mine["epoch"] == first], notes
+
+
+def _table1(
+    rows: pd.DataFrame,
+    humans: pd.DataFrame | None,
+    human: dict[int, float],
+    generation: str | None,
+    n_boot: int,
+    seed: int,
+) -> tuple[Table, dict[JudgeKey, Agreement]]:
+    mine, notes = _generation_rows(rows, generation)
+    records: list[dict[str, object]] = []
+    agreements: dict[JudgeKey, Agreement] = {}
+    if humans is not None:
+        records.append(
+            _record("human", "", "", scored=len(human), mean=float(np.mean(list(human.values()))) if human else None)
+            | {"n": len(human), "kappa": 1.0, "notes": "reference: the human scores (mean over annotators per item)"}
+        )
+        ceiling = human_ceiling(humans, n_boot=n_boot, seed=seed)
+        if ceiling is not None:
+            records.append(_record("human (annotator vs annotator)", "", "") | _stats(ceiling))
+        elif "annotator" in humans.columns:
+            notes.append("no human-human agreement: fewer than two annotators, or no item both scored")
+    else:
+        notes.append("no human scores given (--human FILE): agreement columns are empty")
+    for key in judge_keys(mine):
+        judged = select(mine, key)
+        values = judged.loc[~judged["error"], "value"].astype(float)
+        scored, unscored = int(values.notna().sum()), int(values.isna().sum())
+        record = _record(
+            key.name,
+            strategy_of(mine, key),
+            key.model,
+            scored=scored,
+            unscored=unscored,
+            parse_failure_rate=parse_failure_rate(scored, unscored),
+            mean=float(values.mean()) if scored else None,
+        )
+        if humans is not None:
+            try:
+                result = agreement(_scores(mine, key), human, n_boot=n_boot, seed=seed)
+            except ValueError as error:
+                record["notes"] = f"not comparable with the humans: {error}"
+            else:
+                agreements[key] = result
+                record |= _stats(result)
+        records.append(record)
+    if generation is not None:
+        described = rows[rows["generation"] == generation][["model", "prompt"]].drop_duplicates()
+        what = ", ".join(f"{m} {p}" for m, p in described.itertuples(index=False, name=None))
+        notes.insert(0, f"computed on generation {generation} ({what}); choose another with --human-generation")
+    frame = pd.DataFrame(records, columns=list(TABLE1_COLUMNS))
+    title = "Table 1: judge strategies (x judge model) against human scores"
+    table = Table("table1_judges", title, frame, decimals=_DECIMALS, notes=tuple(notes), counts=("scored", "unscored", "n"))
+    return table, agreements
+
+
+def _record(judge: str, strategy: str, model: str, **values: object) -> dict[str, object]:
+    return {"judge": judge, "strategy": strategy, "judge_model": model, **values}
+
+
+def _stats(result: Agreement) -> dict[str, object]:
+    row = {name: getattr(result, name) for name in _STATS}
+    row["notes"] = "; ".join(result.notes)
+    return row
+
+
+def _differences(
+    rows: pd.DataFrame, human: dict[int, float], generation: str | None, has_humans: bool, n_boot: int, seed: int
+) -> Table:
+    columns = ["judge_a", "judge_b", "n", "kappa_a", "kappa_b", "kappa_diff", "kappa_diff_lo", "kappa_diff_hi",
+               "mean_a", "mean_b", "mean_diff", "mean_diff_lo", "mean_diff_hi", "notes"]
+    mine, notes = _generation_rows(rows, generation)
+    records: list[dict[str, object]] = []
+    keys = judge_keys(mine)
+    if not has_humans:
+        notes.append("needs human scores (--human FILE)")
+    elif len(keys) < 2:
+        notes.append(f"needs two judges on the same generation; found {len(keys)}")
+    else:
+        for a, b in itertools.combinations(keys, 2):
+            try:
+                result = paired_difference(_scores(mine, a), _scores(mine, b), human, n_boot=n_boot, seed=seed)
+            except ValueError as error:
+                records.append({"judge_a": a.label, "judge_b": b.label, "notes": f"not comparable: {error}"})
+                continue
+            values = {k: getattr(result, k) for k in columns[2:-1]}
+            records.append({"judge_a": a.label, "judge_b": b.label, **values, "notes": "; ".join(result.notes)})
+    title = "Judge strategy against strategy: kappa with humans and mean score, A minus B, paired bootstrap 95% CI"
+    frame = pd.DataFrame(records, columns=columns)
+    return Table("judge_differences", title, frame, decimals=3, notes=tuple(notes), counts=("n",))
+
+
+def _pairs(rows: pd.DataFrame, n_boot: int, seed: int) -> Table:
+    columns = ["judge_a", "judge_b", "n", "kappa", "kappa_lo", "kappa_hi", "weighted_kappa", "spearman", "exact",
+               "within1", "mean_a", "mean_b", "notes"]
+    deduped = latest(rows, ["generation", "judge", "judge_model"])
+    keys = judge_keys(deduped)
+    records: list[dict[str, object]] = []
+    for a, b in itertools.combinations(keys, 2):
+        scores_a, scores_b = _scores(deduped, a, by_generation=True), _scores(deduped, b, by_generation=True)
+        if not set(scores_a) & set(scores_b):
+            continue
+        try:
+            # Judge B sits in the "human" slot: the statistics are symmetric except the means.
+            result = agreement(scores_a, scores_b, n_boot=n_boot, seed=seed)
+        except ValueError as error:
+            records.append({"judge_a": a.label, "judge_b": b.label, "notes": f"not comparable: {error}"})
+            continue
+        records.append(
+            {
+                "judge_a": a.label,
+                "judge_b": b.label,
+                **{k: getattr(result, k) for k in ("n", "kappa", "kappa_lo", "kappa_hi", "weighted_kappa", "spearman")},
+                "exact": result.exact,
+                "within1": result.within1,
+                "mean_a": result.judge_mean,
+                "mean_b": result.human_mean,
+                "notes": "; ".join(_as_judges(note) for note in result.notes),
+            }
+        )
+    notes = () if records else (f"needs two judges scoring the same items; found {len(keys)} judge(s)",)
+    title = "Judge against judge, on the items both scored (all generations)"
+    return Table("judge_pairs", title, pd.DataFrame(records, columns=columns), decimals=3, notes=notes, counts=("n",))
+
+
+_SLOTS = re.compile(r"\b(human|judge)\b")
+
+
+def _as_judges(note: str) -> str:
+    """Agreement notes name the two sides "judge" and "human"; here they are judges A and B."""
+    return _SLOTS.sub(lambda m: "judge B" if m.group(1) == "human" else "judge A", note)
+
+
+def _consistency(rows: pd.DataFrame) -> Table:
+    columns = ["judge", "judge_model", "generation", "runs_from", "runs", "n", "mean_kappa", "mean_exact", "flip_rate", "notes"]
+    records: list[dict[str, object]] = []
+    for (generation, name, model), group in rows.groupby(["generation", "judge", "judge_model"], sort=True):
+        key = JudgeKey(str(name), str(model))
+        logs = sorted(group["log"].unique())
+        epochs = sorted(group["epoch"].unique())
+        if len(logs) > 1:
+            source = "repeated logs"
+            runs = [_run_map(group[group["log"] == log], ["id", "epoch"]) for log in logs]
+            note = ""
+        elif len(epochs) > 1:
+            source = "epochs"
+            runs = [_run_map(group[group["epoch"] == epoch], ["id"]) for epoch in epochs]
+            note = "epochs re-generate the explanation too, so this mixes generation and judge variation"
+        else:
+            continue
+        result = self_consistency(runs)
+        records.append(
+            {
+                "judge": key.name,
+                "judge_model": key.model,
+                "generation": generation,
+                "runs_from": source,
+                "runs": result.runs,
+                "n": result.n,
+                "mean_kappa": result.mean_kappa,
+                "mean_exact": result.mean_exact,
+                "flip_rate": result.flip_rate,
+                "notes": "; ".join(filter(None, [note, *result.notes])),
+            }
+        )
+    notes = () if records else ("no judge was run more than once on the same items (repeated logs or epochs)",)
+    title = "Judge self-consistency (the same judge run k times on the same items)"
+    frame = pd.DataFrame(records, columns=columns)
+    return Table("judge_consistency", title, frame, decimals=3, notes=notes, counts=("runs", "n"))
+
+
+def _run_map(group: pd.DataFrame, keys: list[str]) -> dict[Hashable, float]:
+    group = group[~group["error"]]
+    ids = list(zip(*(group[k] for k in keys), strict=True)) if len(keys) > 1 else list(group[keys[0]])
+    return dict(zip(ids, group["value"].astype(float), strict=True))
+
+
+def _summary(rows: pd.DataFrame) -> Table:
+    columns = ["judge", "strategy", "judge_model", "generations", "samples", "scored", "unscored", "errors",
+               "parse_failure_rate", "retried", "empty_answers", "mean"]
+    deduped = latest(rows, ["generation", "judge", "judge_model"])
+    records: list[dict[str, object]] = []
+    for key in judge_keys(deduped):
+        mine = select(deduped, key)
+        present = mine[~mine["error"]]
+        scored, unscored = int(present["value"].notna().sum()), int(present["value"].isna().sum())
+        mean = present["value"].mean()
+        records.append(
+            {
+                "judge": key.name,
+                "strategy": strategy_of(deduped, key),
+                "judge_model": key.model,
+                "generations": mine["generation"].nunique(),
+                "samples": len(mine),
+                "scored": scored,
+                "unscored": unscored,
+                "errors": int(mine["error"].sum()),
+                "parse_failure_rate": parse_failure_rate(scored, unscored),
+                "retried": int(present["retried"].sum()),
+                "empty_answers": int((present["parse_status"] == "empty_answer").sum()),
+                "mean": None if math.isnan(mean) else float(mean),
+            }
+        )
+    notes = (
+        (
+            "unscored: the judge gave no readable score after its retries (excluded from every mean, never 0); "
+            "errors: the sample has no score (it failed); empty_answers: empty explanations, scored 0 without a "
+            "judge call"
+        ),
+    )
+    title = "Judges: scored and unscored counts and parse-failure rate (all generations)"
+    counted = ("generations", "samples", "scored", "unscored", "errors", "retried", "empty_answers")
+    return Table("judge_summary", title, pd.DataFrame(records, columns=columns), decimals=3, notes=notes, counts=counted)

@@ -1,0 +1,191 @@
+"""Report tables and their text forms: markdown, CSV and LaTeX, byte-identical for the same input.
+
+Every number is formatted with a fixed number of decimals (the table's own for markdown and
+LaTeX, four for CSV so the files keep more precision than the printed report); a missing value is
+an empty cell. Rows and columns are in the order the table builder gave, which is always an
+explicit sort, never a dict's or a groupby's accident.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Literal
+
+import pandas as pd
+
+Format = Literal["md", "csv", "tex"]
+FORMATS: tuple[Format, ...] = ("md", "csv", "tex")
+CSV_DECIMALS = 4
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of the report.
+
+    Attributes:
+        name: File stem (``table3_themes``) and LaTeX label.
+        title: Heading in the markdown report and LaTeX caption.
+        frame: The rows, in order; numbers as floats/ints, missing as None or NaN.
+        decimals: Decimals of floats in markdown and LaTeX; a dict sets them per column
+            (key ``"*"`` for the rest).
+        notes: Lines printed under the table.
+    """
+
+    name: str
+    title: str
+    frame: pd.DataFrame
+    decimals: int | dict[str, int] = 2
+    notes: tuple[str, ...] = field(default=())
+    counts: tuple[str, ...] = field(default=())
+    """Columns of whole numbers, stored as nullable integers so a missing count is not a float."""
+
+    def __post_init__(self) -> None:
+        present = [c for c in self.counts if c in self.frame.columns]
+        if present:
+            object.__setattr__(self, "frame", self.frame.astype({c: "Int64" for c in present}))
+
+    def decimals_of(self, column: str) -> int:
+        """Decimals used for one column in markdown and LaTeX."""
+        if isinstance(self.decimals, int):
+            return self.decimals
+        return self.decimals.get(column, self.decimals.get("*", 2))
+
+
+def format_value(value: object, decimals: int) -> str:
+    """One cell as text: fixed decimals for floats, ``""`` for missing, ``yes`` for True.
+
+    Args:
+        value: The cell.
+        decimals: Decimals for a float.
+
+    Returns:
+        The text; ``-0.00`` is written ``0.00``.
+    """
+    if value is None or value is pd.NA:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else ""
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if math.isnan(number):
+            return ""
+        if math.isinf(number):
+            return "inf" if number > 0 else "-inf"
+        text = f"{number:.{decimals}f}"
+        return text[1:] if text.startswith("-") and float(text) == 0 else text
+    return str(value)
+
+
+def _cells(table: Table, decimals: int | None) -> tuple[list[str], list[list[str]]]:
+    header = [str(column) for column in table.frame.columns]
+    rows = [
+        [
+            format_value(value, decimals if decimals is not None else table.decimals_of(column))
+            for column, value in zip(header, record, strict=True)
+        ]
+        for record in table.frame.itertuples(index=False, name=None)
+    ]
+    return header, rows
+
+
+def to_markdown(table: Table) -> str:
+    """The table as a GitHub-flavoured markdown section: heading, table, notes."""
+    header, rows = _cells(table, None)
+    numeric = _numeric_columns(table)
+    lines = [f"### {table.title}", ""]
+    if rows:
+        lines.append("| " + " | ".join(_md_escape(h) for h in header) + " |")
+        lines.append("|" + "|".join("---:" if is_num else "---" for is_num in numeric) + "|")
+        lines.extend("| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows)
+    else:
+        lines.append("(no rows)")
+    if table.notes:
+        lines.append("")
+        lines.extend(f"- {note}" for note in table.notes)
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(table: Table) -> str:
+    """The table as CSV (LF line ends, floats with four decimals, no notes)."""
+    header, rows = _cells(table, CSV_DECIMALS)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def to_latex(table: Table) -> str:
+    """The table as a LaTeX ``table`` environment (booktabs rules), notes as a footnote-size paragraph."""
+    header, rows = _cells(table, None)
+    numeric = _numeric_columns(table)
+    spec = "".join("r" if is_num else "l" for is_num in numeric) or "l"
+    lines = [
+        "\\begin{table}[ht]",
+        "\\centering",
+        f"\\caption{{{latex_escape(table.title)}}}",
+        f"\\label{{tab:{table.name}}}",
+        f"\\begin{{tabular}}{{{spec}}}",
+        "\\toprule",
+        " & ".join(latex_escape(h) for h in header) + " \\\\",
+        "\\midrule",
+    ]
+    lines.extend(" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows)
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    if table.notes:
+        lines.append("\\par\\footnotesize " + " ".join(latex_escape(note) for note in table.notes))
+    lines.append("\\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def _numeric_columns(table: Table) -> list[bool]:
+    """Right-align a column whose values are all numbers (booleans and text are left-aligned)."""
+    flags = []
+    for column in table.frame.columns:
+        values = [v for v in table.frame[column].tolist() if v is not None and v is not pd.NA]
+        flags.append(all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values))
+    return flags
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX's special characters in plain text."""
+    return "".join(_LATEX_SPECIALS.get(char, char) for char in text)
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def parse_formats(spec: str | tuple[str, ...] | list[str]) -> tuple[Format, ...]:
+    """Read ``md,csv,tex`` (or a sequence of names) into formats, in the canonical order.
+
+    Raises:
+        ValueError: A name is not one of ``md``, ``csv``, ``tex``, or none is given.
+    """
+    names = spec.split(",") if isinstance(spec, str) else list(spec)
+    names = [name.strip().lower() for name in names if name.strip()]
+    unknown = [name for name in names if name not in FORMATS]
+    if unknown:
+        raise ValueError(f"unknown report format(s) {', '.join(map(repr, unknown))}; expected some of {', '.join(FORMATS)}")
+    if not names:
+        raise ValueError(f"no report format given; expected some of {', '.join(FORMATS)}")
+    return tuple(fmt for fmt in FORMATS if fmt in names)

@@ -1,0 +1,196 @@
+"""Token usage and cost per model under test and per judge.
+
+Where the numbers are: a generation log's header has ``stats.model_usage`` (per model) and
+``stats.role_usage`` (per role; the judges run under the ``grader`` role), covering the judge calls
+made while the eval ran. A judged copy written by re-scoring a generation (eval metadata
+``vivid_judge``) has the generation's header stats copied over, and its judge calls appear only
+in the sample events; for those logs the judge's model events are read from the samples, and
+only the events inside that judge's scorer span count. A cached judge reply (event ``cache ==
+"read"``) costs nothing and adds no tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ModelUsage
+
+from vivid_inspect.report.logs import LogRef, LogSet
+from vivid_inspect.report.render import Table
+
+GRADER_ROLE = "grader"
+PANEL_STRATEGY = "panel"
+USAGE_COLUMNS = ("kind", "task", "model", "judge", "logs", "calls", "cached_calls", "input_tokens", "output_tokens",
+                 "reasoning_tokens", "total_tokens", "cost")
+
+
+@dataclass
+class _Tally:
+    logs: set[str]
+    calls: int | None = None
+    cached: int | None = None
+    usage: ModelUsage | None = None
+
+    def add(self, log: str, usage: ModelUsage | None, calls: int | None = None, cached: int | None = None) -> None:
+        self.logs.add(log)
+        if usage is not None:
+            self.usage = usage if self.usage is None else self.usage + usage
+        if calls is not None:
+            self.calls = (self.calls or 0) + calls
+            self.cached = (self.cached or 0) + (cached or 0)
+
+
+def usage_table(logset: LogSet) -> Table:
+    """Tokens and cost per (task, model under test) and per judge.
+
+    Args:
+        logset: The logs and their score rows (to know each log's judges).
+
+    Returns:
+        A table; ``calls`` and ``cached_calls`` are counted only where events were read (judged
+        copies); ``cost`` is empty when no provider reported one.
+    """
+    tallies: dict[tuple[str, str, str, str], _Tally] = {}
+    notes: list[str] = []
+
+    def tally(kind: str, task: str, model: str, judge: str) -> _Tally:
+        return tallies.setdefault((kind, task, model, judge), _Tally(set()))
+
+    judges_of = _judges_by_log(logset.scores)
+    for ref in logset.logs:
+        judges = judges_of.get(ref.rel, [])
+        if ref.vivid_judge is not None:
+            if ref.vivid_judge.get("strategy") == PANEL_STRATEGY:
+                continue  # a panel aggregates its members' scores and calls no model
+            for scorer, name, model in judges:
+                usage, calls, cached = judge_event_usage(ref, scorer)
+                tally("judge", ref.task, model, name).add(ref.rel, usage, calls, cached)
+            continue
+        grader = ref.role_usage.get(GRADER_ROLE)
+        own = ref.model_usage.get(ref.model)
+        if own is not None and grader is not None and ref.judge_model_role == ref.model:
+            # The model judged itself: its header total includes the judge calls.
+            own = _minus(own, grader)
+        tally("generation", ref.task, ref.model, "").add(ref.rel, own)
+        if judges and grader is not None:
+            names = " + ".join(sorted({name for _, name, _ in judges}))
+            models = sorted({model for _, _, model in judges})
+            tally("judge", ref.task, ", ".join(models), names).add(ref.rel, grader)
+            if len(judges) > 1:
+                notes.append(f"{ref.rel}: {len(judges)} judges ran in one eval; their grader usage is reported together")
+        elif judges:
+            notes.append(f"{ref.rel}: judge scores but no grader usage in the header (re-scored outside the runner?)")
+    records = []
+    ordered = sorted(tallies.items(), key=lambda item: (item[0][0] != "generation", [k.lower() for k in item[0]], item[0]))
+    for (kind, task, model, judge), t in ordered:
+        usage = t.usage
+        records.append(
+            {
+                "kind": kind,
+                "task": task,
+                "model": model,
+                "judge": judge,
+                "logs": len(t.logs),
+                "calls": t.calls,
+                "cached_calls": t.cached,
+                "input_tokens": usage.input_tokens if usage else None,
+                "output_tokens": usage.output_tokens if usage else None,
+                "reasoning_tokens": usage.reasoning_tokens if usage else None,
+                "total_tokens": usage.total_tokens if usage else None,
+                "cost": usage.total_cost if usage else None,
+            }
+        )
+    frame = pd.DataFrame(records, columns=list(USAGE_COLUMNS)).astype(
+        {c: "Int64" for c in ("calls", "cached_calls", "input_tokens", "output_tokens", "reasoning_tokens", "total_tokens")}
+    )
+    notes.insert(0, "cost in US dollars as reported by the provider; empty when none was reported")
+    return Table("usage", "Token usage and cost", frame, decimals={"cost": 4, "*": 0}, notes=tuple(dict.fromkeys(notes)))
+
+
+def judge_event_usage(ref: LogRef, scorer: str) -> tuple[ModelUsage | None, int, int]:
+    """Sum the judge's model calls recorded in a log's sample events.
+
+    Args:
+        ref: The log.
+        scorer: The judge's scorer (column) name; only model events inside its span count.
+
+    Returns:
+        Summed usage (None when no call reported usage), the number of calls, and how many of
+        them were served from the cache (counted as calls, without tokens).
+    """
+    total: ModelUsage | None = None
+    calls = cached = 0
+    for events in _sample_events(ref):
+        for event in _scorer_model_events(events, scorer):
+            calls += 1
+            if event.get("cache") == "read":
+                cached += 1
+                continue
+            usage = (event.get("output") or {}).get("usage")
+            if usage:
+                item = ModelUsage.model_validate(usage)
+                total = item if total is None else total + item
+    return total, calls, cached
+
+
+def _sample_events(ref: LogRef) -> Iterator[list[dict[str, Any]]]:
+    """Each sample's events as plain dicts, without validating whole samples (the slow part)."""
+    if ref.path.suffix == ".eval":
+        # Importing inspect_ai.log registered zstd with zipfile, which .eval members use.
+        with zipfile.ZipFile(ref.path) as archive:
+            for name in sorted(archive.namelist()):
+                if name.startswith("samples/") and name.endswith(".json"):
+                    yield json.loads(archive.read(name)).get("events") or []
+        return
+    log = read_eval_log(str(ref.path))
+    for sample in log.samples or []:
+        yield [event.model_dump(mode="json") for event in sample.events]
+
+
+def _scorer_model_events(events: list[dict[str, Any]], scorer: str) -> Iterator[dict[str, Any]]:
+    spans: dict[str, tuple[str | None, str, str]] = {}
+    for event in events:
+        if event.get("event") == "span_begin":
+            spans[str(event.get("id"))] = (event.get("parent_id"), str(event.get("name")), str(event.get("type")))
+    for event in events:
+        if event.get("event") != "model":
+            continue
+        span = event.get("span_id")
+        while span is not None and span in spans:
+            parent, name, kind = spans[span]
+            if kind == "scorer":
+                if name == scorer:
+                    yield event
+                break
+            span = parent
+
+
+def _judges_by_log(scores: pd.DataFrame) -> dict[str, list[tuple[str, str, str]]]:
+    rows = scores[scores["judge"].notna()][["log", "scorer", "judge", "judge_model"]].drop_duplicates()
+    result: dict[str, list[tuple[str, str, str]]] = {}
+    for record in rows.sort_values(["log", "scorer"]).to_dict("records"):
+        result.setdefault(record["log"], []).append(
+            (str(record["scorer"]), str(record["judge"]), str(record["judge_model"] or ""))
+        )
+    return result
+
+
+def _minus(a: ModelUsage, b: ModelUsage) -> ModelUsage:
+    def sub(x: float | None, y: float | None) -> Any:
+        return None if x is None else x - (y or 0)
+
+    return ModelUsage(
+        input_tokens=a.input_tokens - b.input_tokens,
+        output_tokens=a.output_tokens - b.output_tokens,
+        total_tokens=a.total_tokens - b.total_tokens,
+        input_tokens_cache_write=sub(a.input_tokens_cache_write, b.input_tokens_cache_write),
+        input_tokens_cache_read=sub(a.input_tokens_cache_read, b.input_tokens_cache_read),
+        reasoning_tokens=sub(a.reasoning_tokens, b.reasoning_tokens),
+        total_cost=sub(a.total_cost, b.total_cost),
+    )
