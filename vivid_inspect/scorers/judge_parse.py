@@ -30,8 +30,10 @@ _LABEL = (
     r"(?:điểm(?:\s+(?:số|tổng(?:\s+thể)?|cuối(?:\s+cùng)?|chung|tổng\s+quát))?"
     r"|tổng\s+điểm|final\s+score|score)"
 )
+# A statement right after an opening quote is the judge quoting the candidate (an injected
+# "Điểm: 5"), not its own verdict, so it never counts.
 _STATEMENT = re.compile(
-    rf"(?<!\w){_LABEL}(?!\w)[\s*_`]*(?:[:：=]|\s+là)[\s*_`\"'“”]*{_NUMBER}{_SCALE}",
+    rf"(?<![\"“«‘'])(?<!\w){_LABEL}(?!\w)[\s*_`]*(?:[:：=]|\s+là)[\s*_`\"'“”]*{_NUMBER}{_SCALE}",
     re.IGNORECASE,
 )
 
