@@ -41,11 +41,13 @@ from vivid_inspect.runner.cells import expand
 from vivid_inspect.runner.generate import eval_set_groups
 from vivid_inspect.runner.judging import write_atomic
 from vivid_inspect.runner.models import generate_config, make_judge_model
-from vivid_inspect.runner.panel import panel_scorer
+from vivid_inspect.runner.panel import panel_scorer, run_panel_cell
 from vivid_inspect.runner.prepare import prepare
 from vivid_inspect.runner.problems import SpecError, format_path
+from vivid_inspect.runner.plan_text import render_plan
 from vivid_inspect.runner.record import FREEZE_FILE, SPEC_FILE
 from vivid_inspect.runner.scoring import prune_orphans
+from vivid_inspect.scorers.lexical import bin_chrf, chrf
 from vivid_inspect.solvers.markers import last_item
 from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
@@ -134,13 +136,18 @@ def smoke(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> tuple[Pa
 def test_smoke_run_completes_every_cell(smoke: tuple[Path, RunResult]) -> None:
     log_dir, result = smoke
     assert result.ok, result.progress.messages
-    assert (len(result.generations), len(result.judged)) == (8, 8 + 4)
+    assert (len(result.generations), len(result.judged)) == (8, 12 + 4)  # 3 judges x 4 logs, 4 panels
     assert {g.cell.task for g in result.generations} == {"explain", "topic", "traits"}
     # 10 stratified items: explain zero/few-shot, topic and traits per generator
     assert result.progress.calls["vivid/oracle"] == result.progress.calls["vivid/literal"] == 40
     # two judges x four explanation logs x 10 items, some answered from the cache
-    # (the oracle's zero- and few-shot explanations are the same text)
+    # (the oracle's zero- and few-shot explanations are the same text); the lexical judge calls none
     assert result.progress.calls["vivid/chrf"] + result.progress.cached["vivid/chrf"] == 80
+    assert set(result.progress.calls) | set(result.progress.cached) == {
+        "vivid/oracle",
+        "vivid/literal",
+        "vivid/chrf",
+    }
     assert {g.log.parent for g in result.generations if g.log} == {log_dir / "generations"}
     # the report step ran on the finished folder, with the spec's human scores
     assert result.report is not None and (log_dir / "report" / "report.md").is_file()
@@ -158,6 +165,75 @@ def test_judged_logs_say_which_judge_scored_them(smoke: tuple[Path, RunResult]) 
             assert [s.name for s in log.results.scores] == [f"judge_{strategy}"]
             assert log.eval.model_roles["grader"].model == "vivid/chrf"
             assert len(log.samples) == 10
+
+
+def test_the_lexical_judge_scores_by_chrf_without_a_model(smoke: tuple[Path, RunResult]) -> None:
+    log_dir, _ = smoke
+    logs = _judged(log_dir, "lexical")
+    assert len(logs) == 4
+    for log in logs:
+        record = log.eval.metadata["vivid_judge"]
+        assert (record["name"], record["strategy"], record["model"]) == ("lexical", "lexical", None)
+        assert [s.name for s in log.results.scores] == ["lexical"]
+        assert "grader" not in (log.eval.model_roles or {})
+        assert len(log.samples) == 10
+        for sample in log.samples:
+            score = sample.scores["lexical"]
+            expected = chrf(sample.output.completion, sample.metadata["meaning"])
+            assert score.value == bin_chrf(expected)
+            assert math.isclose(score.metadata["chrf"], expected, abs_tol=1e-3)
+    by_model = {log.eval.model: {s.scores["lexical"].value for s in log.samples} for log in logs}
+    assert by_model["vivid/oracle"] == {5}  # the reference itself
+    assert max(by_model["vivid/literal"]) <= 2
+
+
+def test_a_panel_may_aggregate_the_lexical_judge(smoke: tuple[Path, RunResult], tmp_path: Path) -> None:
+    log_dir = tmp_path / "logs"
+    shutil.copytree(smoke[0], log_dir)
+    data = yaml.safe_load(SMOKE.read_text(encoding="utf-8"))
+    data["human"] = str(SMOKE.parent / data["human"])
+    data["panel"] = {"name": "mixed", "members": ["chrf_cot", "lexical"], "aggregate": "mean"}
+    cells = expand(load_spec(_write_spec(tmp_path / "spec.yaml", data), log_dir=log_dir))
+    panel = cells.panels[0]
+    log = next(g.log for g in smoke[1].generations if g.cell.label == panel.generation.label)
+    assert log is not None
+    generation = log_dir / "generations" / log.name
+
+    result = anyio.run(run_panel_cell, log_dir, panel, generation)
+
+    assert result.status == "scored"
+
+    def member(name: str, column: str) -> dict[Any, float]:
+        judged = read_eval_log(str(log_dir / "judged" / name / generation.name))
+        return {s.id: s.scores[column].as_float() for s in judged.samples}
+
+    cot, lexical = member("chrf_cot", "judge_cot"), member("lexical", "lexical")
+    mixed = read_eval_log(str(result.output)).samples
+    assert len(mixed) == 10
+    for sample in mixed:
+        panel_score = sample.scores["judge_panel"]
+        assert panel_score.metadata["members"] == {"chrf_cot": cot[sample.id], "lexical": lexical[sample.id]}
+        assert math.isclose(panel_score.as_float(), (cot[sample.id] + lexical[sample.id]) / 2)
+
+
+def test_plan_shows_the_lexical_judge_with_no_calls(smoke: tuple[Path, RunResult], tmp_path: Path) -> None:
+    log_dir = tmp_path / "logs"
+    shutil.copytree(smoke[0], log_dir)
+    shutil.rmtree(log_dir / "judged" / "lexical")
+    data = yaml.safe_load(SMOKE.read_text(encoding="utf-8"))
+    data["human"] = str(SMOKE.parent / data["human"])
+    plan = make_plan(load_spec(_write_spec(tmp_path / "spec.yaml", data), log_dir=log_dir))
+    to_run = [cell for cell in plan.cells if not cell.done]
+    assert [cell.label.split(" ")[0] for cell in to_run] == ["lexical"] * 4
+    assert {(c.model, c.calls, c.max_calls, c.input_tokens, c.output_tokens, c.cost) for c in to_run} == {
+        ("", 0, 0, 0, 0, None)
+    }
+    assert plan.totals() == []
+    text = render_plan(plan)
+    assert "none: the cells still to run call no model" in text
+    rows = [line.split() for line in text.splitlines() if line.strip().startswith("to run  lexical")]
+    assert len(rows) == 4
+    assert all(row[-4:] == ["none", "(chrF)", "0", "0"] for row in rows), rows
 
 
 def test_panel_holds_the_mean_of_its_members(smoke: tuple[Path, RunResult]) -> None:
@@ -190,7 +266,7 @@ def test_resolved_spec_and_package_freeze_are_saved(smoke: tuple[Path, RunResult
     log_dir, _ = smoke
     record = yaml.safe_load((log_dir / "vivid" / "smoke" / SPEC_FILE).read_text(encoding="utf-8"))
     assert all(len(block["sample_id"]) == 10 for block in record["blocks"])
-    assert set(record["judges"]) == {"chrf_aspect", "chrf_cot"}
+    assert set(record["judges"]) == {"chrf_aspect", "chrf_cot", "lexical"}
     assert all(entry["status"] in ("success", "scored") for entry in record["outputs"].values())
     assert "inspect_ai==" in (log_dir / "vivid" / "smoke" / FREEZE_FILE).read_text(encoding="utf-8").replace(
         "-", "_"
@@ -199,10 +275,14 @@ def test_resolved_spec_and_package_freeze_are_saved(smoke: tuple[Path, RunResult
 
 def test_a_second_run_makes_no_model_calls(smoke: tuple[Path, RunResult]) -> None:
     log_dir, _ = smoke
+    judged = {p: p.stat().st_mtime_ns for p in (log_dir / "judged").glob("*/*.eval")}
     again = run_spec(load_spec(SMOKE, log_dir=log_dir), display="none", quiet=True, report=False)
     assert again.ok
     assert (again.progress.total_calls, sum(again.progress.cached.values())) == (0, 0)
     assert {j.status for j in again.judged} == {"done"}
+    assert {j.name for j in again.judged} == {"chrf_aspect", "chrf_cot", "lexical", "panel"}
+    # nothing was judged again: the lexical judge too found its logs current
+    assert {p: p.stat().st_mtime_ns for p in (log_dir / "judged").glob("*/*.eval")} == judged
     plan = make_plan(load_spec(SMOKE, log_dir=log_dir))
     assert all(cell.done for cell in plan.cells)
 
@@ -347,9 +427,9 @@ def test_judged_logs_of_a_replaced_generation_log_are_removed(
     gone = next((log_dir / "generations").glob("*explain*.eval"))
     gone.unlink()
     removed = anyio.run(prune_orphans, log_dir)
-    assert sorted(p.parent.name for p in removed) == ["chrf_aspect", "chrf_cot", "panel"]
+    assert sorted(p.parent.name for p in removed) == ["chrf_aspect", "chrf_cot", "lexical", "panel"]
     assert {p.name for p in removed} == {gone.name}
-    assert len(list((log_dir / "judged").glob("*/*.eval"))) == 12 - 3
+    assert len(list((log_dir / "judged").glob("*/*.eval"))) == 16 - 4
 
 
 @pytest.mark.parametrize(

@@ -32,6 +32,7 @@ def _good() -> dict[str, Any]:
             {"name": "a", "strategy": "aspect", "model": "vivid/chrf"},
             {"name": "b", "strategy": "cot", "model": "vivid/chrf"},
             {"name": "c", "strategy": "zero_shot", "model": "openai/gpt-4.1"},
+            {"name": "d", "strategy": "lexical"},
         ],
         "panel": {"name": "p", "members": ["a", "b"], "aggregate": "mean"},
     }
@@ -58,6 +59,7 @@ def test_shipped_specs_are_valid(path: Path) -> None:
 def test_experiments_ship_the_five_specs() -> None:
     assert {p.stem for p in SHIPPED} >= {
         "smoke",
+        "offline",
         "paper_generative",
         "paper_discriminative",
         "judge_ablation",
@@ -106,15 +108,50 @@ CASES = [
         ("judges", 2, "strategy"),
         "vibes",
         "judges[2].strategy",
-        "unknown judge strategy 'vibes'",
+        "unknown judge strategy 'vibes'; expected one of zero_shot, demonstration, cot, aspect, lexical",
         id="unknown-strategy",
     ),
     pytest.param(
         ("judges", 0, "model"),
         _DELETE,
         "judges[0].model",
-        "required key is missing",
+        "required key is missing: the aspect strategy needs a judge model",
         id="missing-judge-model",
+    ),
+    pytest.param(
+        ("judges", 3, "model"),
+        "vivid/chrf",
+        "judges[3].model",
+        "the lexical judge takes no model: it calls no model",
+        id="lexical-judge-with-model",
+    ),
+    pytest.param(
+        ("judges", 3, "model_args"),
+        {"base_url": "http://localhost:8000/v1"},
+        "judges[3].model_args",
+        "the lexical judge takes no model_args",
+        id="lexical-judge-with-model-args",
+    ),
+    pytest.param(
+        ("judges", 3, "generate"),
+        {"max_tokens": 5},
+        "judges[3].generate",
+        "the lexical judge takes no generate",
+        id="lexical-judge-with-generate",
+    ),
+    pytest.param(
+        ("judges", 3, "price"),
+        {"input": 1.0, "output": 2.0},
+        "judges[3].price",
+        "the lexical judge takes no price",
+        id="lexical-judge-with-price",
+    ),
+    pytest.param(
+        ("judges", 3, "retries"),
+        3,
+        "judges[3].retries",
+        "the lexical judge takes no retries: it reads no model reply",
+        id="lexical-judge-with-retries",
     ),
     pytest.param(("judges", 1, "name"), "a", "judges[1].name", "already used by judges[0]", id="duplicate-judge-name"),
     pytest.param(("judges", 0, "retries"), "2", "judges[0].retries", "valid integer", id="string-for-int"),
@@ -232,6 +269,31 @@ def test_a_bad_value_is_reported_at_its_yaml_path(
     problems = _problems(tmp_path, _set(_good(), path, value))
     assert where in problems, problems
     assert message in problems[where]
+
+
+def test_a_lexical_judge_gets_one_problem_per_key_and_nothing_else(tmp_path: Path) -> None:
+    data = _good()
+    data["judges"][3] |= {"model": "vivid/chrf", "retries": 0, "model_args": {"api_key": "sk-x"}}
+    problems = _problems(tmp_path, data)
+    assert sorted(problems) == ["judges[3].model", "judges[3].model_args", "judges[3].retries"], problems
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param({"retries": 1}, id="default-retries-written-out"),
+        pytest.param({"model": None}, id="null-model"),
+    ],
+)
+def test_a_lexical_judge_may_spell_out_defaults(tmp_path: Path, change: dict[str, Any]) -> None:
+    data = _good()
+    data["judges"][3] |= change
+    assert load_spec(_write(tmp_path, data)).spec.judges[3].strategy == "lexical"
+
+
+def test_a_panel_may_include_the_lexical_judge(tmp_path: Path) -> None:
+    data = _set(_good(), ("panel", "members"), ["a", "d"])
+    assert load_spec(_write(tmp_path, data)).spec.panel.members == ["a", "d"]
 
 
 def test_a_cell_in_two_run_blocks_is_refused(tmp_path: Path) -> None:

@@ -176,7 +176,7 @@ def _judges_by_log(scores: pd.DataFrame) -> dict[str, list[tuple[str, str, str]]
     result: dict[str, list[tuple[str, str, str]]] = {}
     for record in rows.sort_values(["log", "scorer"]).to_dict("records"):
         result.setdefault(record["log"], []).append(
-            (str(record["scorer"]), str(record["judge"]), str(record["judge_model"] or ""))
+            (str(record["scorer"]), str(record["judge"]), "" if pd.isna(record["judge_model"]) else str(record["judge_model"]))
         )
     return result
 

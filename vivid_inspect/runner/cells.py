@@ -11,15 +11,19 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from vivid_inspect.explain import LEXICAL
 from vivid_inspect.runner.catalog import JUDGED_TASKS, task_args
 from vivid_inspect.runner.load import LoadedSpec
 from vivid_inspect.runner.spec import Judge, ModelEntry, Panel, RunBlock
 from vivid_inspect.scorers.judge import STRATEGIES
+from vivid_inspect.scorers.lexical import CHRF_CUTS
 
 BASELINE_PROVIDER = "vivid"
 GENERATIONS_DIR = "generations"
 JUDGED_DIR = "judged"
 PANEL_STRATEGY = "panel"
+LEXICAL_STRATEGY = LEXICAL
+"""The judge strategy that scores by chrF against the reference and calls no model."""
 
 
 def config_hash(config: Any) -> str:
@@ -83,8 +87,16 @@ class JudgeCell:
     judge: Judge
 
     @property
+    def lexical(self) -> bool:
+        """Whether this is the lexical judge, which scores by chrF and calls no model."""
+        return self.judge.strategy == LEXICAL_STRATEGY
+
+    @property
     def config(self) -> dict[str, Any]:
         """Everything that changes the judge's scores; its hash decides whether a cell is done."""
+        if self.lexical:
+            # No model settings apply; the cut points do change the binned scores.
+            return {"strategy": self.judge.strategy, "chrf_cuts": list(CHRF_CUTS)}
         return {
             "strategy": self.judge.strategy,
             "model": self.judge.model,
@@ -95,7 +107,9 @@ class JudgeCell:
 
     @property
     def max_tokens(self) -> int:
-        """Output budget of one judge call."""
+        """Output budget of one judge call (0 for the lexical judge, which makes none)."""
+        if self.lexical:
+            return 0
         return int(self.judge.generate.get("max_tokens") or STRATEGIES[self.judge.strategy].max_tokens)
 
 
@@ -166,5 +180,7 @@ def expand(loaded: LoadedSpec) -> Cells:
 
 def resolved_judge(judge: Judge, data: str | None) -> Judge:
     """The judge with the spec's data given to a ``vivid/*`` grader that names none."""
+    if judge.model is None:  # the lexical judge: no model to give data to
+        return judge
     entry = resolved_model(ModelEntry(model=judge.model, model_args=judge.model_args), data)
     return judge.model_copy(update={"model_args": entry.model_args})

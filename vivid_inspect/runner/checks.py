@@ -16,6 +16,7 @@ from inspect_ai._util.registry import registry_find, registry_unqualified_name
 from inspect_ai.model import GenerateConfig
 from pydantic import TypeAdapter, ValidationError
 
+from vivid_inspect.explain import LEXICAL
 from vivid_inspect.report.humans import HumanScoresError, read_human_scores
 from vivid_inspect.runner.catalog import (
     JUDGED_TASKS,
@@ -38,6 +39,16 @@ _SECRET_VALUE = re.compile(r"^(sk|hf|gsk|xai)[-_][A-Za-z0-9_-]{12,}")
 _NO_KEYS = (
     "API keys are never read from a spec: set the provider's environment variable (e.g. OPENAI_API_KEY)"
 )
+JUDGE_STRATEGIES: tuple[str, ...] = (*STRATEGIES, LEXICAL)
+"""Strategies a spec's judge may name: the four LLM strategies and ``lexical`` (no model)."""
+# Judge keys that mean nothing to the lexical judge, with why, when they differ from the default.
+_NOT_LEXICAL: dict[str, str] = {
+    "model": "it calls no model",
+    "model_args": "it calls no model",
+    "generate": "it calls no model",
+    "price": "it calls no model, so it costs nothing",
+    "retries": "it reads no model reply, so there is nothing to retry",
+}
 
 
 def is_url(value: str) -> bool:
@@ -201,6 +212,16 @@ def _check_duplicate_cells(runs: list[tuple[int, RunBlock]]) -> list[Problem]:
     return problems
 
 
+def _check_lexical_judge(judge: Judge, path: Path_) -> list[Problem]:
+    # A setting that would be silently ignored is refused, as an unknown key is.
+    defaults = Judge(name=judge.name, strategy=LEXICAL)
+    return [
+        Problem((*path, key), f"the {LEXICAL} judge takes no {key}: {why}; remove it")
+        for key, why in _NOT_LEXICAL.items()
+        if getattr(judge, key) != getattr(defaults, key)
+    ]
+
+
 def _check_judges(
     judges: list[tuple[int, Judge]], providers: set[str], explains: bool | None
 ) -> list[Problem]:
@@ -215,14 +236,27 @@ def _check_judges(
                 )
             )
         names.setdefault(judge.name, i)
+        if judge.strategy == LEXICAL:
+            problems += _check_lexical_judge(judge, ("judges", i))
+            continue
         if judge.strategy not in STRATEGIES:
             problems.append(
                 Problem(
                     ("judges", i, "strategy"),
-                    f"unknown judge strategy {judge.strategy!r}; expected one of {', '.join(STRATEGIES)}",
+                    f"unknown judge strategy {judge.strategy!r}; "
+                    f"expected one of {', '.join(JUDGE_STRATEGIES)}",
                 )
             )
-        problems += _check_model(judge.model, ("judges", i, "model"), providers)
+        elif judge.model is None:
+            problems.append(
+                Problem(
+                    ("judges", i, "model"),
+                    f"required key is missing: the {judge.strategy} strategy needs a judge model "
+                    f"(provider/model); only {LEXICAL} needs none",
+                )
+            )
+        if judge.model is not None:
+            problems += _check_model(judge.model, ("judges", i, "model"), providers)
         problems += _check_model_args(judge.model_args, ("judges", i, "model_args"))
         problems += _check_generate(judge.generate, ("judges", i, "generate"))
     if names and explains is False:

@@ -4,8 +4,9 @@ A judged log is the generation log with one score column, the judge's, and eval 
 ``vivid_judge`` saying which judge produced it (a rescored log's header has no model roles of
 its own, and two judges may share a strategy). A cell whose judged log exists for the same
 generation log and the same judge configuration is skipped, so adding a judge to a spec and
-rerunning calls only the new judge. Logs are written to a temporary file and renamed, so a kill
-never leaves a half-written log where a finished one is expected.
+rerunning calls only the new judge. The lexical judge (chrF against the reference) is applied the
+same way, without a grader: its judged log names no model. Logs are written to a temporary file
+and renamed, so a kill never leaves a half-written log where a finished one is expected.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from typing import Any
 
 from inspect_ai._eval.score import score_async
 from inspect_ai.log import EvalLog, read_eval_log_async, write_eval_log_async
-from inspect_ai.model import Model
+from inspect_ai.model import Model, get_model
 from inspect_ai.model._model_config import model_roles_to_model_roles_config
 
 from vivid_inspect.runner.cells import JudgeCell, config_hash
 from vivid_inspect.runner.layout import VIVID_JUDGE_KEY, judged_path, relative
 from vivid_inspect.scorers.judge import GRADER_ROLE, judge
+from vivid_inspect.scorers.lexical import lexical
 
 
 @dataclass(frozen=True)
@@ -84,17 +86,40 @@ def without_errors(log: EvalLog) -> tuple[EvalLog, int]:
     return log.model_copy(update={"samples": kept}), len(samples) - len(kept)
 
 
-async def run_judge_cell(log_dir: Path, cell: JudgeCell, generation_log: Path, model: Model) -> JudgedResult:
+async def _score(log: EvalLog, cell: JudgeCell, model: Model | None) -> EvalLog:
+    if cell.lexical:
+        # "none/none" needs no key and makes no call; without it, score_async would rebuild the
+        # generator from the log header, which needs that provider's API key.
+        return await score_async(
+            log, [lexical()], model=get_model("none/none"), action="overwrite", copy=False
+        )
+    if model is None:
+        raise ValueError(f"judge {cell.judge.name!r} ({cell.judge.strategy}) needs a model")
+    scorer = judge(strategy=cell.judge.strategy, judge_model=cell.judge.model, retries=cell.judge.retries)
+    scored = await score_async(
+        log, [scorer], model=model, model_roles={GRADER_ROLE: model}, action="overwrite", copy=False
+    )
+    scored.eval.model_roles = model_roles_to_model_roles_config({GRADER_ROLE: model})
+    return scored
+
+
+async def run_judge_cell(
+    log_dir: Path, cell: JudgeCell, generation_log: Path, model: Model | None
+) -> JudgedResult:
     """Judge one generation log with one judge, unless its judged log is already current.
 
     Args:
         log_dir: The spec's log folder.
         cell: The judge cell.
         generation_log: The explanation log to judge.
-        model: The judge model (:func:`~vivid_inspect.runner.models.make_judge_model`).
+        model: The judge model (:func:`~vivid_inspect.runner.models.make_judge_model`); None
+            for the lexical judge.
 
     Returns:
         The cell's result; ``status`` is ``done`` when nothing had to be called.
+
+    Raises:
+        ValueError: If an LLM judge is given no model.
     """
     output = judged_path(log_dir, cell.judge.name, generation_log)
     rel_generation = relative(log_dir, generation_log)
@@ -103,11 +128,7 @@ async def run_judge_cell(log_dir: Path, cell: JudgeCell, generation_log: Path, m
     if is_current(await read_judged(output), header, rel_generation, digest):
         return JudgedResult(cell.judge.name, generation_log, output, "done")
     log, skipped = without_errors(await read_eval_log_async(str(generation_log)))
-    scorer = judge(strategy=cell.judge.strategy, judge_model=cell.judge.model, retries=cell.judge.retries)
-    scored = await score_async(
-        log, [scorer], model=model, model_roles={GRADER_ROLE: model}, action="overwrite", copy=False
-    )
-    scored.eval.model_roles = model_roles_to_model_roles_config({GRADER_ROLE: model})
+    scored = await _score(log, cell, model)
     scored.eval.metadata = {
         **(scored.eval.metadata or {}),
         VIVID_JUDGE_KEY: {

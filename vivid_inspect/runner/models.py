@@ -47,7 +47,13 @@ def make_model(entry: ModelEntry, config: GenerateConfig | None = None) -> Model
 
 
 def make_judge_model(spec: Spec, judge: Judge) -> Model:
-    """A judge's model with its generation options (on top of the spec-wide ones)."""
+    """A judge's model with its generation options (on top of the spec-wide ones).
+
+    Raises:
+        ValueError: If the judge has no model (the lexical judge calls none).
+    """
+    if judge.model is None:
+        raise ValueError(f"judge {judge.name!r} ({judge.strategy}) has no model to create")
     entry = ModelEntry(model=judge.model, model_args=judge.model_args)
     return make_model(entry, generate_config(spec, judge.generate))
 
@@ -58,7 +64,7 @@ class Models:
 
     Attributes:
         generation: Generation models by :func:`model_key` of their resolved entry.
-        judges: Judge models by judge name.
+        judges: Judge models by judge name; judges that call no model (lexical) have none.
     """
 
     generation: dict[str, Model]
@@ -96,6 +102,8 @@ def build_models(loaded: LoadedSpec) -> Models:
                 except Exception as error:  # noqa: BLE001 - every model's problem is reported
                     problems.append(Problem(("runs", i, "models", j), f"{entry.model}: {_reason(error)}"))
     for i, judge in enumerate(spec.judges):
+        if judge.model is None:  # the lexical judge: validation allows no model for any other
+            continue
         try:
             judges[judge.name] = make_judge_model(spec, resolved_judge(judge, loaded.data))
         except Exception as error:  # noqa: BLE001

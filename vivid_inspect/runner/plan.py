@@ -55,7 +55,7 @@ class CellPlan:
     Attributes:
         role: ``generation``, ``judge`` or ``panel``.
         label: What the cell is.
-        model: The model called (empty for a panel).
+        model: The model called (empty for a panel and the lexical judge, which call none).
         items: Items per epoch.
         calls: Calls the cell makes when run (one per item and epoch).
         max_calls: Calls with every judge retry used.
@@ -106,10 +106,10 @@ class Plan:
     notes: list[str] = field(default_factory=list)
 
     def totals(self) -> list[ModelTotal]:
-        """Per (model, role), the calls, tokens and cost of cells not yet done."""
+        """Per (model, role), the calls, tokens and cost of cells not yet done that call a model."""
         totals: dict[tuple[str, Role], ModelTotal] = {}
         for cell in self.cells:
-            if cell.done or cell.role == "panel":
+            if cell.done or not cell.model:
                 continue
             key = (cell.model, cell.role)
             old = totals.get(key, ModelTotal(cell.model, cell.role))
@@ -179,6 +179,10 @@ def _generation_cells(
 
 
 def _judge_plan(cell: JudgeCell, block: PreparedBlock, items: int, epochs: int, done: bool) -> CellPlan:
+    label = f"{cell.judge.name} ({cell.judge.strategy}) × {cell.generation.label}"
+    if cell.lexical:
+        # chrF is computed here, on the machine: no call, no token, no cost.
+        return CellPlan("judge", label, "", items, 0, 0, 0, 0, None, done)
     template = STRATEGIES[cell.judge.strategy].template
     # The explanation is not known before generation; the reference meaning stands in for it.
     samples = _items(block.samples[task_key(cell.generation)])
@@ -186,11 +190,10 @@ def _judge_plan(cell: JudgeCell, block: PreparedBlock, items: int, epochs: int, 
         [render_judge_prompt(template, idiom=i, reference=m, candidate=m) for i, m in samples]
     )
     calls = items * epochs
-    label = f"{cell.judge.name} ({cell.judge.strategy}) × {cell.generation.label}"
     return CellPlan(
         "judge",
         label,
-        cell.judge.model,
+        cell.judge.model or "",
         items,
         calls,
         calls * (1 + cell.judge.retries),

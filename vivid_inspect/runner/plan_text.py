@@ -47,6 +47,10 @@ def money(value: float | None) -> str:
     return "-" if value is None else f"${value:,.2f}"
 
 
+NO_MODEL = "none (chrF)"
+"""The judge-model column of the lexical judge, which scores by chrF and calls no model."""
+
+
 def _status(cell: CellPlan) -> str:
     return "done" if cell.done else "to run"
 
@@ -78,7 +82,9 @@ def render_plan(plan: Plan) -> str:
     )
     if judges:
         lines += ["", f"Judge cells ({len(judges)})"]
-        rows = [[_status(c), c.label, c.model, count(c.calls), count(c.max_calls)] for c in judges]
+        rows = [
+            [_status(c), c.label, c.model or NO_MODEL, count(c.calls), count(c.max_calls)] for c in judges
+        ]
         lines += table(["status", "cell", "judge model", "calls", "with retries"], rows, right=(3, 4))
     if panels:
         lines += ["", f"Panel cells ({len(panels)}; no model calls)"]
@@ -88,7 +94,8 @@ def render_plan(plan: Plan) -> str:
     totals = plan.totals()
     lines += ["", "Calls a run would make, per model"]
     if not totals:
-        lines.append("  none: every cell is done")
+        left = any(not c.done for c in plan.cells)
+        lines.append("  none: the cells still to run call no model" if left else "  none: every cell is done")
     else:
         rows = [
             [

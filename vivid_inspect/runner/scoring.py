@@ -70,7 +70,7 @@ async def _judge_all(
             return
         async with limiter:
             try:
-                model = models[cell.judge.name]
+                model = None if cell.lexical else models[cell.judge.name]
                 result = await run_judge_cell(loaded.log_dir, cell, generation.log, model)
             except Exception as error:  # noqa: BLE001 - reported per cell; other cells go on
                 result = _failed(cell.judge.name, generation.log, error)
@@ -127,7 +127,8 @@ def run_judges(
     Args:
         prepared: The prepared spec.
         generations: Results of the generation phase (a cell without a complete log is skipped).
-        models: Judge models by judge name (:class:`~vivid_inspect.runner.models.Models`).
+        models: Judge models by judge name (:class:`~vivid_inspect.runner.models.Models`); the
+            lexical judge needs none.
         progress: Counts cells and calls.
 
     Returns:

@@ -99,12 +99,14 @@ class RunBlock(_Strict):
 
 
 class Judge(_Strict):
-    """An LLM judge applied to every explanation: a strategy and the model that plays it.
+    """A judge applied to every explanation: an LLM strategy and its model, or the lexical judge.
 
     Attributes:
         name: Unique name; its judged logs go to ``<log_dir>/judged/<name>/``.
-        strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect``.
-        model: The judge model, ``provider/name``.
+        strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect`` (an LLM judge), or
+            ``lexical`` (chrF against the reference, no model).
+        model: The judge model, ``provider/name``; required by the LLM strategies, refused by
+            ``lexical`` (checked in :mod:`vivid_inspect.runner.checks`, one message per problem).
         model_args: Provider arguments, e.g. ``base_url`` of a vLLM or OpenAI-compatible server.
         generate: Generation options of the judge (e.g. ``max_tokens`` for a reasoning judge).
         retries: How many times the judge is asked again after an unreadable reply.
@@ -113,7 +115,7 @@ class Judge(_Strict):
 
     name: Name
     strategy: str
-    model: str
+    model: str | None = None
     model_args: dict[str, Any] = Field(default_factory=dict)
     generate: dict[str, Any] = Field(default_factory=dict)
     retries: Annotated[int, Field(ge=0)] = 1
@@ -144,15 +146,17 @@ class Retries(_Strict):
         attempts: Times a failed generation task is run again (Inspect ``retry_attempts``).
         wait: Seconds before such a retry (Inspect ``retry_wait``).
         on_error: Times a sample that errored is run again (Inspect ``retry_on_error``).
-        max_retries: Times one model call is retried by Inspect after an API error.
-        timeout: Seconds before one model call is abandoned (and retried).
+        max_retries: Times one model call is retried by Inspect after an API error (on top of the
+            provider SDK's own retries). Finite by default: Inspect alone would retry a call that
+            always fails for ever, and a run must end in a clear, resumable failure.
+        timeout: Seconds before one model call is abandoned (and retried); finite for the same reason.
     """
 
     attempts: Annotated[int, Field(ge=0)] | None = None
     wait: Annotated[float, Field(ge=0)] | None = None
     on_error: Annotated[int, Field(ge=0)] | None = None
-    max_retries: Annotated[int, Field(ge=0)] | None = None
-    timeout: Annotated[int, Field(ge=1)] | None = None
+    max_retries: Annotated[int, Field(ge=0)] = 8
+    timeout: Annotated[int, Field(ge=1)] = 600
 
 
 class Spec(_Strict):
