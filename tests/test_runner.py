@@ -9,10 +9,6 @@ from __future__ import annotations
 import math
 import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -314,65 +310,6 @@ def test_adding_a_judge_calls_only_that_judge(smoke: tuple[Path, RunResult], tmp
     assert {j.status for j in result.judged if j.name != "thinker"} == {"done"}
     scores = [s.scores["judge_zero_shot"] for log in _judged(log_dir, "thinker") for s in log.samples]
     assert {(s.value, s.metadata["parse_status"]) for s in scores} == {(4, "ok")}
-
-
-def test_resume_after_kill_generates_only_the_missing_samples(tmp_path: Path, cache_dir: Path) -> None:
-    calls = tmp_path / "calls.txt"
-    spec = _write_spec(
-        tmp_path / "resume.yaml",
-        {
-            "name": "resume",
-            "data": "sample",
-            "log_dir": "logs",
-            "runs": [
-                {
-                    "tasks": ["explain"],
-                    "prompts": ["zero_shot"],
-                    "models": [{"model": "vividtest/slow", "model_args": {"delay": 0.15}}],
-                    "limit": 20,
-                }
-            ],
-            "concurrency": {"max_connections": 1},
-        },
-    )
-    env = {**os.environ, CALLS_ENV: str(calls), "INSPECT_CACHE_DIR": str(cache_dir)}
-    code = (
-        "import sys, tests.test_runner; from vivid_inspect.cli.main import main; sys.exit(main(sys.argv[1:]))"
-    )
-    process = subprocess.Popen(
-        [sys.executable, "-c", code, "run", str(spec), "--display", "none", "--no-report"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not (calls.exists() and len(calls.read_text(encoding="utf-8").splitlines()) >= 5):
-            assert process.poll() is None, "the run ended before it could be killed"
-            assert time.monotonic() < deadline, "the run made no calls"
-            time.sleep(0.05)
-        process.send_signal(signal.SIGKILL)
-    finally:
-        process.kill()
-        process.wait()
-    before = calls.read_text(encoding="utf-8").splitlines()
-    assert 5 <= len(before) < 20
-
-    os.environ[CALLS_ENV] = str(calls)
-    try:
-        result = run_spec(load_spec(spec), display="none", quiet=True, report=False)
-    finally:
-        del os.environ[CALLS_ENV]
-
-    after = calls.read_text(encoding="utf-8").splitlines()[len(before) :]
-    assert result.ok
-    assert result.progress.calls["vividtest/slow"] == len(after)
-    # Only the missing samples were generated: at most the one call in flight at the kill repeats.
-    assert 20 - len(before) <= len(after) <= 20 - len(before) + 1
-    assert len(set(before) | set(after)) == 20
-    log = read_eval_log(str(result.generations[0].log))
-    assert (log.status, len(log.samples)) == ("success", 20)
 
 
 def test_an_interrupted_write_keeps_the_old_log(
