@@ -33,9 +33,12 @@ from vivid_inspect.runner.spec import Price
 from vivid_inspect.scorers.judge import STRATEGIES
 from vivid_inspect.scorers.judge_prompts import render_judge_prompt
 
-CHARS_PER_TOKEN = 3.5
-"""Rough characters per token. Vietnamese tokenizes denser than English on most tokenizers, so
-treat input estimates as indicative (within a factor of about 1.5), not as a bill."""
+CHARS_PER_TOKEN = 2.9
+"""Characters per token of VIVID's Vietnamese prompts: GPT-4o's o200k_base gives 2.7-3.0 on every
+task and judge prompt (bench/cost.py measures it). Other tokenizers differ; an estimate, not a bill."""
+
+CALL_OVERHEAD_TOKENS = 7
+"""Tokens the chat format adds to every request (role markers), measured with o200k_base."""
 
 FULL_DATA_ROWS = 1636
 """Rows of the published VIVID data (the paper), for counts when the data cannot be read."""
@@ -44,8 +47,8 @@ Role = Literal["generation", "judge", "panel"]
 
 
 def tokens(text: str) -> int:
-    """Estimated tokens of a text."""
-    return max(1, round(len(text) / CHARS_PER_TOKEN))
+    """Estimated tokens of one request whose prompt is ``text``, chat-format overhead included."""
+    return max(1, round(len(text) / CHARS_PER_TOKEN)) + CALL_OVERHEAD_TOKENS
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,6 @@ import warnings
 
 import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
-from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.metrics import hamming_loss, jaccard_score, precision_recall_fscore_support
 
 from vivid_inspect.taxonomy import TRAIT_BY_CODE, TRAIT_NAMES
 
@@ -52,6 +50,11 @@ def trait_prf() -> Metric:
     """
 
     def compute(scores: list[SampleScore]) -> Value:
+        # Imported here: scikit-learn takes seconds to import, and every `inspect eval` and `vivid`
+        # command imports this module through the task registry.
+        from sklearn.exceptions import UndefinedMetricWarning
+        from sklearn.metrics import precision_recall_fscore_support
+
         if not scores:
             return {}
         gold, pred = _trait_matrices(scores)
@@ -77,6 +80,9 @@ def trait_set_agreement() -> Metric:
     """
 
     def compute(scores: list[SampleScore]) -> Value:
+        from sklearn.exceptions import UndefinedMetricWarning
+        from sklearn.metrics import hamming_loss, jaccard_score
+
         if not scores:
             return {}
         gold, pred = _trait_matrices(scores)
