@@ -38,14 +38,15 @@ from vivid_inspect.runner.generate import eval_set_groups
 from vivid_inspect.runner.judging import write_atomic
 from vivid_inspect.runner.models import generate_config, make_judge_model
 from vivid_inspect.runner.panel import panel_scorer, run_panel_cell
+from vivid_inspect.runner.plan_text import render_plan
 from vivid_inspect.runner.prepare import prepare
 from vivid_inspect.runner.problems import SpecError, format_path
-from vivid_inspect.runner.plan_text import render_plan
 from vivid_inspect.runner.record import FREEZE_FILE, SPEC_FILE
 from vivid_inspect.runner.scoring import prune_orphans
 from vivid_inspect.scorers.lexical import bin_chrf, chrf
 from vivid_inspect.solvers.markers import last_item
 from vivid_inspect.testing.openai_server import FakeOpenAIServer
+from vivid_inspect.usage_events import USAGE_KEY, read_usage_record, scorer_usage
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE = REPO / "experiments" / "smoke.yaml"
@@ -161,6 +162,17 @@ def test_judged_logs_say_which_judge_scored_them(smoke: tuple[Path, RunResult]) 
             assert [s.name for s in log.results.scores] == [f"judge_{strategy}"]
             assert log.eval.model_roles["grader"].model == "vivid/chrf"
             assert len(log.samples) == 10
+
+
+def test_judged_logs_record_the_judge_calls_their_events_hold(smoke: tuple[Path, RunResult]) -> None:
+    # The report reads these header totals instead of every sample's events.
+    log_dir, _ = smoke
+    for name, scorer, calls in (("chrf_aspect", "judge_aspect", 10), ("lexical", "lexical", 0)):
+        for log in _judged(log_dir, name):
+            recorded = log.eval.metadata["vivid_judge"][USAGE_KEY][scorer]
+            events = [[event.model_dump(mode="json") for event in sample.events] for sample in log.samples]
+            assert read_usage_record(recorded) == scorer_usage(events, scorer)
+            assert recorded["calls"] == calls
 
 
 def test_the_lexical_judge_scores_by_chrf_without_a_model(smoke: tuple[Path, RunResult]) -> None:

@@ -23,6 +23,7 @@ from inspect_ai.model import ModelUsage
 
 from vivid_inspect.report.logs import LogRef, LogSet
 from vivid_inspect.report.render import Table
+from vivid_inspect.usage_events import USAGE_KEY, read_usage_record, scorer_usage
 
 GRADER_ROLE = "grader"
 PANEL_STRATEGY = "panel"
@@ -114,7 +115,7 @@ def usage_table(logset: LogSet) -> Table:
 
 
 def judge_event_usage(ref: LogRef, scorer: str) -> tuple[ModelUsage | None, int, int]:
-    """Sum the judge's model calls recorded in a log's sample events.
+    """The judge's model calls of a judged log: from its header when the runner recorded them.
 
     Args:
         ref: The log.
@@ -124,19 +125,11 @@ def judge_event_usage(ref: LogRef, scorer: str) -> tuple[ModelUsage | None, int,
         Summed usage (None when no call reported usage), the number of calls, and how many of
         them were served from the cache (counted as calls, without tokens).
     """
-    total: ModelUsage | None = None
-    calls = cached = 0
-    for events in _sample_events(ref):
-        for event in _scorer_model_events(events, scorer):
-            calls += 1
-            if event.get("cache") == "read":
-                cached += 1
-                continue
-            usage = (event.get("output") or {}).get("usage")
-            if usage:
-                item = ModelUsage.model_validate(usage)
-                total = item if total is None else total + item
-    return total, calls, cached
+    recorded = ((ref.vivid_judge or {}).get(USAGE_KEY) or {}).get(scorer)
+    if recorded is not None:
+        return read_usage_record(recorded)
+    # Judged logs written before the runner recorded usage (or by hand): sum the sample events.
+    return scorer_usage(_sample_events(ref), scorer)
 
 
 def _sample_events(ref: LogRef) -> Iterator[list[dict[str, Any]]]:
@@ -151,24 +144,6 @@ def _sample_events(ref: LogRef) -> Iterator[list[dict[str, Any]]]:
     log = read_eval_log(str(ref.path))
     for sample in log.samples or []:
         yield [event.model_dump(mode="json") for event in sample.events]
-
-
-def _scorer_model_events(events: list[dict[str, Any]], scorer: str) -> Iterator[dict[str, Any]]:
-    spans: dict[str, tuple[str | None, str, str]] = {}
-    for event in events:
-        if event.get("event") == "span_begin":
-            spans[str(event.get("id"))] = (event.get("parent_id"), str(event.get("name")), str(event.get("type")))
-    for event in events:
-        if event.get("event") != "model":
-            continue
-        span = event.get("span_id")
-        while span is not None and span in spans:
-            parent, name, kind = spans[span]
-            if kind == "scorer":
-                if name == scorer:
-                    yield event
-                break
-            span = parent
 
 
 def _judges_by_log(scores: pd.DataFrame) -> dict[str, list[tuple[str, str, str]]]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_ai._eval.score import score_async
+from inspect_ai import score_async
 from inspect_ai.log import EvalLog, read_eval_log_async, write_eval_log_async
 from inspect_ai.model import Model, get_model
 from inspect_ai.model._model_config import model_roles_to_model_roles_config
@@ -26,6 +26,7 @@ from vivid_inspect.runner.cells import JudgeCell, config_hash
 from vivid_inspect.runner.layout import VIVID_JUDGE_KEY, judged_path, relative
 from vivid_inspect.scorers.judge import GRADER_ROLE, judge
 from vivid_inspect.scorers.lexical import lexical
+from vivid_inspect.usage_events import USAGE_KEY, scorer_usage, usage_record
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,17 @@ async def run_judge_cell(
             "config_hash": digest,
             "config": cell.config,
             "skipped_errored_samples": skipped,
+            # The judge's calls are only in the sample events of a re-scored log; summing them
+            # here, once, lets the report read them from the header instead of every sample.
+            USAGE_KEY: _judge_usage(scored),
         },
     }
     await write_atomic(scored, output)
     return JudgedResult(cell.judge.name, generation_log, output, "scored")
+
+
+def _judge_usage(scored: EvalLog) -> dict[str, Any]:
+    """Usage of each scorer's model calls in a freshly scored log, keyed by scorer name."""
+    names = [score.name for score in (scored.results.scores if scored.results else [])]
+    events = [[event.model_dump(mode="json") for event in sample.events] for sample in scored.samples or []]
+    return {name: usage_record(*scorer_usage(events, name)) for name in names}

@@ -14,14 +14,20 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from inspect_ai._eval.score import score_async
+from inspect_ai import score_async
 from inspect_ai.log import EvalLog, read_eval_log_async
 from inspect_ai.model import get_model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from vivid_inspect.runner.cells import PANEL_STRATEGY, PanelCell, config_hash
-from vivid_inspect.runner.judging import JudgedResult, is_current, read_judged, without_errors, write_atomic
+from vivid_inspect.runner.judging import (
+    JudgedResult,
+    is_current,
+    read_judged,
+    without_errors,
+    write_atomic,
+)
 from vivid_inspect.runner.layout import VIVID_JUDGE_KEY, judged_path, relative
 from vivid_inspect.runner.spec import Aggregate
 from vivid_inspect.scorers.judge_metrics import judge_metrics
