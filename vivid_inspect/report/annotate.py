@@ -20,7 +20,12 @@ import numpy as np
 import pandas as pd
 from inspect_ai.log import read_eval_log, read_eval_log_samples_by_id
 
-from vivid_inspect.report.humans import HumanScoresError, Problem, read_human_scores
+from vivid_inspect.report.humans import (
+    HumanScoresError,
+    Problem,
+    read_human_scores,
+    read_records,
+)
 from vivid_inspect.report.logs import (
     VIVID_JUDGE_KEY,
     find_log_files,
@@ -212,15 +217,7 @@ def import_sheets(
 
 
 def _check_sheet(path: Path, default_annotator: str, seen: dict[tuple[int, str], str]) -> list[tuple[int, int, str]]:
-    if not path.is_file():
-        raise HumanScoresError(path, "sheet not found")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise HumanScoresError(path, f"not UTF-8 text ({error.reason} at byte {error.start})") from error
-    records = _records(text)
-    if not records:
-        raise HumanScoresError(path, "the sheet is empty")
+    records = read_records(path, "sheet", "expected the exported header with filled scores")
     header_line, header = records[0]
     columns = [nfc(name).strip() for name in header]
     missing = [name for name in ("id", "score") if name not in columns]
@@ -254,18 +251,6 @@ def _check_sheet(path: Path, default_annotator: str, seen: dict[tuple[int, str],
     if not rows:
         raise HumanScoresError(path, "no data rows below the header")
     return rows
-
-
-def _records(text: str) -> list[tuple[int, list[str]]]:
-    """Non-blank CSV records with the line each starts on (explanations may span lines)."""
-    reader = csv.reader(io.StringIO(text, newline=""))
-    records: list[tuple[int, list[str]]] = []
-    line = 1
-    for record in reader:
-        if any(cell.strip() for cell in record):
-            records.append((line, record))
-        line = reader.line_num + 1
-    return records
 
 
 def _id_key(item: Any) -> tuple[int, Any]:

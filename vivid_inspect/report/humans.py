@@ -75,15 +75,7 @@ def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
             or the same (id, annotator) twice. The message names the file and every bad row.
     """
     path = Path(path)
-    if not path.is_file():
-        raise HumanScoresError(path, "human scores file not found")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise HumanScoresError(path, f"not UTF-8 text ({error.reason} at byte {error.start})") from error
-    records = _records(text)
-    if not records:
-        raise HumanScoresError(path, "the file is empty; expected a header 'id,score[,annotator]'")
+    records = read_records(path, "human scores file", "expected a header 'id,score[,annotator]'")
     header_line, header = records[0]
     columns = _check_header(path, header_line, header)
     problems: list[Problem] = []
@@ -184,6 +176,29 @@ def human_ceiling(annotations: pd.DataFrame, *, n_boot: int = 1000, seed: int = 
         notes.append(f"annotators {', '.join(map(repr, names[2:]))} left out: only the first two by name are compared")
     result = agreement(scores[second], scores[first], n_boot=n_boot, seed=seed)
     return replace(result, notes=(*notes, *result.notes))
+
+
+def read_records(path: Path, what: str, empty_hint: str) -> list[tuple[int, list[str]]]:
+    """The CSV records of a UTF-8 file (BOM allowed), each with the line it starts on.
+
+    Args:
+        path: The file.
+        what: What the file is, for messages (``human scores file``, ``sheet``).
+        empty_hint: Said after "the file is empty; " when it has no records.
+
+    Raises:
+        HumanScoresError: The file is missing, not UTF-8, or empty.
+    """
+    if not path.is_file():
+        raise HumanScoresError(path, f"{what} not found")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise HumanScoresError(path, f"not UTF-8 text ({error.reason} at byte {error.start})") from error
+    records = _records(text)
+    if not records:
+        raise HumanScoresError(path, f"the file is empty; {empty_hint}")
+    return records
 
 
 def _records(text: str) -> list[tuple[int, list[str]]]:
