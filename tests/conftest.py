@@ -8,9 +8,25 @@ from __future__ import annotations
 
 import pytest
 
+PAID_API_KEYS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GOOGLE_API_KEY",
+    "GEMINI_API_KEY",
+    "AZURE_OPENAI_API_KEY",
+    "AZUREAI_OPENAI_API_KEY",
+    "MISTRAL_API_KEY",
+    "TOGETHER_API_KEY",
+    "GROQ_API_KEY",
+    "OPENROUTER_API_KEY",
+)
+
 
 @pytest.fixture(autouse=True)
 def _isolated_logs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path_factory.mktemp("logs")))
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("inspect-cache")))
     monkeypatch.delenv("VIVID_DATA", raising=False)
+    # No test may reach a paid API, even on a machine whose environment holds real keys.
+    for key in PAID_API_KEYS:
+        monkeypatch.delenv(key, raising=False)
