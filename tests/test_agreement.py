@@ -18,8 +18,11 @@ from vivid_inspect.report.agreement import (
     agreement,
     paired_difference,
     parse_failure_rate,
+    rater_agreement,
+    raters_alpha,
     self_consistency,
 )
+from vivid_inspect.report.agreement import _kappa_replicates, _resamples
 
 N_BOOT = 200
 
@@ -303,6 +306,7 @@ def test_rows_are_rounded_serialisable_and_stable() -> None:
         "kappa",
         "kappa_lo",
         "kappa_hi",
+        "kappa_half_down",
         "weighted_kappa",
         "spearman",
         "alpha",
@@ -334,3 +338,113 @@ def test_agreement_is_a_frozen_dataclass() -> None:
     assert isinstance(result, Agreement)
     with pytest.raises(AttributeError):
         result.kappa = 0.5  # type: ignore[misc]
+
+
+# --- rounding the mean of two annotators, and agreement that needs no rounding ----------------
+
+# Two annotators who disagree by one on items 1-4, so their means land on .5 there.
+ANN_A = {1: 2, 2: 3, 3: 4, 4: 1, 5: 0, 6: 5, 7: 3, 8: 2}
+ANN_B = {1: 3, 2: 4, 3: 3, 4: 2, 5: 0, 6: 5, 7: 3, 8: 2}
+JUDGE_AB = {1: 3, 2: 3, 3: 4, 4: 1, 5: 1, 6: 5, 7: 3, 8: 2}
+
+
+def test_kappa_half_down_rounds_the_halves_of_two_annotators_down() -> None:
+    means = {i: (ANN_A[i] + ANN_B[i]) / 2 for i in ANN_A}
+    assert sum(1 for v in means.values() if v % 1 == 0.5) == 4
+    result = agreement(JUDGE_AB, means, n_boot=0)
+    ids = sorted(means)
+    judge = [JUDGE_AB[i] for i in ids]
+    up = [math.floor(means[i] + 0.5) for i in ids]
+    down = [math.ceil(means[i] - 0.5) for i in ids]
+    assert up != down
+    assert result.kappa == pytest.approx(cohen_kappa_score(up, judge, labels=list(range(6))), abs=1e-12)
+    assert result.kappa_half_down == pytest.approx(cohen_kappa_score(down, judge, labels=list(range(6))), abs=1e-12)
+    assert result.kappa != pytest.approx(result.kappa_half_down)
+    assert any("4 score(s) end in .5" in note for note in result.notes)
+
+
+@pytest.mark.parametrize(
+    "human",
+    [
+        pytest.param({1: 2, 2: 3, 3: 4, 4: 1, 5: 0}, id="whole-scores"),
+        pytest.param({1: 2.25, 2: 3.4, 3: 3.75, 4: 1.6, 5: 0.0}, id="means-of-four-annotators"),
+    ],
+)
+def test_kappa_half_down_equals_kappa_without_halves(human: dict[int, float]) -> None:
+    result = agreement({1: 2, 2: 3, 3: 4, 4: 2, 5: 0}, human, n_boot=0)
+    assert result.kappa_half_down == result.kappa
+    assert not any("end in .5" in note for note in result.notes)
+
+
+def test_kappa_half_down_undefined_when_rounding_down_makes_a_side_constant() -> None:
+    result = agreement({1: 2, 2: 3}, {1: 2.0, 2: 2.5}, n_boot=0)
+    assert result.kappa is not None and result.kappa_half_down is None
+    assert any(note.startswith("kappa_half_down undefined: all human scores are 2") for note in result.notes)
+
+
+def test_each_annotator_as_a_rater_equals_scikit_learn_and_krippendorff() -> None:
+    extra = {9: 4, 10: 1}  # annotator a alone scored items 9 and 10
+    judge = {**JUDGE_AB, 9: 4, 10: 0, 11: 5}  # 11: no annotator, left out
+    result = rater_agreement(judge, {"b": ANN_B, "a": {**ANN_A, **extra}}, n_boot=N_BOOT)
+    kappa_a = cohen_kappa_score([{**ANN_A, **extra}[i] for i in range(1, 11)], [judge[i] for i in range(1, 11)])
+    kappa_b = cohen_kappa_score([ANN_B[i] for i in range(1, 9)], [judge[i] for i in range(1, 9)])
+    assert result.per_annotator == (("a", 10, pytest.approx(kappa_a, abs=1e-12)), ("b", 8, pytest.approx(kappa_b, abs=1e-12)))
+    assert result.n == 10 and result.annotators == 2
+    assert result.kappa_mean == pytest.approx((kappa_a + kappa_b) / 2, abs=1e-12)
+    assert result.kappa_lo <= result.kappa_mean <= result.kappa_hi
+    matrix = np.array(
+        [
+            [{**ANN_A, **extra}.get(i, np.nan) for i in range(1, 11)],
+            [ANN_B.get(i, np.nan) for i in range(1, 11)],
+            [judge[i] for i in range(1, 11)],
+        ],
+        dtype=float,
+    )
+    expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal", value_domain=list(range(6)))
+    assert result.alpha == pytest.approx(expected, abs=1e-12)
+
+
+def test_masked_kappa_replicates_equal_scikit_learn_on_each_annotators_items() -> None:
+    human = np.array([2, -1, 4, 1, -1, 5, 3, 2, 0, 4])  # -1: not scored by this annotator
+    judge = np.array([3, 3, 4, 1, 1, 5, 3, 2, 0, 3])
+    idx = _resamples(len(human), 30, seed=7)
+    replicates = _kappa_replicates(human, judge, idx, "unweighted", present=human >= 0)
+    for row, value in zip(idx, replicates, strict=True):
+        kept = [i for i in row if human[i] >= 0]
+        h, j = human[kept], judge[kept]
+        if len(set(h)) < 2 or len(set(j)) < 2:
+            assert math.isnan(value)
+        else:
+            assert value == pytest.approx(cohen_kappa_score(h, j, labels=list(range(6))), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("judge", "annotators", "note"),
+    [
+        pytest.param({1: 3, 2: 4}, {"a": {5: 3}}, "no item scored by both the judge and an annotator", id="no-overlap"),
+        pytest.param(
+            {1: 3, 2: 4, 3: 1}, {"a": {1: 3}, "b": {1: 2, 2: 4, 3: 0}}, "annotator 'a' undefined: 1 item(s)", id="one-item"
+        ),
+        pytest.param(
+            {1: 3, 2: 4, 3: 1}, {"a": {1: 2, 2: 2, 3: 2}}, "all annotator 'a' scores are 2", id="constant-annotator"
+        ),
+        pytest.param({1: 3, 2: 3}, {"a": {1: 3, 2: 3}}, "every score is 3", id="everything-equal"),
+    ],
+)
+def test_rater_agreement_degenerate_inputs_give_none_and_a_note(judge: dict, annotators: dict, note: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = rater_agreement(judge, annotators, n_boot=N_BOOT)
+    assert any(note in text for text in result.notes), result.notes
+    defined = [kappa for _, _, kappa in result.per_annotator if kappa is not None]
+    assert result.annotators == len(defined)
+    if not defined:
+        assert result.kappa_mean is None and result.kappa_lo is None and result.kappa_hi is None
+    for value in (result.kappa_mean, result.kappa_lo, result.kappa_hi, result.alpha):
+        assert value is None or math.isfinite(value)
+
+
+def test_raters_alpha_without_shared_items_is_undefined() -> None:
+    notes: list[str] = []
+    assert raters_alpha({"a": {1: 3}, "b": {2: 4}}, notes) is None
+    assert notes == ["alpha over the raters undefined: no item has two raters"]

@@ -7,8 +7,11 @@ calls per interval take seconds; the tests check them against scikit-learn on th
 
 Categorical statistics (kappa, weighted kappa, alpha, exact and within-one agreement, the confusion
 matrix) need whole scores 0-5. A score that is a mean over annotators (3.5) is rounded half up for
-them and the notes say so; Spearman's rho, the mean absolute error and the means use the scores as
-given.
+them, as the paper does, and the notes say so; ``kappa_half_down`` is the same kappa with halves
+rounded down, a check of how much the rounding rule decides. Spearman's rho, the mean absolute
+error and the means use the scores as given. :func:`rater_agreement` needs no rounding at all:
+it treats each annotator as a rater of their own (Cohen's kappa of each annotator with the judge,
+averaged) and computes Krippendorff's ordinal alpha over the annotators and the judge together.
 
 A statistic that the data cannot define (no overlap, one item, one side giving a single score) is
 ``None`` and ``notes`` says why. Kappa counts as undefined when *either* side is constant: observed
@@ -62,6 +65,8 @@ class Agreement:
     kappa: float | None
     kappa_lo: float | None
     kappa_hi: float | None
+    kappa_half_down: float | None
+    """Kappa with non-whole scores rounded half down (2.5 -> 2) instead of half up."""
     weighted_kappa: float | None
     spearman: float | None
     alpha: float | None
@@ -120,6 +125,32 @@ class Consistency:
     def as_row(self) -> Row:
         """One table row, rounded to 4 decimals, notes joined."""
         return _as_row(self)
+
+
+@dataclass(frozen=True)
+class RaterAgreement:
+    """Judge-human agreement that rounds nothing: every annotator is a rater of their own.
+
+    Attributes:
+        n: Items the judge and at least one annotator scored.
+        annotators: Annotators whose kappa with the judge is defined; they make ``kappa_mean``.
+        kappa_mean: Unweighted mean over those annotators of Cohen's kappa between the annotator
+            and the judge, each on the items that annotator scored.
+        kappa_lo: 2.5th percentile of ``kappa_mean`` over bootstrap resamples of the items.
+        kappa_hi: 97.5th percentile, likewise.
+        alpha: Krippendorff's ordinal alpha over the annotators and the judge (one row each).
+        per_annotator: ``(annotator, items, kappa)`` for every annotator, in name order.
+        notes: What was left out or undefined, and why.
+    """
+
+    n: int
+    annotators: int
+    kappa_mean: float | None
+    kappa_lo: float | None
+    kappa_hi: float | None
+    alpha: float | None
+    per_annotator: tuple[tuple[str, int, float | None], ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 def agreement(judge: ScoreMap, human: ScoreMap, *, n_boot: int = 1000, seed: int = 0) -> Agreement:
@@ -297,15 +328,16 @@ def _agreement_of_maps(
     if n == 0:
         notes.append(f"no items scored by both {judge_label} and {human_label}")
         empty = tuple(tuple(0 for _ in SCORES) for _ in SCORES)
-        return Agreement(0, *([None] * 15), confusion=empty, notes=tuple(notes))
+        return Agreement(0, *([None] * 16), confusion=empty, notes=tuple(notes))
 
-    kappa = weighted = rho = alpha = None
+    kappa = half_down = weighted = rho = alpha = None
     if n == 1:
         notes.append("only 1 paired item: kappa, weighted kappa, spearman, alpha and intervals are undefined")
     else:
         kappa = _kappa_point(human_cat, judge_cat, "unweighted", human_label, judge_label, notes)
         if kappa is not None:
             weighted = _kappa_point(human_cat, judge_cat, "quadratic", human_label, judge_label, notes)
+        half_down = _kappa_half_down(human_raw, judge_raw, (human_label, judge_label), kappa, notes)
         rho = _spearman(human_raw, judge_raw, human_label, judge_label, notes)
         alpha = _alpha(human_cat, judge_cat, notes)
 
@@ -325,6 +357,7 @@ def _agreement_of_maps(
         kappa=kappa,
         kappa_lo=kappa_ci[0],
         kappa_hi=kappa_ci[1],
+        kappa_half_down=half_down,
         weighted_kappa=weighted,
         spearman=rho,
         alpha=alpha,
@@ -340,6 +373,122 @@ def _agreement_of_maps(
         confusion=tuple(tuple(int(c) for c in row) for row in confusion),
         notes=tuple(notes),
     )
+
+
+def rater_agreement(
+    judge: ScoreMap, annotators: Mapping[str, ScoreMap], *, n_boot: int = 1000, seed: int = 0
+) -> RaterAgreement:
+    """Each annotator as a rater against the judge, and Krippendorff's alpha over all of them.
+
+    Nothing is averaged before the statistics, so nothing is rounded: an annotator's scores are
+    whole, and so are the judge's.
+
+    Args:
+        judge: Judge score per item id (0-5); ``None``/NaN means unscored and is left out.
+        annotators: Annotator name to that annotator's score per item id.
+        n_boot: Bootstrap resamples of the items for the interval of ``kappa_mean``; 0 skips it.
+        seed: Seed of ``numpy.random.default_rng`` for the resamples.
+
+    Returns:
+        The mean per-annotator kappa with its interval, alpha, and each annotator's kappa.
+
+    Raises:
+        ValueError: A score is not a number from 0 to 5, or ``n_boot`` is negative.
+    """
+    _check_n_boot(n_boot)
+    notes: list[str] = []
+    judge_scores = _clean(judge, "judge", notes)
+    people = {name: _clean(scores, f"annotator {name!r}", notes) for name, scores in sorted(annotators.items())}
+    ids = _sorted_ids(set(judge_scores) & set().union(*people.values()))
+    n = len(ids)
+    if n == 0:
+        notes.append("no item scored by both the judge and an annotator")
+        per = tuple((name, 0, None) for name in people)
+        return RaterAgreement(0, 0, None, None, None, None, per, tuple(notes))
+    judge_cat = _categories(np.array([judge_scores[i] for i in ids], dtype=float), "judge", notes)
+    # An annotator's scores over all paired items, -1 where that annotator did not score the item.
+    cats: dict[str, np.ndarray] = {}
+    per: list[tuple[str, int, float | None]] = []
+    for name, scores in people.items():
+        mine = [i for i in ids if i in scores]
+        raw = np.array([scores[i] for i in mine], dtype=float)
+        cat = _categories(raw, f"annotator {name!r}", notes)
+        column = np.full(n, -1, dtype=int)
+        column[[ids.index(i) for i in mine]] = cat
+        cats[name] = column
+        present = column >= 0
+        kappa: float | None = None
+        if len(mine) < 2:
+            notes.append(f"kappa of annotator {name!r} undefined: {len(mine)} item(s) paired with the judge")
+        else:
+            kappa = _kappa_point(column[present], judge_cat[present], "unweighted", f"annotator {name!r}", "judge", notes)
+        per.append((name, len(mine), kappa))
+    defined = [name for name, _, kappa in per if kappa is not None]
+    kappa_mean = float(np.mean([kappa for _, _, kappa in per if kappa is not None])) if defined else None
+    ci: tuple[float | None, float | None] = (None, None)
+    if defined and n >= 2 and n_boot > 0:
+        idx = _resamples(n, n_boot, seed)
+        replicates = np.mean(
+            [_kappa_replicates(cats[name], judge_cat, idx, "unweighted", present=cats[name] >= 0) for name in defined],
+            axis=0,
+        )
+        ci = _percentile_ci(replicates)
+        _note_dropped(replicates, "mean per-annotator kappa", notes, why="left an annotator with a single score")
+    alpha = raters_alpha({**{f"annotator {k!r}": v for k, v in people.items()}, "judge": judge_scores}, notes)
+    return RaterAgreement(n, len(defined), kappa_mean, ci[0], ci[1], alpha, tuple(per), tuple(notes))
+
+
+def raters_alpha(raters: Mapping[str, ScoreMap], notes: list[str] | None = None) -> float | None:
+    """Krippendorff's ordinal alpha over several raters, each scoring any subset of the items.
+
+    Args:
+        raters: Rater name to score per item id (whole scores 0-5; missing items are allowed).
+        notes: Where to say why alpha is undefined, when it is.
+
+    Returns:
+        Alpha, or None when fewer than two raters share an item or every shared score is equal.
+
+    Raises:
+        ValueError: A score is not a number from 0 to 5.
+    """
+    said: list[str] = [] if notes is None else notes
+    maps = {name: _clean(scores, name, said) for name, scores in raters.items()}
+    ids = _sorted_ids(set().union(*maps.values())) if maps else []
+    matrix = np.array([[maps[name].get(i, np.nan) for i in ids] for name in maps], dtype=float).reshape(len(maps), len(ids))
+    rated = np.isfinite(matrix)
+    shared = rated.sum(axis=0) >= 2
+    if not shared.any():
+        said.append("alpha over the raters undefined: no item has two raters")
+        return None
+    kept = matrix[:, shared]
+    values = np.unique(kept[np.isfinite(kept)])
+    if values.size == 1:
+        said.append(f"alpha over the raters undefined: every score is {_fmt(values[0])}")
+        return None
+    rounded = np.where(np.isfinite(kept), np.floor(kept + 0.5), np.nan)
+    with _quiet():
+        value = float(
+            krippendorff.alpha(reliability_data=rounded, level_of_measurement="ordinal", value_domain=list(SCORES))
+        )
+    if math.isfinite(value):
+        return value
+    said.append("alpha over the raters undefined: krippendorff returned NaN")
+    return None
+
+
+def _kappa_half_down(
+    human: np.ndarray, judge: np.ndarray, labels: tuple[str, str], kappa: float | None, notes: list[str]
+) -> float | None:
+    """Kappa with halves rounded down: equal to ``kappa`` unless some score ends in .5."""
+    halves = int(np.sum(np.isclose(np.concatenate([human, judge]) % 1, 0.5)))
+    if halves == 0:
+        return kappa
+    down = {label: np.ceil(values - 0.5).astype(int) for label, values in zip(labels, (human, judge), strict=True)}
+    notes.append(f"{halves} score(s) end in .5: kappa rounds them half up (the paper's rule), kappa_half_down down")
+    reasons: list[str] = []
+    value = _kappa_point(down[labels[0]], down[labels[1]], "unweighted", *labels, reasons)
+    notes.extend(reason.replace("kappa undefined", "kappa_half_down undefined", 1) for reason in reasons)
+    return value
 
 
 def _kappa_point(
@@ -390,19 +539,23 @@ def _alpha(human: np.ndarray, judge: np.ndarray, notes: list[str]) -> float | No
     return None
 
 
-def _kappa_replicates(human: np.ndarray, judge: np.ndarray, idx: np.ndarray, weights: KappaWeights) -> np.ndarray:
+def _kappa_replicates(
+    human: np.ndarray, judge: np.ndarray, idx: np.ndarray, weights: KappaWeights, *, present: np.ndarray | None = None
+) -> np.ndarray:
     """Kappa of every resample in ``idx`` (rows of item indices); NaN where a side is constant.
 
-    The same formula as scikit-learn's ``cohen_kappa_score``, on all resamples at once.
+    The same formula as scikit-learn's ``cohen_kappa_score``, on all resamples at once. With
+    ``present`` (a mask over items), each resample counts only its items where the mask is set.
     """
-    n_boot, n = idx.shape
+    n_boot, _ = idx.shape
     k = len(SCORES)
-    cells = human[idx] * k + judge[idx] + (np.arange(n_boot) * k * k)[:, None]
-    confusion = np.bincount(cells.ravel(), minlength=n_boot * k * k).reshape(n_boot, k, k).astype(float)
+    cells = np.clip(human[idx], 0, None) * k + judge[idx] + (np.arange(n_boot) * k * k)[:, None]
+    counted = np.ones(idx.shape) if present is None else present[idx].astype(float)
+    confusion = np.bincount(cells.ravel(), weights=counted.ravel(), minlength=n_boot * k * k).reshape(n_boot, k, k)
     rows, cols = confusion.sum(axis=2), confusion.sum(axis=1)
-    expected = rows[:, :, None] * cols[:, None, :] / n
-    weight = _DISAGREEMENT[weights]
     with np.errstate(divide="ignore", invalid="ignore"):
+        expected = rows[:, :, None] * cols[:, None, :] / confusion.sum(axis=(1, 2))[:, None, None]
+        weight = _DISAGREEMENT[weights]
         kappa = 1.0 - (weight * confusion).sum(axis=(1, 2)) / (weight * expected).sum(axis=(1, 2))
     constant = ((rows > 0).sum(axis=1) < 2) | ((cols > 0).sum(axis=1) < 2)
     kappa[constant] = np.nan
@@ -421,13 +574,12 @@ def _percentile_ci(replicates: np.ndarray) -> tuple[float | None, float | None]:
     return float(lo), float(hi)
 
 
-def _note_dropped(replicates: np.ndarray, name: str, notes: list[str]) -> None:
+def _note_dropped(
+    replicates: np.ndarray, name: str, notes: list[str], *, why: str = "drew a single score on one side"
+) -> None:
     dropped = int(np.sum(~np.isfinite(replicates)))
     if dropped:
-        notes.append(
-            f"{name} interval from {replicates.size - dropped} of {replicates.size} resamples: "
-            f"{dropped} drew a single score on one side"
-        )
+        notes.append(f"{name} interval from {replicates.size - dropped} of {replicates.size} resamples: {dropped} {why}")
 
 
 def _constant_reason(first: np.ndarray, second: np.ndarray, first_label: str, second_label: str) -> str | None:
