@@ -531,8 +531,44 @@ def test_excluded_idioms_are_left_out_and_other_ids_kept() -> None:
     assert [s.input for s in loaded.dataset] == [GOOD_ITEMS[i - 1][1] for i in (2, 4, 5, 7)]
 
 
-def test_exclusion_is_exact_not_a_substring_match() -> None:
-    loaded = load_vivid(str(GOOD), exclude_idioms=["Gieo gió", "gieo gió gặt bão"])
+@pytest.mark.parametrize(
+    "shown",
+    [
+        pytest.param("gieo gió gặt bão", id="lower-case"),
+        pytest.param("GIEO GIÓ GẶT BÃO", id="upper-case"),
+        pytest.param("Gieo gió gặt bão.", id="trailing-period"),
+        pytest.param("Gieo gió  gặt bão", id="double-space"),
+        pytest.param("Gieo gió, gặt bão!", id="punctuation"),
+        pytest.param("“Gieo gió gặt bão”", id="quoted"),
+        pytest.param(unicodedata.normalize("NFD", "gieo gió gặt bão."), id="nfd-lower-period"),
+    ],
+)
+def test_exclusion_matches_spelling_variants_of_a_demonstration(shown: str) -> None:
+    loaded = load_vivid(str(GOOD), exclude_idioms=[shown])
+
+    assert loaded.left_out == [1]
+    assert [s.id for s in loaded.dataset] == GOOD_IDS[1:]
+
+
+@pytest.mark.parametrize(
+    ("in_data", "shown"),
+    [
+        pytest.param("Nước chảy hòa đá mòn", "Nước chảy hoà đá mòn", id="old-style-in-data"),
+        pytest.param("Khoẻ như voi", "khỏe như voi.", id="old-style-shown"),
+        pytest.param("Thủy chung son sắt", "THUỶ CHUNG SON SẮT", id="uy-upper-case"),
+    ],
+)
+def test_exclusion_unifies_tone_mark_placement(tmp_path: Path, in_data: str, shown: str) -> None:
+    path = write(tmp_path, csv_text([spoilt("Idiom_Proverb", in_data), BASE_ROW]))
+
+    loaded = load_vivid(str(path), exclude_idioms=[shown])
+
+    assert loaded.left_out == [1]
+    assert [s.id for s in loaded.dataset] == [2]
+
+
+def test_exclusion_is_not_a_substring_match() -> None:
+    loaded = load_vivid(str(GOOD), exclude_idioms=["Gieo gió", "gió gặt bão", "Gieo gió gặt bão to"])
 
     assert loaded.left_out == []
     assert [s.id for s in loaded.dataset] == GOOD_IDS

@@ -16,9 +16,9 @@ from vivid_inspect.data.csv_format import (
     VividItem,
     parse_vivid_csv,
 )
+from vivid_inspect.data.normalise import idiom_key, unify_tone_marks
 from vivid_inspect.data.sources import DATA_ENV, keep_in_cache, read_source, resolve_data_spec
 from vivid_inspect.taxonomy import THEME_BY_CODE, TRAIT_BY_CODE
-from vivid_inspect.text import nfc
 
 __all__ = [
     "COLUMNS",
@@ -27,9 +27,11 @@ __all__ = [
     "VividData",
     "VividDataError",
     "VividItem",
+    "idiom_key",
     "item_metadata",
     "load_items",
     "load_vivid",
+    "unify_tone_marks",
 ]
 
 logger = logging.getLogger(__name__)
@@ -100,8 +102,9 @@ def load_vivid(
 
     Args:
         data: ``sample``, ``hf``, an http(s) URL or a path; None means ``$VIVID_DATA``, else ``hf``.
-        exclude_idioms: Demonstration idioms; items with the same idiom (after NFC) are left out so
-            that no model is scored on an example it was shown.
+        exclude_idioms: Demonstration idioms; items with the same idiom are left out so that no
+            model is scored on an example it was shown. Idioms are compared by :func:`idiom_key`
+            (NFC, case, punctuation, spacing and tone-mark placement ignored).
         target: The sample target of an item; defaults to its reference meaning. The input is
             always the idiom: solvers render the real prompt from the metadata.
 
@@ -109,11 +112,11 @@ def load_vivid(
         The dataset, its source name and the ids left out.
     """
     source, items = load_items(data)
-    excluded = {nfc(idiom).strip() for idiom in exclude_idioms}
+    excluded = {idiom_key(idiom) for idiom in exclude_idioms}
     samples: list[Sample] = []
     left_out: list[int] = []
     for item in items:
-        if item.idiom in excluded:
+        if idiom_key(item.idiom) in excluded:
             left_out.append(item.id)
             continue
         gold = target(item) if target else item.meaning

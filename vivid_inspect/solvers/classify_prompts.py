@@ -18,7 +18,11 @@ MAX_SHOTS = 5
 
 @dataclass(frozen=True)
 class Demonstration:
-    """A hand-written classification example shown to the model (never an item of the data set).
+    """A hand-written classification example shown to the model.
+
+    Its idiom may also be an item of the data set (the real file holds many common idioms): the
+    task then leaves that item out of scoring and records its id (see
+    :func:`vivid_inspect.data.load_vivid`), so no model is scored on an example it was shown.
 
     Attributes:
         idiom: The example idiom or proverb.
