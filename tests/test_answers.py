@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from vivid_inspect.scorers.answers import final_answer, lenient_topic, lenient_traits
+from vivid_inspect.scorers.answers import final_answer, lenient_topic, read_traits
 from vivid_inspect.text import strip_reasoning
 
 
@@ -50,14 +50,53 @@ def test_lenient_topic(answer: str, expected: int | None) -> None:
         pytest.param("1,3,5", (1, 3, 5), id="canonical"),
         pytest.param("5, 3 ,1", (1, 3, 5), id="any-order-and-spacing"),
         pytest.param("```\n2,4\n```.", (2, 4), id="decorated"),
-        pytest.param("", (), id="empty-is-none"),
-        pytest.param("Không có đặc điểm nào", (), id="words-mean-none"),
         pytest.param("1,1,2", (1, 2), id="duplicates-collapse"),
-        pytest.param("6, 12, 3", (3,), id="out-of-range-ignored"),
+        pytest.param("Đặc điểm: 2, 5", (2, 5), id="echoed-tag"),
+        pytest.param("**3**", (3,), id="bold"),
+        pytest.param("1.0,3.0", (1, 3), id="float-form"),
+        pytest.param("1; 4", (1, 4), id="semicolons"),
+        pytest.param("Câu này có đặc điểm 2 và 5", (2, 5), id="codes-in-prose"),
     ],
 )
-def test_lenient_traits(answer: str, expected: tuple[int, ...]) -> None:
-    assert lenient_traits(answer) == expected
+def test_lenient_traits_reads_codes_in_any_decoration(answer: str, expected: tuple[int, ...]) -> None:
+    reading = read_traits(answer)
+    assert (reading.codes, reading.status, reading.readable) == (expected, "ok", True)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param("", id="empty"),
+        pytest.param("   ", id="blank"),
+        pytest.param("``` ```", id="empty-code-fence"),
+        pytest.param('""', id="empty-quotes"),
+        pytest.param("Đặc điểm:", id="echoed-tag-with-nothing"),
+        pytest.param("**Đặc điểm:**", id="bold-tag-with-nothing"),
+    ],
+)
+def test_explicit_empty_answer_means_no_traits(answer: str) -> None:
+    reading = read_traits(answer)
+    assert (reading.codes, reading.status, reading.readable) == ((), "empty", True)
+
+
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [
+        pytest.param("Không có", "no_code", id="words-for-none"),
+        pytest.param("Không có đặc điểm nào", "no_code", id="sentence-for-none"),
+        pytest.param("không biết", "no_code", id="prose"),
+        pytest.param("Literal, Folk knowledge", "no_code", id="names-not-codes"),
+        pytest.param("0", "out_of_range", id="zero"),
+        pytest.param("1,3,6", "out_of_range", id="one-code-out-of-range"),
+        pytest.param("6, 12, 3", "out_of_range", id="several-out-of-range"),
+        pytest.param("12", "out_of_range", id="two-digit"),
+        pytest.param("2.5", "out_of_range", id="decimal"),
+        pytest.param("0,2", "out_of_range", id="zero-beside-a-code"),
+    ],
+)
+def test_answer_without_valid_codes_is_a_parse_failure(answer: str, status: str) -> None:
+    reading = read_traits(answer)
+    assert (reading.codes, reading.status, reading.readable) == (None, status, False)
 
 
 def test_strip_reasoning_keeps_text_after_last_block() -> None:

@@ -56,7 +56,7 @@ def test_traits_strict_lenient_prf_jaccard_hamming() -> None:
             "Khoai đất lạ, mạ đất quen": "1,3,4",  # right
             "Khẩu Phật tâm xà": "5, 2",  # gold 2,5: strict wrong, lenient right
             "Bách niên giai lão": "2,3",  # gold 2: one false positive
-            "Da mồi tóc sương": "Không có",  # gold 1: one false negative
+            "Da mồi tóc sương": "Không có",  # gold 1: unreadable, a false negative with no set credit
         },
     )
     assert metrics["accuracy"] == pytest.approx(0.4)
@@ -70,7 +70,48 @@ def test_traits_strict_lenient_prf_jaccard_hamming() -> None:
     assert metrics["f1/Literal"] == pytest.approx(2 / 3)
     assert metrics["f1/Uncommon vocabulary"] == pytest.approx(2 / 3)
     assert metrics["jaccard"] == pytest.approx(0.7)
-    assert metrics["hamming_accuracy"] == pytest.approx(23 / 25)
+    assert metrics["hamming_accuracy"] == pytest.approx(19 / 25)
+    assert metrics["unreadable"] == pytest.approx(0.2)
+
+
+def _scores(log: EvalLog) -> dict[str, dict[str, object]]:
+    assert log.samples is not None
+    return {
+        str(sample.metadata["idiom"]): {"value": score.value, **(score.metadata or {})}
+        for sample in log.samples
+        for score in (sample.scores or {}).values()
+    }
+
+
+# gold traits: Ăn quả nhớ kẻ trồng cây, Uống nước nhớ nguồn, Lá lành đùm lá rách, Giấy rách phải
+# giữ lấy lề, Máu chảy ruột mềm: none; Con dại cái mang: 3; Khẩu Phật tâm xà: 2,5; Cẩn tắc vô áy náy: 2,3.
+LENIENT_CASES = {
+    "Ăn quả nhớ kẻ trồng cây": ("Không có", False, "no_code"),
+    "Uống nước nhớ nguồn": ("0", False, "out_of_range"),
+    "Lá lành đùm lá rách": ("Câu này không mang đặc điểm nào.", False, "no_code"),
+    "Giấy rách phải giữ lấy lề": ("", True, "empty"),
+    "Máu chảy ruột mềm": ("``` ```", True, "empty"),
+    "Cẩn tắc vô áy náy": ("2,3,6", False, "out_of_range"),
+    "Khẩu Phật tâm xà": ("5, 2", True, "ok"),
+    "Con dại cái mang": ("Đặc điểm: 3", True, "ok"),
+}
+
+
+def test_traits_lenient_credit_needs_valid_codes_and_failures_are_recorded() -> None:
+    log, metrics = _run(traits(data="sample"), {idiom: answer for idiom, (answer, _, _) in LENIENT_CASES.items()})
+    scores = _scores(log)
+
+    for idiom, (_, lenient, status) in LENIENT_CASES.items():
+        assert (idiom, scores[idiom]["lenient_correct"], scores[idiom]["parse_status"]) == (idiom, lenient, status)
+    assert scores["Uống nước nhớ nguồn"]["predicted_ids"] is None
+    assert scores["Khẩu Phật tâm xà"]["predicted_ids"] == [2, 5]
+    # Strict accuracy is unchanged: only the exact empty answer is right.
+    assert metrics["accuracy"] == pytest.approx(1 / 8)
+    assert metrics["lenient_accuracy"] == pytest.approx(4 / 8)
+    assert metrics["unreadable"] == pytest.approx(4 / 8)
+    # An unreadable answer earns nothing in the set metrics: its Jaccard and Hamming accuracy are 0.
+    assert metrics["jaccard"] == pytest.approx(4 / 8)
+    assert metrics["hamming_accuracy"] == pytest.approx(4 / 8)
 
 
 def test_demonstration_in_data_is_left_out_and_recorded(tmp_path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vivid_inspect.scorers.answers import final_answer, lenient_topic, lenient_traits
+from vivid_inspect.scorers.answers import final_answer, lenient_topic, read_traits
 from vivid_inspect.solvers.classify_prompts import (
     DEMONSTRATIONS,
     INSTRUCTIONS,
@@ -43,7 +43,7 @@ def test_demonstration_answers_read_back_by_both_parsers(demo) -> None:
     topic = topic_answer(demo.theme_id)
     traits = traits_answer(demo.trait_ids)
     assert final_answer(topic) == topic and lenient_topic(topic) == demo.theme_id
-    assert final_answer(traits) == traits and lenient_traits(traits) == demo.trait_ids
+    assert final_answer(traits) == traits and read_traits(traits).codes == demo.trait_ids
 
 
 def test_demonstrated_answer_appears_after_its_tag() -> None:

@@ -15,13 +15,15 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from vivid_inspect.scorers.answers import final_answer, lenient_topic, lenient_traits
+from vivid_inspect.scorers.answers import final_answer, lenient_topic, read_traits
 from vivid_inspect.scorers.classification_metrics import (
     LENIENT_KEY,
+    PARSE_STATUS_KEY,
     PREDICTED_TRAITS_KEY,
     lenient_accuracy,
     trait_prf,
     trait_set_agreement,
+    unreadable,
 )
 from vivid_inspect.solvers.classify_prompts import traits_answer
 from vivid_inspect.text import nfc
@@ -31,12 +33,13 @@ def _per_theme() -> object:
     return grouped(accuracy(), "theme", all=False, name_template="theme/{group_name}")
 
 
-@scorer(metrics=[accuracy(), stderr(), lenient_accuracy(), _per_theme()])
+@scorer(metrics=[accuracy(), stderr(), lenient_accuracy(), unreadable(), _per_theme()])
 def topic_match() -> Scorer:
     """Strict exact match of the topic code (the paper's metric) plus a lenient parse.
 
     The value is CORRECT only when the final answer, stripped and NFC, equals the code. The lenient
-    parse (first whole number 1-7) goes to ``metadata`` and feeds ``lenient_accuracy``.
+    parse (first whole number 1-7) goes to ``metadata`` and feeds ``lenient_accuracy``;
+    ``parse_status`` is ``ok``, or ``no_code`` when the answer holds no number 1-7.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -47,29 +50,44 @@ def topic_match() -> Scorer:
             value=CORRECT if answer == gold else INCORRECT,
             answer=answer,
             explanation=state.output.completion,
-            metadata={"predicted": parsed, LENIENT_KEY: parsed is not None and str(parsed) == gold},
+            metadata={
+                "predicted": parsed,
+                LENIENT_KEY: parsed is not None and str(parsed) == gold,
+                PARSE_STATUS_KEY: "ok" if parsed is not None else "no_code",
+            },
         )
 
     return score
 
 
-@scorer(metrics=[accuracy(), stderr(), lenient_accuracy(), trait_prf(), trait_set_agreement(), _per_theme()])
+@scorer(
+    metrics=[accuracy(), stderr(), lenient_accuracy(), unreadable(), trait_prf(), trait_set_agreement(), _per_theme()]
+)
 def traits_match() -> Scorer:
     """Strict exact match of the ascending trait-code list (``""`` for none) plus a lenient parse.
 
-    The lenient parse is the set of codes 1-5 in any order or spacing; it feeds
-    ``lenient_accuracy`` and the per-trait precision/recall/F1, Jaccard and Hamming metrics.
+    The lenient parse (:func:`~vivid_inspect.scorers.answers.read_traits`) reads codes 1-5 in any
+    order, spacing or decoration; an empty answer means "no traits". An answer with no code, or
+    with a number that is not a code 1-5, is a parse failure: ``predicted_ids`` is None,
+    ``parse_status`` says why, and it earns no lenient credit. The parse feeds
+    ``lenient_accuracy``, ``unreadable`` and the per-trait precision/recall/F1, Jaccard and
+    Hamming metrics.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
         answer = final_answer(state.output.completion)
         gold = nfc(target.text.strip())
-        parsed = lenient_traits(answer)
+        reading = read_traits(answer)
+        lenient = reading.codes is not None and traits_answer(reading.codes) == gold
         return Score(
             value=CORRECT if answer == gold else INCORRECT,
             answer=answer,
             explanation=state.output.completion,
-            metadata={PREDICTED_TRAITS_KEY: list(parsed), LENIENT_KEY: traits_answer(parsed) == gold},
+            metadata={
+                PREDICTED_TRAITS_KEY: list(reading.codes) if reading.codes is not None else None,
+                LENIENT_KEY: lenient,
+                PARSE_STATUS_KEY: reading.status,
+            },
         )
 
     return score

@@ -15,6 +15,8 @@ from vivid_inspect.taxonomy import TRAIT_BY_CODE, TRAIT_NAMES
 
 LENIENT_KEY = "lenient_correct"
 PREDICTED_TRAITS_KEY = "predicted_ids"
+PARSE_STATUS_KEY = "parse_status"
+_READABLE = ("ok", "empty")
 
 
 @metric
@@ -28,17 +30,36 @@ def lenient_accuracy() -> Metric:
     return compute
 
 
-def _trait_matrices(scores: list[SampleScore]) -> tuple[np.ndarray, np.ndarray]:
+@metric
+def unreadable() -> Metric:
+    """Share of answers the lenient parse could not read (``parse_status`` other than ok/empty)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        flags = [(s.score.metadata or {}).get(PARSE_STATUS_KEY, "ok") not in _READABLE for s in scores]
+        return float(np.mean(flags)) if flags else float("nan")
+
+    return compute
+
+
+def _trait_matrices(scores: list[SampleScore]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gold and predicted item × trait matrices, and which answers were readable.
+
+    An unreadable answer (``predicted_ids`` None) predicts no trait, so it adds false negatives
+    and never a true positive.
+    """
     codes = list(TRAIT_BY_CODE)
     gold = np.zeros((len(scores), len(codes)), dtype=int)
     pred = np.zeros((len(scores), len(codes)), dtype=int)
+    readable = np.ones(len(scores), dtype=bool)
     for row, sample_score in enumerate(scores):
         gold_ids = (sample_score.sample_metadata or {}).get("trait_ids", [])
         pred_ids = (sample_score.score.metadata or {}).get(PREDICTED_TRAITS_KEY, [])
+        if pred_ids is None:
+            readable[row], pred_ids = False, []
         for column, code in enumerate(codes):
             gold[row, column] = code in gold_ids
             pred[row, column] = code in pred_ids
-    return gold, pred
+    return gold, pred, readable
 
 
 @metric
@@ -57,7 +78,7 @@ def trait_prf() -> Metric:
 
         if not scores:
             return {}
-        gold, pred = _trait_matrices(scores)
+        gold, pred, _ = _trait_matrices(scores)
         result: dict[str, float] = {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -76,19 +97,21 @@ def trait_prf() -> Metric:
 def trait_set_agreement() -> Metric:
     """Per-item Jaccard similarity of predicted and gold trait sets, and Hamming accuracy.
 
-    Two empty sets count as a perfect match (Jaccard 1): "no trait" is a real answer here.
+    Two empty sets count as a perfect match (Jaccard 1): "no trait" is a real answer here. An
+    unreadable answer scores 0 on both: nothing it says can be compared with the gold set.
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        from sklearn.exceptions import UndefinedMetricWarning
-        from sklearn.metrics import hamming_loss, jaccard_score
-
         if not scores:
             return {}
-        gold, pred = _trait_matrices(scores)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            jaccard = jaccard_score(gold, pred, average="samples", zero_division=1.0)
-        return {"jaccard": float(jaccard), "hamming_accuracy": float(1.0 - hamming_loss(gold, pred))}
+        gold, pred, readable = _trait_matrices(scores)
+        union = (gold | pred).sum(axis=1)
+        both = (gold & pred).sum(axis=1)
+        jaccard = np.where(union == 0, 1.0, both / np.maximum(union, 1))
+        hamming = (gold == pred).mean(axis=1)
+        return {
+            "jaccard": float(np.mean(np.where(readable, jaccard, 0.0))),
+            "hamming_accuracy": float(np.mean(np.where(readable, hamming, 0.0))),
+        }
 
     return compute
