@@ -30,6 +30,9 @@ def classification_task(kind: ClassifyKind, shots: int = 3, data: str | None = N
     """
     if kind not in ("topic", "traits"):
         raise ValueError(f"unknown classification task {kind!r}; expected 'topic' or 'traits'")
+    # `-T shots=many` arrives as a string; say so rather than fail on the comparison below.
+    if isinstance(shots, bool) or not isinstance(shots, int):
+        raise ValueError(f"shots must be a whole number from 0 to {MAX_SHOTS}, got {shots!r}")
     if not 0 <= shots <= MAX_SHOTS:
         raise ValueError(f"shots must be between 0 and {MAX_SHOTS}, got {shots}")
 

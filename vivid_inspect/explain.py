@@ -38,6 +38,10 @@ def judge_names(judge: str) -> list[str]:
     Raises:
         ValueError: If the spec is empty or names an unknown option.
     """
+    if isinstance(judge, (list, tuple)):  # `-T judge=aspect,cot` reaches the task as a list
+        judge = ",".join(str(part) for part in judge)
+    if not isinstance(judge, str):
+        raise ValueError(f"judge must be a name or a comma list of names, got {judge!r}")
     names = [part.strip() for part in judge.split(",") if part.strip()]
     if names == [NO_JUDGE]:
         return []

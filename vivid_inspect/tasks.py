@@ -6,6 +6,7 @@ from inspect_ai import Task, task
 
 from vivid_inspect.classify import classification_task
 from vivid_inspect.explain import explain_task
+from vivid_inspect.inspect_private import task_errors
 
 
 @task
@@ -17,7 +18,8 @@ def topic(shots: int = 3, data: str | None = None) -> Task:
         data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
             default ``$VIVID_DATA``, else ``hf``.
     """
-    return classification_task("topic", shots=shots, data=data)
+    with task_errors("topic"):
+        return classification_task("topic", shots=shots, data=data)
 
 
 @task
@@ -29,7 +31,8 @@ def traits(shots: int = 3, data: str | None = None) -> Task:
         data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
             default ``$VIVID_DATA``, else ``hf``.
     """
-    return classification_task("traits", shots=shots, data=data)
+    with task_errors("traits"):
+        return classification_task("traits", shots=shots, data=data)
 
 
 @task
@@ -52,6 +55,7 @@ def explain(
             default ``$VIVID_DATA``, else ``hf``.
         judge_retries: How many times the judge is asked again after an unreadable reply.
     """
-    return explain_task(
-        prompt=prompt, judge=judge, judge_model=judge_model, data=data, judge_retries=judge_retries
-    )
+    with task_errors("explain"):
+        return explain_task(
+            prompt=prompt, judge=judge, judge_model=judge_model, data=data, judge_retries=judge_retries
+        )

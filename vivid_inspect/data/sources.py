@@ -95,6 +95,8 @@ def read_source(spec: str) -> RawData:
     if spec.startswith(("http://", "https://")):
         return _download(spec, label=spec)
     path = Path(spec).expanduser()
+    if path.is_dir():
+        raise VividDataError(f"{spec}: is a folder, not a data file. {_HOW_TO_CHOOSE}")
     if not path.is_file():
         raise VividDataError(f"{spec}: no such data file. {_HOW_TO_CHOOSE}")
     return RawData(str(path), path.read_bytes())

@@ -1,0 +1,124 @@
+"""A bad task argument or unusable data ends `inspect eval` with one clear message, no traceback.
+
+Each case runs the real ``inspect eval`` CLI, as a user would. The subprocesses start together
+(starting Inspect is the slow part) and each case then checks its own output.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from vivid_inspect.data import VividDataError
+from vivid_inspect.inspect_private import (
+    PrerequisiteError,
+    TaskArgumentError,
+    TaskDataError,
+)
+from vivid_inspect.tasks import explain, topic
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "data"
+MAX_LINES = 30
+
+
+@dataclass(frozen=True)
+class Case:
+    task: str
+    args: tuple[str, ...]
+    expected: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+
+
+CASES: dict[str, Case] = {
+    "bad-judge": Case("explain", ("judge=vibes", "data=sample"), ("explain: unknown judge 'vibes'", "aspect")),
+    "bad-judge-in-list": Case(
+        "explain", ("judge=aspect,vibes", "data=sample"), ("explain: unknown judge 'vibes'",)
+    ),
+    "bad-prompt": Case("explain", ("prompt=bad", "data=sample"), ("unknown prompt style 'bad'", "few_shot")),
+    "negative-judge-retries": Case(
+        "explain", ("judge_retries=-1", "data=sample"), ("retries must be 0 or more, got -1",)
+    ),
+    "shots-too-many": Case("topic", ("shots=9", "data=sample"), ("topic: shots must be between 0 and 5, got 9",)),
+    "shots-not-a-number": Case(
+        "traits", ("shots=many", "data=sample"), ("traits: shots must be a whole number from 0 to 5, got 'many'",)
+    ),
+    "missing-data-file": Case(
+        "explain", ("data=/nonexistent.csv",), ("/nonexistent.csv: no such data file", "-T data=sample")
+    ),
+    "folder-as-data": Case("topic", ("data={tmp}",), ("{tmp}: is a folder, not a data file",)),
+    "bad-data-rows": Case(
+        "topic",
+        (f"data={FIXTURES / 'bad_rows.csv'}",),
+        ("bad_rows.csv: 5 problem(s)", "row 3 (line 4), column Semantic_Theme"),
+    ),
+    "hf-offline": Case(
+        "explain",
+        (),
+        ("could not download http://127.0.0.1:9/", "Connection refused", "-T data=sample"),
+        env=(("HF_ENDPOINT", "http://127.0.0.1:9"), ("VIVID_CACHE_DIR", "{tmp}/cache")),
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, str, Path]]:
+    inspect = Path(sys.executable).with_name("inspect")
+    running = {}
+    for name, case in CASES.items():
+        tmp = tmp_path_factory.mktemp(name)
+        env = {**os.environ, "COLUMNS": "1000", **{k: v.format(tmp=tmp) for k, v in case.env}}
+        env.pop("VIVID_DATA", None)
+        command = [str(inspect), "eval", f"vivid_inspect/{case.task}", "--model", "mockllm/model"]
+        for arg in case.args:
+            command += ["-T", arg.format(tmp=tmp)]
+        command += ["--log-dir", str(tmp / "logs")]
+        running[name] = (
+            subprocess.Popen(command, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True),
+            tmp,
+        )
+    results = {}
+    for name, (process, tmp) in running.items():
+        out, _ = process.communicate(timeout=240)
+        results[name] = (process.returncode, out, tmp)
+    return results
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_argument_prints_one_clear_message(outputs: dict[str, tuple[int, str, Path]], name: str) -> None:
+    returncode, out, tmp = outputs[name]
+    assert returncode != 0, out
+    assert "Traceback" not in out
+    assert "ExceptionGroup" not in out
+    assert len(out.strip().splitlines()) < MAX_LINES, out
+    for expected in CASES[name].expected:
+        assert expected.format(tmp=tmp) in out, out
+
+
+@pytest.mark.parametrize(
+    ("build", "error"),
+    [
+        pytest.param(lambda: explain(judge="vibes", data="sample"), TaskArgumentError, id="bad-judge"),
+        pytest.param(lambda: topic(shots=-1, data="sample"), TaskArgumentError, id="bad-shots"),
+        pytest.param(lambda: topic(data="/nonexistent.csv"), TaskDataError, id="missing-data"),
+    ],
+)
+def test_in_python_the_errors_keep_their_usual_types(build, error) -> None:  # type: ignore[no-untyped-def]
+    # Callers that build tasks in Python (vivid run, notebooks) still catch ValueError and
+    # VividDataError; Inspect sees a PrerequisiteError and prints its message alone.
+    with pytest.raises(error) as caught:
+        build()
+    assert isinstance(caught.value, ValueError)
+    assert isinstance(caught.value, PrerequisiteError)
+    assert isinstance(caught.value, VividDataError) == (error is TaskDataError)
+    assert str(caught.value).startswith(("explain: ", "topic: "))
+
+
+def test_judge_comma_list_from_the_command_line_is_accepted() -> None:
+    # `-T judge=aspect,lexical` reaches the task as a list, not a string.
+    task = explain(judge=["aspect", "lexical"], data="sample")  # type: ignore[arg-type]
+    assert task.metadata is not None and task.metadata["judge_strategies"] == ["aspect", "lexical"]

@@ -1,0 +1,62 @@
+"""The one module that imports Inspect's private (``inspect_ai._…``) names.
+
+Inspect has no public API for a few things the project needs. Each use lives here, with the
+reason, so that an Inspect upgrade that moves one breaks this module alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+# Private: Inspect's CLI prints a PrerequisiteError's message alone (no traceback) and exits
+# non-zero, both from `inspect eval` and from a task that `eval()` builds. No public error type
+# gets that treatment, and a plain ValueError from a task prints a 270-line exception group.
+from inspect_ai._util.error import PrerequisiteError
+from rich.markup import escape
+
+from vivid_inspect.data.csv_format import VividDataError
+
+__all__ = ["PrerequisiteError", "TaskArgumentError", "TaskDataError", "task_errors"]
+
+
+class TaskArgumentError(PrerequisiteError, ValueError):
+    """A task argument that cannot be used: Inspect prints the message alone, no traceback.
+
+    Still a :class:`ValueError`, so callers that build tasks in Python catch it as before.
+    ``str(error)`` is the plain message.
+    """
+
+    def __init__(self, message: str) -> None:
+        # Inspect prints `.message` as rich markup; data and paths may hold brackets ("ids [17]")
+        # that rich would read as tags, so they are escaped there and kept plain in `args`.
+        super().__init__(escape(message))
+        self.args = (message,)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class TaskDataError(TaskArgumentError, VividDataError):
+    """A data source that cannot be read or holds invalid rows (also a :class:`VividDataError`)."""
+
+
+@contextmanager
+def task_errors(task: str) -> Iterator[None]:
+    """Turn a task's bad-argument and data errors into errors Inspect reports in one message.
+
+    Args:
+        task: The task's name, put before each message.
+
+    Raises:
+        TaskDataError: The body raised a :class:`VividDataError`.
+        TaskArgumentError: The body raised another :class:`ValueError` (an unknown option).
+    """
+    try:
+        yield
+    except TaskArgumentError:
+        raise
+    except VividDataError as error:
+        raise TaskDataError(f"{task}: {error}") from error
+    except ValueError as error:
+        raise TaskArgumentError(f"{task}: {error}") from error
