@@ -15,6 +15,8 @@ from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from vivid_inspect.report.agreement import (
     Agreement,
+    _kappa_replicates,
+    _resamples,
     agreement,
     paired_difference,
     parse_failure_rate,
@@ -22,7 +24,6 @@ from vivid_inspect.report.agreement import (
     raters_alpha,
     self_consistency,
 )
-from vivid_inspect.report.agreement import _kappa_replicates, _resamples
 
 N_BOOT = 200
 

@@ -9,7 +9,7 @@ import pandas as pd
 from vivid_inspect.cli.main import main
 
 REPO = Path(__file__).resolve().parents[1]
-THEMES = ["Love", "Virtues", "Criticism", "Work and Nature", "Society", "Life Lessons", "Others"]
+THEMES = ["Love", "Virtues", "Criticism", "Work and Nature", "Social Relationships", "Life Lessons", "Other"]
 
 
 def test_offline_main_job_puts_the_oracle_far_above_the_literal_floor(

@@ -218,7 +218,9 @@ def test_table1_kappa_and_unscored_against_scikit_learn() -> None:
     expected = cohen_kappa_score([HUMAN[i] for i in paired], [int(JUDGE_A[i]) for i in paired])
     assert table.loc["judge_aspect", "kappa"] == pytest.approx(expected, abs=1e-12)
     assert table.loc["judge_aspect", "unscored"] == 1 and table.loc["judge_aspect", "scored"] == 7
-    assert table.loc["judge_aspect", "mean"] == pytest.approx(np.nanmean(list(JUDGE_A.values())))
+    assert table.loc["judge_aspect", "mean_all_items"] == pytest.approx(np.nanmean(list(JUDGE_A.values())))
+    assert table.loc["judge_aspect", "judge_mean"] == pytest.approx(np.mean([JUDGE_A[i] for i in paired]))
+    assert table.loc["judge_aspect", "human_mean"] == pytest.approx(np.mean([HUMAN[i] for i in paired]))
     assert list(table.index) == ["human", "judge_cot", "judge_aspect"]  # the paper's strategy order
     differences = _table(result, "judge_differences")
     assert len(differences) == 1 and differences.iloc[0]["n"] == 7

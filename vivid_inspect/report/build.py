@@ -139,16 +139,17 @@ def build_tables(
 def _comparisons(t1: Table, t3: Table, t4: Table, t5: Table) -> list[Table]:
     judges = t1.frame[t1.frame["strategy"] != ""]
     ours1 = judges.rename(columns={"judge_model": "model_name"})
-    ours1 = ours1.assign(model=ours1["model_name"], prompt=ours1["strategy"])
+    # The paper's judge mean is over the human-scored items: our mean over the paired items.
+    ours1 = ours1.assign(model=ours1["model_name"], prompt=ours1["strategy"], mean=ours1["judge_mean"])
     matched = [paper.paper_model(str(m)) == PAPER_JUDGE for m in ours1["model"]]
     human_rows = t1.frame[t1.frame["judge"] == "human"]
     if any(matched) and not human_rows.empty:
-        human = human_rows.assign(model=PAPER_JUDGE, prompt="human")
+        human = human_rows.assign(model=PAPER_JUDGE, prompt="human", mean=human_rows["human_mean"])
         ours1 = pd.concat([human, ours1], ignore_index=True)
     t5_paper = t5.frame[t5.frame["shots"].fillna(3) == 3]
     specs = [
         ("table1", "Table 1", ours1, "prompt", ["mean", "kappa"], 3),
-        ("table3", "Table 3", t3.frame, "prompt", [*THEME_COLUMNS.values(), AVERAGE], 2),
+        ("table3", "Table 3", t3.frame, "prompt", [*THEME_COLUMNS, AVERAGE], 2),
         ("table4", "Table 4", t4.frame, "prompt", list(TRAIT_COLUMNS), 2),
         ("table5", "Table 5", t5_paper, None, ["topic", "traits"], 3),
     ]

@@ -343,6 +343,11 @@ def _judge_models(ref: LogRef, summaries: list[dict[str, Any]], wanted: list[str
     for name in wanted:
         if not is_judge_scorer(name):
             continue
+        if name == LEXICAL and (ref.vivid_judge is None or ref.vivid_judge.get("strategy") == LEXICAL):
+            # chrF calls no model. Its score metadata names the metric, which the runner does not
+            # record: keying on it would make the one judge two (after `inspect score` and `vivid run`).
+            models[name] = None
+            continue
         if ref.vivid_judge is not None:
             # The runner names the judge's model; a panel has none (it calls no model).
             models[name] = str(ref.vivid_judge.get("model") or "") or None

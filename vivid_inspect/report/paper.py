@@ -1,7 +1,9 @@
 """The paper's published numbers (Tables 1, 3, 4 and 5), to show beside ours.
 
 The numbers ship with the package in ``paper_results.csv``, transcribed from the paper, in long
-format: ``table, model, prompt, column, value``. Models are named as the paper names them; an
+format: ``table, model, prompt, column, value``, with the paper's own column headings ("Society",
+"Others"); :func:`compare` takes our theme names and looks the paper's headings up in
+:data:`vivid_inspect.taxonomy.PAPER_HEADINGS`. Models are named as the paper names them; an
 Inspect model name (``openai/gpt-4o``, ``hf/Qwen/Qwen3-14B``) is matched to a paper model by its
 last path segment with case and punctuation ignored, against the known spellings below. A model
 the paper did not evaluate gets no paper column, never a guess.
@@ -16,6 +18,8 @@ from importlib import resources
 from io import StringIO
 
 import pandas as pd
+
+from vivid_inspect.taxonomy import PAPER_HEADINGS
 
 PAPER_FILE = "paper_results.csv"
 PAPER_TABLES: tuple[str, ...] = ("table1", "table3", "table4", "table5")
@@ -99,7 +103,8 @@ def compare(
         ours: Our table (wide: one row per model/prompt, one column per statistic).
         model: Column of ``ours`` holding the Inspect model name.
         prompt: Column of ``ours`` holding the prompt/strategy, or None (Table 5).
-        columns: Columns of ``ours`` to compare; each must be a column name of the paper table.
+        columns: Columns of ``ours`` to compare: a column name of the paper table, or a theme
+            name the paper heads differently (see :data:`vivid_inspect.taxonomy.PAPER_HEADINGS`).
 
     Returns:
         Long frame with :data:`COMPARISON_COLUMNS`; ``diff`` is ours minus paper. Rows keep the
@@ -116,7 +121,7 @@ def compare(
             value = record.get(column)
             if value is None or (isinstance(value, float) and math.isnan(value)):
                 continue
-            published = paper_value(table, matched, prompt_value, column)
+            published = paper_value(table, matched, prompt_value, PAPER_HEADINGS.get(column, column))
             if published is None:
                 continue
             rows.append(

@@ -43,7 +43,7 @@ def theme_heatmap(table3: pd.DataFrame, path: Path) -> Path | None:
     """
     if table3.empty:
         return None
-    columns = [*THEME_COLUMNS.values(), AVERAGE]
+    columns = [*THEME_COLUMNS, AVERAGE]
     values = table3[columns].astype(float).to_numpy()
     with matplotlib.style.context("default"):
         figure = Figure(figsize=(1.0 * len(columns) + 3.5, 0.4 * len(table3) + 1.8))

@@ -21,9 +21,12 @@ import pandas as pd
 
 from vivid_inspect.report.agreement import (
     Agreement,
+    RaterAgreement,
     agreement,
     paired_difference,
     parse_failure_rate,
+    rater_agreement,
+    raters_alpha,
     self_consistency,
 )
 from vivid_inspect.report.humans import human_ceiling, human_means
@@ -38,9 +41,16 @@ from vivid_inspect.report.render import Table
 
 N_BOOT = 1000
 SEED = 0
-_STATS = ("n", "kappa", "kappa_lo", "kappa_hi", "weighted_kappa", "spearman", "alpha", "exact", "within1", "mae")
-TABLE1_COLUMNS = ("judge", "strategy", "judge_model", "scored", "unscored", "parse_failure_rate", "mean", *_STATS, "notes")
-_DECIMALS = {"mean": 2, "*": 3}
+_STATS = (
+    "n", "judge_mean", "human_mean", "kappa", "kappa_lo", "kappa_hi", "kappa_half_down", "weighted_kappa", "spearman",
+    "alpha", "exact", "within1", "mae",
+)
+_RATERS = ("kappa_per_annotator", "kappa_per_annotator_lo", "kappa_per_annotator_hi", "alpha_raters")
+TABLE1_COLUMNS = (
+    "judge", "strategy", "judge_model", "scored", "unscored", "parse_failure_rate", "mean_all_items", *_STATS,
+    *_RATERS, "notes",
+)
+_DECIMALS = {"mean_all_items": 2, "judge_mean": 2, "human_mean": 2, "*": 3}
 
 
 @dataclass(frozen=True)
@@ -154,18 +164,29 @@ def _table1(
     mine, notes = _generation_rows(rows, generation)
     records: list[dict[str, object]] = []
     agreements: dict[JudgeKey, Agreement] = {}
+    annotators = _annotators(humans) if humans is not None else {}
     if humans is not None:
         records.append(
-            _record("human", "", "", scored=len(human), mean=float(np.mean(list(human.values()))) if human else None)
-            | {"n": len(human), "kappa": 1.0, "notes": "reference: the human scores (mean over annotators per item)"}
+            _record("human", "", "", scored=len(human), n=len(human), kappa=1.0)
+            | {
+                "human_mean": float(np.mean(list(human.values()))) if human else None,
+                "notes": "reference: the human scores (mean over annotators per item), every item the humans scored",
+            }
         )
         ceiling = human_ceiling(humans, n_boot=n_boot, seed=seed)
         if ceiling is not None:
-            records.append(_record("human (annotator vs annotator)", "", "") | _stats(ceiling))
+            between = _record("human (annotator vs annotator)", "", "") | _stats(ceiling)
+            if len(annotators) > 1:
+                between["alpha_raters"] = raters_alpha({f"annotator {a!r}": s for a, s in annotators.items()})
+            records.append(between)
         elif "annotator" in humans.columns:
             notes.append("no human-human agreement: fewer than two annotators, or no item both scored")
+        notes.extend(_TABLE1_COLUMN_NOTES)
     else:
-        notes.append("no human scores given (--human FILE): agreement columns are empty")
+        notes.append(
+            "no human scores given (--human FILE): agreement columns and means are empty; "
+            "each judge's mean over all its items is in the judge summary"
+        )
     for key in judge_keys(mine):
         judged = select(mine, key)
         values = judged.loc[~judged["error"], "value"].astype(float)
@@ -177,16 +198,19 @@ def _table1(
             scored=scored,
             unscored=unscored,
             parse_failure_rate=parse_failure_rate(scored, unscored),
-            mean=float(values.mean()) if scored else None,
         )
         if humans is not None:
+            # Only beside the paired means: alone, one generation's mean reads as the judge's overall mean.
+            record["mean_all_items"] = float(values.mean()) if scored else None
             try:
                 result = agreement(_scores(mine, key), human, n_boot=n_boot, seed=seed)
+                raters = rater_agreement(_scores(mine, key), annotators, n_boot=n_boot, seed=seed)
             except ValueError as error:
                 record["notes"] = f"not comparable with the humans: {error}"
             else:
                 agreements[key] = result
-                record |= _stats(result)
+                record |= _stats(result) | _rater_stats(raters)
+                record["notes"] = "; ".join(filter(None, [record["notes"], *raters.notes]))
         records.append(record)
     if generation is not None:
         described = rows[rows["generation"] == generation][["model", "prompt"]].drop_duplicates()
@@ -198,14 +222,50 @@ def _table1(
     return table, agreements
 
 
+_TABLE1_COLUMN_NOTES = (
+    (
+        "judge_mean and human_mean are over the same n items (scored by the judge and the humans); "
+        "mean_all_items is over every item the judge scored in this generation"
+    ),
+    (
+        "kappa, weighted_kappa, alpha, exact, within1: the human score of an item is the mean over its annotators, "
+        "rounded half up to a whole score (the paper's rule); kappa_half_down rounds halves down instead"
+    ),
+    (
+        "kappa_per_annotator: Cohen's kappa of each annotator with the judge on that annotator's items, averaged "
+        "over annotators, with a 95% bootstrap CI; alpha_raters: Krippendorff's ordinal alpha over the annotators "
+        "and the judge as separate raters; neither rounds anything"
+    ),
+)
+
+
+def _annotators(humans: pd.DataFrame) -> dict[str, dict[Hashable, float]]:
+    """Each annotator's scores; a file without an ``annotator`` column is one annotator."""
+    if "annotator" not in humans.columns:
+        return {"(no annotator column)": dict(zip(humans["id"].tolist(), humans["score"].tolist(), strict=True))}
+    return {
+        str(name): dict(zip(group["id"].tolist(), group["score"].tolist(), strict=True))
+        for name, group in humans.groupby(humans["annotator"].astype(str), sort=True)
+    }
+
+
 def _record(judge: str, strategy: str, model: str, **values: object) -> dict[str, object]:
-    return {"judge": judge, "strategy": strategy, "judge_model": model, **values}
+    return {"judge": judge, "strategy": strategy, "judge_model": model, "notes": "", **values}
 
 
 def _stats(result: Agreement) -> dict[str, object]:
     row = {name: getattr(result, name) for name in _STATS}
     row["notes"] = "; ".join(result.notes)
     return row
+
+
+def _rater_stats(result: RaterAgreement) -> dict[str, object]:
+    return {
+        "kappa_per_annotator": result.kappa_mean,
+        "kappa_per_annotator_lo": result.kappa_lo,
+        "kappa_per_annotator_hi": result.kappa_hi,
+        "alpha_raters": result.alpha,
+    }
 
 
 def _differences(

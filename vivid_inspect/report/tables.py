@@ -16,23 +16,17 @@ from vivid_inspect.report.judges import JudgeKey, latest, select
 from vivid_inspect.report.render import Table
 from vivid_inspect.taxonomy import THEME_NAMES, TRAIT_NAMES
 
-# Table 3's column for each theme: the paper's headings ("Society", "Others").
-THEME_COLUMNS: dict[str, str] = {
-    "Love": "Love",
-    "Virtues": "Virtues",
-    "Criticism": "Criticism",
-    "Work and Nature": "Work and Nature",
-    "Social Relationships": "Society",
-    "Life Lessons": "Life Lessons",
-    "Other": "Others",
-}
+# Table 3's column for each theme: the taxonomy's names, as in the task metrics and the viewer.
+THEME_COLUMNS: tuple[str, ...] = THEME_NAMES
 AVERAGE = "Average"
 TRAIT_COLUMNS: tuple[str, ...] = TRAIT_NAMES
 PROMPT_ORDER: tuple[str, ...] = ("zero_shot", "few_shot")
-_COUNTS = ("n", "unscored", "errors")
+_COUNTS = ("n", "epochs", "unscored", "errors")
+_COUNTS_NOTE = (
+    "n: items with a score; epochs: epochs run (the means are over every item x epoch score); "
+    "unscored, errors: judgements (item x epoch) without a readable score, or without a score at all"
+)
 TABLE5_COLUMNS = ("model", "shots", "topic", "traits", "topic_lenient", "traits_lenient", "n_topic", "n_traits", "incomplete")
-
-assert tuple(THEME_COLUMNS) == THEME_NAMES, "THEME_COLUMNS must follow the taxonomy's theme order"
 
 
 def table3(rows: pd.DataFrame, judge: JudgeKey | None, why: str) -> Table:
@@ -43,13 +37,13 @@ def table3(rows: pd.DataFrame, judge: JudgeKey | None, why: str) -> Table:
         judge: The judge whose scores are used (None: no judge in the logs, empty table).
         why: Which judge and why, printed under the table.
     """
-    columns = ["model", "prompt", *THEME_COLUMNS.values(), AVERAGE, "n", "unscored", "errors", "incomplete"]
+    columns = ["model", "prompt", *THEME_COLUMNS, AVERAGE, *_COUNTS, "incomplete"]
     records = [
         {"model": model, "prompt": prompt, **_theme_means(group), **_counts(group)}
         for (model, prompt), group in _by_model_prompt(rows, judge)
     ]
     title = "Table 3: mean judge score (0-5) by theme"
-    notes = (why, *_unknown_themes(rows, judge))
+    notes = (why, _COUNTS_NOTE, *_unknown_themes(rows, judge))
     return Table("table3_themes", title, _frame(records, columns), decimals=2, notes=notes, counts=_COUNTS)
 
 
@@ -59,12 +53,12 @@ def table4(rows: pd.DataFrame, judge: JudgeKey | None, why: str) -> Table:
     An item counts toward each of its traits (sample metadata ``traits``), so the columns do not
     partition the items.
     """
-    columns = ["model", "prompt", *TRAIT_COLUMNS, "n", "unscored", "errors", "incomplete"]
+    columns = ["model", "prompt", *TRAIT_COLUMNS, *_COUNTS, "incomplete"]
     records = [
         {"model": model, "prompt": prompt, **_trait_means(group), **_counts(group)}
         for (model, prompt), group in _by_model_prompt(rows, judge)
     ]
-    notes = (why, "an item counts toward each of its traits; items without a trait count toward none")
+    notes = (why, "an item counts toward each of its traits; items without a trait count toward none", _COUNTS_NOTE)
     title = "Table 4: mean judge score (0-5) by complexity trait"
     return Table("table4_traits", title, _frame(records, columns), decimals=2, notes=notes, counts=_COUNTS)
 
@@ -148,7 +142,7 @@ def _by_model_prompt(rows: pd.DataFrame, judge: JudgeKey | None) -> list[tuple[t
 
 def _theme_means(group: pd.DataFrame) -> dict[str, float | None]:
     present = group[~group["error"]]
-    means = {column: _mean(present.loc[present["theme"] == theme, "value"]) for theme, column in THEME_COLUMNS.items()}
+    means = {theme: _mean(present.loc[present["theme"] == theme, "value"]) for theme in THEME_COLUMNS}
     means[AVERAGE] = _mean(present["value"])
     return means
 
@@ -161,7 +155,8 @@ def _trait_means(group: pd.DataFrame) -> dict[str, float | None]:
 def _counts(group: pd.DataFrame) -> dict[str, object]:
     present = group[~group["error"]]
     return {
-        "n": int(present["value"].notna().sum()),
+        "n": int(present.loc[present["value"].notna(), "id"].nunique()),
+        "epochs": int(group["epoch"].nunique()),
         "unscored": int(present["value"].isna().sum()),
         "errors": int(group["error"].sum()),
         "incomplete": bool((group["status"] != "success").any() or group["error"].any()),
