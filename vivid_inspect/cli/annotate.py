@@ -32,11 +32,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "export",
         help="write a theme-stratified sample of explanations as a CSV sheet (no model or judge names)",
     )
-    export.add_argument("source", metavar="LOG", help="a generation log, or a folder holding exactly one")
-    export.add_argument("--out", required=True, metavar="SHEET.csv", help="the sheet to write")
+    export.add_argument("source", metavar="LOG", help="a generation log, or a folder of logs")
+    export.add_argument(
+        "--out", required=True, metavar="SHEET.csv", help="the sheet to write (its record goes to SHEET.csv.generation.json)"
+    )
     export.add_argument("-n", "--n", type=int, default=DEFAULT_N, help=f"number of items (default {DEFAULT_N})")
     export.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
-    export.add_argument("--generation", metavar="SUBSTRING", help="choose the generation log inside a folder")
+    export.add_argument(
+        "--generation",
+        metavar="SELECTOR",
+        help='the generation inside a folder: its key, model, prompt or part of its log path, or several (e.g. "vivid/literal zero_shot")',
+    )
+    export.add_argument("--force", action="store_true", help="replace an existing sheet (an input is never replaced)")
     export.set_defaults(handler=run_export)
 
     imported = commands.add_parser(
@@ -47,20 +54,27 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     imported.add_argument(
         "--annotator", metavar="NAME", help="annotator of rows with an empty annotator cell (default: the sheet's file name)"
     )
+    imported.add_argument("--force", action="store_true", help="replace an existing scores file (an input is never replaced)")
     imported.set_defaults(handler=run_import)
     return parser
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """Write the sheet; 2 when the log cannot be chosen or ``--n`` is not positive."""
+    """Write the sheet; 2 when the log cannot be chosen, ``--n`` is not positive or ``--out`` is taken."""
     from vivid_inspect.report.annotate import export_sheet
+    from vivid_inspect.report.humans import record_path
 
     try:
-        sheet = export_sheet(args.source, args.out, n=args.n, seed=args.seed, generation=args.generation)
+        sheet = export_sheet(args.source, args.out, n=args.n, seed=args.seed, generation=args.generation, force=args.force)
     except ValueError as error:
         print(f"vivid annotate export: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(f"vivid annotate export: wrote {len(sheet)} item(s) to {args.out}", file=sys.stderr)
+    key = sheet["generation"].iloc[0] if len(sheet) else "-"
+    print(
+        f"vivid annotate export: wrote {len(sheet)} item(s) of generation {key} to {args.out} "
+        f"(record: {record_path(args.out)})",
+        file=sys.stderr,
+    )
     return EXIT_OK
 
 
@@ -69,13 +83,18 @@ def run_import(args: argparse.Namespace) -> int:
     from vivid_inspect.report.annotate import import_sheets
 
     try:
-        scores = import_sheets(args.sheets, args.out, annotator=args.annotator)
+        scores = import_sheets(args.sheets, args.out, annotator=args.annotator, force=args.force)
     except ValueError as error:
         print(f"vivid annotate import: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     annotators = scores["annotator"].nunique() if "annotator" in scores.columns else 1
+    bound = (
+        f" of generation {scores['generation'].iloc[0]}"
+        if "generation" in scores.columns
+        else " (the sheets name no generation: `vivid report` asks which one when a folder holds several)"
+    )
     print(
-        f"vivid annotate import: wrote {len(scores)} score(s) by {annotators} annotator(s) to {args.out}",
+        f"vivid annotate import: wrote {len(scores)} score(s) by {annotators} annotator(s){bound} to {args.out}",
         file=sys.stderr,
     )
     return EXIT_OK

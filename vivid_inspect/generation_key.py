@@ -1,0 +1,193 @@
+"""Which explanation generation a set of human scores belongs to, and how a user names one.
+
+A generation is identified by its content, read from its log header: the task (and its version),
+the model, the prompt style, the data source and the planned sample ids. Their hash, a short hex
+*generation key*, is what an annotation sheet and a human scores file carry: opaque to annotators,
+identical for a generation log and every judged copy of it, and unchanged when ``eval_set``
+replaces a log file on resume. The eval id is kept beside it as a check, never as the key.
+
+Users name a generation with a *selector*: whitespace-separated terms, each of which must match
+the generation's key (or a prefix of it), its model (with or without the provider), its prompt,
+or part of its log path. ``"vivid/literal zero_shot"`` names one generation of the offline job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+from inspect_ai.log import EvalLog
+
+KEY_LENGTH = 12
+_MIN_KEY_PREFIX = 4
+# Data labels that are already location-independent; anything else is a local path, reduced to its
+# file name so that a folder of logs keeps its keys when the data file moves.
+_PORTABLE_DATA = ("hf:", "http://", "https://", "vivid_inspect sample")
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One explanation generation, as its log header describes it.
+
+    Attributes:
+        task: Task name without the package prefix (``explain``).
+        task_version: The task's version.
+        model: The model that generated.
+        prompt: Prompt style (``zero_shot``, ``few_shot``).
+        data: The data source (a local file by its name only).
+        sample_ids: The planned sample ids, as the header lists them.
+        eval_id: Inspect's eval id; a check, not part of the key.
+        log: Where the log is (relative to the folder it was found in), for messages.
+    """
+
+    task: str
+    task_version: str
+    model: str
+    prompt: str
+    data: str
+    sample_ids: tuple[Any, ...]
+    eval_id: str = ""
+    log: str = ""
+
+    @property
+    def key(self) -> str:
+        """The generation key: a short hash of what identifies the generation's content."""
+        content = [self.task, self.task_version, self.model, self.prompt, self.data, sorted(map(str, self.sample_ids))]
+        digest = hashlib.sha256(json.dumps(content, ensure_ascii=False).encode("utf-8")).hexdigest()
+        return digest[:KEY_LENGTH]
+
+    @property
+    def label(self) -> str:
+        """``KEY  MODEL  PROMPT  LOG``, one line of a candidate list."""
+        return f"{self.key}  {self.model}  {self.prompt}  {self.log or '(no log)'}"
+
+    def record(self) -> dict[str, Any]:
+        """Everything known about the generation, for a record beside a sheet or a scores file."""
+        return {
+            "generation": self.key,
+            "task": self.task,
+            "task_version": self.task_version,
+            "model": self.model,
+            "prompt": self.prompt,
+            "data": self.data,
+            "eval_id": self.eval_id,
+            "log": self.log,
+            "sample_ids": list(self.sample_ids),
+        }
+
+
+class GenerationChoiceError(ValueError):
+    """A selector that matches no generation or several; the message lists the candidates."""
+
+
+def generation_of(header: EvalLog, log: str = "", default_prompt: str = "zero_shot") -> Generation:
+    """The generation a log header describes (a judged copy describes its generation).
+
+    Args:
+        header: The log header (``read_eval_log(..., header_only=True)``).
+        log: The log's path for messages.
+        default_prompt: The prompt when the header names none (the task's default).
+
+    Returns:
+        The generation.
+    """
+    spec = header.eval
+    args = spec.task_args or {}
+    metadata = spec.metadata or {}
+    prompt = args.get("prompt", metadata.get("prompt")) or default_prompt
+    data = metadata.get("data") or spec.dataset.location or args.get("data") or ""
+    return Generation(
+        task=spec.task.replace("@", "/").rsplit("/", 1)[-1],
+        task_version=str(spec.task_version),
+        model=spec.model,
+        prompt=str(prompt),
+        data=portable_data(str(data)),
+        sample_ids=tuple(spec.dataset.sample_ids or ()),
+        eval_id=spec.eval_id,
+        log=log,
+    )
+
+
+def portable_data(source: str) -> str:
+    """A data label that does not depend on where the data file is: local paths keep their name."""
+    if source.startswith(_PORTABLE_DATA) or not source:
+        return source
+    return PurePath(source.replace("\\", "/")).name
+
+
+def matches(generation: Generation, selector: str) -> bool:
+    """Whether every term of ``selector`` names this generation.
+
+    Args:
+        generation: A candidate.
+        selector: Whitespace-separated terms: the key or a prefix of at least 4 characters, the
+            model (``vivid/literal`` or ``literal``), the prompt, or part of the log path.
+
+    Returns:
+        True when every term matches; False for an empty selector.
+    """
+    terms = selector.split()
+    return bool(terms) and all(_term_matches(generation, term) for term in terms)
+
+
+def _term_matches(generation: Generation, term: str) -> bool:
+    model_name = generation.model.split("/", 1)[-1]
+    return (
+        (len(term) >= _MIN_KEY_PREFIX and generation.key.startswith(term.lower()))
+        or term in (generation.model, model_name, generation.prompt)
+        or (bool(generation.log) and term in generation.log)
+    )
+
+
+def choose(candidates: Sequence[Generation], selector: str, *, option: str) -> Generation:
+    """The one candidate a selector names.
+
+    Args:
+        candidates: Generations to choose from.
+        selector: See :func:`matches`.
+        option: How the user gives a selector (``--generation``), for the message.
+
+    Returns:
+        The candidate.
+
+    Raises:
+        GenerationChoiceError: No candidate or several match; the message lists the candidates.
+    """
+    found = [g for g in candidates if matches(g, selector)]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise GenerationChoiceError(
+            f"{option} {selector!r} matches none of the {len(candidates)} explanation generation(s)"
+            + candidate_list(candidates, option)
+        )
+    raise GenerationChoiceError(
+        f"{option} {selector!r} matches {len(found)} explanation generations" + candidate_list(found, option)
+    )
+
+
+def candidate_list(candidates: Sequence[Generation], option: str | None) -> str:
+    """The candidates, one per line (key, model, prompt, log), with how to pick one.
+
+    Args:
+        candidates: The generations to list.
+        option: The option that picks one; None lists them without saying how to pick.
+
+    Returns:
+        Text to append to a message: ``"; ..."`` and the list.
+    """
+    if not candidates:
+        return "; there is none (no explanation log)"
+    ordered = sorted(candidates, key=lambda g: (g.model, g.prompt, g.log))
+    lines = "\n".join(f"  - {g.label}" for g in ordered)
+    if option is None:
+        return f"; the folder holds:\n  key  model  prompt  log\n{lines}"
+    example = f'{option} "{ordered[0].model} {ordered[0].prompt}"'
+    return (
+        f"; choose one with {option} KEY, MODEL, PROMPT, part of the log path, or several of these "
+        f"(e.g. {example}):\n  key  model  prompt  log\n{lines}"
+    )
