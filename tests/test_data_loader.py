@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import unicodedata
 import warnings
 from collections.abc import Iterator, Sequence
@@ -13,7 +14,6 @@ import pytest
 
 from vivid_inspect.data import (
     COLUMNS,
-    DuplicateIdiomWarning,
     VividDataError,
     VividItem,
     _load_cached,
@@ -449,28 +449,52 @@ def test_idiom_that_would_break_the_prompt_marker_is_refused(tmp_path: Path, idi
 # --- duplicates --------------------------------------------------------------------------------
 
 
-def test_duplicate_idioms_warn_naming_both_rows_and_keep_both() -> None:
-    with pytest.warns(DuplicateIdiomWarning) as record:
+def _duplicate_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "earlier row" in r.getMessage()]
+
+
+def test_duplicate_idioms_warn_naming_both_rows_and_keep_both(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
         loaded = load_vivid(str(DUPLICATES))
 
-    (warning,) = [w for w in record if issubclass(w.category, DuplicateIdiomWarning)]
-    assert str(warning.message) == (
-        f"{DUPLICATES}: row 3 (line 4) repeats the idiom 'Gieo gió gặt bão' of row 1; both rows are kept"
-    )
+    assert _duplicate_warnings(caplog) == [
+        (
+            f"{DUPLICATES}: 1 row repeats the idiom of an earlier row; every row is kept:\n"
+            "  - row 3 (line 4) repeats 'Gieo gió gặt bão' of row 1"
+        )
+    ]
     samples = list(loaded.dataset)
     assert [s.id for s in samples] == [1, 2, 3]
     assert [s.metadata["theme"] for s in samples] == ["Life Lessons", "Social Relationships", "Criticism"]
 
 
-def test_duplicates_are_found_across_normalisations(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "variant",
+    [
+        pytest.param(unicodedata.normalize("NFD", "Đầu voi đuôi chuột"), id="nfd"),
+        pytest.param("đầu voi đuôi chuột.", id="case-and-period"),
+        pytest.param("Đầu voi,  đuôi chuột", id="comma-and-double-space"),
+    ],
+)
+def test_duplicates_are_found_across_spellings(tmp_path: Path, caplog: pytest.LogCaptureFixture, variant: str) -> None:
     idiom = "Đầu voi đuôi chuột"
-    nfd = unicodedata.normalize("NFD", idiom)
-    assert nfd != idiom
-    path = write(tmp_path, csv_text([spoilt("Idiom_Proverb", idiom), BASE_ROW, spoilt("Idiom_Proverb", nfd)]))
+    path = write(tmp_path, csv_text([spoilt("Idiom_Proverb", idiom), BASE_ROW, spoilt("Idiom_Proverb", variant)]))
 
-    with pytest.warns(DuplicateIdiomWarning, match=r"row 3 \(line 4\) repeats the idiom 'Đầu voi đuôi chuột' of row 1"):
-        items = parse_file(path)
-    assert [item.idiom for item in items] == [idiom, "Nước chảy chỗ trũng", idiom]
+    with caplog.at_level(logging.WARNING):
+        loaded = load_vivid(str(path))
+
+    [message] = _duplicate_warnings(caplog)
+    assert message.endswith(f"  - row 3 (line 4) repeats {unicodedata.normalize('NFC', variant)!r} of row 1")
+    assert [s.metadata["idiom"] for s in loaded.dataset][:2] == [idiom, "Nước chảy chỗ trũng"]
+
+
+def test_tone_mark_variants_are_duplicates(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = write(tmp_path, csv_text([spoilt("Idiom_Proverb", "Khoẻ như voi"), spoilt("Idiom_Proverb", "Khỏe như voi")]))
+
+    with caplog.at_level(logging.WARNING):
+        load_vivid(str(path))
+
+    assert _duplicate_warnings(caplog)[0].endswith("  - row 2 (line 3) repeats 'Khỏe như voi' of row 1")
 
 
 # --- the bundled sample ------------------------------------------------------------------------

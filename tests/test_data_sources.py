@@ -154,14 +154,17 @@ def test_sample_spec_reads_the_bundled_file() -> None:
     assert raw.content == (Path(data_package.__file__).parent / "sample.csv").read_bytes()
 
 
-@pytest.mark.parametrize("kind", [pytest.param("file", id="missing-file"), pytest.param("dir", id="a-directory")])
-def test_missing_local_path_says_how_to_choose_data(tmp_path: Path, kind: str) -> None:
+@pytest.mark.parametrize(
+    ("kind", "says"),
+    [pytest.param("file", "no such data file.", id="missing-file"), pytest.param("dir", "is a folder", id="a-directory")],
+)
+def test_unusable_local_path_says_how_to_choose_data(tmp_path: Path, kind: str, says: str) -> None:
     spec = str(tmp_path / "vivid.csv") if kind == "file" else str(tmp_path)
 
     with pytest.raises(VividDataError) as caught:
         load_vivid(spec)
     message = str(caught.value)
-    assert message.startswith(f"{spec}: no such data file.")
+    assert message.startswith(f"{spec}: {says}")
     assert "`-T data=...`" in message
     assert "VIVID_DATA" in message
     assert "`sample`" in message
@@ -321,7 +324,7 @@ def test_invalid_download_is_reported_under_its_source_name(server: FileServer) 
 def test_invalid_download_is_not_cached_so_a_fixed_server_is_asked_again(server: FileServer, isolated: Path) -> None:
     server.files["/mirror/vivid.csv"] = b"<html>Please log in</html>"
     url = f"{server.url}/mirror/vivid.csv"
-    with pytest.raises(VividDataError, match="missing column"):
+    with pytest.raises(VividDataError, match="does not look like a VIVID CSV header"):
         load_vivid(url)
     assert cached_files(isolated) == []
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -11,19 +12,25 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from vivid_inspect.data.csv_format import (
     COLUMNS,
-    DuplicateIdiomWarning,
+    Duplicate,
     VividDataError,
     VividItem,
+    find_duplicates,
     parse_vivid_csv,
 )
 from vivid_inspect.data.normalise import idiom_key, unify_tone_marks
-from vivid_inspect.data.sources import DATA_ENV, keep_in_cache, read_source, resolve_data_spec
+from vivid_inspect.data.sources import (
+    DATA_ENV,
+    keep_in_cache,
+    read_source,
+    resolve_data_spec,
+)
 from vivid_inspect.taxonomy import THEME_BY_CODE, TRAIT_BY_CODE
 
 __all__ = [
     "COLUMNS",
     "DATA_ENV",
-    "DuplicateIdiomWarning",
+    "Duplicate",
     "VividData",
     "VividDataError",
     "VividItem",
@@ -62,7 +69,28 @@ def _load_cached(spec: str) -> tuple[str, tuple[VividItem, ...]]:
             raise VividDataError(f"{exc}\n(read from the cached copy {raw.cache_path}; delete it to download again)") from None
         raise
     keep_in_cache(raw)
+    _warn_duplicates(find_duplicates(list(items)), raw.source, spec)
     return raw.source, items
+
+
+SHOWN_DUPLICATES = 5
+"""How many repeated idioms a load lists; ``vivid data check --duplicates`` lists them all."""
+
+
+def _warn_duplicates(duplicates: list[Duplicate], source: str, spec: str) -> None:
+    # One warning for the whole file: a flood of repeats must not flood the terminal.
+    if not duplicates:
+        return
+    count = len(duplicates)
+    rows = f"{count:,} rows repeat" if count > 1 else "1 row repeats"
+    lines = [f"{source}: {rows} the idiom of an earlier row; every row is kept:"]
+    lines += [f"  - {duplicate.describe()}" for duplicate in duplicates[:SHOWN_DUPLICATES]]
+    if count > SHOWN_DUPLICATES:
+        lines.append(
+            f"  … and {count - SHOWN_DUPLICATES:,} more: "
+            f"`vivid data check --data {shlex.quote(spec)} --duplicates` lists them all"
+        )
+    logger.warning("\n".join(lines))
 
 
 def load_items(data: str | None = None) -> tuple[str, tuple[VividItem, ...]]:

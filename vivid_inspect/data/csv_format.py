@@ -11,9 +11,12 @@ from __future__ import annotations
 import csv
 import io
 import logging
-import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
+from vivid_inspect.data.normalise import idiom_key
+from vivid_inspect.redact import excerpt
 from vivid_inspect.taxonomy import THEME_BY_CODE, TRAIT_BY_CODE
 from vivid_inspect.text import nfc
 
@@ -27,13 +30,15 @@ COLUMNS: tuple[str, ...] = (IDIOM_COLUMN, MEANING_COLUMN, *TRAIT_COLUMNS, THEME_
 
 _MAX_LISTED_PROBLEMS = 50
 
+MAX_FIELD_CHARS = 131_072
+"""Longest field a data file may hold: the csv module's default limit, kept as a data rule."""
+
+# Cell values quoted in a message are cut to this, and redacted: the file may not be data at all.
+_QUOTE_LIMIT = 40
+
 
 class VividDataError(ValueError):
     """A data file that cannot be used; the message lists every problem found."""
-
-
-class DuplicateIdiomWarning(UserWarning):
-    """The same idiom occurs on more than one row; all rows are kept."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,23 @@ class VividItem:
     trait_ids: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class Duplicate:
+    """A row whose idiom (compared by :func:`~vivid_inspect.data.normalise.idiom_key`) is an earlier row's.
+
+    Attributes:
+        row: The repeating item.
+        first: The earliest item with the same idiom.
+    """
+
+    row: VividItem
+    first: VividItem
+
+    def describe(self) -> str:
+        """One line: which row repeats which."""
+        return f"row {self.row.id} (line {self.row.line}) repeats {_quote(self.row.idiom)} of row {self.first.id}"
+
+
 def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
     """Parse the bytes of a VIVID CSV file.
 
@@ -65,45 +87,49 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
         source: Name of the file or URL, used in every message.
 
     Returns:
-        The validated items in file order.
+        The validated items in file order (repeated idioms included: see :func:`find_duplicates`).
 
     Raises:
         VividDataError: The file is not UTF-8, its header is wrong, or some rows are invalid. The
-            message names the file and, for row problems, each row, line and column.
+            message names the file and, for row problems, each row, line and column. Text from the
+            file is quoted only as a short, redacted excerpt.
     """
     text = _decode(raw, source)
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    try:
-        header = next(reader, None)
-    except csv.Error as exc:
-        raise VividDataError(f"{source}: line 1: unreadable CSV header ({exc})") from None
-    if header is None:
-        raise VividDataError(f"{source}: the file is empty; expected the header {', '.join(COLUMNS)}")
-    columns = [column.strip() for column in header]
-    _check_header(columns, source)
-
-    items: list[VividItem] = []
-    problems: list[str] = []
-    line = reader.line_num + 1
-    row_number = 0
-    while True:
+    with _fields_up_to(len(text) + 1):
+        # The reader may read any field the text holds (it is in memory already); fields longer
+        # than MAX_FIELD_CHARS are then reported by row and column instead of as a CSV error.
+        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
         try:
-            row = next(reader)
-        except StopIteration:
-            break
+            header = next(reader, None)
         except csv.Error as exc:
-            problems.append(f"line {line}: unreadable CSV ({exc}); is a quote left open?")
-            break
-        if len(row) <= 1 and not "".join(row).strip():
-            # A blank line is not a row (pandas skips it too); a row of empty fields is, and fails.
-            line = reader.line_num + 1
-            continue
-        row_number += 1
-        item, row_problems = _parse_row(columns, row, row_number, line)
-        problems.extend(row_problems)
-        if item is not None:
-            items.append(item)
+            raise VividDataError(f"{source}: line 1: unreadable CSV header ({exc})") from None
+        if header is None:
+            raise VividDataError(f"{source}: the file is empty; expected the header {', '.join(COLUMNS)}")
+        columns = [column.strip() for column in header]
+        _check_header(columns, text, source)
+
+        items: list[VividItem] = []
+        problems: list[str] = []
         line = reader.line_num + 1
+        row_number = 0
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                problems.append(f"line {line}: unreadable CSV ({exc}); is a quote left open?")
+                break
+            if len(row) <= 1 and not "".join(row).strip():
+                # A blank line is not a row (pandas skips it too); a row of empty fields is, and fails.
+                line = reader.line_num + 1
+                continue
+            row_number += 1
+            item, row_problems = _parse_row(columns, row, row_number, line)
+            problems.extend(row_problems)
+            if item is not None:
+                items.append(item)
+            line = reader.line_num + 1
 
     if problems:
         shown = problems[:_MAX_LISTED_PROBLEMS]
@@ -113,8 +139,46 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
         raise VividDataError(f"{source}: {len(problems)} problem(s) in the data file:\n{listing}{tail}")
     if not items:
         raise VividDataError(f"{source}: the file has a header but no data rows")
-    _warn_duplicates(items, source)
     return items
+
+
+def find_duplicates(items: list[VividItem]) -> list[Duplicate]:
+    """Rows whose idiom repeats an earlier row's, compared by their idiom key.
+
+    Args:
+        items: Validated items in file order.
+
+    Returns:
+        One entry per repeating row, in file order.
+    """
+    first_seen: dict[str, VividItem] = {}
+    duplicates: list[Duplicate] = []
+    for item in items:
+        earlier = first_seen.setdefault(idiom_key(item.idiom), item)
+        if earlier is not item:
+            duplicates.append(Duplicate(item, earlier))
+    return duplicates
+
+
+@contextmanager
+def _fields_up_to(limit: int) -> Iterator[None]:
+    previous = csv.field_size_limit()
+    csv.field_size_limit(max(previous, limit))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _quote(value: str) -> str:
+    """A cell value as messages show it: first line only, redacted, cut short."""
+    return repr(excerpt(value, _QUOTE_LIMIT))
+
+
+def _too_long(value: str) -> str:
+    spans = value.count("\n") + 1
+    hint = f" (it spans {spans:,} lines; is a quote left open?)" if spans > 1 else ""
+    return f"{len(value):,} characters, more than the {MAX_FIELD_CHARS:,} a field may hold{hint}"
 
 
 def _decode(raw: bytes, source: str) -> str:
@@ -128,7 +192,18 @@ def _decode(raw: bytes, source: str) -> str:
         ) from None
 
 
-def _check_header(header: list[str], source: str) -> None:
+def _check_header(header: list[str], text: str, source: str) -> None:
+    long = [(index, column) for index, column in enumerate(header, 1) if len(column) > MAX_FIELD_CHARS]
+    if long:
+        index, column = long[0]
+        raise VividDataError(f"{source}: line 1 (header), field {index}: {_too_long(column)}")
+    expected = ", ".join(COLUMNS)
+    if not {column.casefold() for column in header} & {column.casefold() for column in COLUMNS}:
+        # Probably not a VIVID file at all (an .env, a JSON or HTML page): quote a short excerpt only.
+        raise VividDataError(
+            f"{source}: line 1 (header): {excerpt(text, _QUOTE_LIMIT)!r} does not look like a VIVID CSV "
+            f"header; is this the right file? Expected the columns: {expected}"
+        )
     missing = [column for column in COLUMNS if column not in header]
     unexpected = [column for column in header if column not in COLUMNS]
     duplicated = sorted({column for column in header if header.count(column) > 1})
@@ -136,13 +211,13 @@ def _check_header(header: list[str], source: str) -> None:
     if missing:
         problems.append(f"missing column(s): {', '.join(missing)}")
     if unexpected:
-        problems.append(f"unexpected column(s): {', '.join(repr(c) for c in unexpected)}")
+        problems.append(f"unexpected column(s): {', '.join(_quote(c) for c in unexpected[:5])}")
+        if len(unexpected) > 5:
+            problems[-1] += f" and {len(unexpected) - 5} more"
     if duplicated:
         problems.append(f"repeated column(s): {', '.join(duplicated)}")
     if problems:
-        raise VividDataError(
-            f"{source}: line 1 (header): {'; '.join(problems)}. Expected exactly: {', '.join(COLUMNS)}"
-        )
+        raise VividDataError(f"{source}: line 1 (header): {'; '.join(problems)}. Expected exactly: {expected}")
     if tuple(header) != COLUMNS:
         logger.info("%s: columns are in a different order than the release; reading them by name", source)
 
@@ -151,6 +226,13 @@ def _parse_row(
     columns: list[str], row: list[str], row_number: int, line: int
 ) -> tuple[VividItem | None, list[str]]:
     where = f"row {row_number} (line {line})"
+    long = [
+        f"{where}, column {columns[index] if index < len(columns) else f'field {index + 1}'}: {_too_long(value)}"
+        for index, value in enumerate(row)
+        if len(value) > MAX_FIELD_CHARS
+    ]
+    if long:
+        return None, long
     if len(row) != len(columns):
         return None, [f"{where}: has {len(row)} fields, expected {len(columns)}; is a comma unquoted?"]
     cells = dict(zip(columns, row))
@@ -169,13 +251,13 @@ def _parse_row(
     for code, column in zip(TRAIT_BY_CODE, TRAIT_COLUMNS):
         value = _code(cells[column])
         if value not in (0, 1):
-            problems.append(f"{where}, column {column}: {cells[column]!r} is not 0 or 1 (0.0/1.0)")
+            problems.append(f"{where}, column {column}: {_quote(cells[column])} is not 0 or 1 (0.0/1.0)")
         elif value == 1:
             trait_ids.append(code)
 
     theme = _code(cells[THEME_COLUMN])
     if theme not in THEME_BY_CODE:
-        problems.append(f"{where}, column {THEME_COLUMN}: {cells[THEME_COLUMN]!r} is not a theme code 1-7")
+        problems.append(f"{where}, column {THEME_COLUMN}: {_quote(cells[THEME_COLUMN])} is not a theme code 1-7")
 
     if problems:
         return None, problems
@@ -192,16 +274,3 @@ def _code(cell: str) -> int | None:
     if not value.is_integer():
         return None
     return int(value)
-
-
-def _warn_duplicates(items: list[VividItem], source: str) -> None:
-    first_seen: dict[str, VividItem] = {}
-    for item in items:
-        earlier = first_seen.setdefault(item.idiom, item)
-        if earlier is not item:
-            message = (
-                f"{source}: row {item.id} (line {item.line}) repeats the idiom {item.idiom!r} of row "
-                f"{earlier.id}; both rows are kept"
-            )
-            logger.warning(message)
-            warnings.warn(message, DuplicateIdiomWarning, stacklevel=3)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -95,11 +97,33 @@ def read_source(spec: str) -> RawData:
     if spec.startswith(("http://", "https://")):
         return _download(spec, label=spec)
     path = Path(spec).expanduser()
-    if path.is_dir():
-        raise VividDataError(f"{spec}: is a folder, not a data file. {_HOW_TO_CHOOSE}")
-    if not path.is_file():
-        raise VividDataError(f"{spec}: no such data file. {_HOW_TO_CHOOSE}")
-    return RawData(str(path), path.read_bytes())
+    _check_regular_file(path, spec)
+    try:
+        return RawData(str(path), path.read_bytes())
+    except OSError as exc:
+        raise VividDataError(f"{spec}: cannot be read ({exc.strerror or exc}). {_HOW_TO_CHOOSE}") from None
+
+
+_NOT_REGULAR: tuple[tuple[Callable[[int], bool], str], ...] = (
+    (stat.S_ISDIR, "a folder, not a data file"),
+    (stat.S_ISFIFO, "a named pipe (FIFO), not a regular file; copy the data into a file"),
+    (stat.S_ISSOCK, "a socket, not a regular file"),
+    (stat.S_ISCHR, "a character device, not a regular file"),
+    (stat.S_ISBLK, "a block device, not a regular file"),
+)
+
+
+def _check_regular_file(path: Path, spec: str) -> None:
+    """Refuse anything but a regular file, judged by ``stat`` alone: opening a FIFO would block."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise VividDataError(f"{spec}: no such data file. {_HOW_TO_CHOOSE}") from None
+    except OSError as exc:
+        raise VividDataError(f"{spec}: cannot be read ({exc.strerror or exc}). {_HOW_TO_CHOOSE}") from None
+    for is_kind, what in _NOT_REGULAR:
+        if is_kind(mode):
+            raise VividDataError(f"{spec}: is {what}. {_HOW_TO_CHOOSE}")
 
 
 def cache_dir() -> Path:
