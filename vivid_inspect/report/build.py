@@ -102,11 +102,11 @@ def write_report(
     humans = read_human_scores(human) if human is not None else None
     logset = read_logs(root, exclude=[out])
     tables, reliability = build_tables(logset, humans=humans, judge=judge, human_generation=human_generation)
-    markdown = _markdown(logset, tables, human is not None)
     out.mkdir(parents=True, exist_ok=True)
+    drawn = _figures(out, tables, reliability, humans is not None) if figures else []
+    markdown = _markdown(logset, tables, human is not None) + _figures_markdown(drawn)
     files = _write(out, tables, markdown, chosen_formats)
-    if figures:
-        files.extend(_figures(out, tables, reliability))
+    files.extend(figure.path for figure in drawn if figure.path is not None)
     return Report(markdown=markdown, files=files, tables=tables)
 
 
@@ -206,12 +206,18 @@ def _write_text(path: Path, text: str) -> Path:
     return path
 
 
-def _figures(out: Path, tables: tuple[Table, ...], reliability: Reliability) -> list[Path]:
+def _figures(out: Path, tables: tuple[Table, ...], reliability: Reliability, has_humans: bool) -> list[plots.Drawn]:
     by_name = {table.name: table for table in tables}
-    drawn = [
-        plots.theme_heatmap(by_name["table3_themes"].frame, out / "themes_heatmap.png"),
-        plots.trait_bars(by_name["table4_traits"].frame, out / "traits_bars.png"),
-        plots.agreement_plot(reliability.agreements, out / "judge_agreement.png"),
-        plots.confusion_plot(reliability.agreements, out / "judge_confusion.png"),
-    ]
-    return [path for path in drawn if path is not None]
+    table3, table4 = by_name["table3_themes"].frame, by_name["table4_traits"].frame
+    return plots.draw_figures(out, table3, table4, reliability.agreements, has_humans)
+
+
+def _figures_markdown(drawn: list[plots.Drawn]) -> str:
+    """The figures section of report.md: each file drawn, or why it was not."""
+    if not drawn:
+        return ""
+    lines = ["", "### Figures", ""]
+    for figure in drawn:
+        what = figure.title if figure.path is not None else f"not drawn: {figure.reason}"
+        lines.append(f"- `{figure.file}`: {what}")
+    return "\n".join(lines) + "\n"

@@ -3,11 +3,16 @@
 Figures are drawn without pyplot (no global state, no display needed) on matplotlib's Agg
 canvas, in matplotlib's default style whatever the user's settings, at a fixed DPI and without
 the "Software" text chunk, so the same tables give byte-identical files.
+
+A figure never fails on degenerate data (a missing value, one item, a constant rater, an interval
+that does not contain its estimate): it is drawn with what is defined, or not drawn, and then
+:class:`Drawn` says why, for the report to print.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -15,14 +20,78 @@ import matplotlib.style
 import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
 from vivid_inspect.report.agreement import SCORES, Agreement
 from vivid_inspect.report.judges import JudgeKey
-from vivid_inspect.report.tables import AVERAGE, THEME_COLUMNS, TRAIT_COLUMNS
+from vivid_inspect.report.tables import (
+    AVERAGE,
+    PROMPT_ORDER,
+    THEME_COLUMNS,
+    TRAIT_COLUMNS,
+)
 
 DPI = 100
 _PNG_METADATA: dict[str, str | None] = {"Software": None}
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One figure of the report: its file, or why it was not drawn.
+
+    Attributes:
+        file: File name (``themes_heatmap.png``).
+        title: What the figure shows.
+        path: The file written, or None.
+        reason: Why the figure was not drawn (None when it was).
+    """
+
+    file: str
+    title: str
+    path: Path | None
+    reason: str | None = None
+
+
+FIGURES: dict[str, str] = {
+    "themes_heatmap.png": "Mean judge score by theme (Table 3)",
+    "traits_bars.png": "Mean judge score by complexity trait (Table 4)",
+    "judge_agreement.png": "Cohen's kappa of each judge with the human scores, 95% bootstrap CI",
+    "judge_confusion.png": "Human against judge score, one confusion matrix per judge",
+}
+
+
+def draw_figures(
+    out: Path, table3: pd.DataFrame, table4: pd.DataFrame, agreements: dict[JudgeKey, Agreement], has_humans: bool
+) -> list[Drawn]:
+    """Every figure of the report, in report order, each drawn or with the reason it is not.
+
+    Args:
+        out: Folder the PNG files go to.
+        table3: Table 3's frame.
+        table4: Table 4's frame.
+        agreements: Table 1's agreement of each judge with the humans.
+        has_humans: Whether human scores were given.
+
+    Returns:
+        One entry per figure of :data:`FIGURES`.
+    """
+    no_humans = "no human scores (--human FILE)"
+    drawers = {
+        "themes_heatmap.png": lambda path: theme_heatmap(table3, path),
+        "traits_bars.png": lambda path: trait_bars(table4, path),
+        "judge_agreement.png": lambda path: agreement_plot(agreements, path) if has_humans else no_humans,
+        "judge_confusion.png": lambda path: confusion_plot(agreements, path) if has_humans else no_humans,
+    }
+    drawn: list[Drawn] = []
+    for file, title in FIGURES.items():
+        result = drawers[file](out / file)
+        if isinstance(result, Path):
+            drawn.append(Drawn(file, title, result))
+        else:
+            (out / file).unlink(missing_ok=True)  # a figure from an earlier run would no longer match
+            drawn.append(Drawn(file, title, None, result))
+    return drawn
 
 
 def _save(figure: Figure, path: Path) -> Path:
@@ -35,16 +104,18 @@ def _row_labels(frame: pd.DataFrame) -> list[str]:
     return [f"{model} / {prompt}" for model, prompt in zip(frame["model"], frame["prompt"], strict=True)]
 
 
-def theme_heatmap(table3: pd.DataFrame, path: Path) -> Path | None:
+def theme_heatmap(table3: pd.DataFrame, path: Path) -> Path | str:
     """Model x prompt against theme heatmap of Table 3 (mean judge score, 0-5), values written in.
 
     Returns:
-        The file, or None when the table has no rows.
+        The file, or why it was not drawn.
     """
     if table3.empty:
-        return None
+        return "Table 3 has no rows (no judge scores of explanations)"
     columns = [*THEME_COLUMNS, AVERAGE]
     values = table3[columns].astype(float).to_numpy()
+    if not np.isfinite(values).any():
+        return "every mean of Table 3 is missing (no item has a judge score)"
     with matplotlib.style.context("default"):
         figure = Figure(figsize=(1.0 * len(columns) + 3.5, 0.4 * len(table3) + 1.8))
         axes = figure.add_subplot()
@@ -60,57 +131,111 @@ def theme_heatmap(table3: pd.DataFrame, path: Path) -> Path | None:
         return _save(figure, path)
 
 
-def trait_bars(table4: pd.DataFrame, path: Path) -> Path | None:
-    """Grouped bars of Table 4: one group per trait, one bar per model x prompt.
+def trait_bars(table4: pd.DataFrame, path: Path) -> Path | str:
+    """Grouped bars of Table 4: one group per trait, one bar per model x prompt, values written on top.
+
+    The prompts of one model share its hue, lighter for the zero-shot prompt and darker for the
+    few-shot one. A mean of 0 is drawn as a thick line on the axis so that it reads as 0, not as
+    missing; a missing mean gets "n/a" and no bar.
 
     Returns:
-        The file, or None when the table has no rows.
+        The file, or why it was not drawn.
     """
     if table4.empty:
-        return None
+        return "Table 4 has no rows (no judge scores of explanations)"
     values = table4[list(TRAIT_COLUMNS)].astype(float).to_numpy()
+    if not np.isfinite(values).any():
+        return "every mean of Table 4 is missing (no item with a trait has a judge score)"
     rows, traits = values.shape
-    width = 0.8 / rows
+    width = 0.84 / rows
+    colours = _paired_colours(table4)
+    label_size = 8 if rows <= 4 else 7
+    vertical = rows > 4
     with matplotlib.style.context("default"):
-        figure = Figure(figsize=(12.0, 5.0))
+        figure = Figure(figsize=(max(9.0, 2.2 + traits * (0.42 * rows + 0.5)), 6.0), layout="constrained")
         axes = figure.add_subplot()
-        colors = matplotlib.colormaps["tab20"].resampled(max(rows, 2))
         for i, label in enumerate(_row_labels(table4)):
-            heights = np.nan_to_num(values[i], nan=0.0)
-            axes.bar(np.arange(traits) + (i - (rows - 1) / 2) * width, heights, width, label=label, color=colors(i))
-        axes.set_xticks(range(traits), labels=list(TRAIT_COLUMNS))
-        axes.set_ylim(0, 5)
-        axes.set_ylabel("mean judge score (0-5)")
-        axes.set_title("Mean judge score by complexity trait (Table 4)")
-        axes.legend(fontsize=7, ncols=2 if rows > 8 else 1, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        figure.tight_layout()
+            face, edge = colours[i]
+            x = np.arange(traits) + (i - (rows - 1) / 2) * width
+            heights = values[i]
+            drawn = np.where(np.isfinite(heights), heights, 0.0)
+            axes.bar(x, drawn, width * 0.92, label=label, color=face, edgecolor=edge, linewidth=0.8)
+            for position, value in zip(x, heights, strict=True):
+                if not math.isfinite(value):
+                    text, top, colour = "n/a", 0.05, "dimgrey"
+                else:
+                    text, top, colour = f"{value:.2f}", value + 0.05, "black"
+                    if value == 0:
+                        axes.hlines(0.0, position - width * 0.46, position + width * 0.46, colors=edge, linewidth=3)
+                axes.text(
+                    position, top, text, ha="center", va="bottom", fontsize=label_size, color=colour,
+                    rotation=90 if vertical else 0,
+                )
+        names = [name.replace(" ", "\n", 1) if len(name) > 12 else name for name in TRAIT_COLUMNS]
+        axes.set_xticks(range(traits), labels=names, fontsize=10)
+        axes.set_xlim(-0.5, traits - 0.5)
+        axes.set_ylim(-0.08, 5.9 if vertical else 5.5)
+        axes.set_yticks(range(6))
+        axes.axhline(0, color="black", linewidth=0.8)
+        axes.grid(axis="y", color="lightgrey", linewidth=0.6)
+        axes.set_axisbelow(True)
+        axes.set_ylabel("mean judge score (0-5)", fontsize=10)
+        axes.set_title("Mean judge score by complexity trait (Table 4)", fontsize=12)
+        figure.legend(loc="outside right upper", fontsize=10, title="model / prompt", title_fontsize=10)
         return _save(figure, path)
 
 
-def agreement_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | None:
+def _paired_colours(table: pd.DataFrame) -> list[tuple[tuple[float, ...], tuple[float, ...]]]:
+    """(face, edge) colour per row: one hue per model, a lighter shade for earlier prompts."""
+    palette = matplotlib.colormaps["tab10"]
+    models = list(dict.fromkeys(str(m) for m in table["model"]))
+    prompts_of: dict[str, list[str]] = {}
+    for model, prompt in zip(table["model"], table["prompt"], strict=True):
+        prompts_of.setdefault(str(model), []).append(str(prompt))
+    colours = []
+    for model, prompt in zip(table["model"], table["prompt"], strict=True):
+        base = np.array(to_rgb(palette(models.index(str(model)) % 10)))
+        mine = sorted(prompts_of[str(model)], key=lambda p: (PROMPT_ORDER.index(p) if p in PROMPT_ORDER else 99, p))
+        # The last prompt (few-shot) is the full hue; each earlier one mixes in more white.
+        steps = len(mine) - 1
+        lightness = 0.0 if steps == 0 else 0.55 * (steps - mine.index(str(prompt))) / steps
+        face = tuple(float(c) for c in base + (1 - base) * lightness)
+        edge = tuple(float(c) for c in base * 0.75)
+        colours.append((face, edge))
+    return colours
+
+
+def agreement_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | str:
     """Cohen's kappa of each judge with the humans, with its 95% bootstrap interval.
 
+    An interval that does not contain its estimate (rounding, or resamples that all drew one
+    score) is widened to contain it; a judge whose kappa is undefined is left out.
+
     Returns:
-        The file, or None when no judge has a defined kappa.
+        The file, or why it was not drawn.
     """
-    keys = [key for key, result in agreements.items() if result.kappa is not None]
+    keys = [key for key, result in agreements.items() if _finite(result.kappa)]
     if not keys:
-        return None
+        return _no_kappa_reason(agreements)
     with matplotlib.style.context("default"):
         figure = Figure(figsize=(7.0, 0.5 * len(keys) + 1.5))
         axes = figure.add_subplot()
+        lows: list[float] = []
         for y, key in enumerate(keys):
             result = agreements[key]
             kappa = float(result.kappa)  # type: ignore[arg-type]
-            if result.kappa_lo is not None and result.kappa_hi is not None:
-                error = [[kappa - result.kappa_lo], [result.kappa_hi - kappa]]
+            if _finite(result.kappa_lo) and _finite(result.kappa_hi):
+                low, high = min(float(result.kappa_lo), kappa), max(float(result.kappa_hi), kappa)  # type: ignore[arg-type]
+                lows.append(low)
+                error = [[max(0.0, kappa - low)], [max(0.0, high - kappa)]]
                 axes.errorbar(kappa, y, xerr=error, fmt="o", color="tab:blue", capsize=4)
             else:
                 axes.plot(kappa, y, "o", color="tab:blue")
+            lows.append(kappa)
             axes.annotate(f"{kappa:.3f} (n={result.n})", (kappa, y), xytext=(0, 7), textcoords="offset points", ha="center", fontsize=8)
         axes.set_yticks(range(len(keys)), labels=[key.label for key in keys])
         axes.set_ylim(len(keys) - 0.3, -0.7)  # Table 1's order, top to bottom
-        axes.set_xlim(min(-0.1, *(agreements[k].kappa_lo or 0 for k in keys)) - 0.05, 1.05)
+        axes.set_xlim(min(-0.1, *lows) - 0.05, 1.05)
         axes.axvline(0, color="grey", linewidth=0.8)
         axes.set_xlabel("Cohen's kappa with human scores (95% bootstrap CI)")
         axes.set_title("Judge-human agreement")
@@ -118,15 +243,15 @@ def agreement_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
         return _save(figure, path)
 
 
-def confusion_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | None:
+def confusion_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | str:
     """One 6x6 confusion matrix per judge: rows human score, columns judge score.
 
     Returns:
-        The file, or None when no judge shares items with the humans.
+        The file, or why it was not drawn.
     """
     keys = [key for key, result in agreements.items() if result.n > 0]
     if not keys:
-        return None
+        return "no judge scored any item the humans scored"
     cols = min(4, len(keys))
     rows = math.ceil(len(keys) / cols)
     with matplotlib.style.context("default"):
@@ -147,3 +272,20 @@ def confusion_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
         figure.suptitle("Human (rows) against judge (columns)")
         figure.tight_layout()
         return _save(figure, path)
+
+
+def _finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)
+
+
+def _no_kappa_reason(agreements: dict[JudgeKey, Agreement]) -> str:
+    if not agreements:
+        return "no judge could be compared with the humans (see Table 1's notes)"
+    reasons = []
+    for key, result in agreements.items():
+        why = next(
+            (note for note in result.notes if note.startswith(("kappa undefined", "only 1 paired", "no items scored"))),
+            "kappa undefined",
+        )
+        reasons.append(f"{key.label}: {why}")
+    return "every judge's kappa with the humans is undefined (" + "; ".join(reasons) + ")"
