@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 import pytest
-from inspect_ai import eval
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
 from inspect_ai.model import get_model
+from inspect_ai.scorer import Scorer
+from inspect_ai.solver import generate
 
+from tests.scripted import scripted_model
 from vivid_inspect.baselines.chrf_judge import judge_fields
 from vivid_inspect.scorers.judge_prompts import ASPECT, render_judge_prompt
-from vivid_inspect.scorers.lexical import CHRF_CUTS, bin_chrf, chrf
+from vivid_inspect.scorers.lexical import CHRF_CUTS, bin_chrf, chrf, lexical
 from vivid_inspect.tasks import explain
 
 
@@ -95,3 +100,54 @@ def test_generate_only_then_lexical_and_llm_judges_side_by_side() -> None:
     # The chrf grader answers the same binned chrF that the lexical scorer computes directly.
     assert columns["lexical"]["mean"].value == columns["judge_aspect"]["mean"].value
     assert "mean_chrf" in columns["lexical"]
+
+
+# --- spelling variants: old/new tone-mark placement --------------------------------------------
+
+OLD_STYLE = "Sống hòa thuận, khỏe mạnh và thủy chung"
+NEW_STYLE = "Sống hoà thuận, khoẻ mạnh và thuỷ chung"
+
+
+@pytest.mark.parametrize(
+    ("candidate", "reference"),
+    [
+        pytest.param(OLD_STYLE, NEW_STYLE, id="old-candidate-new-reference"),
+        pytest.param(NEW_STYLE, OLD_STYLE, id="new-candidate-old-reference"),
+        pytest.param(unicodedata.normalize("NFD", OLD_STYLE), NEW_STYLE, id="nfd-old-candidate"),
+    ],
+)
+def test_chrf_unifies_tone_mark_placement_on_both_sides_by_default(candidate: str, reference: str) -> None:
+    assert chrf(candidate, reference) == pytest.approx(100.0)
+    assert chrf(candidate, reference, tone_marks="keep") < 90.0
+
+
+def _lexical_run(scorer: Scorer, answer: str, reference: str) -> dict[str, Any]:
+    task = Task(
+        dataset=[Sample(id=1, input="x", target=reference, metadata={"idiom": "Thuận vợ thuận chồng", "meaning": reference})],
+        solver=[generate()],
+        scorer=scorer,
+    )
+    [log] = eval(task, model=scripted_model(lambda _prompt: answer), display="none")
+    assert log.samples is not None
+    [score] = log.samples[0].scores.values()  # type: ignore[union-attr]
+    return {"value": score.value, **(score.metadata or {})}
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "normalisation"),
+    [
+        pytest.param({}, 5, "nfc+tone_marks", id="default-unifies"),
+        pytest.param({"tone_marks": "unify"}, 5, "nfc+tone_marks", id="unify"),
+        pytest.param({"tone_marks": "keep"}, 3, "nfc", id="keep"),
+    ],
+)
+def test_lexical_records_which_normalisation_it_used(option: dict[str, str], value: int, normalisation: str) -> None:
+    result = _lexical_run(lexical(**option), OLD_STYLE, NEW_STYLE)
+
+    assert result["value"] == value
+    assert result["normalisation"] == normalisation
+
+
+def test_unknown_tone_mark_option_is_refused() -> None:
+    with pytest.raises(ValueError, match="tone_marks must be 'unify' or 'keep'"):
+        lexical(tone_marks="fold")  # type: ignore[arg-type]
