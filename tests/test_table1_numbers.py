@@ -146,3 +146,16 @@ def test_tables_3_and_4_count_items_and_report_epochs(epochs: int) -> None:
         assert record["n"] == 3, table.name
         assert record["epochs"] == epochs, table.name
         assert record["unscored"] == epochs, table.name  # judgements (item x epoch) with no score
+
+
+@pytest.mark.parametrize("epochs", [1, 2, 3])
+def test_table5_counts_items_and_reports_epochs(epochs: int) -> None:
+    records = []
+    for task, scorer in (("topic", "topic_match"), ("traits", "traits_match")):
+        for epoch in range(1, epochs + 1):
+            for row in _rows({1: 1.0, 2: 0.0, 3: 1.0, 4: 0.0}, epoch=epoch):
+                records.append(row | {"task": task, "scorer": scorer, "judge": None, "judge_model": None, "shots": 3})
+    frame = pd.DataFrame(records)
+    record = table5(frame).frame.iloc[0]
+    assert (record["n_topic"], record["n_traits"], record["epochs"]) == (4, 4, epochs)
+    assert record["topic"] == pytest.approx(0.5)

@@ -26,7 +26,9 @@ _COUNTS_NOTE = (
     "n: items with a score; epochs: epochs run (the means are over every item x epoch score); "
     "unscored, errors: judgements (item x epoch) without a readable score, or without a score at all"
 )
-TABLE5_COLUMNS = ("model", "shots", "topic", "traits", "topic_lenient", "traits_lenient", "n_topic", "n_traits", "incomplete")
+TABLE5_COLUMNS = (
+    "model", "shots", "topic", "traits", "topic_lenient", "traits_lenient", "n_topic", "n_traits", "epochs", "incomplete",
+)
 
 
 def table3(rows: pd.DataFrame, judge: JudgeKey | None, why: str) -> Table:
@@ -82,7 +84,8 @@ def table5(scores: pd.DataFrame) -> Table:
             mine = group[(group["task"] == task) & ~group["error"]]
             record[task] = _mean(mine["value"])
             record[f"{task}_lenient"] = _mean(mine["lenient"])
-            record[f"n_{task}"] = int(mine["value"].notna().sum())
+            record[f"n_{task}"] = int(mine.loc[mine["value"].notna(), "id"].nunique())
+        record["epochs"] = int(group["epoch"].nunique())
         record["incomplete"] = bool((group["status"] != "success").any() or group["error"].any())
         records.append(record)
     frame = _frame(records, list(TABLE5_COLUMNS))
@@ -92,8 +95,9 @@ def table5(scores: pd.DataFrame) -> Table:
             "topic, traits: the paper's strict exact match; *_lenient: the lenient parse (first number 1-7 for "
             "topic, the set of trait codes in any order for traits), a diagnostic the paper did not report"
         ),
+        "n_topic, n_traits: items with a score; epochs: epochs run (accuracies are over every item x epoch score)",
     )
-    counted = ("shots", "n_topic", "n_traits")
+    counted = ("shots", "n_topic", "n_traits", "epochs")
     return Table("table5_classification", "Table 5: classification accuracy", frame, decimals=3, notes=notes, counts=counted)
 
 
