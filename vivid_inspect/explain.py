@@ -10,6 +10,7 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import generate
 
 from vivid_inspect.data import load_vivid
+from vivid_inspect.data.leakage import judge_example_idioms
 from vivid_inspect.scorers.judge import STRATEGIES, parse_strategies
 from vivid_inspect.scorers.judge import judge as judge_scorer
 from vivid_inspect.scorers.lexical import lexical
@@ -89,7 +90,10 @@ def explain_task(
     Returns:
         The Inspect task. Its metadata records the data source and the ids left out because
         their idiom is one of the few-shot demonstrations (left out for both prompt styles, so
-        zero-shot and few-shot scores cover the same items).
+        zero-shot and few-shot scores cover the same items; ``left_out``, ``left_out_ids``), and
+        apart from those the ids left out because their idiom is a graded example in a judge
+        prompt (left out whatever ``judge`` is, so the data set never depends on the judge;
+        ``judge_examples_left_out``, ``judge_examples_left_out_ids``).
 
     Raises:
         ValueError: If ``prompt`` or ``judge`` names an unknown option.
@@ -97,7 +101,11 @@ def explain_task(
     if prompt not in EXPLAIN_STYLES:
         raise ValueError(f"unknown prompt style {prompt!r}; expected one of {', '.join(EXPLAIN_STYLES)}")
     scorers = explain_scorers(judge, judge_model, judge_retries)
-    loaded = load_vivid(data, exclude_idioms=[idiom for idiom, _ in EXPLAIN_DEMONSTRATIONS])
+    loaded = load_vivid(
+        data,
+        exclude_idioms=[idiom for idiom, _ in EXPLAIN_DEMONSTRATIONS],
+        exclude_judge_examples=judge_example_idioms(),
+    )
     return Task(
         dataset=loaded.dataset,
         solver=[explain_prompt(cast(ExplainStyle, prompt)), generate()],
@@ -110,5 +118,7 @@ def explain_task(
             "judge_strategies": judge_names(judge),
             "left_out": len(loaded.left_out),
             "left_out_ids": loaded.left_out,
+            "judge_examples_left_out": len(loaded.judge_examples_left_out),
+            "judge_examples_left_out_ids": loaded.judge_examples_left_out,
         },
     )

@@ -52,11 +52,14 @@ class VividData:
         dataset: One Sample per kept item; ``id`` is the 1-based data-row number.
         source: Printable name of where the data came from.
         left_out: Ids of items left out because their idiom is one of the task's demonstrations.
+        judge_examples_left_out: Ids of items left out because their idiom is a graded example
+            of a judge prompt (and not a demonstration).
     """
 
     dataset: MemoryDataset
     source: str
     left_out: list[int] = field(default_factory=list)
+    judge_examples_left_out: list[int] = field(default_factory=list)
 
 
 @lru_cache(maxsize=8)
@@ -124,6 +127,7 @@ def load_vivid(
     data: str | None = None,
     *,
     exclude_idioms: Iterable[str] = (),
+    exclude_judge_examples: Iterable[str] = (),
     target: Callable[[VividItem], str] | None = None,
 ) -> VividData:
     """Load the VIVID data as an Inspect dataset.
@@ -133,19 +137,26 @@ def load_vivid(
         exclude_idioms: Demonstration idioms; items with the same idiom are left out so that no
             model is scored on an example it was shown. Idioms are compared by :func:`idiom_key`
             (NFC, case, punctuation, spacing and tone-mark placement ignored).
+        exclude_judge_examples: Idioms of the judges' graded examples
+            (:func:`vivid_inspect.data.leakage.judge_example_idioms`); matching items are left out
+            the same way and recorded apart, so that no item is judged with its own answer key in
+            the judge's prompt.
         target: The sample target of an item; defaults to its reference meaning. The input is
             always the idiom: solvers render the real prompt from the metadata.
 
     Returns:
-        The dataset, its source name and the ids left out.
+        The dataset, its source name and the ids left out, by reason.
     """
     source, items = load_items(data)
     excluded = {idiom_key(idiom) for idiom in exclude_idioms}
+    judge_examples = {idiom_key(idiom) for idiom in exclude_judge_examples}
     samples: list[Sample] = []
     left_out: list[int] = []
+    judge_left_out: list[int] = []
     for item in items:
-        if idiom_key(item.idiom) in excluded:
-            left_out.append(item.id)
+        key = idiom_key(item.idiom)
+        if key in excluded or key in judge_examples:
+            (left_out if key in excluded else judge_left_out).append(item.id)
             continue
         gold = target(item) if target else item.meaning
         samples.append(Sample(id=item.id, input=item.idiom, target=gold, metadata=item_metadata(item)))
@@ -156,4 +167,11 @@ def load_vivid(
             len(left_out),
             left_out,
         )
-    return VividData(MemoryDataset(samples, name="vivid", location=source), source, left_out)
+    if judge_left_out:
+        logger.warning(
+            "%s: left out %d item(s) whose idiom is a graded example in a judge prompt: ids %s",
+            source,
+            len(judge_left_out),
+            judge_left_out,
+        )
+    return VividData(MemoryDataset(samples, name="vivid", location=source), source, left_out, judge_left_out)
