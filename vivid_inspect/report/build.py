@@ -27,6 +27,7 @@ from vivid_inspect.report.render import (
     to_latex,
     to_markdown,
 )
+from vivid_inspect.report.repeats import first_repeat
 from vivid_inspect.report.tables import (
     AVERAGE,
     THEME_COLUMNS,
@@ -130,8 +131,9 @@ def build_tables(
     """
     rows = judge_rows(logset.scores[logset.scores["task"] == "explain"])
     reliability = build_reliability(rows, humans, generation=human_generation)
-    chosen, why = choose_judge(rows, judge)
-    t3, t4, t5 = table3(rows, chosen, why), table4(rows, chosen, why), table5(logset.scores)
+    first = first_repeat(rows)  # a judge's further repeats feed self-consistency only
+    chosen, why = choose_judge(first, judge)
+    t3, t4, t5 = table3(first, chosen, why), table4(first, chosen, why), table5(logset.scores)
     comparisons = _comparisons(reliability.tables[0], t3, t4, t5)
     return (*reliability.tables, t3, t4, t5, *comparisons, counts(logset.scores), usage_table(logset)), reliability
 

@@ -63,8 +63,14 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "parse_status",
     "retried",
     "lenient",
+    "eval_id",
+    "repeat",
+    "cached",
+    "judge_temperature",
 )
-"""Columns of :attr:`LogSet.scores`."""
+"""Columns of :attr:`LogSet.scores`. ``eval_id`` is shared by a log and its rescored copies; for a
+judge, ``repeat`` (which repeated judgement, from 0), ``cached`` (1.0 when the reply came from
+Inspect's cache) and ``judge_temperature`` are NaN when the log does not record them."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,7 @@ class LogRef:
         model_usage: Token usage per model (``log.stats.model_usage``).
         role_usage: Token usage per model role (``log.stats.role_usage``).
         epochs: Epochs the task ran.
+        eval_id: Inspect's eval id (a rescored copy keeps its source's).
     """
 
     path: Path
@@ -102,6 +109,7 @@ class LogRef:
     model_usage: dict[str, ModelUsage] = field(default_factory=dict)
     role_usage: dict[str, ModelUsage] = field(default_factory=dict)
     epochs: int = 1
+    eval_id: str = ""
 
     @property
     def complete(self) -> bool:
@@ -187,7 +195,9 @@ def read_logs(log_dir: str | os.PathLike[str], *, exclude: Iterable[str | os.Pat
         refs.append(ref)
         rows.extend(_score_rows(ref, header, summaries))
     scores = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
-    scores = scores.astype({"value": "float64", "lenient": "float64", "epoch": "int64"})
+    scores = scores.astype(
+        {"value": "float64", "lenient": "float64", "epoch": "int64", "repeat": "float64", "cached": "float64"}
+    )
     return LogSet(root=root, logs=tuple(refs), scores=scores, skipped=tuple(skipped))
 
 
@@ -260,6 +270,7 @@ def _log_ref(root: Path, path: Path, header: EvalLog, generation_keys: dict[str,
         model_usage=dict(stats.model_usage) if stats else {},
         role_usage=dict(stats.role_usage) if stats else {},
         epochs=int(spec.config.epochs or 1),
+        eval_id=str(spec.eval_id),
     )
 
 
@@ -331,6 +342,7 @@ def _score_rows(ref: LogRef, header: EvalLog, summaries: list[dict[str, Any]]) -
             "epoch": int(summary.get("epoch") or 1),
             "theme": metadata.get("theme"),
             "traits": tuple(traits) if isinstance(traits, list | tuple) else (),
+            "eval_id": ref.eval_id,
         }
         for name in wanted:
             score = (summary.get("scores") or {}).get(name)
@@ -384,6 +396,20 @@ def _score_fields(ref: LogRef, name: str, score: Any, judge_model: str | None) -
         "parse_status": metadata.get("parse_status"),
         "retried": bool(metadata.get("retries") or 0),
         "lenient": float(bool(lenient)) if isinstance(lenient, bool) else math.nan,
+        **(_repeat_fields(ref, metadata) if judge else {"repeat": math.nan, "cached": math.nan}),
+    }
+
+
+def _repeat_fields(ref: LogRef, metadata: dict[str, Any]) -> dict[str, Any]:
+    """Which repeated judgement a score is and whether its reply was a cache replay (NaN: unrecorded)."""
+    record = ref.vivid_judge or {}
+    repeat = metadata.get("repeat", record.get("repeat"))
+    cached = metadata.get("cached")
+    temperature = record.get("temperature")
+    return {
+        "repeat": float(repeat) if isinstance(repeat, int) and not isinstance(repeat, bool) else math.nan,
+        "cached": float(cached) if isinstance(cached, bool) else math.nan,
+        "judge_temperature": temperature if isinstance(temperature, int | float | list) else None,
     }
 
 

@@ -38,6 +38,7 @@ from vivid_inspect.report.judges import (
     strategy_of,
 )
 from vivid_inspect.report.render import Table
+from vivid_inspect.report.repeats import GROUP, consistency_runs, first_repeat, with_source
 
 N_BOOT = 1000
 SEED = 0
@@ -108,7 +109,8 @@ def build_reliability(
     """Every judge-reliability table.
 
     Args:
-        rows: Judge rows of explanation logs (all generations, repeated runs included).
+        rows: Judge rows of explanation logs (all generations, repeated runs included). Every
+            table but self-consistency uses each judge's first repeat only.
         humans: Human scores (``id``, ``score``, optional ``annotator``), or None.
         generation: Substring choosing the reliability generation (see
             :func:`reliability_generation`).
@@ -119,6 +121,7 @@ def build_reliability(
         Table 1, judge pairs, strategy differences, self-consistency and the per-judge summary.
     """
     human = human_means(humans) if humans is not None else {}
+    repeated, rows = rows, first_repeat(rows)  # only self-consistency sees the further repeats
     chosen = reliability_generation(rows, set(human), generation)
     table1, agreements = _table1(rows, humans, human, chosen, n_boot, seed)
     return Reliability(
@@ -126,7 +129,7 @@ def build_reliability(
             table1,
             _differences(rows, human, chosen, humans is not None, n_boot, seed),
             _pairs(rows, n_boot, seed),
-            _consistency(rows),
+            _consistency(repeated),
             _summary(rows),
         ),
         agreements=agreements,
@@ -336,47 +339,65 @@ def _as_judges(note: str) -> str:
 
 
 def _consistency(rows: pd.DataFrame) -> Table:
-    columns = ["judge", "judge_model", "generation", "runs_from", "runs", "n", "mean_kappa", "mean_exact", "flip_rate", "notes"]
+    columns = ["judge", "judge_model", "generation", "runs_from", "runs", "n", "temperature", "excluded",
+               "mean_kappa", "mean_exact", "flip_rate", "notes"]
     records: list[dict[str, object]] = []
-    for (generation, name, model), group in rows.groupby(["generation", "judge", "judge_model"], sort=True):
-        key = JudgeKey(str(name), str(model))
-        logs = sorted(group["log"].unique())
-        epochs = sorted(group["epoch"].unique())
-        if len(logs) > 1:
-            source = "repeated logs"
-            runs = [_run_map(group[group["log"] == log], ["id", "epoch"]) for log in logs]
-            note = ""
-        elif len(epochs) > 1:
-            source = "epochs"
-            runs = [_run_map(group[group["epoch"] == epoch], ["id"]) for epoch in epochs]
-            note = "epochs re-generate the explanation too, so this mixes generation and judge variation"
-        else:
+    unrecorded_temperature = False
+    for (_, name, model), group in with_source(rows).groupby(list(GROUP), sort=True):
+        found = consistency_runs(group)
+        if found is None:
             continue
-        result = self_consistency(runs)
-        records.append(
-            {
-                "judge": key.name,
-                "judge_model": key.model,
-                "generation": generation,
-                "runs_from": source,
-                "runs": result.runs,
+        first = group[group["repeat"].fillna(0) == group["repeat"].fillna(0).min()]
+        record: dict[str, object] = {
+            "judge": str(name),
+            "judge_model": str(model),
+            "generation": str(first["generation"].iloc[0]),
+            "runs_from": found.source,
+            "runs": len(found.runs),
+            "temperature": ", ".join(f"{t:g}" for t in found.temperatures),
+            "excluded": found.excluded,
+        }
+        unrecorded_temperature |= not found.temperatures
+        notes = list(found.notes)
+        if len(found.runs) < 2:
+            notes.append("no fresh repeat left to compare with the first")
+        else:
+            result = self_consistency(found.runs)
+            record |= {
                 "n": result.n,
                 "mean_kappa": result.mean_kappa,
                 "mean_exact": result.mean_exact,
                 "flip_rate": result.flip_rate,
-                "notes": "; ".join(filter(None, [note, *result.notes])),
             }
+            notes += result.notes
+        records.append(record | {"notes": "; ".join(notes)})
+    if not records:
+        notes_out: tuple[str, ...] = (
+            "no judge was run more than once on the same items (repeats, repeated logs or epochs)",
         )
-    notes = () if records else ("no judge was run more than once on the same items (repeated logs or epochs)",)
+    else:
+        notes_out = _CONSISTENCY_NOTES + ((_NO_TEMPERATURE,) if unrecorded_temperature else ())
     title = "Judge self-consistency (the same judge run k times on the same items)"
     frame = pd.DataFrame(records, columns=columns)
-    return Table("judge_consistency", title, frame, decimals=3, notes=notes, counts=("runs", "n"))
+    return Table("judge_consistency", title, frame, decimals=3, notes=notes_out, counts=("runs", "n", "excluded"))
 
 
-def _run_map(group: pd.DataFrame, keys: list[str]) -> dict[Hashable, float]:
-    group = group[~group["error"]]
-    ids = list(zip(*(group[k] for k in keys), strict=True)) if len(keys) > 1 else list(group[keys[0]])
-    return dict(zip(ids, group["value"].astype(float), strict=True))
+_NO_TEMPERATURE = (
+    "temperature empty: the logs do not record it (not written by vivid run); the judge runs at its own "
+    "temperature 0 unless its grader role sets another"
+)
+_CONSISTENCY_NOTES = (
+    (
+        "runs_from repeats: each run is one repeat (judges[].repeats in a spec, or inspect score -S repeat=r), "
+        "counted only when it is a fresh judgement of its own (a reply Inspect's cache replayed from another "
+        "judgement of the same repeat is excluded, column excluded)"
+    ),
+    (
+        "repeats run at the judge's temperature (column temperature): its own 0 unless the spec's generate "
+        "sets another, so at 0 they measure the provider's nondeterminism; the first repeat is the one Table 1, "
+        "Tables 3 and 4, the judge pairs and the panel use"
+    ),
+)
 
 
 def _summary(rows: pd.DataFrame) -> Table:

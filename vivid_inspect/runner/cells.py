@@ -1,7 +1,10 @@
-"""The cells of a spec: one per (task × prompt × model) generation, (generation × judge), panel.
+"""The cells of a spec: one per (task × prompt × model) generation, (generation × judge ×
+repeat), panel.
 
 Cells are pure descriptions (no data, no models): ``vivid plan`` lists them, ``vivid run`` runs
-the missing ones. Their identities are stable across runs, so a rerun finds its earlier work.
+the missing ones. Their identities are stable across runs, so a rerun finds its earlier work. A
+judge cell's configuration holds the judge prompt and parser versions: a judged log made under
+other rules is redone, never silently reused.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from vivid_inspect.explain import LEXICAL
 from vivid_inspect.runner.catalog import JUDGED_TASKS, task_args
 from vivid_inspect.runner.load import LoadedSpec
 from vivid_inspect.runner.spec import Judge, ModelEntry, Panel, RunBlock
+from vivid_inspect.scorers import judge_parse, judge_prompts
 from vivid_inspect.scorers.judge import STRATEGIES
 from vivid_inspect.scorers.lexical import CHRF_CUTS
 
@@ -81,15 +85,29 @@ class GenerationCell:
 
 @dataclass(frozen=True, eq=False)
 class JudgeCell:
-    """One judge applied to one explanation cell's log."""
+    """One judgement of one explanation cell's log by one judge.
+
+    Attributes:
+        generation: The explanation cell judged.
+        judge: The judge.
+        repeat: Which of the judge's ``repeats`` this is, from 0. Repeat 0 is the judge's
+            ordinary judgement (the one Table 1, Tables 3 and 4 and the panel use); each further
+            repeat is a fresh call per item, cached apart from the others.
+    """
 
     generation: GenerationCell
     judge: Judge
+    repeat: int = 0
 
     @property
     def lexical(self) -> bool:
         """Whether this is the lexical judge, which scores by chrF and calls no model."""
         return self.judge.strategy == LEXICAL_STRATEGY
+
+    @property
+    def label(self) -> str:
+        """The judge's name, with ``/repeat-<r>`` after it for a repeat other than the first."""
+        return repeat_label(self.judge.name, self.repeat)
 
     @property
     def config(self) -> dict[str, Any]:
@@ -103,6 +121,10 @@ class JudgeCell:
             "model_args": self.judge.model_args,
             "generate": self.judge.generate,
             "retries": self.judge.retries,
+            "repeat": self.repeat,
+            # Read at call time (not imported as names) so that a bumped version is seen.
+            "prompt_version": judge_prompts.JUDGE_PROMPT_VERSION,
+            "parser_version": judge_parse.JUDGE_PARSER_VERSION,
         }
 
     @property
@@ -144,6 +166,11 @@ class Cells:
         return [cell for cell in self.generations if cell.block == block]
 
 
+def repeat_label(name: str, repeat: int) -> str:
+    """``name`` for repeat 0, ``name/repeat-<r>`` for a further repeat (also its judged folder)."""
+    return name if repeat == 0 else f"{name}/repeat-{repeat}"
+
+
 def expand(loaded: LoadedSpec) -> Cells:
     """List the cells of a validated spec.
 
@@ -152,7 +179,8 @@ def expand(loaded: LoadedSpec) -> Cells:
 
     Returns:
         Generation cells (block by block: task, then prompt, then model), a judge cell per
-        explanation cell and judge, and a panel cell per explanation cell when there is a panel.
+        explanation cell, judge and repeat, and a panel cell per explanation cell when there is a
+        panel (its members are the judges' first repeats).
     """
     spec = loaded.spec
     generations: list[GenerationCell] = []
@@ -169,10 +197,13 @@ def expand(loaded: LoadedSpec) -> Cells:
     for cell in generations:
         if not cell.judged:
             continue
-        cell_judges = [JudgeCell(cell, resolved_judge(judge, loaded.data)) for judge in spec.judges]
+        cell_judges: list[JudgeCell] = []
+        for judge in spec.judges:
+            resolved = resolved_judge(judge, loaded.data)
+            cell_judges += [JudgeCell(cell, resolved, repeat) for repeat in range(judge.repeats)]
         judges += cell_judges
         if spec.panel is not None:
-            by_name = {j.judge.name: j for j in cell_judges}
+            by_name = {j.judge.name: j for j in cell_judges if j.repeat == 0}
             members = tuple(by_name[name] for name in spec.panel.members)
             panels.append(PanelCell(cell, spec.panel, members))
     return Cells(tuple(generations), tuple(judges), tuple(panels), dict(enumerate(spec.runs)))

@@ -48,6 +48,7 @@ _NOT_LEXICAL: dict[str, str] = {
     "generate": "it calls no model",
     "price": "it calls no model, so it costs nothing",
     "retries": "it reads no model reply, so there is nothing to retry",
+    "repeats": "chrF is deterministic, so every repeat would give the same scores",
 }
 
 

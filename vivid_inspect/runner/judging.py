@@ -4,9 +4,14 @@ A judged log is the generation log with one score column, the judge's, and eval 
 ``vivid_judge`` saying which judge produced it (a rescored log's header has no model roles of
 its own, and two judges may share a strategy). A cell whose judged log exists for the same
 generation log and the same judge configuration is skipped, so adding a judge to a spec and
-rerunning calls only the new judge. The lexical judge (chrF against the reference) is applied the
-same way, without a grader: its judged log names no model. Logs are written to a temporary file
-and renamed, so a kill never leaves a half-written log where a finished one is expected.
+rerunning calls only the new judge. The configuration includes the judge prompt and parser
+versions, so judgements made under other rules are redone (and their logs replaced) by the next
+run. A judge with ``repeats: k`` gets k judged logs per generation log, the first in
+``judged/<judge>/``, repeat r in ``judged/<judge>/repeat-<r>/``; each repeat's replies are cached
+apart, so a redone repeat reuses its own replies and never another's. The lexical judge (chrF
+against the reference) is applied the same way, without a grader: its judged log names no model.
+Logs are written to a temporary file and renamed, so a kill never leaves a half-written log where
+a finished one is expected.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai import score_async
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log_async, write_eval_log_async
 from inspect_ai.model import Model, get_model
 from inspect_ai.model._model_config import model_roles_to_model_roles_config
@@ -96,7 +102,12 @@ async def _score(log: EvalLog, cell: JudgeCell, model: Model | None) -> EvalLog:
         )
     if model is None:
         raise ValueError(f"judge {cell.judge.name!r} ({cell.judge.strategy}) needs a model")
-    scorer = judge(strategy=cell.judge.strategy, judge_model=cell.judge.model, retries=cell.judge.retries)
+    scorer = judge(
+        strategy=cell.judge.strategy,
+        judge_model=cell.judge.model,
+        retries=cell.judge.retries,
+        repeat=cell.repeat,
+    )
     scored = await score_async(
         log, [scorer], model=model, model_roles={GRADER_ROLE: model}, action="overwrite", copy=False
     )
@@ -122,12 +133,12 @@ async def run_judge_cell(
     Raises:
         ValueError: If an LLM judge is given no model.
     """
-    output = judged_path(log_dir, cell.judge.name, generation_log)
+    output = judged_path(log_dir, cell.judge.name, generation_log, cell.repeat)
     rel_generation = relative(log_dir, generation_log)
     digest = config_hash(cell.config)
     header = await read_eval_log_async(str(generation_log), header_only=True)
     if is_current(await read_judged(output), header, rel_generation, digest):
-        return JudgedResult(cell.judge.name, generation_log, output, "done")
+        return JudgedResult(cell.label, generation_log, output, "done")
     log, skipped = without_errors(await read_eval_log_async(str(generation_log)))
     scored = await _score(log, cell, model)
     scored.eval.metadata = {
@@ -136,6 +147,8 @@ async def run_judge_cell(
             "name": cell.judge.name,
             "strategy": cell.judge.strategy,
             "model": cell.judge.model,
+            "repeat": cell.repeat,
+            "temperature": _judge_temperature(scored),
             "generation_log": rel_generation,
             "generation_eval_id": header.eval.eval_id,
             "config_hash": digest,
@@ -147,7 +160,27 @@ async def run_judge_cell(
         },
     }
     await write_atomic(scored, output)
-    return JudgedResult(cell.judge.name, generation_log, output, "scored")
+    return JudgedResult(cell.label, generation_log, output, "scored")
+
+
+def _judge_temperature(scored: EvalLog) -> float | list[float] | None:
+    """The temperature the judge's calls ran at, read from their model events.
+
+    The scorer sets the judge's own default under the spec's ``generate`` options, so the
+    events, not the spec, say what was used. None when the judge made no call (the lexical
+    judge, or only empty explanations); a list if calls differed.
+    """
+    seen = sorted(
+        {
+            float(event.config.temperature)
+            for sample in scored.samples or []
+            for event in sample.events
+            if isinstance(event, ModelEvent) and event.role == GRADER_ROLE and event.config.temperature is not None
+        }
+    )
+    if not seen:
+        return None
+    return seen[0] if len(seen) == 1 else seen
 
 
 def _judge_usage(scored: EvalLog) -> dict[str, Any]:

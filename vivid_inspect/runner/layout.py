@@ -2,6 +2,7 @@
 
 ``<log_dir>/generations/``       the eval set (Inspect's own logs, ``eval-set.json``)
 ``<log_dir>/judged/<judge>/``    one judged log per explanation log, same file name
+``<log_dir>/judged/<judge>/repeat-<r>/``  the judge's further repeats (``repeats: k``), r = 1..k-1
 ``<log_dir>/judged/<panel>/``    the panel's aggregate, same file name
 ``<log_dir>/vivid/<spec name>/`` the resolved spec and the package freeze of the last run
 
@@ -19,7 +20,13 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
-from vivid_inspect.runner.cells import GENERATIONS_DIR, JUDGED_DIR, GenerationCell, split_model_args
+from vivid_inspect.runner.cells import (
+    GENERATIONS_DIR,
+    JUDGED_DIR,
+    GenerationCell,
+    repeat_label,
+    split_model_args,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -32,9 +39,9 @@ def generations_dir(log_dir: Path) -> Path:
     return log_dir / GENERATIONS_DIR
 
 
-def judged_path(log_dir: Path, judge_name: str, generation_log: Path) -> Path:
-    """Where a judge's (or panel's) scores of one generation log go."""
-    return log_dir / JUDGED_DIR / judge_name / generation_log.name
+def judged_path(log_dir: Path, judge_name: str, generation_log: Path, repeat: int = 0) -> Path:
+    """Where a judge's (or panel's) scores of one generation log go; ``repeat`` > 0 in a subfolder."""
+    return log_dir / JUDGED_DIR / repeat_label(judge_name, repeat) / generation_log.name
 
 
 def relative(log_dir: Path, path: Path) -> str:

@@ -182,7 +182,7 @@ def _generation_cells(
 
 
 def _judge_plan(cell: JudgeCell, block: PreparedBlock, items: int, epochs: int, done: bool) -> CellPlan:
-    label = f"{cell.judge.name} ({cell.judge.strategy}) × {cell.generation.label}"
+    label = f"{cell.label} ({cell.judge.strategy}) × {cell.generation.label}"
     if cell.lexical:
         # chrF is computed here, on the machine: no call, no token, no cost.
         return CellPlan("judge", label, "", items, 0, 0, 0, 0, None, done)
@@ -211,7 +211,7 @@ async def _judged_done(prepared: Prepared, cell: JudgeCell, log: FoundLog | None
     if log is None:
         return False
     log_dir = prepared.loaded.log_dir
-    record = await read_judged(judged_path(log_dir, cell.judge.name, log.path))
+    record = await read_judged(judged_path(log_dir, cell.judge.name, log.path, cell.repeat))
     return is_current(record, log.header, relative(log_dir, log.path), config_hash(cell.config))
 
 

@@ -70,7 +70,7 @@ def resolved_spec(prepared: Prepared, outputs: dict[str, Any] | None = None) -> 
         "data": loaded.data,
         "human": str(loaded.human) if loaded.human else None,
         "blocks": blocks,
-        "judges": {cell.judge.name: config_hash(cell.config) for cell in prepared.cells.judges},
+        "judges": {cell.label: config_hash(cell.config) for cell in prepared.cells.judges},
         "versions": {name: _version(name) for name in ("vivid-inspect", "inspect-ai")},
         "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "outputs": outputs or {},

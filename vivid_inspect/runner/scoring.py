@@ -40,7 +40,8 @@ async def prune_orphans(log_dir: Path) -> list[Path]:
         The files deleted.
     """
     removed = []
-    for path in sorted((log_dir / JUDGED_DIR).glob("*/*.eval")):
+    # Judged logs of further repeats sit one folder deeper (judged/<judge>/repeat-<r>/).
+    for path in sorted((log_dir / JUDGED_DIR).rglob("*.eval")):
         record = await read_judged(path)
         if record is not None and not (log_dir / str(record.get("generation_log", ""))).is_file():
             path.unlink()
@@ -65,7 +66,7 @@ async def _judge_all(
         generation = generations[cell.generation]
         if not generation.done or generation.log is None:
             reason = f"{cell.generation.label} has no complete log"
-            finished[cell] = _failed(cell.judge.name, generation.log, reason)
+            finished[cell] = _failed(cell.label, generation.log, reason)
             progress.cell_done("judge", ok=False)
             return
         async with limiter:
@@ -73,13 +74,13 @@ async def _judge_all(
                 model = None if cell.lexical else models[cell.judge.name]
                 result = await run_judge_cell(loaded.log_dir, cell, generation.log, model)
             except Exception as error:  # noqa: BLE001 - reported per cell; other cells go on
-                result = _failed(cell.judge.name, generation.log, error)
+                result = _failed(cell.label, generation.log, error)
         finished[cell] = result
         progress.cell_done("judge", ok=result.ok)
         if result.status == "scored":
-            progress.note(f"{cell.judge.name} judged {cell.generation.label}")
+            progress.note(f"{cell.label} judged {cell.generation.label}")
         elif result.status == "failed":
-            progress.error(f"{cell.judge.name} failed on {cell.generation.label}: {result.error}")
+            progress.error(f"{cell.label} failed on {cell.generation.label}: {result.error}")
 
     async with anyio.create_task_group() as group:
         for cell in prepared.cells.judges:
@@ -89,7 +90,7 @@ async def _judge_all(
     already = sum(1 for r in results if r.status == "done")
     if already:
         progress.note(f"{already} judge cell{'s' if already != 1 else ''} already done")
-    ok = {(r.name, r.generation_log) for r in results if r.ok}
+    ok = {cell for cell, result in finished.items() if result.ok}
     for panel in prepared.cells.panels:
         results.append(await _panel_one(prepared, panel, generations, ok, progress))
     return results
@@ -99,11 +100,12 @@ async def _panel_one(
     prepared: Prepared,
     cell: PanelCell,
     generations: dict[GenerationCell, GenerationResult],
-    ok: set[tuple[str, Path]],
+    ok: set[JudgeCell],
     progress: Progress,
 ) -> JudgedResult:
     generation = generations[cell.generation]
-    missing = [m.judge.name for m in cell.members if (m.judge.name, generation.log) not in ok]
+    # The members are the judges' first repeats: the panel aggregates those only.
+    missing = [m.judge.name for m in cell.members if m not in ok]
     if generation.log is None or missing:
         result = _failed(
             cell.panel.name, generation.log, f"members without scores: {', '.join(missing) or 'all'}"

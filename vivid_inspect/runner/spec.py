@@ -110,6 +110,9 @@ class Judge(_Strict):
         model_args: Provider arguments, e.g. ``base_url`` of a vLLM or OpenAI-compatible server.
         generate: Generation options of the judge (e.g. ``max_tokens`` for a reasoning judge).
         retries: How many times the judge is asked again after an unreadable reply.
+        repeats: Fresh judgements per item (for self-consistency), each in its own judged log
+            and cached apart from the others; the first is the one every table uses. They run at
+            the judge's temperature: its own 0 unless ``generate`` sets another.
         price: For the cost estimate.
     """
 
@@ -119,6 +122,7 @@ class Judge(_Strict):
     model_args: dict[str, Any] = Field(default_factory=dict)
     generate: dict[str, Any] = Field(default_factory=dict)
     retries: Annotated[int, Field(ge=0)] = 1
+    repeats: Annotated[int, Field(ge=1)] = 1
     price: Price | None = None
 
 
