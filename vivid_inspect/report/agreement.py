@@ -205,7 +205,7 @@ def paired_difference(
     n = len(ids)
     if n == 0:
         notes.append("no items scored by both judges and the humans")
-        return PairedDifference(0, *([None] * 10), notes=tuple(notes))
+        return PairedDifference(**_undefined(PairedDifference), n=0, notes=tuple(notes))
     kappas = {
         label: _kappa_point(cat["human"], cat[label], "unweighted", "human", label, notes)
         for label in ("judge A", "judge B")
@@ -328,7 +328,7 @@ def _agreement_of_maps(
     if n == 0:
         notes.append(f"no items scored by both {judge_label} and {human_label}")
         empty = tuple(tuple(0 for _ in SCORES) for _ in SCORES)
-        return Agreement(0, *([None] * 16), confusion=empty, notes=tuple(notes))
+        return Agreement(**_undefined(Agreement), n=0, confusion=empty, notes=tuple(notes))
 
     kappa = half_down = weighted = rho = alpha = None
     if n == 1:
@@ -341,7 +341,8 @@ def _agreement_of_maps(
         rho = _spearman(human_raw, judge_raw, human_label, judge_label, notes)
         alpha = _alpha(human_cat, judge_cat, notes)
 
-    kappa_ci = judge_ci = human_ci = (None, None)
+    kappa_ci: tuple[float | None, float | None] = (None, None)
+    judge_ci, human_ci = kappa_ci, kappa_ci
     if n >= 2 and n_boot > 0:
         idx = _resamples(n, n_boot, seed)
         judge_ci = _percentile_ci(judge_raw[idx].mean(axis=1))
@@ -403,10 +404,11 @@ def rater_agreement(
     n = len(ids)
     if n == 0:
         notes.append("no item scored by both the judge and an annotator")
-        per = tuple((name, 0, None) for name in people)
-        return RaterAgreement(0, 0, None, None, None, None, per, tuple(notes))
+        nobody = tuple((name, 0, None) for name in people)
+        return RaterAgreement(0, 0, None, None, None, None, nobody, tuple(notes))
     judge_cat = _categories(np.array([judge_scores[i] for i in ids], dtype=float), "judge", notes)
     # An annotator's scores over all paired items, -1 where that annotator did not score the item.
+    position = {item: k for k, item in enumerate(ids)}
     cats: dict[str, np.ndarray] = {}
     per: list[tuple[str, int, float | None]] = []
     for name, scores in people.items():
@@ -414,7 +416,7 @@ def rater_agreement(
         raw = np.array([scores[i] for i in mine], dtype=float)
         cat = _categories(raw, f"annotator {name!r}", notes)
         column = np.full(n, -1, dtype=int)
-        column[[ids.index(i) for i in mine]] = cat
+        column[[position[i] for i in mine]] = cat
         cats[name] = column
         present = column >= 0
         kappa: float | None = None
@@ -644,6 +646,11 @@ def _note_left_out(
 def _check_n_boot(n_boot: int) -> None:
     if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 0:
         raise ValueError(f"n_boot must be a non-negative integer (0 skips intervals), got {n_boot!r}")
+
+
+def _undefined(result: type) -> dict[str, Any]:
+    """Every statistic of a result dataclass as None (its count, confusion and notes set apart)."""
+    return {f.name: None for f in fields(result) if f.name not in ("n", "confusion", "notes")}
 
 
 def _fmt(value: float) -> str:

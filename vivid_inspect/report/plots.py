@@ -185,7 +185,10 @@ def trait_bars(table4: pd.DataFrame, path: Path) -> Path | str:
         return _save(figure, path)
 
 
-def _paired_colours(table: pd.DataFrame) -> list[tuple[tuple[float, ...], tuple[float, ...]]]:
+Rgb = tuple[float, float, float]
+
+
+def _paired_colours(table: pd.DataFrame) -> list[tuple[Rgb, Rgb]]:
     """(face, edge) colour per row: one hue per model, a lighter shade for earlier prompts."""
     palette = matplotlib.colormaps["tab10"]
     models = list(dict.fromkeys(str(m) for m in table["model"]))
@@ -199,8 +202,9 @@ def _paired_colours(table: pd.DataFrame) -> list[tuple[tuple[float, ...], tuple[
         # The last prompt (few-shot) is the full hue; each earlier one mixes in more white.
         steps = len(mine) - 1
         lightness = 0.0 if steps == 0 else 0.55 * (steps - mine.index(str(prompt))) / steps
-        face = tuple(float(c) for c in base + (1 - base) * lightness)
-        edge = tuple(float(c) for c in base * 0.75)
+        face_r, face_g, face_b = (float(c) for c in base + (1 - base) * lightness)
+        edge_r, edge_g, edge_b = (float(c) for c in base * 0.75)
+        face, edge = (face_r, face_g, face_b), (edge_r, edge_g, edge_b)
         colours.append((face, edge))
     return colours
 

@@ -213,7 +213,7 @@ def _table1(
             else:
                 agreements[key] = result
                 record |= _stats(result) | _rater_stats(raters)
-                record["notes"] = "; ".join(filter(None, [record["notes"], *raters.notes]))
+                record["notes"] = "; ".join(filter(None, [str(record["notes"]), *raters.notes]))
         records.append(record)
     if generation is not None:
         described = rows[rows["generation"] == generation][["model", "prompt"]].drop_duplicates()
