@@ -43,6 +43,7 @@ from vivid_inspect.runner.prepare import prepare
 from vivid_inspect.runner.problems import SpecError, format_path
 from vivid_inspect.runner.record import FREEZE_FILE, SPEC_FILE
 from vivid_inspect.runner.scoring import prune_orphans
+from vivid_inspect.scorers import judge_parse, judge_prompts
 from vivid_inspect.scorers.lexical import bin_chrf, chrf
 from vivid_inspect.solvers.markers import last_item
 from vivid_inspect.testing.openai_server import FakeOpenAIServer
@@ -379,6 +380,63 @@ def test_judged_logs_of_a_replaced_generation_log_are_removed(
     assert sorted(p.parent.name for p in removed) == ["chrf_aspect", "chrf_cot", "lexical", "panel"]
     assert {p.name for p in removed} == {gone.name}
     assert len(list((log_dir / "judged").glob("*/*.eval"))) == 16 - 4
+
+
+def test_judged_logs_of_further_repeats_are_removed_with_their_generation_log(
+    smoke: tuple[Path, RunResult], tmp_path: Path
+) -> None:
+    log_dir = tmp_path / "logs"
+    shutil.copytree(smoke[0], log_dir)
+    gone = next((log_dir / "generations").glob("*explain*.eval"))
+    repeat = log_dir / "judged" / "chrf_aspect" / "repeat-1" / gone.name
+    repeat.parent.mkdir()
+    shutil.copy(log_dir / "judged" / "chrf_aspect" / gone.name, repeat)
+    gone.unlink()
+    removed = anyio.run(prune_orphans, log_dir)
+    assert repeat in removed and not repeat.exists()
+
+
+def _judge_records(log_dir: Path) -> dict[Path, dict[str, Any]]:
+    return {
+        path.relative_to(log_dir): read_eval_log(str(path), header_only=True).eval.metadata["vivid_judge"]
+        for path in sorted((log_dir / "judged").rglob("*.eval"))
+    }
+
+
+@pytest.mark.parametrize(
+    ("module", "constant"),
+    [
+        pytest.param(judge_prompts, "JUDGE_PROMPT_VERSION", id="prompt-version"),
+        pytest.param(judge_parse, "JUDGE_PARSER_VERSION", id="parser-version"),
+    ],
+)
+def test_a_new_judge_version_rejudges_and_replaces_the_old_judged_logs(
+    smoke: tuple[Path, RunResult], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: Any, constant: str
+) -> None:
+    log_dir = tmp_path / "logs"
+    shutil.copytree(smoke[0], log_dir)
+    before = _judge_records(log_dir)
+    version = getattr(module, constant) + 1
+    key = "prompt_version" if constant == "JUDGE_PROMPT_VERSION" else "parser_version"
+    monkeypatch.setattr(module, constant, version)
+
+    plan = make_plan(load_spec(SMOKE, log_dir=log_dir))
+    assert {c.label.split(" ")[0] for c in plan.cells if not c.done} == {"chrf_aspect", "chrf_cot", "panel"}
+    result = run_spec(load_spec(SMOKE, log_dir=log_dir), display="none", quiet=True, report=False)
+
+    assert result.ok
+    status = {j.name: j.status for j in result.judged}
+    # the LLM judges (and the panel over them) are redone; chrF uses no judge prompt or parser
+    assert status == {"chrf_aspect": "scored", "chrf_cot": "scored", "lexical": "done", "panel": "scored"}
+    after = _judge_records(log_dir)
+    assert set(after) == set(before)  # replaced in place: no second judged log beside the old one
+    for path, record in after.items():
+        if record["strategy"] in ("aspect", "cot"):
+            assert record["config"][key] == version
+            assert record["config_hash"] != before[path]["config_hash"]
+    # the same version again: nothing to redo
+    again = run_spec(load_spec(SMOKE, log_dir=log_dir), display="none", quiet=True, report=False)
+    assert {j.status for j in again.judged} == {"done"}
 
 
 @pytest.mark.parametrize(

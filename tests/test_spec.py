@@ -153,6 +153,16 @@ CASES = [
         "the lexical judge takes no retries: it reads no model reply",
         id="lexical-judge-with-retries",
     ),
+    pytest.param(
+        ("judges", 3, "repeats"),
+        3,
+        "judges[3].repeats",
+        "the lexical judge takes no repeats: chrF is deterministic",
+        id="lexical-judge-with-repeats",
+    ),
+    pytest.param(("judges", 0, "repeats"), 0, "judges[0].repeats", "greater than or equal to 1", id="zero-repeats"),
+    pytest.param(("judges", 0, "repeats"), "3", "judges[0].repeats", "valid integer", id="string-repeats"),
+    pytest.param(("judges", 0, "repeats"), 2.5, "judges[0].repeats", "valid integer", id="fractional-repeats"),
     pytest.param(("judges", 1, "name"), "a", "judges[1].name", "already used by judges[0]", id="duplicate-judge-name"),
     pytest.param(("judges", 0, "retries"), "2", "judges[0].retries", "valid integer", id="string-for-int"),
     pytest.param(

@@ -184,7 +184,7 @@ def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool) -> st
     if incomplete:
         lines.append(f"- incomplete logs (their completed samples are used, rows flagged): {', '.join(incomplete)}")
     for skipped in logset.skipped:
-        lines.append(f"- skipped (unreadable): {skipped}")
+        lines.append(f"- skipped: {skipped}")
     if not has_humans:
         lines.append("- no human scores: pass --human FILE for the agreement statistics of Table 1")
     lines.append("")

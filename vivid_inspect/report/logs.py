@@ -12,11 +12,17 @@ runner wrote by judging a generation again carries eval metadata ``vivid_judge``
 strategy, model, generation_log}``; there only the scorer of that judge counts (any other judge
 columns are copies from the generation log, which is read on its own). Elsewhere the judge's name
 is the scorer's name and its model the score metadata ``judge_model``.
+
+Hostile folders: only logs of VIVID's own tasks are read (another task's log would add its rows to
+the counts and usage tables); every other file is listed in ``skipped`` with the reason, on one
+line. What a report inflates from one ``.eval`` zip is capped (see
+:mod:`vivid_inspect.report.bounded_zip`), so a decompression bomb is skipped, not read.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import re
@@ -31,10 +37,25 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ModelUsage
 from inspect_ai.scorer import value_to_float
 
+from vivid_inspect.redact import redact
+from vivid_inspect.report.bounded_zip import (
+    Budget,
+    check_members,
+    max_inflated,
+    read_member,
+)
+
+logger = logging.getLogger(__name__)
+
+
 JUDGE_PREFIX = "judge_"
 LEXICAL = "lexical"
 VIVID_JUDGE_KEY = "vivid_judge"
 CLASSIFICATION_TASKS = ("topic", "traits")
+VIVID_TASKS = ("explain", *CLASSIFICATION_TASKS)
+"""The tasks whose logs a report reads."""
+_PACKAGE = "vivid_inspect"
+_SKIPPED_LIMIT = 300
 
 # Inspect's own rule for .json log names (an ISO timestamp first); .eval files are always logs.
 _JSON_LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
@@ -125,7 +146,8 @@ class LogSet:
         root: The log folder.
         logs: One entry per log read, sorted by relative path.
         scores: One row per (log, sample, epoch, scorer); see :data:`SCORE_COLUMNS`.
-        skipped: Files that look like logs but could not be read, with the reason.
+        skipped: Files that look like logs but were not read (unreadable, too large once inflated,
+            or logs of another task), each ``path: reason`` on one line.
     """
 
     root: Path
@@ -148,8 +170,10 @@ def find_log_files(log_dir: str | os.PathLike[str], *, exclude: Iterable[str | o
         ValueError: If ``log_dir`` is not a folder.
     """
     root = Path(log_dir)
+    if root.exists() and not root.is_dir():
+        raise ValueError(f"log folder {str(root)!r} is a file, not a folder")
     if not root.is_dir():
-        raise ValueError(f"log folder {str(root)!r} does not exist or is not a folder")
+        raise ValueError(f"log folder {str(root)!r} does not exist")
     excluded = {Path(p).resolve() for p in exclude}
     found: list[Path] = []
     for path in root.rglob("*"):
@@ -160,37 +184,58 @@ def find_log_files(log_dir: str | os.PathLike[str], *, exclude: Iterable[str | o
     return sorted(found, key=lambda p: p.relative_to(root).as_posix())
 
 
-def read_logs(log_dir: str | os.PathLike[str], *, exclude: Iterable[str | os.PathLike[str]] = ()) -> LogSet:
-    """Read every log's header and sample summaries into one tidy frame.
+def read_logs(
+    log_dir: str | os.PathLike[str],
+    *,
+    exclude: Iterable[str | os.PathLike[str]] = (),
+    max_inflated_bytes: int | None = None,
+) -> LogSet:
+    """Read every VIVID log's header and sample summaries into one tidy frame.
 
     Args:
         log_dir: Folder searched recursively for logs.
         exclude: Folders to leave out.
+        max_inflated_bytes: Most bytes read from one ``.eval`` zip once inflated; default
+            :func:`vivid_inspect.report.bounded_zip.max_inflated`.
 
     Returns:
-        The logs and their scores. Files that fail to read are listed in ``skipped``.
+        The logs and their scores. Files that fail to read, inflate past the cap or are logs of
+        another task are listed in ``skipped`` and logged as a warning.
 
     Raises:
         ValueError: If ``log_dir`` is not a folder.
     """
     root = Path(log_dir)
-    headers: list[tuple[Path, EvalLog]] = []
+    limit = max_inflated_bytes if max_inflated_bytes is not None else max_inflated()
+    headers: list[tuple[Path, EvalLog, Budget]] = []
     skipped: list[str] = []
+
+    def skip(rel: str, reason: str) -> None:
+        entry = one_line(f"{rel}: {reason}")
+        logger.warning("vivid report: skipped %s", entry)
+        skipped.append(entry)
+
     for path in find_log_files(root, exclude=exclude):
         rel = path.relative_to(root).as_posix()
+        budget = Budget(limit)
         try:
-            headers.append((path, read_eval_log(str(path), header_only=True)))
+            header = _read_header(path, budget)
         except Exception as error:  # noqa: BLE001 - a broken file is reported, not fatal
-            skipped.append(f"{rel}: {type(error).__name__}: {error}")
-    generation_keys = _generation_resolver(root, [p for p, _ in headers])
+            skip(rel, f"{type(error).__name__}: {error}")
+            continue
+        if not is_vivid_log(header):
+            skip(rel, f"not a log of a VIVID task (task {header.eval.task!r})")
+            continue
+        headers.append((path, header, budget))
+    generation_keys = _generation_resolver(root, [p for p, _, _ in headers])
     refs: list[LogRef] = []
     rows: list[dict[str, Any]] = []
-    for path, header in headers:
+    for path, header, budget in headers:
         ref = _log_ref(root, path, header, generation_keys)
         try:
-            summaries = read_summaries(path)
+            summaries = read_summaries(path, budget)
         except Exception as error:  # noqa: BLE001
-            skipped.append(f"{ref.rel}: {type(error).__name__}: {error}")
+            skip(ref.rel, f"{type(error).__name__}: {error}")
             continue
         refs.append(ref)
         rows.extend(_score_rows(ref, header, summaries))
@@ -201,26 +246,77 @@ def read_logs(log_dir: str | os.PathLike[str], *, exclude: Iterable[str | os.Pat
     return LogSet(root=root, logs=tuple(refs), scores=scores, skipped=tuple(skipped))
 
 
-def read_summaries(path: Path) -> list[dict[str, Any]]:
+def one_line(text: str, limit: int = _SKIPPED_LIMIT) -> str:
+    """``text`` redacted, its lines joined with `` | `` and cut to ``limit`` characters.
+
+    A validation error spans many lines; as one entry of a markdown list it must stay one line.
+    """
+    joined = " | ".join(part.strip() for part in redact(text).splitlines() if part.strip())
+    return joined if len(joined) <= limit else joined[: limit - 1] + "…"
+
+
+def is_vivid_log(header: EvalLog) -> bool:
+    """Whether a log is one of VIVID's tasks (``vivid_inspect/explain``, ``tasks.py@topic``, ...).
+
+    A task run by registry name is ``vivid_inspect/<task>``; run from the file
+    (``inspect eval vivid_inspect/tasks.py@topic``) it is ``<task>`` with ``task_file`` in this
+    package.
+    """
+    spec = header.eval
+    ours = {f"{_PACKAGE}/{task}" for task in VIVID_TASKS}
+    if spec.task in ours or spec.task_registry_name in ours:
+        return True
+    task_file = Path(spec.task_file) if spec.task_file else None
+    return (
+        short_task(spec.task) in VIVID_TASKS
+        and task_file is not None
+        and task_file.parent.name == _PACKAGE
+        and task_file.name == "tasks.py"
+    )
+
+
+def _header_members(names: set[str]) -> list[str]:
+    """The members Inspect reads for a log's header: ``header.json`` or the journal's start."""
+    members = ["header.json"] if "header.json" in names else sorted(
+        n for n in names if n.startswith("_journal/") and not n.startswith("_journal/summaries/")
+    )
+    return [*members, *(["reductions.json"] if "reductions.json" in names else [])]
+
+
+def _read_header(path: Path, budget: Budget) -> EvalLog:
+    if path.suffix == ".eval":
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+        # inflated once within the cap, so that Inspect's own (uncapped) read is known to fit
+        check_members(path, _header_members(names), budget)
+    return read_eval_log(str(path), header_only=True)
+
+
+def read_summaries(path: Path, budget: Budget | None = None) -> list[dict[str, Any]]:
     """A log's sample summaries as plain dicts (``id``, ``epoch``, ``metadata``, ``scores``, ``error``).
 
     Args:
         path: An ``.eval`` or ``.json`` log.
+        budget: Bytes left to inflate from this log; default a fresh :func:`max_inflated`.
 
     Returns:
         One dict per (sample, epoch); for a re-run sample, its last attempt (Inspect's rule).
+
+    Raises:
+        vivid_inspect.report.bounded_zip.InflationError: The summaries inflate past the cap.
     """
     if path.suffix != ".eval":
         return _dedupe(json.loads(path.read_bytes()).get("samples") or [])
+    budget = budget if budget is not None else Budget(max_inflated())
     # Importing inspect_ai.log registered zstd with zipfile; .eval members use it.
     with zipfile.ZipFile(path) as archive:
         names = set(archive.namelist())
-        if "summaries.json" in names:
-            return _dedupe(json.loads(archive.read("summaries.json")))
-        # A log still running has one journal file of summaries per flush instead.
-        journal = [n for n in names if n.startswith("_journal/summaries/") and n.endswith(".json")]
-        ordered = sorted(journal, key=lambda n: int(n.rsplit("/", 1)[-1].removesuffix(".json")))
-        return _dedupe([summary for name in ordered for summary in json.loads(archive.read(name))])
+    if "summaries.json" in names:
+        return _dedupe(json.loads(read_member(path, "summaries.json", budget)))
+    # A log still running has one journal file of summaries per flush instead.
+    journal = [n for n in names if n.startswith("_journal/summaries/") and n.endswith(".json")]
+    ordered = sorted(journal, key=lambda n: int(n.rsplit("/", 1)[-1].removesuffix(".json")))
+    return _dedupe([summary for name in ordered for summary in json.loads(read_member(path, name, budget))])
 
 
 def _dedupe(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:

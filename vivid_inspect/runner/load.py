@@ -122,6 +122,17 @@ def _resolve_data(data: str | None, base_dir: Path) -> str | None:
     return str((base_dir / data).resolve())
 
 
+def _log_dir_problem(log_dir: Path) -> Problem | None:
+    """A log folder that cannot be one: it, or a folder on its way, is an existing file."""
+    for candidate in (log_dir, *log_dir.parents):
+        if candidate.exists():
+            if candidate.is_dir():
+                return None
+            what = "is a file" if candidate == log_dir else f"is inside {candidate}, which is a file"
+            return Problem(("log_dir",), f"{log_dir} {what}, not a folder; log_dir names the folder of logs")
+    return None
+
+
 def load_spec(path: str | Path, *, log_dir: str | Path | None = None) -> LoadedSpec:
     """Read and validate a spec file.
 
@@ -146,13 +157,25 @@ def load_spec(path: str | Path, *, log_dir: str | Path | None = None) -> LoadedS
         problems += [p for p in _part_problems(source.data, base_dir) if (p.path, p.message) not in seen]
     else:
         problems = check_spec(spec, base_dir)
+    # a --log-dir option is relative to the current folder, the spec's log_dir to the spec
+    raw_log_dir = source.data.get("log_dir")
+    resolved_log_dir = (
+        Path(log_dir).resolve()
+        if log_dir is not None
+        else (base_dir / raw_log_dir).resolve()
+        if isinstance(raw_log_dir, str)
+        else None
+    )
+    bad_log_dir = _log_dir_problem(resolved_log_dir) if resolved_log_dir is not None else None
+    if bad_log_dir is not None:
+        problems = [*problems, bad_log_dir]
     if problems:
         located = [Problem(p.path, p.message, p.line or source.line(p.path)) for p in problems]
         raise SpecError(located, str(path))
     return LoadedSpec(
         spec=spec,
         source=source.path.resolve(),
-        log_dir=Path(log_dir).resolve() if log_dir is not None else (base_dir / spec.log_dir).resolve(),
+        log_dir=resolved_log_dir if resolved_log_dir is not None else (base_dir / spec.log_dir).resolve(),
         data=_resolve_data(spec.data, base_dir),
         human=(base_dir / spec.human).resolve() if spec.human else None,
     )

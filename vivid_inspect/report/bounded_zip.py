@@ -1,0 +1,152 @@
+"""Read members of an ``.eval`` zip with a cap on how far they inflate.
+
+A 1 MB ``.eval`` whose ``summaries.json`` inflates to 1 GiB would take a report to gigabytes of
+memory. The size a zip declares for a member can lie, and Inspect's own reader decompresses the
+whole compressed stream whatever the declared size says, so the cap is enforced here on the bytes
+actually produced: the compressed range named by the central directory is decompressed in chunks
+and reading stops one chunk past the cap.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+import zipfile
+import zlib
+from pathlib import Path
+
+import zstandard
+
+DEFAULT_MAX_INFLATED = 128 * 2**20
+"""Bytes the members a report reads from one log may inflate to, together (128 MiB)."""
+MAX_INFLATED_ENV = "VIVID_MAX_LOG_BYTES"
+"""Environment variable that overrides :data:`DEFAULT_MAX_INFLATED` (a number of bytes)."""
+_CHUNK = 1 << 20
+_LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
+_ZSTD = 93
+
+
+class InflationError(ValueError):
+    """A log member inflates past the cap (a decompression bomb, or a log far too large)."""
+
+
+def max_inflated() -> int:
+    """The cap in force: :data:`MAX_INFLATED_ENV` when set to a positive number, else the default."""
+    value = os.environ.get(MAX_INFLATED_ENV, "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_MAX_INFLATED
+
+
+class _Range(io.RawIOBase):
+    """A read-only view of ``length`` bytes of an open file from its current position."""
+
+    def __init__(self, handle: io.BufferedReader, length: int) -> None:
+        self._handle = handle
+        self._left = length
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        if self._left <= 0:
+            return 0
+        data = self._handle.read(min(len(buffer), self._left))
+        buffer[: len(data)] = data
+        self._left -= len(data)
+        return len(data)
+
+
+class Budget:
+    """Bytes left to inflate from one log, shared by every member read from it.
+
+    Args:
+        limit: The cap, in bytes.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def take(self, name: str, size: int) -> None:
+        """Count ``size`` more inflated bytes of member ``name``.
+
+        Raises:
+            InflationError: The log's members together pass the cap.
+        """
+        self.left -= size
+        if self.left < 0:
+            raise InflationError(
+                f"{name} inflates past {self.limit:,} bytes, the most a report reads from one log "
+                f"(a decompression bomb? raise {MAX_INFLATED_ENV} for a genuinely larger log)"
+            )
+
+
+def _chunks(handle: io.BufferedReader, info: zipfile.ZipInfo) -> io.RawIOBase:
+    handle.seek(info.header_offset)
+    header = handle.read(_LOCAL_HEADER.size)
+    if len(header) < _LOCAL_HEADER.size or header[:4] != b"PK\x03\x04":
+        raise zipfile.BadZipFile(f"{info.filename}: bad local file header")
+    name_length, extra_length = _LOCAL_HEADER.unpack(header)[-2:]
+    handle.seek(info.header_offset + _LOCAL_HEADER.size + name_length + extra_length)
+    return _Range(handle, info.compress_size)
+
+
+def _inflate(raw: io.RawIOBase, method: int, name: str, budget: Budget, keep: bool) -> bytes:
+    out = io.BytesIO() if keep else None
+
+    def emit(data: bytes) -> None:
+        budget.take(name, len(data))
+        if out is not None:
+            out.write(data)
+
+    if method == zipfile.ZIP_STORED:
+        while data := raw.read(_CHUNK):
+            emit(data)
+    elif method == zipfile.ZIP_DEFLATED:
+        inflater = zlib.decompressobj(-15)
+        while compressed := raw.read(_CHUNK):
+            data = inflater.decompress(compressed, _CHUNK)
+            emit(data)
+            # max_length bounds each step, so a tiny input cannot inflate in one call
+            while inflater.unconsumed_tail:
+                emit(inflater.decompress(inflater.unconsumed_tail, _CHUNK))
+        emit(inflater.flush())
+    elif method == _ZSTD:
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+        while data := reader.read(_CHUNK):
+            emit(data)
+    else:
+        raise zipfile.BadZipFile(f"{name}: unsupported compression method {method}")
+    return out.getvalue() if out is not None else b""
+
+
+def read_member(path: Path, name: str, budget: Budget) -> bytes:
+    """One member of a zip, inflated within ``budget``.
+
+    Args:
+        path: The zip file.
+        name: The member (the last of that name, as ``ZipFile.open`` resolves it).
+        budget: Inflated bytes left for this log; reduced by the member's size.
+
+    Returns:
+        The member's content.
+
+    Raises:
+        InflationError: The member inflates past what is left of the budget.
+        KeyError: No such member.
+    """
+    with zipfile.ZipFile(path) as archive, path.open("rb") as handle:
+        info = archive.getinfo(name)
+        return _inflate(_chunks(handle, info), info.compress_type, name, budget, keep=True)
+
+
+def check_members(path: Path, names: list[str], budget: Budget) -> None:
+    """Inflate ``names`` without keeping them, to prove they fit in ``budget`` before Inspect reads them.
+
+    Raises:
+        InflationError: Together they inflate past the budget.
+    """
+    with zipfile.ZipFile(path) as archive, path.open("rb") as handle:
+        for name in names:
+            info = archive.getinfo(name)
+            _inflate(_chunks(handle, info), info.compress_type, name, budget, keep=False)
