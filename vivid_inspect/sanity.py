@@ -18,17 +18,14 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from inspect_ai import eval
-from inspect_ai.log import EvalLog
-from inspect_ai.model import Model, get_model
-from inspect_ai.util import DisplayType
-from scipy.stats import binomtest
-
-from vivid_inspect.scorers.judge import GRADER_ROLE, get_strategy
 from vivid_inspect.scorers.judge_parse import MAX_SCORE
-from vivid_inspect.tasks import explain
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog
+    from inspect_ai.model import Model
+    from inspect_ai.util import DisplayType
 
 ORACLE = "vivid/oracle"
 LITERAL = "vivid/literal"
@@ -320,7 +317,7 @@ def summarise(
         unscored_oracle=unscored_oracle,
         unscored_literal=unscored_literal,
         unscored_share=_ratio(unscored_oracle + unscored_literal, 2 * len(items)),
-        sign_test_p=float(binomtest(wins, decided, 0.5, alternative="greater").pvalue) if decided else math.nan,
+        sign_test_p=float(_binomtest(wins, decided, 0.5, alternative="greater").pvalue) if decided else math.nan,
         min_gap=min_gap,
         min_share=min_share,
         max_unscored=max_unscored,
@@ -390,6 +387,13 @@ def _log_scores(log: EvalLog, column: str) -> dict[int | str, tuple[str, float]]
     return scores
 
 
+def _binomtest(wins: int, decided: int, p: float, alternative: str) -> Any:
+    # scipy takes ~0.3 s to load; only a finished run needs it, not `vivid --help`.
+    from scipy.stats import binomtest
+
+    return binomtest(wins, decided, p, alternative=alternative)
+
+
 def run_sanity(
     judge_model: str | Model,
     *,
@@ -430,6 +434,14 @@ def run_sanity(
             judge model, model arguments given with a Model, or data that cannot be read.
         SanityError: The run did not complete (a model call failed), so there is no verdict.
     """
+    # Imported here, not with the module: `vivid --help` reads this module's defaults and must
+    # not wait for Inspect and scipy to load.
+    from inspect_ai import eval
+    from inspect_ai.model import Model, get_model
+
+    from vivid_inspect.scorers.judge import GRADER_ROLE, get_strategy
+    from vivid_inspect.tasks import explain
+
     get_strategy(strategy)
     validate_thresholds(min_gap, min_share, max_unscored)
     if isinstance(judge_model, Model):

@@ -19,8 +19,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     Returns:
         The command's parser; each subcommand sets ``handler``.
     """
-    from vivid_inspect.report.annotate import DEFAULT_N
-
     parser = subparsers.add_parser(
         "annotate",
         help="export blind annotation sheets of generated explanations; import filled ones",
@@ -36,7 +34,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     export.add_argument(
         "--out", required=True, metavar="SHEET.csv", help="the sheet to write (its record goes to SHEET.csv.generation.json)"
     )
-    export.add_argument("-n", "--n", type=int, default=DEFAULT_N, help=f"number of items (default {DEFAULT_N})")
+    # The default stays in report.annotate (DEFAULT_N), which imports pandas and Inspect: not
+    # imported here, where `vivid --help` registers every command. tests/test_cli_startup.py
+    # checks that this help text states it.
+    export.add_argument("-n", "--n", type=int, default=None, help="number of items (default 200)")
     export.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
     export.add_argument(
         "--generation",
@@ -61,11 +62,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_export(args: argparse.Namespace) -> int:
     """Write the sheet; 2 when the log cannot be chosen, ``--n`` is not positive or ``--out`` is taken."""
-    from vivid_inspect.report.annotate import export_sheet
+    from vivid_inspect.report.annotate import DEFAULT_N, export_sheet
     from vivid_inspect.report.humans import record_path
 
+    n = DEFAULT_N if args.n is None else args.n
     try:
-        sheet = export_sheet(args.source, args.out, n=args.n, seed=args.seed, generation=args.generation, force=args.force)
+        sheet = export_sheet(args.source, args.out, n=n, seed=args.seed, generation=args.generation, force=args.force)
     except ValueError as error:
         print(f"vivid annotate export: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

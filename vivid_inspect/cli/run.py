@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vivid_inspect.data import VividDataError
-from vivid_inspect.runner.load import LoadedSpec, load_spec
 from vivid_inspect.runner.problems import SetupError, SpecError
+
+if TYPE_CHECKING:
+    from vivid_inspect.runner.load import LoadedSpec
+
+# The data layer and the spec loader import Inspect: they are imported by the commands that use
+# them, so that `vivid --help` (which registers every command) starts in a fraction of a second.
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
@@ -19,6 +23,8 @@ DISPLAYS = ("full", "rich", "plain", "log", "none")  # eval_set refuses "convers
 
 
 def _load(args: argparse.Namespace) -> LoadedSpec | int:
+    from vivid_inspect.runner.load import load_spec
+
     try:
         return load_spec(args.spec, log_dir=args.log_dir)
     except SpecError as error:
@@ -60,6 +66,7 @@ def _run(args: argparse.Namespace) -> int:
     loaded = _load(args)
     if isinstance(loaded, int):
         return loaded
+    from vivid_inspect.data import VividDataError
     from vivid_inspect.runner.execute import run_spec
 
     try:

@@ -12,7 +12,6 @@ import textwrap
 from typing import Any
 
 import yaml
-from inspect_ai._util.error import PrerequisiteError
 from rich.text import Text
 
 from vivid_inspect.sanity import (
@@ -23,8 +22,8 @@ from vivid_inspect.sanity import (
     SanityError,
     run_sanity,
 )
-from vivid_inspect.scorers.judge import STRATEGIES
 from vivid_inspect.scorers.judge_parse import MAX_SCORE
+from vivid_inspect.scorers.judge_prompts import TEMPLATES
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -99,7 +98,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("judge", metavar="JUDGE", help="judge model, e.g. openai/gpt-4.1 or vivid/chrf")
     parser.add_argument(
-        "--strategy", choices=list(STRATEGIES), default="aspect", help="judge prompting strategy (default: aspect)"
+        # The strategy names from the prompts module: the scorer module would import Inspect.
+        "--strategy", choices=list(TEMPLATES), default="aspect", help="judge prompting strategy (default: aspect)"
     )
     parser.add_argument(
         "--data", default="sample", help="sample (default, bundled, offline), hf, a CSV path or an http(s) URL"
@@ -146,6 +146,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def _plain(error: BaseException) -> str:
     # Inspect's set-up errors carry rich markup ("[bold]OPENAI_API_KEY[/bold]"); other messages
     # may hold brackets that are not markup ("ids [17]"), so only those are rendered.
+    from vivid_inspect.inspect_private import PrerequisiteError
+
     if not isinstance(error, PrerequisiteError):
         return str(error)
     try:
@@ -156,6 +158,8 @@ def _plain(error: BaseException) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the sanity check named by parsed arguments, print the report, return the exit code."""
+    from vivid_inspect.inspect_private import PrerequisiteError
+
     try:
         result = run_sanity(
             args.judge,

@@ -215,7 +215,7 @@ def _check_duplicate_cells(runs: list[tuple[int, RunBlock]]) -> list[Problem]:
 
 def _check_lexical_judge(judge: Judge, path: Path_) -> list[Problem]:
     # A setting that would be silently ignored is refused, as an unknown key is.
-    defaults = Judge(name=judge.name, strategy=LEXICAL)
+    defaults = Judge(name="lexical", strategy=LEXICAL)  # the name is not compared (and may be malformed)
     return [
         Problem((*path, key), f"the {LEXICAL} judge takes no {key}: {why}; remove it")
         for key, why in _NOT_LEXICAL.items()

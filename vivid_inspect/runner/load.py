@@ -98,22 +98,93 @@ def _valid(model: type[BaseModel], raw: Any) -> Any:
         return None
 
 
+# Stand-ins for a required field whose value has a type error, so that the rest of its part is
+# still checked in the same pass: the first value passes validation, the second replaces it
+# afterwards with one that no check reads as a setting (no tasks, no models, no strategy).
+_STAND_INS: dict[type[BaseModel], dict[str, tuple[Any, Any]]] = {
+    RunBlock: {"tasks": (["explain"], []), "models": (["vivid/oracle"], [])},
+    Judge: {"name": ("judge", ""), "strategy": ("lexical", "")},
+    Panel: {"name": ("panel", ""), "members": (["a", "b"], []), "aggregate": ("mean", "mean")},
+}
+
+
+@dataclass(frozen=True)
+class _Salvaged:
+    """A spec part checked field by field.
+
+    Attributes:
+        part: The part with its badly typed fields left out (defaults) or stood in for; None when
+            it is not a mapping.
+        bad: Its fields with type errors, which pydantic has reported already.
+    """
+
+    part: Any
+    bad: frozenset[str]
+
+
+def _salvage(model: type[BaseModel], raw: Any) -> _Salvaged:
+    if not isinstance(raw, dict):
+        return _Salvaged(None, frozenset())
+    known = {key: value for key, value in raw.items() if key in model.model_fields}
+    try:
+        return _Salvaged(model.model_validate(known), frozenset())
+    except ValidationError as error:
+        bad = frozenset(str(e["loc"][0]) for e in error.errors() if e["loc"])
+    stand_ins = _STAND_INS.get(model, {})
+    kept = {key: value for key, value in known.items() if key not in bad}
+    neutral: dict[str, Any] = {}
+    for name, field in model.model_fields.items():
+        if field.is_required() and name not in kept:
+            if name not in stand_ins:
+                return _Salvaged(None, bad)
+            kept[name], neutral[name] = stand_ins[name]
+    if "name" in neutral and isinstance(raw.get("name"), str):
+        # a name that breaks the naming rule still names its judge for the panel's checks
+        neutral["name"] = raw["name"]
+    try:
+        part = model.model_validate(kept)
+    except ValidationError:
+        return _Salvaged(None, bad)
+    return _Salvaged(part.model_copy(update=neutral), bad)
+
+
 def _part_problems(raw: dict[str, Any], base_dir: Path) -> list[Problem]:
-    """Project checks of the well-typed parts of a spec that has type errors elsewhere."""
-    raw_runs = raw.get("runs") if isinstance(raw.get("runs"), list) else []
-    raw_judges = raw.get("judges") if isinstance(raw.get("judges"), list) else []
-    runs = [(i, block) for i, item in enumerate(raw_runs) if (block := _valid(RunBlock, item)) is not None]
-    judges = [(i, judge) for i, item in enumerate(raw_judges) if (judge := _valid(Judge, item)) is not None]
-    panel = _valid(Panel, raw["panel"]) if raw.get("panel") is not None else None
-    return check_parts(
+    """Project checks of a spec that has type errors, in the same pass as those errors.
+
+    Each run block, judge and the panel is checked without its badly typed fields, so that an
+    unknown task or panel member is reported beside a wrong type in the same block; problems
+    under a field with a type error are left out (the type error says what is wrong there).
+    """
+    raw_runs: list[Any] = raw["runs"] if isinstance(raw.get("runs"), list) else []
+    raw_judges: list[Any] = raw["judges"] if isinstance(raw.get("judges"), list) else []
+    salvaged: dict[tuple[PathPart, ...], _Salvaged] = {}
+    salvaged.update({("runs", i): _salvage(RunBlock, item) for i, item in enumerate(raw_runs)})
+    salvaged.update({("judges", i): _salvage(Judge, item) for i, item in enumerate(raw_judges)})
+    if raw.get("panel") is not None:
+        salvaged[("panel",)] = _salvage(Panel, raw["panel"])
+    parts = {where: s.part for where, s in salvaged.items() if s.part is not None}
+    runs = [(int(where[1]), part) for where, part in parts.items() if where[0] == "runs"]
+    judges = [(int(where[1]), part) for where, part in parts.items() if where[0] == "judges"]
+    panel = parts.get(("panel",))
+    # The checks across parts (a judged task somewhere, panel members) need every block's tasks
+    # and every judge's name.
+    complete = (
+        len(runs) == len(raw_runs)
+        and len(judges) == len(raw_judges)
+        and all(block.tasks for _, block in runs)
+        and all(judge.name for _, judge in judges)
+    )
+    bad = [(*where, name) for where, s in salvaged.items() for name in s.bad]
+    problems = check_parts(
         base_dir,
         runs=runs,
         judges=judges,
         panel=panel,
         data=raw.get("data") if isinstance(raw.get("data"), str) else None,
         human=raw.get("human") if isinstance(raw.get("human"), str) else None,
-        complete=len(runs) == len(raw_runs) and len(judges) == len(raw_judges),
+        complete=complete,
     )
+    return [p for p in problems if not any(p.path[: len(b)] == b for b in bad)]
 
 
 def _resolve_data(data: str | None, base_dir: Path) -> str | None:
