@@ -19,6 +19,7 @@ from vivid_inspect.data.csv_format import (
     parse_vivid_csv,
 )
 from vivid_inspect.data.normalise import idiom_key, unify_tone_marks
+from vivid_inspect.data.prevalence import warn_if_contradicted
 from vivid_inspect.data.sources import (
     DATA_ENV,
     keep_in_cache,
@@ -34,6 +35,7 @@ __all__ = [
     "VividData",
     "VividDataError",
     "VividItem",
+    "find_duplicates",
     "idiom_key",
     "item_metadata",
     "load_items",
@@ -73,7 +75,14 @@ def _load_cached(spec: str) -> tuple[str, tuple[VividItem, ...]]:
         raise
     keep_in_cache(raw)
     _warn_duplicates(find_duplicates(list(items)), raw.source, spec)
+    if raw.source not in _TAXONOMY_CHECKED:
+        _TAXONOMY_CHECKED.add(raw.source)
+        warn_if_contradicted(items, raw.source, f"vivid data check --data {shlex.quote(spec)}")
     return raw.source, items
+
+
+# Sources whose label prevalences were already compared with the taxonomy in this process.
+_TAXONOMY_CHECKED: set[str] = set()
 
 
 SHOWN_DUPLICATES = 5

@@ -1,0 +1,128 @@
+"""``vivid data check``: is the code order in taxonomy.py the one the data's prevalences support?
+
+Exit codes: 0 the best-fitting assignment is taxonomy.py's (or the source is too small to tell),
+1 it differs, 2 the data cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+EXIT_AGREES, EXIT_DIFFERS, EXIT_BAD_DATA = 0, 1, 2
+
+_EPILOG = """examples:
+  vivid data check --data sample                 # the bundled 47 rows: too few to tell
+  vivid data check --data ~/VIVID_Dataset.csv    # the real file: settles the code order
+  vivid data check                               # $VIVID_DATA, else the pinned hf release
+exit codes: 0 taxonomy.py fits best (or too few rows to tell), 1 another order fits better,
+2 the data cannot be read"""
+
+
+def register(subparsers: Any) -> None:
+    """Add ``vivid data`` and its ``check`` command."""
+    data = subparsers.add_parser(
+        "data",
+        help="check the data against the paper (vivid data check)",
+        description="Commands about the VIVID data set.",
+    )
+    commands = data.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
+    check = commands.add_parser(
+        "check",
+        help="compare each code's prevalence with the paper and find the code order that fits best",
+        description=(
+            "Load the data, print the share of rows carrying each trait and theme code beside the "
+            "paper's figures, and the assignment of names to codes that best fits those figures. "
+            "Exits 1 when that assignment differs from vivid_inspect/taxonomy.py."
+        ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument(
+        "--data",
+        default=None,
+        metavar="SOURCE",
+        help="sample, hf, an http(s) URL or a CSV path (default: $VIVID_DATA, else hf)",
+    )
+    check.add_argument("--duplicates", action="store_true", help="also list every row that repeats an earlier idiom")
+    check.set_defaults(handler=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Run ``vivid data check`` and return its exit code."""
+    from vivid_inspect.data import VividDataError, find_duplicates, load_items
+    from vivid_inspect.data.prevalence import MIN_ROWS, fit_map
+    from vivid_inspect.data.prevalence import logger as prevalence_logger
+
+    # The load's own one-line warning about the code order would only repeat what follows.
+    level = prevalence_logger.level
+    prevalence_logger.setLevel(logging.ERROR)
+    try:
+        source, items = load_items(args.data)
+    except VividDataError as error:
+        print(f"vivid data check: the data cannot be used:\n{error}", file=sys.stderr)
+        return EXIT_BAD_DATA
+    finally:
+        prevalence_logger.setLevel(level)
+
+    print(f"{source}: {len(items):,} rows")
+    duplicates = find_duplicates(list(items))
+    print(f"Rows repeating an earlier idiom: {len(duplicates):,}")
+    if args.duplicates:
+        for duplicate in duplicates:
+            print(f"  - {duplicate.describe()}")
+
+    enough = len(items) >= MIN_ROWS
+    fits = [fit_map(items, "traits"), fit_map(items, "themes")]
+    for fit in fits:
+        print()
+        print(_table(fit, with_best=enough))
+    print()
+    if not enough:
+        print(
+            f"Too few rows to tell: {len(items):,} rows, the check needs at least {MIN_ROWS:,} (the real file "
+            "has 1,636). The shares above are shown for information only."
+        )
+        return EXIT_AGREES
+    verdicts = [_verdict(fit) for fit in fits]
+    print("\n".join(verdicts))
+    if all(fit.agrees for fit in fits):
+        return EXIT_AGREES
+    print(
+        "\nTo adopt the best-fitting order, reorder THEMES/TRAITS in vivid_inspect/taxonomy.py (one line "
+        "each: code, name, Vietnamese label) and rerun this check; results already computed keep the "
+        "old names."
+    )
+    return EXIT_DIFFERS
+
+
+def _table(fit: Any, *, with_best: bool) -> str:
+    title = "Traits (share of rows with the column set to 1)" if fit.kind == "traits" else "Themes (share of rows)"
+    header = f"  {'code':<5}{'column':<36}{'data':>7}   {'taxonomy.py name':<22}{'paper':>7}"
+    if with_best:
+        header += f"   {'best fit':<22}{'paper':>7}{'diff':>7}"
+    lines = [title, header]
+    for code in fit.codes:
+        line = (
+            f"  {code.code:<5}{code.column:<36}{code.observed:>6.1f}%   {code.mapped:<22}"
+            f"{fit.paper[code.mapped]:>6.1f}%"
+        )
+        if with_best:
+            marker = "" if code.best == code.mapped else "  <- differs"
+            gap = round(fit.gap(code.best, code), 1) or 0.0  # never print "-0.0"
+            line += f"   {code.best:<22}{fit.paper[code.best]:>6.1f}%{gap:>+7.1f}{marker}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _verdict(fit: Any) -> str:
+    largest = max(abs(fit.gap(code.best, code)) for code in fit.codes)
+    if fit.agrees:
+        return (
+            f"{fit.kind}: the best-fitting assignment is the one in vivid_inspect/taxonomy.py "
+            f"(largest gap {largest:.1f} points)."
+        )
+    moved = ", ".join(f"code {code.code} fits {code.best!r} (taxonomy.py: {code.mapped!r})" for code in fit.differing)
+    return f"{fit.kind}: the best-fitting assignment DIFFERS from vivid_inspect/taxonomy.py: {moved}."
