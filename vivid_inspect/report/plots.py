@@ -152,7 +152,7 @@ def trait_bars(table4: pd.DataFrame, path: Path) -> Path | str:
     label_size = 8 if rows <= 4 else 7
     vertical = rows > 4
     with matplotlib.style.context("default"):
-        figure = Figure(figsize=(max(9.0, 2.2 + traits * (0.42 * rows + 0.5)), 6.0), layout="constrained")
+        figure = Figure(figsize=(min(16.0, max(9.0, 2.2 + traits * (0.42 * rows + 0.5))), 6.0), layout="constrained")
         axes = figure.add_subplot()
         for i, label in enumerate(_row_labels(table4)):
             face, edge = colours[i]
