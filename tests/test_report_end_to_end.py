@@ -557,6 +557,11 @@ def test_one_judge_only_reports_what_cannot_be_compared(logs: Logs, tmp_path: Pa
     assert "needs two judges" in " ".join(result.table("judge_differences").notes)
     row = _row(result, "table1_judges", judge="judge_aspect")
     assert _missing(row["kappa"]) and "all human scores are 3" in str(row["notes"])
+    # The kappa figure cannot be drawn: report.md names it with the reason, and no file is left.
+    reason = "every judge's kappa with the humans is undefined (judge_aspect [mockllm/gpt-4.1]: kappa undefined: all"
+    assert f"- `judge_agreement.png`: not drawn: {reason}" in result.markdown
+    assert not (tmp_path / "out" / "judge_agreement.png").exists()
+    assert (tmp_path / "out" / "judge_confusion.png").exists()
 
 
 def test_empty_folder_gives_empty_tables(tmp_path: Path) -> None:
