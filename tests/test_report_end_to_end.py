@@ -339,6 +339,21 @@ def test_table1_has_the_human_rows_and_counts_unscored_not_as_zero(report: Repor
     assert demonstration["parse_failure_rate"] == pytest.approx(demonstration["unscored"] / len(IDS))
 
 
+@pytest.mark.parametrize(("judge", "model", "script"), JUDGES)
+def test_table1_each_annotator_as_a_rater_from_the_human_file(
+    report: Report, judge: str, model: str, script: str
+) -> None:
+    scores = {i: expected_judge(script, GPT, "zero_shot", i) for i in IDS}
+    kappas = []
+    for who, ids in (("a", ANNOTATOR_A), ("b", ANNOTATOR_B)):
+        mine = [i for i in ids if not math.isnan(scores[i])]
+        kappas.append(cohen_kappa_score([human_score(i, who) for i in mine], [int(scores[i]) for i in mine]))
+    row = _row(report, "table1_judges", judge=judge, judge_model=model)
+    assert row["kappa_per_annotator"] == pytest.approx(np.mean(kappas), abs=1e-12)
+    assert row["kappa_per_annotator_lo"] <= row["kappa_per_annotator"] <= row["kappa_per_annotator_hi"]
+    assert row["alpha_raters"] is not None and -1 <= row["alpha_raters"] <= 1
+
+
 def test_strategy_differences_and_judge_pairs(report: Report) -> None:
     differences = report.table("judge_differences").frame
     assert len(differences) == 10  # 5 judges, every pair once

@@ -1,0 +1,103 @@
+"""The README's `inspect score` recipes: repeated judgements with `-S repeat=r`, re-judging in place.
+
+Each command is run as written, through Inspect's own command line (in this process, with click's
+runner), on a log of the offline ``vivid/literal`` explanations judged by the offline ``vivid/chrf``
+grader, so no key and no network are needed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from inspect_ai import eval as inspect_eval
+from inspect_ai._cli.main import inspect as inspect_cli
+from inspect_ai.log import read_eval_log, write_eval_log
+
+from vivid_inspect.report.build import write_report
+from vivid_inspect.scorers.judge_parse import JUDGE_PARSER_VERSION
+from vivid_inspect.scorers.judge_prompts import JUDGE_PROMPT_VERSION
+from vivid_inspect.tasks import explain
+
+ITEMS = 8
+GRADER = "grader=vivid/chrf"
+
+
+def _generate(folder: Path, judge: str) -> Path:
+    (log,) = inspect_eval(
+        explain(data="sample", judge=judge, judge_model="vivid/chrf"),
+        model="vivid/literal",
+        model_args={"data": "sample"},
+        limit=ITEMS,
+        log_dir=str(folder),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return Path(log.location)
+
+
+def _inspect(*args: str) -> None:
+    result = CliRunner().invoke(inspect_cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+def _score(log: Path, *args: str) -> None:
+    _inspect("score", str(log), "--scorer", "vivid_inspect/judge", "-S", "strategy=aspect", "--model-role", GRADER, *args)
+
+
+def test_a_repeat_loop_gives_fresh_repeats_the_report_compares(tmp_path: Path) -> None:
+    log = _generate(tmp_path / "logs", judge="none")
+    # README: for r in 0 1 2; do inspect score LOG ... -S repeat=$r --output-file ...-repeat-$r.eval; done
+    for repeat in range(3):
+        _score(log, "-S", f"repeat={repeat}", "--output-file", str(log.with_name(f"{log.stem}-repeat-{repeat}.eval")))
+
+    for repeat in range(3):
+        judged = read_eval_log(str(log.with_name(f"{log.stem}-repeat-{repeat}.eval")))
+        scores = [sample.scores["judge_aspect"] for sample in judged.samples or []]
+        assert len(scores) == ITEMS
+        assert {(s.metadata["repeat"], s.metadata["cached"]) for s in scores} == {(repeat, False)}
+    report = write_report(tmp_path / "logs", figures=False)
+    (row,) = report.table("judge_consistency").frame.to_dict("records")
+    assert (row["runs_from"], row["runs"], row["n"], row["excluded"]) == ("repeats", 3, ITEMS, 0)
+    assert row["flip_rate"] == 0.0  # chrF is deterministic: agreement here is real, not a replay
+    # the first repeat alone fills Table 3 (one row, over the items once)
+    (table3,) = report.table("table3_themes").frame.to_dict("records")
+    assert table3["n"] == ITEMS
+
+
+def test_scoring_again_without_a_new_repeat_is_a_replay_and_is_excluded(tmp_path: Path) -> None:
+    # The issue's case: three runs of the same command; the cache answers the second and third.
+    log = _generate(tmp_path / "logs", judge="none")
+    for run in range(3):
+        _score(log, "--output-file", str(log.with_name(f"{log.stem}-run-{run}.eval")))
+
+    report = write_report(tmp_path / "logs", figures=False)
+    (row,) = report.table("judge_consistency").frame.to_dict("records")
+    assert (row["runs"], row["excluded"]) == (1, 2 * ITEMS)
+    assert pd.isna(row["mean_kappa"]) and "Inspect's cache replayed" in row["notes"]
+
+
+@pytest.mark.parametrize("stale", ["prompt_version", "parser_version", "both"])
+def test_rejudging_a_log_in_place_replaces_its_old_judgements(tmp_path: Path, stale: str) -> None:
+    log = _generate(tmp_path / "logs", judge="aspect")
+    old = read_eval_log(str(log))
+    # Judgements made under older rules: an older version, and a score the new rules would not give.
+    for sample in old.samples or []:
+        score = sample.scores["judge_aspect"]
+        for key in ("prompt_version", "parser_version") if stale == "both" else (stale,):
+            score.metadata[key] = 0
+        score.value = 0
+    write_eval_log(old, str(log))
+
+    # README: inspect score LOG --scorer vivid_inspect/judge -S strategy=aspect --model-role grader=... --action overwrite --overwrite
+    _score(log, "--action", "overwrite", "--overwrite")
+
+    new = read_eval_log(str(log))
+    assert [s.name for s in new.results.scores] == ["judge_aspect"]  # type: ignore[union-attr]
+    scores = [sample.scores["judge_aspect"] for sample in new.samples or []]
+    assert {(s.metadata["prompt_version"], s.metadata["parser_version"]) for s in scores} == {
+        (JUDGE_PROMPT_VERSION, JUDGE_PARSER_VERSION)
+    }
+    assert any(s.value != 0 for s in scores)  # the stale zeros are gone
