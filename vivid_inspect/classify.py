@@ -13,7 +13,8 @@ from vivid_inspect.solvers.classify_prompts import DEMONSTRATIONS, MAX_SHOTS, Cl
 
 # Greedy and short: the answer is a code. Reasoning models need more (`--max-tokens 2048`).
 CLASSIFY_CONFIG = GenerateConfig(temperature=0.0, max_tokens=32)
-TASK_VERSION = 1
+# 2: demonstrations are matched by idiom key; lenient traits need codes 1-5 (README, Changelog).
+TASK_VERSION = 2
 
 
 def classification_task(kind: ClassifyKind, shots: int = 3, data: str | None = None) -> Task:

@@ -19,7 +19,9 @@ from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS, EXPLAI
 
 # Paper Appendix C. Task-level config, so --temperature / --max-tokens on the CLI override it.
 EXPLAIN_CONFIG = GenerateConfig(temperature=0.7, max_tokens=150)
-TASK_VERSION = 1
+# 2: judge calibration idioms and idiom-key matches of demonstrations are left out; chrF
+# unifies tone-mark placement (README, Changelog).
+TASK_VERSION = 2
 
 LEXICAL = "lexical"
 NO_JUDGE = "none"
