@@ -50,6 +50,8 @@ GPT, VISTRAL, VINALLAMA = "mockllm/gpt-4o", "mockllm/vistral-7b-chat", "mockllm/
 MODEL_INDEX = {GPT: 0, VISTRAL: 1}
 JUDGE_MODEL, JUDGE_B_MODEL = "mockllm/gpt-4.1", "mockllm/judge-b"
 GARBAGE = "không chấm được"
+# The human file of these tests names no generation: they scored the judge ablation's explanations.
+ABLATION = f"{GPT} zero_shot"
 ANNOTATOR_A = [i for i in IDS if i <= 16]
 ANNOTATOR_B = [i for i in IDS if 10 <= i <= 25]
 _ITEMS = {nfc(str(s.metadata["idiom"])): s for s in load_vivid("sample").dataset if s.metadata}
@@ -278,7 +280,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
 @pytest.fixture(scope="module")
 def report(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> Report:
     out = tmp_path_factory.mktemp("report")
-    return write_report(logs.root, out_dir=out, human=logs.human, formats=("md", "csv", "tex"))
+    return write_report(logs.root, out_dir=out, human=logs.human, formats=("md", "csv", "tex"), human_generation=ABLATION)
 
 
 def _missing(value: object) -> bool:
@@ -486,7 +488,7 @@ def test_counts_table_reports_unscored_and_empty_answers(report: Report) -> None
 def test_second_run_writes_identical_bytes(logs: Logs, report: Report) -> None:
     before = {path.name: path.read_bytes() for path in report.files}
     out = report.files[0].parent
-    second = write_report(logs.root, out_dir=out, human=logs.human, formats=("md", "csv", "tex"))
+    second = write_report(logs.root, out_dir=out, human=logs.human, formats=("md", "csv", "tex"), human_generation=ABLATION)
     after = {path.name: path.read_bytes() for path in second.files}
     assert before == after
     assert {
@@ -505,7 +507,7 @@ def test_cli_prints_the_markdown_and_writes_into_log_dir_report(logs: Logs, caps
     parser = argparse.ArgumentParser(prog="vivid")
     report_cli.register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(
-        ["report", str(logs.root), "--human", str(logs.human), "--format", "md,tex", "--no-figures"]
+        ["report", str(logs.root), "--human", str(logs.human), "--human-generation", ABLATION, "--format", "md,tex", "--no-figures"]
     )
     assert args.handler(args) == 0
     printed = capsys.readouterr().out
@@ -513,7 +515,7 @@ def test_cli_prints_the_markdown_and_writes_into_log_dir_report(logs: Logs, caps
     assert printed == written.read_text(encoding="utf-8")
     assert (logs.root / "report" / "table5_classification.tex").read_text(encoding="utf-8").startswith("\\begin{table}")
     # The report folder inside the log folder is not read as logs on the next run.
-    again = write_report(logs.root, human=logs.human, formats=("md",), figures=False)
+    again = write_report(logs.root, human=logs.human, formats=("md",), figures=False, human_generation=ABLATION)
     assert again.markdown == printed
 
 
@@ -548,7 +550,7 @@ def test_judge_option_chooses_the_judge_of_tables_3_and_4(logs: Logs, tmp_path: 
 def test_humans_with_no_overlap_are_reported_not_a_crash(logs: Logs, tmp_path: Path) -> None:
     human = tmp_path / "elsewhere.csv"
     human.write_text("id,score\n900,3\n901,4\n", encoding="utf-8")
-    result = write_report(logs.root, out_dir=tmp_path / "out", human=human, formats=("md",))
+    result = write_report(logs.root, out_dir=tmp_path / "out", human=human, formats=("md",), human_generation=ABLATION)
     row = _row(result, "table1_judges", judge="judge_aspect")
     assert row["n"] == 0 and _missing(row["kappa"]) and "no items scored by both" in str(row["notes"])
     assert not (tmp_path / "out" / "judge_agreement.png").exists()

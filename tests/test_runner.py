@@ -200,7 +200,7 @@ def test_a_panel_may_aggregate_the_lexical_judge(smoke: tuple[Path, RunResult], 
     log_dir = tmp_path / "logs"
     shutil.copytree(smoke[0], log_dir)
     data = yaml.safe_load(SMOKE.read_text(encoding="utf-8"))
-    data["human"] = str(SMOKE.parent / data["human"])
+    data["human"]["file"] = str(SMOKE.parent / data["human"]["file"])
     data["panel"] = {"name": "mixed", "members": ["chrf_cot", "lexical"], "aggregate": "mean"}
     cells = expand(load_spec(_write_spec(tmp_path / "spec.yaml", data), log_dir=log_dir))
     panel = cells.panels[0]
@@ -230,7 +230,7 @@ def test_plan_shows_the_lexical_judge_with_no_calls(smoke: tuple[Path, RunResult
     shutil.copytree(smoke[0], log_dir)
     shutil.rmtree(log_dir / "judged" / "lexical")
     data = yaml.safe_load(SMOKE.read_text(encoding="utf-8"))
-    data["human"] = str(SMOKE.parent / data["human"])
+    data["human"]["file"] = str(SMOKE.parent / data["human"]["file"])
     plan = make_plan(load_spec(_write_spec(tmp_path / "spec.yaml", data), log_dir=log_dir))
     to_run = [cell for cell in plan.cells if not cell.done]
     assert [cell.label.split(" ")[0] for cell in to_run] == ["lexical"] * 4
@@ -300,7 +300,7 @@ def test_adding_a_judge_calls_only_that_judge(smoke: tuple[Path, RunResult], tmp
     log_dir = tmp_path / "logs"
     shutil.copytree(smoke[0], log_dir)
     data = yaml.safe_load(SMOKE.read_text(encoding="utf-8"))
-    data["human"] = str(SMOKE.parent / data["human"])
+    data["human"]["file"] = str(SMOKE.parent / data["human"]["file"])
     # A reasoning judge: it thinks (and mentions another score) before its final answer.
     data["judges"].append(
         {
@@ -358,7 +358,7 @@ def test_a_changed_sample_seed_is_refused_before_anything_runs(
     log_dir = tmp_path / "logs"
     shutil.copytree(smoke[0], log_dir)
     data = yaml.safe_load(SMOKE.read_text(encoding="utf-8"))
-    data["human"] = str(SMOKE.parent / data["human"])
+    data["human"]["file"] = str(SMOKE.parent / data["human"]["file"])
     data["runs"][0]["sample"]["seed"] = 1
     loaded = load_spec(_write_spec(tmp_path / "spec.yaml", data), log_dir=log_dir)
     before = sorted(p.name for p in log_dir.rglob("*.eval"))
@@ -461,7 +461,7 @@ def test_panel_leaves_out_unscored_members(members: dict[str, float], expected: 
 
 def test_spec_wide_settings_reach_generation_and_judges(tmp_path: Path) -> None:
     data = yaml.safe_load(SMOKE.read_text(encoding="utf-8"))
-    data["human"] = str(SMOKE.parent / data["human"])
+    data["human"]["file"] = str(SMOKE.parent / data["human"]["file"])
     data.update(batch=100, retries={"max_retries": 3, "timeout": 60}, concurrency={"max_connections": 7})
     data["judges"][0]["generate"] = {"max_connections": 2, "max_tokens": 12}
     loaded = load_spec(_write_spec(tmp_path / "spec.yaml", data))
@@ -536,7 +536,7 @@ def test_run_blocks_that_agree_share_one_eval_set_call(tmp_path: Path) -> None:
 
 def test_plan_names_logs_that_belong_to_no_cell(smoke: tuple[Path, RunResult], tmp_path: Path) -> None:
     data = yaml.safe_load(SMOKE.read_text(encoding="utf-8"))
-    data["human"] = str(SMOKE.parent / data["human"])
+    data["human"]["file"] = str(SMOKE.parent / data["human"]["file"])
     for block in data["runs"]:
         block["models"] = ["vivid/oracle"]  # vivid/literal's four logs stay behind
     plan = make_plan(load_spec(_write_spec(tmp_path / "spec.yaml", data), log_dir=smoke[0]))

@@ -134,6 +134,23 @@ def matches(generation: Generation, selector: str) -> bool:
     return bool(terms) and all(_term_matches(generation, term) for term in terms)
 
 
+def names_cell(selector: str, model: str, prompt: str) -> bool:
+    """Whether every term of ``selector`` is the model (with or without provider) or the prompt.
+
+    A spec names its generation before any log exists, so only these two terms can be checked.
+
+    Args:
+        selector: Whitespace-separated terms.
+        model: The cell's model.
+        prompt: The cell's prompt.
+
+    Returns:
+        True when every term matches; False for an empty selector.
+    """
+    terms = selector.split()
+    return bool(terms) and all(term in (model, model.split("/", 1)[-1], prompt) for term in terms)
+
+
 def _term_matches(generation: Generation, term: str) -> bool:
     model_name = generation.model.split("/", 1)[-1]
     return (

@@ -75,7 +75,7 @@ def bind_generation(
     candidates = [generations[name] for name in sorted(judged) if name in generations]
     if selector:
         chosen = choose(candidates, selector, option=OPTION)
-        return chosen.log, f"generation chosen with {OPTION} {selector!r}: {_describe(chosen)}"
+        return chosen.log, f"generation named {selector!r} ({OPTION} or the spec's human.generation): {_describe(chosen)}"
     if humans is None:
         return None, None
     if len(candidates) == 1:

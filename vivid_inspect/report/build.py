@@ -15,7 +15,8 @@ from pathlib import Path
 import pandas as pd
 
 from vivid_inspect.report import paper, plots
-from vivid_inspect.report.humans import read_human_scores
+from vivid_inspect.report.binding import bind_generation, generations_in
+from vivid_inspect.report.humans import read_generation_record, read_human_scores
 from vivid_inspect.report.judges import PAPER_JUDGE, choose_judge, judge_rows
 from vivid_inspect.report.logs import LogSet, read_logs
 from vivid_inspect.report.reliability import Reliability, build_reliability
@@ -85,8 +86,9 @@ def write_report(
         formats: Any of ``md`` (``report.md``), ``csv`` and ``tex`` (one file per table).
         judge: ``NAME`` or ``NAME@MODEL`` of the judge for Tables 3 and 4 (default: the
             aspect-based judge, or the only judge).
-        human_generation: Substring of the generation log's path the human scores belong to
-            (default: the generation judged by the most judges).
+        human_generation: Selector of the generation the human scores belong to (a key, model,
+            prompt, part of the log path, or several): needed only when the human file names no
+            generation and several are judged (see :mod:`vivid_inspect.report.binding`).
         figures: Also write the PNG figures.
 
     Returns:
@@ -101,8 +103,11 @@ def write_report(
     root = Path(log_dir)
     out = Path(out_dir) if out_dir is not None else root / DEFAULT_OUT
     humans = read_human_scores(human) if human is not None else None
+    record = read_generation_record(human) if human is not None else None
     logset = read_logs(root, exclude=[out])
-    tables, reliability = build_tables(logset, humans=humans, judge=judge, human_generation=human_generation)
+    tables, reliability = build_tables(
+        logset, humans=humans, judge=judge, human_generation=human_generation, human_record=record
+    )
     out.mkdir(parents=True, exist_ok=True)
     drawn = _figures(out, tables, reliability, humans is not None) if figures else []
     markdown = _markdown(logset, tables, human is not None) + _figures_markdown(drawn)
@@ -117,6 +122,7 @@ def build_tables(
     humans: pd.DataFrame | None = None,
     judge: str | None = None,
     human_generation: str | None = None,
+    human_record: dict[str, object] | None = None,
 ) -> tuple[tuple[Table, ...], Reliability]:
     """Every table of the report, in order, from logs already read.
 
@@ -124,13 +130,17 @@ def build_tables(
         logset: The logs.
         humans: Human scores (as from ``read_human_scores``), or None.
         judge: Judge for Tables 3 and 4 (see :func:`vivid_inspect.report.judges.choose_judge`).
-        human_generation: Substring choosing the generation of Table 1.
+        human_generation: Selector of the generation of Table 1 (see :func:`write_report`).
+        human_record: The generation record beside the human file, whose eval id is checked.
 
     Returns:
         The tables and the reliability results (agreements for the figures).
     """
     rows = judge_rows(logset.scores[logset.scores["task"] == "explain"])
-    reliability = build_reliability(rows, humans, generation=human_generation)
+    generation, why = bind_generation(
+        generations_in(logset), set(rows["generation"]), humans, human_record, human_generation
+    )
+    reliability = build_reliability(rows, humans, generation=generation, why=why)
     first = first_repeat(rows)  # a judge's further repeats feed self-consistency only
     chosen, why = choose_judge(first, judge)
     t3, t4, t5 = table3(first, chosen, why), table4(first, chosen, why), table5(logset.scores)

@@ -37,6 +37,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ModelUsage
 from inspect_ai.scorer import value_to_float
 
+from vivid_inspect.generation_key import Generation, generation_of
 from vivid_inspect.redact import redact
 from vivid_inspect.report.bounded_zip import (
     Budget,
@@ -114,6 +115,8 @@ class LogRef:
         role_usage: Token usage per model role (``log.stats.role_usage``).
         epochs: Epochs the task ran.
         eval_id: Inspect's eval id (a rescored copy keeps its source's).
+        identity: What identifies the generation's content (explanation logs only; a judged copy
+            has its generation's), with its key; see :mod:`vivid_inspect.generation_key`.
     """
 
     path: Path
@@ -131,6 +134,7 @@ class LogRef:
     role_usage: dict[str, ModelUsage] = field(default_factory=dict)
     epochs: int = 1
     eval_id: str = ""
+    identity: Generation | None = None
 
     @property
     def complete(self) -> bool:
@@ -367,6 +371,7 @@ def _log_ref(root: Path, path: Path, header: EvalLog, generation_keys: dict[str,
         role_usage=dict(stats.role_usage) if stats else {},
         epochs=int(spec.config.epochs or 1),
         eval_id=str(spec.eval_id),
+        identity=generation_of(header, generation) if task == "explain" else None,
     )
 
 

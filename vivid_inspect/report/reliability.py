@@ -2,9 +2,11 @@
 against strategy with paired intervals, self-consistency and parse failures.
 
 Table 1 and the strategy differences need the items the humans scored, so they are computed on
-one generation (the "reliability generation"): by default the generation judged by the most
-judges, then the one with the most human-scored items. Human ids are sample ids; when that
-generation ran several epochs, epoch 1 is compared. The statistics come from
+one generation (the "reliability generation"): the one the human scores were drawn from, chosen by
+:mod:`vivid_inspect.report.binding`. With human scores and several judged generations and none
+chosen, :func:`reliability_generation` refuses to guess; without human scores it takes the
+generation judged by the most judges. Human ids are sample ids; when that generation ran several
+epochs, epoch 1 is compared. The statistics come from
 :mod:`vivid_inspect.report.agreement`; what it cannot define is reported in the ``notes`` column.
 """
 
@@ -14,7 +16,7 @@ import itertools
 import math
 import re
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -69,31 +71,34 @@ def reliability_generation(rows: pd.DataFrame, human_ids: set[Hashable], request
     Args:
         rows: Judge rows of explanation logs.
         human_ids: Sample ids the humans scored (empty without a human file).
-        requested: A substring of the generation log's relative path that picks it explicitly.
+        requested: The generation already chosen for the human scores (its ``generation`` key,
+            see :func:`vivid_inspect.report.binding.bind_generation`).
 
     Returns:
-        The generation key, or None when no generation has a judge.
+        ``requested`` when given; else the only judged generation; else, without human scores,
+        the generation judged by the most judges (then the first by log path); None when no
+        generation has a judge.
 
     Raises:
-        ValueError: If ``requested`` matches no generation or several.
+        ValueError: Human scores, several judged generations and none requested: which one the
+            humans scored cannot be known, so it is not guessed.
     """
     generations = sorted(rows["generation"].unique())
-    if requested:
-        matches = [g for g in generations if requested in g]
-        if len(matches) != 1:
-            raise ValueError(
-                f"--human-generation {requested!r} matches {len(matches)} generation logs; expected exactly one of "
-                f"{', '.join(generations) or '(none)'}"
-            )
-        return matches[0]
-    if not generations:
-        return None
+    if requested is not None:
+        return requested
+    if len(generations) <= 1:
+        return generations[0] if generations else None
+    if human_ids:
+        described = rows[["generation", "model", "prompt"]].drop_duplicates().sort_values("generation")
+        listed = "\n".join(f"  - {m}  {p}  {g}" for g, m, p in described.itertuples(index=False, name=None))
+        raise ValueError(
+            f"the human scores name no generation and {len(generations)} generations are judged; choose the one "
+            f"they scored with --human-generation (model, prompt or part of the log path):\n{listed}"
+        )
 
-    def rank(generation: str) -> tuple[int, int, str]:
+    def rank(generation: str) -> tuple[int, str]:
         mine = rows[rows["generation"] == generation]
-        judges = mine[["judge", "judge_model"]].drop_duplicates().shape[0]
-        overlap = len(set(mine["id"]) & human_ids)
-        return (-judges, -overlap, generation)
+        return (-mine[["judge", "judge_model"]].drop_duplicates().shape[0], generation)
 
     return min(generations, key=rank)
 
@@ -103,6 +108,7 @@ def build_reliability(
     humans: pd.DataFrame | None,
     *,
     generation: str | None = None,
+    why: str | None = None,
     n_boot: int = N_BOOT,
     seed: int = SEED,
 ) -> Reliability:
@@ -112,8 +118,9 @@ def build_reliability(
         rows: Judge rows of explanation logs (all generations, repeated runs included). Every
             table but self-consistency uses each judge's first repeat only.
         humans: Human scores (``id``, ``score``, optional ``annotator``), or None.
-        generation: Substring choosing the reliability generation (see
+        generation: The reliability generation, already chosen (see
             :func:`reliability_generation`).
+        why: How it was chosen, added to Table 1's notes.
         n_boot: Bootstrap resamples of the intervals.
         seed: Seed of the resamples.
 
@@ -124,6 +131,8 @@ def build_reliability(
     repeated, rows = rows, first_repeat(rows)  # only self-consistency sees the further repeats
     chosen = reliability_generation(rows, set(human), generation)
     table1, agreements = _table1(rows, humans, human, chosen, n_boot, seed)
+    if why:
+        table1 = replace(table1, notes=(why, *table1.notes))
     return Reliability(
         tables=(
             table1,
@@ -218,7 +227,7 @@ def _table1(
     if generation is not None:
         described = rows[rows["generation"] == generation][["model", "prompt"]].drop_duplicates()
         what = ", ".join(f"{m} {p}" for m, p in described.itertuples(index=False, name=None))
-        notes.insert(0, f"computed on generation {generation} ({what}); choose another with --human-generation")
+        notes.insert(0, f"computed on generation {generation} ({what})")
     frame = pd.DataFrame(records, columns=list(TABLE1_COLUMNS))
     title = "Table 1: judge strategies (x judge model) against human scores"
     table = Table("table1_judges", title, frame, decimals=_DECIMALS, notes=tuple(notes), counts=("scored", "unscored", "n"))

@@ -17,7 +17,6 @@ from inspect_ai.model import GenerateConfig
 from pydantic import TypeAdapter, ValidationError
 
 from vivid_inspect.explain import LEXICAL
-from vivid_inspect.report.humans import HumanScoresError, read_human_scores
 from vivid_inspect.runner.catalog import (
     JUDGED_TASKS,
     PROMPT_VALUES,
@@ -26,8 +25,16 @@ from vivid_inspect.runner.catalog import (
     task_args,
     task_parameters,
 )
+from vivid_inspect.runner.human_check import check_human
 from vivid_inspect.runner.problems import PathPart, Problem
-from vivid_inspect.runner.spec import Judge, ModelEntry, Panel, RunBlock, Spec
+from vivid_inspect.runner.spec import (
+    HumanScores,
+    Judge,
+    ModelEntry,
+    Panel,
+    RunBlock,
+    Spec,
+)
 from vivid_inspect.scorers.judge import STRATEGIES
 
 Path_ = tuple[PathPart, ...]
@@ -291,7 +298,7 @@ def _check_panel(panel: Panel | None, judges: set[str]) -> list[Problem]:
     return problems
 
 
-def _check_files(data: str | None, human: str | None, base_dir: Path) -> list[Problem]:
+def _check_files(data: str | None, base_dir: Path) -> list[Problem]:
     problems = []
     if data is not None and data not in BUILTIN_DATA and not is_url(data) and not (base_dir / data).is_file():
         problems.append(
@@ -301,14 +308,6 @@ def _check_files(data: str | None, human: str | None, base_dir: Path) -> list[Pr
                 "path relative to the spec)",
             )
         )
-    if human is not None and not (base_dir / human).is_file():
-        problems.append(Problem(("human",), f"file not found: {base_dir / human}"))
-    elif human is not None:
-        # Read now, not only by the report at the end: a bad file must not wait for a paid run.
-        try:
-            read_human_scores(base_dir / human)
-        except HumanScoresError as error:
-            problems.append(Problem(("human",), str(error)))
     return problems
 
 
@@ -319,7 +318,7 @@ def check_parts(
     judges: list[tuple[int, Judge]],
     panel: Panel | None = None,
     data: str | None = None,
-    human: str | None = None,
+    human: HumanScores | None = None,
     complete: bool = True,
 ) -> list[Problem]:
     """Every problem that types alone cannot show, in the parts of a spec that are well typed.
@@ -333,7 +332,7 @@ def check_parts(
         judges: The well-typed judges with their index in ``judges``.
         panel: The panel, if given and well typed.
         data: The spec's ``data``, if it is a string.
-        human: The spec's ``human`` file, if it is a string.
+        human: The spec's ``human`` section, if well typed (see :mod:`vivid_inspect.runner.human_check`).
         complete: False when some run blocks or judges were left out for type errors; then
             checks that need all of them (no judged task, panel members) are skipped.
 
@@ -347,7 +346,8 @@ def check_parts(
         *_check_duplicate_cells(runs),
         *_check_judges(judges, providers, explains),
         *(_check_panel(panel, {judge.name for _, judge in judges}) if complete else []),
-        *_check_files(data, human, base_dir),
+        *_check_files(data, base_dir),
+        *check_human(human, runs, base_dir, complete),
     ]
 
 

@@ -65,7 +65,11 @@ def _outputs(
 def _report(loaded: LoadedSpec, progress: Progress) -> str | None:
     try:
         report = write_report(
-            loaded.log_dir, out_dir=loaded.log_dir / "report", human=loaded.human, formats=("md", "csv")
+            loaded.log_dir,
+            out_dir=loaded.log_dir / "report",
+            human=loaded.human,
+            human_generation=loaded.human_generation,
+            formats=("md", "csv"),
         )
     except Exception as error:  # noqa: BLE001 - the logs are complete; the report can be rebuilt
         progress.error(f"report failed: {type(error).__name__}: {error}")

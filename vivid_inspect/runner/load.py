@@ -12,7 +12,15 @@ from pydantic_core import ErrorDetails
 
 from vivid_inspect.runner.checks import BUILTIN_DATA, check_parts, check_spec, is_url
 from vivid_inspect.runner.problems import PathPart, Problem, SpecError
-from vivid_inspect.runner.spec import Judge, Panel, RunBlock, Spec, field_names
+from vivid_inspect.runner.spec import (
+    HumanScores,
+    Judge,
+    Panel,
+    RunBlock,
+    Spec,
+    field_names,
+    human_shorthand,
+)
 from vivid_inspect.runner.yaml_source import read_yaml
 
 
@@ -27,6 +35,7 @@ class LoadedSpec:
         data: The data spec to give tasks and ``vivid/*`` models: ``sample``, ``hf``, a URL, an
             absolute path, or None for ``$VIVID_DATA``/``hf``.
         human: The human scores file (absolute), if any.
+        human_generation: The spec's ``human.generation``: the generation the humans scored.
     """
 
     spec: Spec
@@ -34,6 +43,7 @@ class LoadedSpec:
     log_dir: Path
     data: str | None
     human: Path | None
+    human_generation: str | None = None
 
 
 def _model_class(annotation: Any) -> type[BaseModel] | None:
@@ -181,7 +191,7 @@ def _part_problems(raw: dict[str, Any], base_dir: Path) -> list[Problem]:
         judges=judges,
         panel=panel,
         data=raw.get("data") if isinstance(raw.get("data"), str) else None,
-        human=raw.get("human") if isinstance(raw.get("human"), str) else None,
+        human=_valid(HumanScores, human_shorthand(raw["human"])) if raw.get("human") is not None else None,
         complete=complete,
     )
     return [p for p in problems if not any(p.path[: len(b)] == b for b in bad)]
@@ -248,5 +258,6 @@ def load_spec(path: str | Path, *, log_dir: str | Path | None = None) -> LoadedS
         source=source.path.resolve(),
         log_dir=resolved_log_dir if resolved_log_dir is not None else (base_dir / spec.log_dir).resolve(),
         data=_resolve_data(spec.data, base_dir),
-        human=(base_dir / spec.human).resolve() if spec.human else None,
+        human=(base_dir / spec.human.file).resolve() if spec.human else None,
+        human_generation=spec.human.generation if spec.human else None,
     )

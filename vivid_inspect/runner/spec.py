@@ -163,6 +163,25 @@ class Retries(_Strict):
     timeout: Annotated[int, Field(ge=1)] = 600
 
 
+def human_shorthand(value: Any) -> Any:
+    """``human: FILE`` is shorthand for ``human: {file: FILE}``."""
+    return {"file": value} if isinstance(value, str) else value
+
+
+class HumanScores(_Strict):
+    """Human scores for Table 1, and the explanation generation they scored.
+
+    Attributes:
+        file: The human scores CSV (``id,score[,annotator][,generation]``).
+        generation: The generation the humans scored, by model and prompt
+            (``"vivid/literal zero_shot"``). Needed when the spec makes several explanation
+            generations and the file names none (a file from ``vivid annotate import`` does).
+    """
+
+    file: str
+    generation: str | None = None
+
+
 class Spec(_Strict):
     """A whole experiment: generations, judges, an optional panel, human scores, settings.
 
@@ -176,7 +195,7 @@ class Spec(_Strict):
     runs: Annotated[list[RunBlock], Field(min_length=1)]
     judges: list[Judge] = Field(default_factory=list)
     panel: Panel | None = None
-    human: str | None = None
+    human: Annotated[HumanScores, BeforeValidator(human_shorthand)] | None = None
     concurrency: Concurrency = Field(default_factory=Concurrency)
     batch: Batch = None
     retries: Retries = Field(default_factory=Retries)
