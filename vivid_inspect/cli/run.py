@@ -18,6 +18,7 @@ EXIT_OK = 0
 EXIT_INCOMPLETE = 1
 EXIT_BAD_SPEC = 2
 EXIT_INTERRUPTED = 130
+EXIT_BUSY = 75  # sysexits' EX_TEMPFAIL: another run holds the log folder; try again later
 
 DISPLAYS = ("full", "rich", "plain", "log", "none")  # eval_set refuses "conversation"
 
@@ -68,9 +69,10 @@ def _run(args: argparse.Namespace) -> int:
         return loaded
     from vivid_inspect.data import VividDataError
     from vivid_inspect.runner.execute import run_spec
+    from vivid_inspect.runner.lock import FolderBusy
 
     try:
-        result = run_spec(loaded, display=args.display, report=not args.no_report)
+        result = run_spec(loaded, display=args.display, report=not args.no_report, wait=args.wait)
     except SetupError as error:
         print(error, file=sys.stderr)
         print("Nothing was run.", file=sys.stderr)
@@ -82,6 +84,10 @@ def _run(args: argparse.Namespace) -> int:
     except VividDataError as error:
         print(f"vivid run: the data cannot be used, nothing was run:\n{error}", file=sys.stderr)
         return EXIT_BAD_SPEC
+    except FolderBusy as error:
+        print(f"vivid run: {error}", file=sys.stderr)
+        print("Nothing was run.", file=sys.stderr)
+        return EXIT_BUSY
     except KeyboardInterrupt:
         print(
             f"\nvivid run: interrupted. Finished work is kept; `vivid run {args.spec}` resumes.",
@@ -129,6 +135,11 @@ def register(subparsers: Any) -> None:
         help="Inspect's display for generation (default: Inspect's)",
     )
     run.add_argument("--no-report", action="store_true", help="skip the report step")
+    run.add_argument(
+        "--wait",
+        action="store_true",
+        help="if another vivid run is using the log folder, wait for it to finish instead of exiting (75)",
+    )
     run.set_defaults(handler=_run)
 
     plan = subparsers.add_parser(

@@ -7,6 +7,7 @@ what is missing, and a run after a complete one makes no model calls.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from vivid_inspect.runner.generate import GenerationResult, reuse_conflicts, run_generations
 from vivid_inspect.runner.judging import JudgedResult
 from vivid_inspect.runner.load import LoadedSpec
+from vivid_inspect.runner.lock import Holder, log_folder_lock
 from vivid_inspect.runner.models import build_models
 from vivid_inspect.runner.prepare import Prepared, prepare
 from vivid_inspect.runner.problems import SpecError
@@ -78,7 +80,12 @@ def _report(loaded: LoadedSpec, progress: Progress) -> str | None:
 
 
 def run_spec(
-    loaded: LoadedSpec, *, display: str | None = None, report: bool = True, quiet: bool = False
+    loaded: LoadedSpec,
+    *,
+    display: str | None = None,
+    report: bool = True,
+    quiet: bool = False,
+    wait: bool = False,
 ) -> RunResult:
     """Run (or resume) a validated spec.
 
@@ -87,17 +94,31 @@ def run_spec(
         display: Inspect's display type for generation (``full``, ``rich``, ``plain``, ``none``).
         report: Build the report at the end.
         quiet: Print no progress lines.
+        wait: When another run holds the log folder, wait for it instead of raising FolderBusy.
 
     Returns:
         What ran and what is complete.
 
     Raises:
+        FolderBusy: Another live ``vivid run`` holds the log folder and ``wait`` is False
+            (nothing has run).
         SpecError: An item id the spec lists is not in the data, or a finished log holds other
             items than the spec now selects (nothing has run).
         SetupError: A model cannot be created, e.g. its API key is missing (nothing has run).
         VividDataError: The data cannot be read (nothing has run).
         KeyboardInterrupt: Interrupted; completed work is kept and a rerun resumes.
     """
+
+    def waiting(holder: Holder) -> None:
+        if not quiet:
+            print(f"vivid run: waiting for {holder.describe()} to finish with {loaded.log_dir}", file=sys.stderr)
+
+    # One run per log folder: a second would repeat every missing call (see runner/lock.py).
+    with log_folder_lock(loaded.log_dir, spec=str(loaded.source), wait=wait, on_wait=waiting):
+        return _run_spec(loaded, display=display, report=report, quiet=quiet)
+
+
+def _run_spec(loaded: LoadedSpec, *, display: str | None, report: bool, quiet: bool) -> RunResult:
     prepared = prepare(loaded)
     conflicts = reuse_conflicts(prepared)
     if conflicts:
