@@ -174,7 +174,9 @@ def _comparisons(t1: Table, t3: Table, t4: Table, t5: Table) -> list[Table]:
             frame.loc[frame["prompt"] == "human", "model"] = "humans"
         if frame.empty:
             continue
-        notes = ("diff = ours - paper; only models (and judge models) the paper evaluated",)
+        notes: tuple[str, ...] = ("diff = ours - paper; only models (and judge models) the paper evaluated",)
+        if name == "table1":
+            notes += ("mean: a judge's mean over the items the humans scored (judge_mean); on the humans' row, theirs",)
         tables.append(Table(f"{name}_vs_paper", f"{title}: ours beside the paper's", frame, decimals=decimals, notes=notes))
     return tables
 
