@@ -186,7 +186,8 @@ def expand(loaded: LoadedSpec) -> Cells:
     generations: list[GenerationCell] = []
     for index, block in enumerate(spec.runs):
         for task in block.tasks:
-            for prompt in block.prompts or [None]:
+            prompts: list[str | None] = [*block.prompts] if block.prompts else [None]
+            for prompt in prompts:
                 args = task_args(task, prompt, block.task_args, loaded.data)
                 for model in block.models:
                     generations.append(
