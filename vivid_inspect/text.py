@@ -1,13 +1,18 @@
-"""Text helpers shared by every comparison of Vietnamese strings."""
+"""Text helpers shared by every comparison of Vietnamese strings and every text we store."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
-_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINK_TAG = re.compile(r"<(/?)think>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+REPLACEMENT = "\ufffd"
+"""What a lone surrogate becomes in stored text (U+FFFD REPLACEMENT CHARACTER)."""
 
 
 def nfc(text: str) -> str:
@@ -25,6 +30,41 @@ def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def has_lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a surrogate code point, which UTF-8 cannot encode.
+
+    A provider that sends a JSON ``"\\ud800"`` escape gives Python such a string; writing it into a
+    log raises ``UnicodeEncodeError``. (A valid pair like ``"\\ud83d\\ude00"`` is decoded by JSON into
+    one character, so any surrogate left in a ``str`` is a broken one.)
+
+    Args:
+        text: Any string.
+
+    Returns:
+        True when at least one surrogate is present.
+    """
+    return _SURROGATE.search(text) is not None
+
+
+def sanitize(value: Any) -> Any:
+    """Make text safe to store: lone surrogates become U+FFFD, recursively through dicts and lists.
+
+    Args:
+        value: A string, or a dict, list or tuple holding strings; anything else is returned as is.
+
+    Returns:
+        The same structure with every string encodable as UTF-8; an unchanged string is returned
+        as the same object.
+    """
+    if isinstance(value, str):
+        return _SURROGATE.sub(REPLACEMENT, value) if has_lone_surrogate(value) else value
+    if isinstance(value, dict):
+        return {sanitize(key): sanitize(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(sanitize(item) for item in value)
+    return value
+
+
 def strip_reasoning(text: str) -> str:
     """Remove ``<think>`` reasoning that some models (Qwen3, GreenMind-R1) put before the answer.
 
@@ -32,17 +72,33 @@ def strip_reasoning(text: str) -> str:
     precedes the last ``</think>`` is reasoning. An opening tag that is never closed means the
     model ran out of tokens while thinking: there is no final answer, so the result is empty.
 
+    One left-to-right pass over the tags, so linear in the text's length (a lazy
+    ``<think>.*?</think>`` search is quadratic on ``"<think>" * k``).
+
     Args:
         text: A model's raw completion.
 
     Returns:
         The text of the final answer, not stripped of surrounding whitespace.
     """
-    text = _THINK_BLOCK.sub("", text)
-    closes = list(_THINK_CLOSE.finditer(text))
-    if closes:
-        text = text[closes[-1].end() :]
-    opened = _THINK_OPEN.search(text)
-    if opened:
-        text = text[: opened.start()]
+    # The same blocks a leftmost, non-overlapping "<think>.*?</think>" would remove: an opening
+    # tag starts a block, the first closing tag after it ends the block.
+    kept: list[str] = []
+    position, opened = 0, -1
+    for tag in _THINK_TAG.finditer(text):
+        if opened < 0 and not tag.group(1):
+            opened = tag.start()
+        elif opened >= 0 and tag.group(1):
+            kept.append(text[position:opened])
+            position, opened = tag.end(), -1
+    kept.append(text[position:])
+    text = "".join(kept)
+    last_close = None
+    for last_close in _THINK_CLOSE.finditer(text):
+        pass
+    if last_close is not None:
+        text = text[last_close.end() :]
+    first_open = _THINK_OPEN.search(text)
+    if first_open:
+        text = text[: first_open.start()]
     return text

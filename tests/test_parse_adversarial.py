@@ -1,0 +1,125 @@
+"""Judge replies built to make a parser backtrack: each is read in linear time.
+
+A regex with two adjacent ``[…]*`` over the same characters, or a lazy ``.*?`` retried at every
+opening tag, takes seconds to minutes on replies like ``"4" + "*" * 40000 + "x"`` or
+``"<think>" * k``, and parsing runs on the event loop, so every concurrent sample stalls with it.
+Each shape here is parsed at 1 MB for both kinds of strategy, and its line-level reading (quote,
+code and verdict patterns) at 256 kB with the bare window lifted, each within a generous wall-time
+bound (the real figures, at 1 MB, are in ``bench/parse_adversarial.py`` and ``bench/results.md``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from vivid_inspect.scorers import judge_parse
+from vivid_inspect.scorers.judge_parse import (
+    BARE_WINDOW,
+    _line_verdicts,
+    _mask_line,
+    _unread,
+    parse_judge_score,
+)
+from vivid_inspect.text import strip_reasoning
+
+MEGABYTE = 1_000_000
+LINE_SIZE = 256_000
+
+
+def _repeat(unit: str, size: int, prefix: str = "", suffix: str = "") -> str:
+    """``prefix + unit * k + suffix`` of about ``size`` characters."""
+    return prefix + unit * max(1, (size - len(prefix) - len(suffix)) // len(unit)) + suffix
+
+
+SHAPES: dict[str, Callable[[int], str]] = {
+    "decorations-then-junk": lambda n: _repeat("*", n, "4", "x"),
+    "decorations-around-number": lambda n: _repeat("*", n // 2) + "4" + _repeat("*", n // 2, suffix="x"),
+    "spaces-around-number": lambda n: _repeat(" ", n // 2, "**") + "4" + _repeat(" ", n // 2, suffix="x"),
+    "brackets-and-quotes": lambda n: _repeat("(\"'“", n, "4", "x"),
+    "think-open-tags": lambda n: _repeat("<think>", n),
+    "think-close-tags": lambda n: _repeat("</think>", n),
+    "think-tags-alternating": lambda n: _repeat("<think>a</think><think>", n),
+    "unclosed-straight-quotes": lambda n: _repeat('"', n),
+    "unclosed-curly-quotes": lambda n: _repeat("“", n),
+    "apostrophes": lambda n: _repeat("a' '", n),
+    "guillemets-and-corners": lambda n: _repeat("«「『„", n),
+    "backtick-runs-of-many-lengths": lambda n: "".join("`" * (i % 7 + 1) + " " for i in range(n // 5)),
+    "single-backticks": lambda n: _repeat("`", n),
+    "fence-lines": lambda n: _repeat("```\n", n),
+    "fence-lines-of-growing-length": lambda n: "".join("`" * (3 + i % 5) + "x\n" for i in range(n // 7)),
+    "blockquote-lines": lambda n: _repeat("> Điểm: 5\n", n),
+    "labels-without-numbers": lambda n: _repeat("Điểm: ", n),
+    "label-then-spaces": lambda n: _repeat(" ", n, "Điểm", "x"),
+    "label-words-repeated": lambda n: _repeat("điểm số tổng cuối ", n),
+    "statements": lambda n: _repeat("Điểm: 4 ", n),
+    "long-number": lambda n: _repeat("4", n),
+    "number-then-scale-spaces": lambda n: _repeat(" ", n, "4", "/x"),
+    "decimal-separators": lambda n: _repeat("4.", n),
+    "minus-signs": lambda n: _repeat("−", n, suffix="4"),
+    "one-long-line": lambda n: _repeat("a", n, suffix="\nĐiểm: 4"),
+    "newlines": lambda n: _repeat("\n", n, "x", "Điểm: 4"),
+    "bare-verdict-lines": lambda n: _repeat("4\n", n),
+    "score-line-after-long-reasoning": lambda n: _repeat("Lý do dài. ", n, suffix="\nĐiểm: 4"),
+}
+
+
+@pytest.mark.parametrize("reasoning", [False, True], ids=["bare", "cot"])
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_megabyte_reply_parses_fast(shape: str, reasoning: bool) -> None:
+    reply = SHAPES[shape](MEGABYTE)
+    assert MEGABYTE * 0.9 <= len(reply) <= MEGABYTE * 1.1
+    started = time.perf_counter()
+    parsed = parse_judge_score(reply, reasoning=reasoning, stop_reason="stop")
+    elapsed = time.perf_counter() - started
+    assert elapsed < 2.0, f"{shape}: {elapsed:.2f} s"
+    assert parsed.reason  # a result with a reason, not a hang or a crash
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_line_reading_is_linear_without_the_window(shape: str) -> None:
+    # The window keeps bare replies at 8 kB; the line-level patterns must not need it.
+    line = SHAPES[shape](LINE_SIZE).replace("\n", " ")
+    started = time.perf_counter()
+    masked = _mask_line(line)
+    if not _line_verdicts(masked):
+        _unread("no score found", [(line, masked)])
+    elapsed = time.perf_counter() - started
+    assert elapsed < 2.0, f"{shape}: {elapsed:.2f} s"
+
+
+@pytest.mark.parametrize("stars", [8_000, 40_000])
+def test_the_issue_reply_is_read_as_nothing(stars: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # "4" + 40,000 "*" + "x" took 137 s: it is not a verdict, and says so at once, with or without
+    # the window.
+    reply = "4" + "*" * stars + "x"
+    parsed = parse_judge_score(reply, reasoning=False)
+    too_long = f"reply too long for a bare score ({len(reply)} characters, at most {BARE_WINDOW})"
+    assert (parsed.score, parsed.reason) == (None, too_long if len(reply) > BARE_WINDOW else "no score found")
+    monkeypatch.setattr(judge_parse, "BARE_WINDOW", 10 * MEGABYTE)
+    assert parse_judge_score(reply, reasoning=False).reason == "no score found"
+
+
+@pytest.mark.parametrize("shape", ["think-open-tags", "think-close-tags", "think-tags-alternating"])
+def test_strip_reasoning_is_linear(shape: str) -> None:
+    reply = SHAPES[shape](MEGABYTE)
+    started = time.perf_counter()
+    strip_reasoning(reply)
+    assert time.perf_counter() - started < 2.0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("<think>a</think>x<think>b</think>y", "xy", id="two-blocks"),
+        pytest.param("<think>a<think>b</think>x", "x", id="nested-open-is-swallowed"),
+        pytest.param("a</think>b</think>c", "c", id="stray-closes-keep-the-last"),
+        pytest.param("x<think>never closed", "x", id="unclosed-cuts-the-rest"),
+        pytest.param("<THINK>a</Think>x", "x", id="any-case"),
+        pytest.param("<thi<think>a</think>nk>b</think>c", "c", id="tag-formed-by-removal"),
+    ],
+)
+def test_strip_reasoning_keeps_its_rules(text: str, expected: str) -> None:
+    assert strip_reasoning(text) == expected
