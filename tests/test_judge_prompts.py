@@ -1,4 +1,8 @@
-"""Judge templates: each renders its item safely and asks for a format the parser reads."""
+"""Judge templates: each renders its item safely and asks for a format the parser reads.
+
+Every template and retry turn is checked against the parser that reads its answer (the verdict
+grammar, ``VERDICT_GRAMMAR``): what it asks for parses, in the way the strategy reads it.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,13 @@ import unicodedata
 
 import pytest
 
+from vivid_inspect.baselines.chrf_judge import verdict
 from vivid_inspect.scorers.judge import STRATEGIES
-from vivid_inspect.scorers.judge_parse import parse_judge_score
+from vivid_inspect.scorers.judge_parse import (
+    BARE_WINDOW,
+    TRUNCATED_STOP_REASONS,
+    parse_judge_score,
+)
 from vivid_inspect.scorers.judge_prompts import (
     ASPECT,
     COT,
@@ -16,6 +25,7 @@ from vivid_inspect.scorers.judge_prompts import (
     RETRY_BARE,
     RETRY_COT,
     TEMPLATES,
+    VERDICT_GRAMMAR,
     ZERO_SHOT,
     data_nonce,
     defuse_tags,
@@ -59,28 +69,84 @@ def test_template_holds_each_text_once_in_its_block(strategy: str) -> None:
     assert "{" not in prompt and "}" not in prompt  # no unfilled placeholder
 
 
+def _read(strategy: str, reply: str) -> tuple[int | None, str]:
+    parsed = parse_judge_score(reply, reasoning=STRATEGIES[strategy].reasoning, stop_reason="stop")
+    return parsed.score, parsed.reason
+
+
 @pytest.mark.parametrize("strategy", list(TEMPLATES))
 def test_plausible_reply_to_each_template_parses(strategy: str) -> None:
     prompt = _render(TEMPLATES[strategy])
     if STRATEGIES[strategy].reasoning:
-        assert "Điểm: N" in prompt and "từng bước" in prompt
+        assert "\nĐiểm: N\n" in prompt and "từng bước" in prompt
+        assert "Không đặt dòng này trong dấu ngoặc kép, khối mã hay trích dẫn" in prompt
+        assert "không viết gì sau dòng này" in prompt
     else:
         assert "Chỉ trả lời bằng đúng một số nguyên từ 0 đến 5" in prompt
+        assert "không đặt trong dấu ngoặc kép hay khối mã" in prompt
         assert prompt.rstrip().endswith("giải thích nào khác.")
-    assert parse_judge_score(PLAUSIBLE_REPLIES[strategy]).score == 4
+    assert _read(strategy, PLAUSIBLE_REPLIES[strategy]) == (4, "ok")
+
+
+@pytest.mark.parametrize("strategy", [name for name, s in STRATEGIES.items() if not s.reasoning])
+@pytest.mark.parametrize("reply", ["3", "3.", "**3**", "Điểm: 3", "**Điểm:** 3", "3/5"])
+def test_bare_templates_accept_every_compliant_form(strategy: str, reply: str) -> None:
+    assert _read(strategy, reply) == (3, "ok")
+
+
+@pytest.mark.parametrize("strategy", ["demonstration", "aspect"])
+def test_a_judge_imitating_the_calibration_examples_is_read(strategy: str) -> None:
+    # The examples end with "Điểm: k" lines; a judge that answers in that form gives a verdict.
+    example_scores = re.findall(r"^(Điểm: (\d))$", TEMPLATES[strategy], re.MULTILINE)
+    assert example_scores
+    for line, score in example_scores:
+        assert _read(strategy, line) == (int(score), "ok")
+
+
+@pytest.mark.parametrize("n", range(6))
+def test_the_cot_format_line_read_as_the_final_line(n: int) -> None:
+    # The format COT asks for, with N filled in, is exactly a score line the parser accepts.
+    assert re.search(r"^Điểm: N$", COT, re.MULTILINE)
+    line = "Điểm: N".replace("N", str(n))
+    assert _read("cot", PLAUSIBLE_REPLIES["cot"].rsplit("\n", 1)[0] + "\n" + line) == (n, "ok")
+    # what the CoT template forbids is not read
+    for forbidden in (f'"{line}"', f"`{line}`", f"> {line}", f"```\n{line}\n```", f"{line}\nXin cảm ơn."):
+        assert _read("cot", "Suy luận.\n" + forbidden)[0] is None, forbidden
 
 
 @pytest.mark.parametrize(
-    ("retry", "reply"),
+    ("retry", "strategy", "reply"),
     [
-        pytest.param(RETRY_BARE, "3", id="bare"),
-        pytest.param(RETRY_COT, "Xem lại: lời giải thích đúng phần lớn.\nĐiểm: 3", id="cot"),
+        pytest.param(RETRY_BARE, "aspect", "3", id="bare"),
+        pytest.param(RETRY_BARE, "zero_shot", "Điểm: 3", id="bare-labelled"),
+        pytest.param(RETRY_COT, "cot", "Xem lại: lời giải thích đúng phần lớn.\nĐiểm: 3", id="cot"),
+        pytest.param(RETRY_COT, "cot", "Điểm: 3", id="cot-line-only"),
     ],
 )
-def test_retry_turn_asks_for_a_readable_format(retry: str, reply: str) -> None:
+def test_retry_turn_asks_for_a_readable_format(retry: str, strategy: str, reply: str) -> None:
     text = retry.format(reason="no score found")
     assert "no score found" in text and "0 đến 5" in text
-    assert parse_judge_score(reply).score == 3
+    assert "không đặt trong dấu ngoặc kép hay khối mã" in text
+    assert "`" not in text  # shown in backticks, the format would invite a cited, unread verdict
+    assert _read(strategy, reply) == (3, "ok")
+
+
+def test_cot_retry_turn_asks_for_the_same_score_line_and_brevity() -> None:
+    text = RETRY_COT.format(reason="reply cut off (stop reason max_tokens) before its score line")
+    assert "\nĐiểm: N\n" in text
+    assert "ngắn" in text  # a reply cut at its budget needs to be shorter, not the same again
+
+
+def test_the_grammar_states_the_parser_bounds() -> None:
+    assert f"{BARE_WINDOW:,}" in VERDICT_GRAMMAR
+    for stop_reason in TRUNCATED_STOP_REASONS:
+        assert stop_reason in VERDICT_GRAMMAR
+
+
+@pytest.mark.parametrize("strategy", list(TEMPLATES))
+@pytest.mark.parametrize("score", range(6))
+def test_the_offline_chrf_grader_answers_in_the_grammar(strategy: str, score: int) -> None:
+    assert _read(strategy, verdict(score)) == (score, "ok")
 
 
 def test_strategy_table_uses_the_named_templates() -> None:

@@ -12,20 +12,38 @@ from inspect_ai._eval.score import resolve_scorers
 from inspect_ai._util.registry import registry_info, registry_unqualified_name
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
-from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessage,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    StopReason,
+    get_model,
+)
 from inspect_ai.scorer import SampleScore, Score
 from inspect_ai.solver import generate
 
 import vivid_inspect.scorers.judge as judge_module
-from vivid_inspect.scorers.judge import judge, parse_strategies
+from vivid_inspect.call_limits import JUDGE
+from vivid_inspect.scorers.judge import (
+    STRATEGIES,
+    cache_policy,
+    judge,
+    judge_config,
+    parse_strategies,
+)
 from vivid_inspect.scorers.judge_metrics import correctness, retried, trait_mean
+from vivid_inspect.scorers.judge_parse import JUDGE_PARSER_VERSION
+from vivid_inspect.scorers.judge_prompts import JUDGE_PROMPT_VERSION
 from vivid_inspect.solvers.explain import explain_prompt
 
 GOOD = "Nói mãi mà người nghe chẳng tiếp thu, lời khuyên trôi tuột đi."
 
 
-def _output(text: str) -> ModelOutput:
-    output = ModelOutput.from_content(model="mockllm", content=text)
+def _output(text: str, stop_reason: StopReason = "stop") -> ModelOutput:
+    output = ModelOutput.from_content(model="mockllm", content=text, stop_reason=stop_reason)
     output.usage = ModelUsage(input_tokens=10, output_tokens=len(text), total_tokens=10 + len(text))
     return output
 
@@ -33,16 +51,24 @@ def _output(text: str) -> ModelOutput:
 class Scripted:
     """A mockllm model whose replies come from a function of the prompt; counts its calls."""
 
-    def __init__(self, name: str, reply: Callable[[list[ChatMessage], GenerateConfig], str]) -> None:
+    def __init__(
+        self,
+        name: str,
+        reply: Callable[[list[ChatMessage], GenerateConfig], str | ModelOutput],
+        config: GenerateConfig | None = None,
+    ) -> None:
         self.calls: list[tuple[list[ChatMessage], GenerateConfig]] = []
         self._reply = reply
-        self.model: Model = get_model(f"mockllm/{name}", custom_outputs=self._generate, memoize=False)
+        self.model: Model = get_model(
+            f"mockllm/{name}", custom_outputs=self._generate, memoize=False, config=config or GenerateConfig()
+        )
 
     def _generate(
         self, messages: list[ChatMessage], tools: object, tool_choice: object, config: GenerateConfig
     ) -> ModelOutput:
         self.calls.append((list(messages), config))
-        return _output(self._reply(messages, config))
+        reply = self._reply(messages, config)
+        return reply if isinstance(reply, ModelOutput) else _output(reply)
 
 
 def _solver_model(answer: str = GOOD) -> Scripted:
@@ -264,6 +290,9 @@ def test_parse_strategies(spec: str, expected: list[str]) -> None:
         pytest.param(lambda: parse_strategies("all,cot"), id="all-mixed"),
         pytest.param(lambda: judge(strategy="geval"), id="unknown-strategy"),
         pytest.param(lambda: judge(retries=-1), id="negative-retries"),
+        pytest.param(lambda: judge(repeat=-1), id="negative-repeat"),
+        pytest.param(lambda: judge(repeat=1.5), id="fractional-repeat"),  # type: ignore[arg-type]
+        pytest.param(lambda: judge(repeat="2"), id="text-repeat"),  # type: ignore[arg-type]
     ],
 )
 def test_bad_options_raise(bad: Callable[[], object]) -> None:
@@ -353,3 +382,172 @@ def test_theme_and_trait_metrics_in_the_log(tmp_path: Path) -> None:
             "retried": 0.0,
         }
     )
+
+
+# -- chain-of-thought replies cut off at the token budget ---------------------------------------------
+
+COT_REPLY = "1. Nghĩa cốt lõi: lời khuyên vô ích.\n2. Lời giải thích khớp.\nĐiểm: 4"
+
+
+@pytest.mark.parametrize("stop_reason", ["max_tokens", "model_length"])
+def test_cut_off_cot_reply_is_retried_then_unscored(stop_reason: StopReason, tmp_path: Path) -> None:
+    # Cut inside the rubric, where the old parser read "5" with status ok.
+    cut = "1. Nghĩa cốt lõi: lời khuyên vô ích.\n3. Theo thang điểm: 5 là khớp hoàn toàn, 4 là"
+    grader = Scripted("grader", lambda messages, config: _output(cut, stop_reason))
+    log = _run(_task(judge(strategy="cot"), samples=1), _solver_model(), tmp_path, model_roles={"grader": grader.model})
+
+    assert len(grader.calls) == 2
+    assert "cut off" in grader.calls[1][0][-1].text  # the retry turn says why
+    assert log.samples is not None and log.samples[0].scores is not None
+    unscored = log.samples[0].scores["judge_cot"]
+    assert math.isnan(unscored.as_float())
+    assert unscored.metadata is not None
+    assert unscored.metadata["parse_status"] == f"reply cut off (stop reason {stop_reason}) before its score line"
+    assert unscored.metadata["stop_reason"] == stop_reason
+
+
+def test_cut_off_cot_reply_with_a_score_line_is_not_trusted(tmp_path: Path) -> None:
+    # Even a final "Điểm: 5" does not count when the judge stopped at its budget: the retry decides.
+    def reply(messages: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
+        first = len(messages) == 1
+        return _output(COT_REPLY[:-1] + "5" if first else COT_REPLY, "max_tokens" if first else "stop")
+
+    grader = Scripted("grader", reply)
+    log = _run(_task(judge(strategy="cot"), samples=1), _solver_model(), tmp_path, model_roles={"grader": grader.model})
+
+    assert len(grader.calls) == 2
+    assert log.samples is not None and log.samples[0].scores is not None
+    scored = log.samples[0].scores["judge_cot"]
+    assert scored.value == 4
+    assert scored.metadata is not None and scored.metadata["retries"] == 1
+
+
+# -- repeats: each repeat's replies cached apart, and each score says whether it was cached --------
+
+
+def _counting_judge() -> Scripted:
+    """A judge whose every real call answers the next score 0, 1, 2, ... (mod 6)."""
+    counter = iter(range(1_000_000))
+    return Scripted("grader", lambda messages, config: str(next(counter) % 6))
+
+
+def _judged(log: EvalLog, column: str = "judge_aspect") -> list[Score]:
+    assert log.samples is not None
+    scores = [sample.scores[column] for sample in log.samples if sample.scores]
+    assert len(scores) == len(log.samples)
+    return scores
+
+
+def test_repeats_are_fresh_calls_cached_apart_and_say_whether_they_were_cached(tmp_path: Path) -> None:
+    solver, grader = _solver_model(), _counting_judge()
+    generated = _run(_task(), solver, tmp_path)
+    seen: dict[int, list[float]] = {}
+    for repeat, calls_after, cached in [(0, 2, False), (0, 2, True), (1, 4, False), (2, 6, False), (1, 6, True)]:
+        judged = score(
+            generated, [judge(strategy="aspect", repeat=repeat)], model_roles={"grader": grader.model}, display="none"
+        )
+        assert len(grader.calls) == calls_after, repeat
+        scores = _judged(judged)
+        assert {(s.metadata or {})["repeat"] for s in scores} == {repeat}
+        assert {(s.metadata or {})["cached"] for s in scores} == {cached}
+        values = [s.as_float() for s in scores]
+        # a redone repeat gets its own replies back, never another repeat's
+        assert seen.setdefault(repeat, values) == values
+    assert seen[0] != seen[1] != seen[2]
+
+
+def test_cache_off_is_never_cached(tmp_path: Path) -> None:
+    grader = _counting_judge()
+    for _ in range(2):
+        log = _run(
+            _task(judge(strategy="aspect", cache=False)),
+            _solver_model(),
+            tmp_path,
+            model_roles={"grader": grader.model},
+        )
+        assert {(s.metadata or {})["cached"] for s in _judged(log)} == {False}
+    assert len(grader.calls) == 4
+
+
+def test_repeat_zero_keeps_the_cache_key_existing_caches_were_written_with() -> None:
+    from inspect_ai.model._cache import (
+        _cache_key_config,  # the config part of Inspect's key
+    )
+
+    assert cache_policy(True, 0) == CachePolicy(per_epoch=False)
+    assert cache_policy(True, 2) == CachePolicy(per_epoch=False, scopes={"repeat": "2"})
+    assert cache_policy(False, 3) is False
+    # the judge's call limits are runtime knobs that Inspect keeps out of the key
+    for strategy in STRATEGIES.values():
+        before = GenerateConfig(temperature=0.0, max_tokens=strategy.max_tokens)
+        assert _cache_key_config(judge_config(strategy, GenerateConfig())) == _cache_key_config(before)
+
+
+def test_inspect_score_accepts_repeat_as_a_scorer_argument(tmp_path: Path) -> None:
+    # What `inspect score LOG --scorer vivid_inspect/judge -S strategy=cot -S repeat=2` does.
+    solver, grader = _solver_model(), Scripted("grader", _judge_reply)
+    log = _run(_task(judge(strategy="aspect")), solver, tmp_path, model_roles={"grader": grader.model})
+    [created] = resolve_scorers(log, registry_info(judge).name, {"strategy": "cot", "repeat": 2})
+    rescored = score(log, scorers=[created], model_roles={"grader": grader.model}, action="append", display="none")
+
+    assert rescored.results is not None
+    assert rescored.results.scores[1].params == {"strategy": "cot", "repeat": 2}
+    assert {(s.metadata or {})["repeat"] for s in _judged(rescored, "judge_cot")} == {2}
+
+
+def test_scores_record_prompt_and_parser_versions(tmp_path: Path) -> None:
+    grader = Scripted("grader", _judge_reply)
+    log = _run(
+        _task(judge(strategy="aspect"), samples=1), _solver_model(), tmp_path, model_roles={"grader": grader.model}
+    )
+    empty = _run(
+        _task(judge(strategy="cot"), samples=1), _solver_model(""), tmp_path, model_roles={"grader": grader.model}
+    )
+    for metadata in [(s.metadata or {}) for s in _judged(log) + _judged(empty, "judge_cot")]:
+        assert (metadata["prompt_version"], metadata["parser_version"]) == (JUDGE_PROMPT_VERSION, JUDGE_PARSER_VERSION)
+        assert metadata["repeat"] == 0
+
+
+# -- the judge's call limits ---------------------------------------------------------------------------
+
+LIMITS = {"max_retries": JUDGE.max_retries, "timeout": JUDGE.timeout, "attempt_timeout": JUDGE.attempt_timeout}
+
+
+def _limits(config: GenerateConfig) -> dict[str, object]:
+    return {name: getattr(config, name) for name in LIMITS}
+
+
+@pytest.mark.parametrize(
+    ("role_config", "expected"),
+    [
+        pytest.param(GenerateConfig(), LIMITS | {"max_tokens": 10, "temperature": 0.0}, id="defaults"),
+        pytest.param(
+            GenerateConfig(max_retries=1, attempt_timeout=7, max_tokens=4096, temperature=0.7),
+            LIMITS | {"max_retries": 1, "attempt_timeout": 7, "max_tokens": 4096, "temperature": 0.7},
+            id="role-settings-win",
+        ),
+        pytest.param(GenerateConfig(batch=True), LIMITS | {"attempt_timeout": None}, id="batch-drops-attempt-timeout"),
+        pytest.param(
+            GenerateConfig(batch=True, attempt_timeout=30),
+            LIMITS | {"attempt_timeout": None},
+            id="batch-even-if-role-set-it",
+        ),
+        pytest.param(GenerateConfig(batch=False), LIMITS, id="batch-off-keeps-it"),
+    ],
+)
+def test_judge_config_layers(role_config: GenerateConfig, expected: dict[str, object]) -> None:
+    config = judge_config(STRATEGIES["aspect"], role_config)
+    assert {name: getattr(config, name) for name in expected} == expected
+
+
+def test_call_limits_apply_under_inspect_score_and_a_role_still_wins(tmp_path: Path) -> None:
+    generated = _run(_task(), _solver_model(), tmp_path)
+    plain = Scripted("plain", _judge_reply)
+    score(generated, [judge(strategy="cot")], model_roles={"grader": plain.model}, display="none")
+    assert {tuple(_limits(config).items()) for _, config in plain.calls} == {tuple(LIMITS.items())}
+
+    tuned = Scripted("tuned", _judge_reply, config=GenerateConfig(max_retries=2, attempt_timeout=5, max_tokens=64))
+    score(generated, [judge(strategy="cot")], model_roles={"grader": tuned.model}, display="none")
+    assert {(c.max_retries, c.timeout, c.attempt_timeout, c.max_tokens) for _, c in tuned.calls} == {
+        (2, JUDGE.timeout, 5, 64)
+    }

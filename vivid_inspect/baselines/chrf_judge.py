@@ -14,6 +14,21 @@ _BLOCK = re.compile(
 )
 
 
+def verdict(score: int) -> str:
+    """The grader's reply for a score, in the verdict grammar of every strategy.
+
+    A labelled line alone is a bare-score strategy's verdict and a chain-of-thought reply's final
+    score line too (``judge_prompts.VERDICT_GRAMMAR``), so one reply fits every template.
+
+    Args:
+        score: The 0-5 score.
+
+    Returns:
+        ``"Điểm: N"``.
+    """
+    return f"Điểm: {score}"
+
+
 def judge_fields(prompt: str) -> tuple[str, str] | None:
     """The reference meaning and the candidate explanation of a VIVID judge prompt.
 

@@ -25,7 +25,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from vivid_inspect.baselines.answers import BASELINES, BaselineAnswers
-from vivid_inspect.baselines.chrf_judge import judge_fields
+from vivid_inspect.baselines.chrf_judge import judge_fields, verdict
 from vivid_inspect.data import load_items
 from vivid_inspect.scorers.lexical import bin_chrf, chrf
 from vivid_inspect.solvers.markers import last_item
@@ -86,7 +86,7 @@ class BaselineModel(ModelAPI):
                 f"grader=vivid/{self.model_name}); this prompt has no reference and candidate blocks"
             )
         reference, candidate = fields
-        return str(bin_chrf(chrf(candidate, reference)))
+        return verdict(bin_chrf(chrf(candidate, reference)))
 
     def _answer(self, prompt: str, answers: BaselineAnswers) -> str:
         found = last_item(prompt)

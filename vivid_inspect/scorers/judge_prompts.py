@@ -3,8 +3,9 @@
 Each template grades one candidate explanation of an idiom against the dictionary meaning on
 the paper's 0-5 scale. Three ask for the bare integer (``ZERO_SHOT``, ``DEMONSTRATION``,
 ``ASPECT``, the paper's default); ``COT`` asks for step-by-step reasoning ending with the line
-``Điểm: N``. Both formats are what :func:`vivid_inspect.scorers.judge_parse.parse_judge_score`
-reads.
+``Điểm: N``. What counts as the judge's verdict is :data:`VERDICT_GRAMMAR`, written once here and
+read by :func:`vivid_inspect.scorers.judge_parse.parse_judge_score`; every template and retry
+turn asks for a reply in it.
 
 Text that comes from the data or from the model under test is wrapped in tags whose name carries
 a nonce derived from that text, so the text cannot contain its own closing tag (it would have to
@@ -18,6 +19,43 @@ import hashlib
 import re
 
 from vivid_inspect.text import nfc
+
+JUDGE_PROMPT_VERSION = 2
+"""Version of the templates and retry turns; recorded in each score's metadata (``prompt_version``).
+
+1: first release. 2: the templates and retry turns ask for the verdict outside quotes and code,
+the CoT retry asks for brevity, and the retry turn shows the score line without backticks.
+"""
+
+VERDICT_GRAMMAR = """\
+What the judge's verdict is, for every template (the README's "Verdict grammar" says the same).
+
+1. Reasoning goes first. ``<think>…</think>`` blocks are removed; text before a lone ``</think>`` is
+   reasoning; after an unclosed ``<think>`` there is no answer (an empty reply).
+2. Cited text never counts. A score inside quotes of any kind ("…", “…”, «…», '…', ‘…’, „…“,
+   「…」), an inline code span (`…`), a fenced code block (``` or ~~~) or a blockquote line (> …) is
+   the judge citing something (usually the candidate), not its verdict. Quotes and code spans do not
+   cross lines; one left open runs to the end of its line, a fence left open to the end of the
+   reply. An apostrophe inside a word (judge's) is not a quote.
+3. A verdict is a line that is only a number (``4``, ``**4**``, ``(4)``, ``4/5``, ``4.0``, ``- 4``,
+   ``4.``), or a labelled statement anywhere in a line: ``Điểm``, ``Điểm số``, ``Điểm tổng thể``,
+   ``Điểm cuối cùng``, ``Điểm số cuối cùng``, ``Tổng điểm``, ``Score`` or ``Final score``, then
+   ``:``, ``=`` or ``là``, then the number (``**Điểm:** 4``, ``Điểm cuối cùng là 4``). ``/5`` is the
+   scale; any other scale (``8/10``), a non-integer (``4.5``) or a number outside 0-5 is unreadable.
+   A number inside a sentence (``Tôi cho 4 điểm``) or a number word (``bốn``) is not a verdict.
+4. Bare-score strategies (zero_shot, demonstration, aspect): every verdict outside cited text must
+   agree; two different ones make the reply unreadable ("conflicting verdicts"). A reply longer
+   than 8,192 characters after step 1 is unreadable.
+5. Chain of thought (cot): only the final non-empty line counts, and it must be a labelled score
+   line and nothing else (``Điểm: 4``, ``**Điểm:** 4``, ``Điểm số cuối cùng: 4``, ``Điểm: 4/5``,
+   ``**Điểm: 4**``). A reply that does not end with it, or that stopped at its token budget or the
+   context window (stop reason ``max_tokens`` or ``model_length``), is unreadable.
+6. Unreadable means: ask once more with a retry turn (a different request, so the cache cannot
+   replay the reply), then leave the sample unscored with the reason. Never a 0, never a guess.
+   A reply holding a lone surrogate (invalid Unicode) is unreadable too: it is stored with U+FFFD
+   in its place, and a damaged reply is not trusted to carry an intact score.
+"""
+"""The verdict grammar: what the parser reads as the judge's score, and what the templates ask for."""
 
 # Placeholders filled by render_judge_prompt(); every other brace in a template is doubled.
 _RUBRIC = """Thang điểm (số nguyên từ 0 đến 5), đo mức độ lời giải thích khớp với nghĩa chuẩn:
@@ -49,7 +87,8 @@ _DATA = """Dữ liệu cần chấm nằm trong ba khối thẻ có mã {nonce}.
 </giai_thich_can_cham_{nonce}>"""
 
 _BARE_ANSWER = (
-    "Chỉ trả lời bằng đúng một số nguyên từ 0 đến 5 (điểm tổng thể), không kèm chữ, dấu câu hay giải thích nào khác."
+    "Chỉ trả lời bằng đúng một số nguyên từ 0 đến 5 (điểm tổng thể), không đặt trong dấu ngoặc kép hay khối mã, "
+    "không kèm chữ, dấu câu hay giải thích nào khác."
 )
 
 ZERO_SHOT = f"""{_ROLE}
@@ -106,9 +145,9 @@ Hãy suy luận từng bước trước khi cho điểm:
 2. So sánh lời giải thích với nghĩa chuẩn: ý nào đúng, ý nào thiếu, ý nào sai hoặc bịa thêm, sắc thái có giữ được không.
 3. Đối chiếu với thang điểm để chọn một số nguyên từ 0 đến 5.
 
-Viết phần suy luận ngắn gọn, rồi kết thúc bằng một dòng cuối cùng duy nhất theo đúng định dạng:
+Viết phần suy luận ngắn gọn; khi trích lời của bài làm, hãy đặt lời trích trong dấu ngoặc kép. Rồi kết thúc bằng một dòng cuối cùng duy nhất theo đúng định dạng:
 Điểm: N
-trong đó N là số nguyên từ 0 đến 5. Không viết gì sau dòng này."""
+trong đó N là số nguyên từ 0 đến 5. Không đặt dòng này trong dấu ngoặc kép, khối mã hay trích dẫn, và không viết gì sau dòng này."""
 """Step-by-step reasoning, then a final ``Điểm: N`` line."""
 
 ASPECT = f"""{_ROLE}
@@ -149,13 +188,14 @@ TEMPLATES: dict[str, str] = {
 
 RETRY_BARE = (
     "Câu trả lời vừa rồi không đọc được thành điểm ({reason}). Hãy trả lời lại bằng đúng một số "
-    "nguyên từ 0 đến 5, không kèm chữ nào khác."
+    "nguyên từ 0 đến 5, không đặt trong dấu ngoặc kép hay khối mã, không kèm chữ nào khác."
 )
 """Follow-up turn after an unreadable bare-score reply."""
 
 RETRY_COT = (
-    "Câu trả lời vừa rồi không đọc được thành điểm ({reason}). Hãy kết thúc lại bằng đúng một "
-    "dòng theo định dạng `Điểm: N`, với N là số nguyên từ 0 đến 5."
+    "Câu trả lời vừa rồi không đọc được thành điểm ({reason}). Hãy trả lời lại: suy luận thật ngắn "
+    "gọn (vài câu), rồi kết thúc bằng một dòng cuối cùng theo đúng định dạng\nĐiểm: N\nvới N là số "
+    "nguyên từ 0 đến 5, không đặt trong dấu ngoặc kép hay khối mã, và không viết gì sau dòng đó."
 )
 """Follow-up turn after an unreadable chain-of-thought reply."""
 

@@ -285,7 +285,15 @@ class _Handler(BaseHTTPRequestHandler):
     def send_json(
         self, status: int, body: dict[str, Any] | bytes, headers: Mapping[str, str] = {}
     ) -> None:
-        data = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
+        if isinstance(body, bytes):
+            data = body
+        else:
+            try:
+                data = json.dumps(body, ensure_ascii=False).encode()
+            except UnicodeEncodeError:
+                # a lone surrogate is not UTF-8: send it as a JSON "\ud800" escape, as a buggy
+                # provider does, so tests can see what a client makes of it
+                data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
