@@ -199,6 +199,24 @@ def test_duplicates_option_lists_every_repeat(tmp_path: Path, capsys: pytest.Cap
     ]
 
 
+def test_codes_that_cannot_be_told_apart_are_no_evidence_against_the_mapping(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    # Every row alike: traits 1-4 and themes other than 3 all at 0 %, so any order of them fits equally.
+    header = ",".join(COLUMNS)
+    rows = [f"Câu số {n},Nghĩa.,0.0,0.0,0.0,0.0,1.0,3.0" for n in range(600)]
+    path = write(tmp_path, ("\n".join([header, *rows]) + "\n").encode())
+
+    with caplog.at_level(logging.WARNING):
+        load_vivid(str(path))
+    code, out, _ = check(capsys, "--data", str(path))
+
+    assert _taxonomy_warnings(caplog) == []
+    assert code == 0
+    assert "traits: the best-fitting assignment is the one in vivid_inspect/taxonomy.py" in out
+    assert "this file does not look like the paper's data" in out
+
+
 # --- the warning when a full-size source contradicts the mapping -------------------------------
 
 

@@ -118,11 +118,18 @@ def _table(fit: Any, *, with_best: bool) -> str:
 
 
 def _verdict(fit: Any) -> str:
-    largest = max(abs(fit.gap(code.best, code)) for code in fit.codes)
+    from vivid_inspect.data.prevalence import UNLIKE_PAPER
+
+    unlike = (
+        f" No assignment fits well (largest gap {fit.largest_gap:.1f} points): this file does not look like "
+        "the paper's data, so it says little about the code order."
+        if fit.largest_gap > UNLIKE_PAPER
+        else ""
+    )
     if fit.agrees:
         return (
             f"{fit.kind}: the best-fitting assignment is the one in vivid_inspect/taxonomy.py "
-            f"(largest gap {largest:.1f} points)."
+            f"(largest gap {fit.largest_gap:.1f} points).{unlike}"
         )
     moved = ", ".join(f"code {code.code} fits {code.best!r} (taxonomy.py: {code.mapped!r})" for code in fit.differing)
-    return f"{fit.kind}: the best-fitting assignment DIFFERS from vivid_inspect/taxonomy.py: {moved}."
+    return f"{fit.kind}: the best-fitting assignment DIFFERS from vivid_inspect/taxonomy.py: {moved}.{unlike}"

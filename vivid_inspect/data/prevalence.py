@@ -42,6 +42,16 @@ PAPER_THEME_PREVALENCE: dict[str, float] = {
 MIN_ROWS = 500
 """Fewer rows cannot tell the codes apart: sampling noise exceeds the gaps between the figures."""
 
+TIE_TOLERANCE = 0.1
+"""Total absolute difference (points) under which taxonomy.py's assignment counts as a best fit.
+
+The paper's figures are rounded to 0.1, and a file whose codes cannot be told apart (two codes
+with the same share) has several optimal assignments: neither is evidence against the mapping.
+"""
+
+UNLIKE_PAPER = 5.0
+"""A best fit with a code this far (points) from the paper means the file is not like the release."""
+
 Kind = Literal["traits", "themes"]
 
 
@@ -82,6 +92,11 @@ class MapFit:
     def agrees(self) -> bool:
         """True when the best-fitting assignment is the one in taxonomy.py."""
         return all(fit.mapped == fit.best for fit in self.codes)
+
+    @property
+    def largest_gap(self) -> float:
+        """Largest distance (points) between a code's share and the paper's figure for its best fit."""
+        return max(abs(self.gap(fit.best, fit)) for fit in self.codes)
 
     @property
     def differing(self) -> tuple[CodeFit, ...]:
@@ -145,14 +160,21 @@ def fit_map(items: Sequence[VividItem], kind: Kind) -> MapFit:
     labels = TRAIT_BY_CODE if kind == "traits" else THEME_BY_CODE
     paper = PAPER_TRAIT_PREVALENCE if kind == "traits" else PAPER_THEME_PREVALENCE
     observed = prevalences(items, kind)
+    mapped = {code: label.name for code, label in labels.items()}
     best = best_assignment(observed, paper)
+    cost = {
+        name: sum(abs(observed[code] - paper[assignment[code]]) for code in observed)
+        for name, assignment in (("best", best), ("mapped", mapped))
+    }
+    if cost["mapped"] - cost["best"] <= TIE_TOLERANCE:
+        best = mapped
     columns = dict(zip(TRAIT_BY_CODE, TRAIT_COLUMNS)) if kind == "traits" else {}
     fits = tuple(
         CodeFit(
             code=code,
             column=columns.get(code, f"{THEME_COLUMN}={code}"),
             observed=observed[code],
-            mapped=labels[code].name,
+            mapped=mapped[code],
             best=best[code],
         )
         for code in labels
