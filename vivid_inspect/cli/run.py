@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vivid_inspect.runner.problems import SetupError, SpecError
@@ -20,7 +21,7 @@ EXIT_BAD_SPEC = 2
 EXIT_INTERRUPTED = 130
 EXIT_BUSY = 75  # sysexits' EX_TEMPFAIL: another run holds the log folder; try again later
 
-DISPLAYS = ("full", "rich", "plain", "log", "none")  # eval_set refuses "conversation"
+DISPLAYS = ("compact", "full", "rich", "plain", "log", "none")  # eval_set refuses "conversation"
 
 
 def _load(args: argparse.Namespace) -> LoadedSpec | int:
@@ -94,6 +95,7 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
+    _say_where(loaded, result.report_files)
     if not result.ok:
         for message in result.progress.messages:
             print(f"  {message}", file=sys.stderr)
@@ -103,6 +105,15 @@ def _run(args: argparse.Namespace) -> int:
         )
         return EXIT_INCOMPLETE
     return EXIT_OK
+
+
+def _say_where(loaded: LoadedSpec, files: list[Path]) -> None:
+    """Where the report, its files and the logs went: the last lines a run prints."""
+    if files:
+        folder = files[0].parent
+        names = ", ".join(path.name if path.parent == folder else str(path) for path in files)
+        print(f"vivid run: report in {folder}: {names}", file=sys.stderr)
+    print(f"vivid run: logs in {loaded.log_dir}; browse them with `inspect view --log-dir {loaded.log_dir}`", file=sys.stderr)
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
@@ -131,8 +142,9 @@ def register(subparsers: Any) -> None:
     run.add_argument(
         "--display",
         choices=DISPLAYS,
-        default=None,
-        help="Inspect's display for generation (default: Inspect's)",
+        default="compact",
+        help="compact (default): vivid's progress lines and errors only; full, rich, plain or log: "
+        "Inspect's display of each generation task; none: no progress at all",
     )
     run.add_argument("--no-report", action="store_true", help="skip the report step")
     run.add_argument(

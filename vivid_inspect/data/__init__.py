@@ -132,6 +132,18 @@ def item_metadata(item: VividItem) -> dict[str, object]:
     }
 
 
+_warned: set[str] = set()
+
+
+def _warn_once(message: str, *args: object) -> None:
+    # One command builds the same task several times (vivid plan, each run block, the offline
+    # models): the same warning once per process is enough; the report's notes keep it.
+    text = message % args
+    if text not in _warned:
+        _warned.add(text)
+        logger.warning(text)
+
+
 def load_vivid(
     data: str | None = None,
     *,
@@ -170,14 +182,14 @@ def load_vivid(
         gold = target(item) if target else item.meaning
         samples.append(Sample(id=item.id, input=item.idiom, target=gold, metadata=item_metadata(item)))
     if left_out:
-        logger.warning(
+        _warn_once(
             "%s: left out %d item(s) whose idiom is a demonstration of the prompt: ids %s",
             source,
             len(left_out),
             left_out,
         )
     if judge_left_out:
-        logger.warning(
+        _warn_once(
             "%s: left out %d item(s) whose idiom is a graded example in a judge prompt: ids %s",
             source,
             len(judge_left_out),

@@ -197,10 +197,25 @@ def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool) -> st
         lines.append(f"- incomplete logs (their completed samples are used, rows flagged): {', '.join(incomplete)}")
     for skipped in logset.skipped:
         lines.append(f"- skipped: {skipped}")
+    lines.extend(_left_out_notes(logset))
     if not has_humans:
         lines.append("- no human scores: pass --human FILE for the agreement statistics of Table 1")
     lines.append("")
     return "\n".join(lines) + "\n" + "\n".join(to_markdown(table) for table in tables)
+
+
+def _left_out_notes(logset: LogSet) -> list[str]:
+    """One note per set of items the tasks left out because they are demonstrations of the prompt."""
+    tasks_by_ids: dict[tuple[int, ...], set[str]] = {}
+    for ref in logset.logs:
+        if ref.left_out and ref.vivid_judge is None:
+            setting = ref.prompt if ref.prompt is not None else f"{ref.shots} shots" if ref.shots is not None else None
+            tasks_by_ids.setdefault(ref.left_out, set()).add(f"{ref.task} ({setting})" if setting else ref.task)
+    return [
+        f"- left out {len(ids)} item(s) whose idiom is a demonstration of the prompt, in {', '.join(sorted(tasks))}: "
+        f"ids {', '.join(map(str, ids))} (no score counts them)"
+        for ids, tasks in sorted(tasks_by_ids.items())
+    ]
 
 
 def _write(out: Path, tables: tuple[Table, ...], markdown: str, formats: tuple[Format, ...]) -> list[Path]:

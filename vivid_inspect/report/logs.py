@@ -117,6 +117,8 @@ class LogRef:
         eval_id: Inspect's eval id (a rescored copy keeps its source's).
         identity: What identifies the generation's content (explanation logs only; a judged copy
             has its generation's), with its key; see :mod:`vivid_inspect.generation_key`.
+        left_out: Ids the task left out because their idiom is a demonstration of its prompt
+            (task metadata ``left_out_ids``).
     """
 
     path: Path
@@ -135,6 +137,7 @@ class LogRef:
     epochs: int = 1
     eval_id: str = ""
     identity: Generation | None = None
+    left_out: tuple[int, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -372,6 +375,7 @@ def _log_ref(root: Path, path: Path, header: EvalLog, generation_keys: dict[str,
         epochs=int(spec.config.epochs or 1),
         eval_id=str(spec.eval_id),
         identity=generation_of(header, generation) if task == "explain" else None,
+        left_out=tuple(int(i) for i in metadata.get("left_out_ids") or ()),
     )
 
 

@@ -8,7 +8,7 @@ what is missing, and a run after a complete one makes no model calls.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from vivid_inspect.runner.problems import SpecError
 from vivid_inspect.runner.progress import Progress, inspect_console_quiet, tracking
 from vivid_inspect.runner.record import output_entry, write_record
 from vivid_inspect.runner.scoring import run_judges
-from vivid_inspect.report.build import write_report
+from vivid_inspect.report.build import Report, write_report
 
 
 @dataclass
@@ -35,6 +35,7 @@ class RunResult:
         progress: Counters, including model calls per model.
         record_dir: Where the resolved spec and package freeze were written.
         report: The report's Markdown, when the report step ran.
+        report_files: The files the report step wrote (tables, ``report.md``, figures).
     """
 
     generations: list[GenerationResult]
@@ -42,6 +43,7 @@ class RunResult:
     progress: Progress
     record_dir: Path
     report: str | None = None
+    report_files: list[Path] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -64,7 +66,7 @@ def _outputs(
     return entries
 
 
-def _report(loaded: LoadedSpec, progress: Progress) -> str | None:
+def _report(loaded: LoadedSpec, progress: Progress) -> Report | None:
     try:
         report = write_report(
             loaded.log_dir,
@@ -76,7 +78,7 @@ def _report(loaded: LoadedSpec, progress: Progress) -> str | None:
     except Exception as error:  # noqa: BLE001 - the logs are complete; the report can be rebuilt
         progress.error(f"report failed: {type(error).__name__}: {error}")
         return None
-    return str(report.markdown)
+    return report
 
 
 def run_spec(
@@ -124,7 +126,10 @@ def _run_spec(loaded: LoadedSpec, *, display: str | None, report: bool, quiet: b
     if conflicts:
         raise SpecError(conflicts, str(loaded.source))
     cells = prepared.cells
-    models = build_models(loaded)
+    # Creating the first model makes Inspect print its version and hook count; vivid's own lines
+    # say what is running.
+    with inspect_console_quiet():
+        models = build_models(loaded)
     progress = Progress(
         totals={"generation": len(cells.generations), "judge": len(cells.judges), "panel": len(cells.panels)},
         quiet=quiet,
@@ -139,7 +144,9 @@ def _run_spec(loaded: LoadedSpec, *, display: str | None, report: bool, quiet: b
     result = RunResult(generations, judged, progress, record_dir)
     progress.note("finished" if result.ok else "finished with incomplete cells (rerun to resume)")
     if report:
-        result.report = _report(loaded, progress)
+        built = _report(loaded, progress)
+        result.report = str(built.markdown) if built is not None else None
+        result.report_files = list(built.files) if built is not None else []
         if result.report and not quiet:
             progress.console.print(result.report, markup=False)
     return result

@@ -7,6 +7,7 @@ samples it already holds, so only missing samples reach the model.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from vivid_inspect.runner.layout import FoundLog, generations_dir, latest_log, r
 from vivid_inspect.runner.models import Models, generate_config, model_key
 from vivid_inspect.runner.prepare import Prepared, PreparedBlock
 from vivid_inspect.runner.problems import Problem
-from vivid_inspect.runner.progress import Progress
+from vivid_inspect.runner.progress import COMPACT, Progress
 
 
 @dataclass(frozen=True)
@@ -88,10 +89,26 @@ def _run_group(
         # A sample that keeps failing must not stop the others: the task runs to its end, is
         # marked as an error, and a rerun retries only the samples that failed.
         continue_on_fail=True,
-        display=display,  # type: ignore[arg-type]
+        # `compact` (vivid run's default): our progress line instead of Inspect's task panels.
+        display="none" if display == COMPACT else display,  # type: ignore[arg-type]
         **config.model_dump(exclude_none=True),
     )
     return logs
+
+
+def _all_done(prepared: Prepared, blocks: list[PreparedBlock]) -> bool:
+    """Whether every cell of these blocks has a finished log with all its items (as ``vivid plan`` counts)."""
+    logs = read_generation_logs(prepared.loaded.log_dir)
+    for block in blocks:
+        epochs = prepared.loaded.spec.runs[block.index].epochs
+        for cell in block.cells:
+            log = latest_log(cell, logs)
+            results = log.header.results if log is not None else None
+            if log is None or log.header.status != "success" or results is None:
+                return False
+            if results.total_samples < block.item_count(cell) * epochs:
+                return False
+    return True
 
 
 def _selection_of(header: EvalLog) -> tuple[list[int] | None, int | None]:
@@ -150,7 +167,8 @@ def run_generations(
         prepared: The prepared spec.
         models: The spec's models (:func:`~vivid_inspect.runner.models.build_models`).
         progress: Counts cells, calls and errors.
-        display: Inspect display type (``full``, ``plain``, ``none``, ...); None for Inspect's default.
+        display: Inspect display type (``full``, ``plain``, ``none``, ...); None for Inspect's default;
+            ``compact`` for none of Inspect's display but a live progress line of our own.
 
     Returns:
         One result per generation cell, in spec order.
@@ -159,9 +177,16 @@ def run_generations(
     for blocks in eval_set_groups(prepared):
         error: str | None = None
         names = ", ".join(f"runs[{block.index}]" for block in blocks)
-        progress.note(f"generating {names} ({sum(len(block.cells) for block in blocks)} cells)")
+        cells = sum(len(block.cells) for block in blocks)
         try:
-            logs = _run_group(prepared, blocks, models, display)
+            if _all_done(prepared, blocks):
+                # Nothing to generate: eval_set would only return these logs (and draw its panels).
+                progress.note(f"{names}: all {cells} generation cells are already done")
+                logs = []
+            else:
+                progress.note(f"generating {names} ({cells} cells)")
+                with progress.live(f"generating {names}") if display == COMPACT else nullcontext():
+                    logs = _run_group(prepared, blocks, models, display)
         except KeyboardInterrupt:
             raise
         except Exception as caught:  # noqa: BLE001 - one failed call must not stop the others

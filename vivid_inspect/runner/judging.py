@@ -159,8 +159,27 @@ async def run_judge_cell(
             USAGE_KEY: _judge_usage(scored),
         },
     }
+    # The viewer's list shows the task name and tags: without these, every judged copy of a
+    # generation looks like the generation itself.
+    scored.eval.tags = list(dict.fromkeys([*(scored.eval.tags or []), *judged_tags(cell)]))
+    scored.eval.task_display_name = f"{scored.eval.task_display_name or header.eval.task} · {judged_title(cell)}"
     await write_atomic(scored, output)
     return JudgedResult(cell.label, generation_log, output, "scored")
+
+
+def judged_title(cell: JudgeCell) -> str:
+    """``judge chrf_aspect (aspect, vivid/chrf)``: which judge a judged log holds, for its title."""
+    return f"judge {cell.label} ({cell.judge.strategy}, {cell.judge.model or 'no model'})"
+
+
+def judged_tags(cell: JudgeCell) -> list[str]:
+    """The eval tags of a judged log: ``judged``, its judge's name, strategy and model."""
+    return [
+        "judged",
+        f"judge:{cell.label}",
+        f"strategy:{cell.judge.strategy}",
+        f"judge_model:{cell.judge.model or 'none'}",
+    ]
 
 
 def _judge_temperature(scored: EvalLog) -> float | list[float] | None:

@@ -21,6 +21,9 @@ from rich.status import Status
 
 CellKind = Literal["generation", "judge", "panel"]
 
+COMPACT = "compact"
+"""``vivid run``'s default display: Inspect's own display off, our progress lines and errors only."""
+
 _active: Progress | None = None
 
 
