@@ -54,6 +54,7 @@ from tests.fake_api import (
     idiom_of,
     serving,
 )
+from tests.test_reliability_runner import single_log, vivid_run, write_spec
 from vivid_inspect.scorers.judge import POISONED_REPLY, judge
 from vivid_inspect.scorers.judge_parse import parse_judge_score
 from vivid_inspect.scorers.judge_prompts import DATA_TAGS
@@ -299,10 +300,10 @@ POISONED = [
 
 def _poisoned_responder(bad_idiom: str, reply: str) -> Any:
     def respond(model: str, messages: list[dict[str, Any]]) -> str:
-        idiom = idiom_of(str(messages[0]["content"]))
         if model == GEN:
-            return f"Giải thích số {idiom}."
-        return reply if idiom == bad_idiom else "4"
+            return f"Giải thích số {idiom_of(str(messages[-1]['content']))}."
+        # the judge's first message is its prompt; a retry only adds turns after it
+        return reply if idiom_of(str(messages[0]["content"])) == bad_idiom else "4"
 
     return respond
 
@@ -378,6 +379,31 @@ def test_a_poisoned_reply_while_rescoring_writes_the_log(server: FakeOpenAIServe
         write_eval_log(judged)
         _check_poisoned(judged, bad, None, POISONED_REPLY)
     assert server.model_counts[JUDGE] == 5
+
+
+def test_a_poisoned_reply_under_vivid_run_keeps_the_cell_and_a_rerun_calls_nothing(
+    server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in server.env().items():
+        monkeypatch.setenv(name, value)
+    items = explain_items()[:4]
+    bad = items[3].idiom
+    server.responder = _poisoned_responder(bad, "4\ud800")
+    spec = write_spec(tmp_path, server, limit=len(items))
+
+    code, err = vivid_run(spec, capsys, "--no-report")
+
+    assert code == 0, err
+    judged = single_log(tmp_path / "logs" / "judged" / "aspect")
+    _check_poisoned(judged, bad, None, POISONED_REPLY)
+    asked = dict(server.model_counts)
+    assert asked[JUDGE] == len(items) + 1
+
+    code, err = vivid_run(spec, capsys, "--no-report")
+
+    assert code == 0, err
+    assert server.model_counts == asked
+    _check_poisoned(single_log(tmp_path / "logs" / "judged" / "aspect"), bad, None, POISONED_REPLY)
 
 
 # -- candidates that attack the judge prompt ---------------------------------------------------------
