@@ -157,7 +157,7 @@ def test_three_fresh_repeats_are_three_runs() -> None:
             ],
             2,
             0,
-            "replayed from Inspect's cache (a judged log redone",
+            "replayed from Inspect's cache (the same judgement made before",
             id="redone-repeats-count",
         ),
     ],

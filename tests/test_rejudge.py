@@ -47,13 +47,21 @@ def _score(log: Path, *args: str) -> None:
     _inspect("score", str(log), "--scorer", "vivid_inspect/judge", "-S", "strategy=aspect", "--model-role", GRADER, *args)
 
 
-def test_a_repeat_loop_gives_fresh_repeats_the_report_compares(tmp_path: Path) -> None:
-    log = _generate(tmp_path / "logs", judge="none")
-    # README: for r in 0 1 2; do inspect score LOG ... -S repeat=$r --output-file ...-repeat-$r.eval; done
-    for repeat in range(3):
-        _score(log, "-S", f"repeat={repeat}", "--output-file", str(log.with_name(f"{log.stem}-repeat-{repeat}.eval")))
+@pytest.mark.parametrize(
+    ("judge", "repeats"),
+    [
+        pytest.param("none", [0, 1, 2], id="generated-without-a-judge"),
+        pytest.param("aspect", [1, 2], id="its-own-judge-column-is-repeat-0"),
+    ],
+)
+def test_a_repeat_loop_gives_fresh_repeats_the_report_compares(tmp_path: Path, judge: str, repeats: list[int]) -> None:
+    log = _generate(tmp_path / "logs", judge=judge)
+    # README: for r in 0 1 2; do inspect score LOG ... -S repeat=$r --action overwrite --output-file ...; done
+    for repeat in repeats:
+        copy = log.with_name(f"{log.stem}-repeat-{repeat}.eval")
+        _score(log, "-S", f"repeat={repeat}", "--action", "overwrite", "--output-file", str(copy))
 
-    for repeat in range(3):
+    for repeat in repeats:
         judged = read_eval_log(str(log.with_name(f"{log.stem}-repeat-{repeat}.eval")))
         scores = [sample.scores["judge_aspect"] for sample in judged.samples or []]
         assert len(scores) == ITEMS

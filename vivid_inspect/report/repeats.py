@@ -116,8 +116,8 @@ def _recorded_runs(group: pd.DataFrame) -> RepeatRuns | None:
     replayed = int((chosen["cached"] == 1).sum())
     if replayed:
         notes.append(
-            f"{replayed} counted score(s) are their own repeat's replies replayed from Inspect's cache "
-            "(a judged log redone, e.g. after a parser change)"
+            f"{replayed} counted score(s) are their own repeat's replies replayed from Inspect's cache (the "
+            "same judgement made before: a judged log redone, or the same explanations judged elsewhere)"
         )
     repeats = sorted(int(r) for r in chosen["repeat"].unique())
     temperatures = _temperatures(chosen)
