@@ -19,7 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from vivid_inspect.data import COLUMNS, VividDataError, _load_cached, load_vivid
+from vivid_inspect.data import (
+    COLUMNS,
+    VividDataError,
+    _load_cached,
+    load_items,
+    load_vivid,
+)
 from vivid_inspect.data.csv_format import MAX_FIELD_CHARS
 
 BASE_ROW = ["Nước chảy chỗ trũng", " Của cải thường dồn về nơi đã sẵn của.", "0.0", "0.0", "0.0", "0.0", "1.0", "3.0"]
@@ -143,7 +149,7 @@ def test_a_few_duplicates_are_each_listed_once(tmp_path: Path, caplog: pytest.Lo
     ]
 
 
-@pytest.mark.parametrize("copies", [pytest.param(7, id="just-over-the-list"), pytest.param(100_001, id="100k")])
+@pytest.mark.parametrize("copies", [pytest.param(7, id="just-over-the-list"), pytest.param(1_001, id="a-thousand")])
 def test_many_duplicates_are_summarised_with_count_first_few_and_where_to_see_all(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, copies: int
 ) -> None:
@@ -151,7 +157,7 @@ def test_many_duplicates_are_summarised_with_count_first_few_and_where_to_see_al
     path.write_bytes(csv_bytes([BASE_ROW] * copies))
 
     with caplog.at_level(logging.WARNING):
-        load_vivid(str(path))
+        load_items(str(path))
 
     [message] = _warnings(caplog)
     lines = message.splitlines()
@@ -164,7 +170,7 @@ def test_many_duplicates_are_summarised_with_count_first_few_and_where_to_see_al
 def test_100k_duplicates_print_a_handful_of_lines_through_the_cli(tmp_path: Path) -> None:
     path = tmp_path / "flood.csv"
     path.write_bytes(csv_bytes([BASE_ROW] * 100_001))
-    code = "import logging, sys; logging.basicConfig(); from vivid_inspect.data import load_vivid; load_vivid(sys.argv[1])"
+    code = "import logging, sys; logging.basicConfig(); from vivid_inspect.data import load_items; load_items(sys.argv[1])"
 
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120, check=False)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # The five tone marks as combining characters (NFD): grave, acute, tilde, hook above, dot below.
 _TONES = "\u0300\u0301\u0303\u0309\u0323"
@@ -21,7 +22,8 @@ _OLD_STYLE = re.compile(
     rf"(?P<first>[oO])(?P<tone>[{_TONES}])(?P<second>[aAeE])(?![\w\u0300-\u036f])"
     rf"|(?P<first_u>[uU])(?P<tone_u>[{_TONES}])(?P<second_u>[yY])(?![\w\u0300-\u036f])"
 )
-_SPACES = re.compile(r"\s+")
+# Everything that is not a letter or digit (punctuation, symbols, "_", whitespace) separates words.
+_NOT_WORD = re.compile(r"[\W_]+")
 
 
 def _to_new_style(match: re.Match[str]) -> str:
@@ -47,6 +49,7 @@ def unify_tone_marks(text: str) -> str:
     return unicodedata.normalize("NFC", _OLD_STYLE.sub(_to_new_style, decomposed))
 
 
+@lru_cache(maxsize=1 << 16)
 def idiom_key(text: str) -> str:
     """The form under which two spellings of one idiom compare equal.
 
@@ -62,5 +65,4 @@ def idiom_key(text: str) -> str:
         Its comparison key (possibly empty for text made only of punctuation).
     """
     folded = unicodedata.normalize("NFC", unify_tone_marks(text).casefold())
-    kept = "".join(" " if unicodedata.category(char)[0] in "PS" else char for char in folded)
-    return _SPACES.sub(" ", kept).strip()
+    return _NOT_WORD.sub(" ", folded).strip()
