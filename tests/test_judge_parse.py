@@ -209,6 +209,29 @@ def test_cot_without_a_final_score_line_is_unreadable(reply: str, reason_part: s
     assert reason_part in reason
 
 
+@pytest.mark.parametrize(
+    ("reply", "reasoning", "reason_start"),
+    [
+        pytest.param("4/" + "9" * 5000, False, "score 4/999999999999… is not on", id="scale-over-int-digit-limit"),
+        pytest.param("9" * 5000, False, "score 999999999999… out of range", id="number-over-int-digit-limit"),
+        pytest.param("Điểm: 4." + "5" * 5000, False, "non-integer score 4.5555555555…", id="long-fraction"),
+        pytest.param("Điểm: 4." + "0" * 5000, False, "ok", id="long-zero-fraction-is-integral"),
+        pytest.param(
+            "\n".join(str(i % 6) for i in range(3000)),
+            False,
+            "conflicting verdicts (0, 1, 2, 3 and 2 more)",
+            id="many-verdicts",
+        ),
+        pytest.param("Suy luận.\nĐiểm: 4/" + "9" * 150, True, "score 4/999999999999… is not on", id="cot-long-scale"),
+    ],
+)
+def test_huge_numbers_never_crash_and_reasons_stay_short(reply: str, reasoning: bool, reason_start: str) -> None:
+    # A reason goes into the retry turn and the log: it quotes at most a few characters of the reply.
+    reason = parse_judge_score(reply, reasoning=reasoning).reason
+    assert reason.startswith(reason_start)
+    assert len(reason) < 80
+
+
 @pytest.mark.parametrize("stop_reason", ["max_tokens", "model_length"])
 def test_cot_cut_off_is_unreadable_even_when_it_ends_with_a_score_line(stop_reason: str) -> None:
     score, reason = cot(REASONING + "Điểm: 4", stop_reason=stop_reason)

@@ -95,14 +95,22 @@ class JudgeParse:
         return self.score is not None
 
 
+def _shown(text: str, limit: int = 12) -> str:
+    """``text`` cut for a reason: reasons go into the retry turn and the log, never a megabyte."""
+    return text if len(text) <= limit else f"{text[:limit]}…"
+
+
 def _validate(number: str, scale: str | None) -> JudgeParse:
+    # Lengths first: int() refuses strings over 4,300 digits, and float() turns them into inf.
+    if scale is not None and (len(scale) > 3 or int(scale) != MAX_SCORE):
+        return JudgeParse(None, f"score {_shown(number)}/{_shown(scale)} is not on the 0-{MAX_SCORE} scale")
     text = number.replace("−", "-").replace(",", ".")
-    if scale is not None and int(scale) != MAX_SCORE:
-        return JudgeParse(None, f"score {number}/{scale} is not on the 0-{MAX_SCORE} scale")
-    value = float(text)
-    if not value.is_integer():
-        return JudgeParse(None, f"non-integer score {number}")
-    score = int(value)
+    whole, _, fraction = text.lstrip("-").partition(".")
+    if len(whole) > 3:
+        return JudgeParse(None, f"score {_shown(number)} out of range {MIN_SCORE}-{MAX_SCORE}")
+    if fraction.strip("0"):
+        return JudgeParse(None, f"non-integer score {_shown(number)}")
+    score = int(float(text))
     if not MIN_SCORE <= score <= MAX_SCORE:
         return JudgeParse(None, f"score {score} out of range {MIN_SCORE}-{MAX_SCORE}")
     return JudgeParse(score, "ok")
@@ -239,8 +247,9 @@ def _parse_bare(text: str) -> JudgeParse:
     readings = [_validate(v.group("number"), v.group("scale")) for v in verdicts]
     distinct = list(dict.fromkeys(r.score if r.ok else r.reason for r in readings))
     if len(distinct) > 1:
-        said = ", ".join(dict.fromkeys(v.group(0).strip() for v in verdicts))
-        return JudgeParse(None, f"conflicting verdicts ({said})")
+        said = list(dict.fromkeys(_shown(v.group(0).strip(), 24) for v in verdicts))
+        shown = ", ".join(said[:4]) + (f" and {len(said) - 4} more" if len(said) > 4 else "")
+        return JudgeParse(None, f"conflicting verdicts ({shown})")
     return readings[0]
 
 
