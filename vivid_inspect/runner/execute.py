@@ -22,6 +22,7 @@ from vivid_inspect.runner.problems import SpecError
 from vivid_inspect.runner.progress import Progress, inspect_console_quiet, tracking
 from vivid_inspect.runner.record import output_entry, write_record
 from vivid_inspect.runner.scoring import run_judges
+from vivid_inspect.runner.scrub import redacted_logging, redacted_output, scrub_folder
 from vivid_inspect.report.build import Report, write_report
 
 
@@ -116,8 +117,16 @@ def run_spec(
             print(f"vivid run: waiting for {holder.describe()} to finish with {loaded.log_dir}", file=sys.stderr)
 
     # One run per log folder: a second would repeat every missing call (see runner/lock.py).
-    with log_folder_lock(loaded.log_dir, spec=str(loaded.source), wait=wait, on_wait=waiting):
-        return _run_spec(loaded, display=display, report=report, quiet=quiet)
+    # Credentials a provider echoes are redacted from output now and from the files at the end.
+    with (
+        log_folder_lock(loaded.log_dir, spec=str(loaded.source), wait=wait, on_wait=waiting),
+        redacted_logging(),
+        redacted_output(),
+    ):
+        try:
+            return _run_spec(loaded, display=display, report=report, quiet=quiet)
+        finally:
+            scrub_folder(loaded.log_dir)
 
 
 def _run_spec(loaded: LoadedSpec, *, display: str | None, report: bool, quiet: bool) -> RunResult:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from vivid_inspect.runner.checks import BUILTIN_DATA, check_parts, check_spec, is_url
+from vivid_inspect.runner.credentials import secret_problems
 from vivid_inspect.runner.problems import PathPart, Problem, SpecError
 from vivid_inspect.runner.spec import (
     HumanScores,
@@ -238,6 +239,9 @@ def load_spec(path: str | Path, *, log_dir: str | Path | None = None) -> LoadedS
         problems += [p for p in _part_problems(source.data, base_dir) if (p.path, p.message) not in seen]
     else:
         problems = check_spec(spec, base_dir)
+    # credentials anywhere, whatever the types, in the same pass (one message per place)
+    taken = {p.path for p in problems}
+    problems = [*problems, *(p for p in secret_problems(source.data) if p.path not in taken)]
     # a --log-dir option is relative to the current folder, the spec's log_dir to the spec
     raw_log_dir = source.data.get("log_dir")
     resolved_log_dir = (

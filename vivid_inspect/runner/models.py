@@ -14,6 +14,7 @@ from inspect_ai.model import GenerateConfig, Model, get_model
 from rich.text import Text
 
 from vivid_inspect.runner.cells import resolved_judge, resolved_model, split_model_args
+from vivid_inspect.runner.credentials import env_header_client, env_references
 from vivid_inspect.runner.load import LoadedSpec
 from vivid_inspect.runner.problems import Problem, SetupError
 from vivid_inspect.runner.spec import Judge, ModelEntry, Spec
@@ -40,10 +41,28 @@ def model_key(entry: ModelEntry) -> str:
     return repr((entry.model, sorted(entry.model_args.items())))
 
 
-def make_model(entry: ModelEntry, config: GenerateConfig | None = None) -> Model:
-    """Create a model from a spec entry (``base_url`` in ``model_args`` goes to ``get_model``)."""
+def make_model(
+    entry: ModelEntry, config: GenerateConfig | None = None, extra_headers: dict[str, Any] | None = None
+) -> Model:
+    """Create a model from a spec entry (``base_url`` in ``model_args`` goes to ``get_model``).
+
+    Header values ``${env:NAME}`` (in ``model_args.default_headers``, the config's or the run
+    block's ``extra_headers``) are read from the environment as each request is sent, by the
+    client of :func:`vivid_inspect.runner.credentials.env_header_client`.
+    """
     base_url, args = split_model_args(entry.model_args)
-    return get_model(entry.model, base_url=base_url, config=config or GenerateConfig(), **args)
+    config = config or GenerateConfig()
+    variables = sorted(
+        {
+            *env_references(args.get("default_headers")).values(),
+            *env_references(config.extra_headers).values(),
+            *env_references(extra_headers).values(),
+        }
+    )
+    if not variables:
+        return get_model(entry.model, base_url=base_url, config=config, **args)
+    client = env_header_client(variables)
+    return get_model(entry.model, base_url=base_url, config=config, memoize=False, http_client=client, **args)
 
 
 def make_judge_model(spec: Spec, judge: Judge) -> Model:
@@ -98,7 +117,7 @@ def build_models(loaded: LoadedSpec) -> Models:
             key = model_key(resolved)
             if key not in generation:
                 try:
-                    generation[key] = make_model(resolved)
+                    generation[key] = make_model(resolved, extra_headers=block.generate.get("extra_headers"))
                 except Exception as error:  # noqa: BLE001 - every model's problem is reported
                     problems.append(Problem(("runs", i, "models", j), f"{entry.model}: {_reason(error)}"))
     for i, judge in enumerate(spec.judges):

@@ -46,11 +46,12 @@ from typing import Any, Literal, get_args
 from vivid_inspect.text import nfc
 
 FaultKind = Literal[
-    "rate_limit", "server_error", "unavailable", "drop", "slow", "invalid_json", "empty"
+    "rate_limit", "server_error", "unavailable", "drop", "slow", "invalid_json", "empty", "echo_auth"
 ]
 """rate_limit: 429 with Retry-After; server_error: 500; unavailable: 503; drop: close the socket
 without a response; slow: answer after `delay` seconds; invalid_json: 200 with a truncated body;
-empty: 200 with empty content."""
+empty: 200 with empty content; echo_auth: 500 whose error message quotes the request's
+credential headers (Authorization, X-Api-Key, ...), as some providers and gateways do."""
 
 FAULT_KINDS: tuple[str, ...] = get_args(FaultKind)
 _FAULT_STATUS: dict[str, int] = {"rate_limit": 429, "server_error": 500, "unavailable": 503}
@@ -227,6 +228,15 @@ def last_user_text(messages: list[dict[str, Any]]) -> str:
                 return "".join(p.get("text", "") for p in content if isinstance(p, dict))
             return ""
     return ""
+
+
+_ECHOED_HEADERS = ("authorization", "proxy-authorization", "x-api-key", "api-key", "cookie", "x-gateway-key")
+
+
+def _echo_auth(handler: BaseHTTPRequestHandler) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """A 500 that quotes the request's credential headers back (the echo_auth fault)."""
+    echoed = "; ".join(f"{name}: {value}" for name, value in handler.headers.items() if name.lower() in _ECHOED_HEADERS)
+    return 500, _error_body(f"upstream rejected the request (headers: {echoed})", "server_error"), {}
 
 
 def _error_body(message: str, kind: str) -> dict[str, Any]:
@@ -492,7 +502,10 @@ class FakeOpenAIServer:
             self._by_prompt[prompt] += 1
         plan = self.faults
         fault = plan(index, model, prompt) if plan is not None else None
-        reply = self._reply(index, model, messages, fault)
+        if fault is not None and fault.kind == "echo_auth":
+            reply: tuple[int, dict[str, Any] | bytes, dict[str, str]] | None = _echo_auth(handler)
+        else:
+            reply = self._reply(index, model, messages, fault)
         # logged before the reply leaves, so a client that has its answer also finds it in the log
         status = reply[0] if reply is not None else None
         record = RequestRecord(

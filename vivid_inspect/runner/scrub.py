@@ -1,0 +1,165 @@
+"""Redact credentials from what a run writes and prints, where Inspect writes them first.
+
+Inspect stores a provider's error message as it is: in the sample's error and traceback, in the
+transcript's model and logger events and in retry warnings. A provider (or gateway) whose error
+body echoes the request's ``Authorization`` header so puts the key into the log. ``vivid run``
+therefore:
+
+- rewrites, after each phase and at the end, every log and JSON file of its log folder written
+  since the last scrub whose text holds a credential (:func:`scrub_folder`); the ``.eval`` zip
+  members are JSON, and ``[REDACTED]`` keeps them valid JSON;
+- redacts every log record's message (:func:`redacted_logging`) and everything written to
+  stdout and stderr while it runs (:func:`redacted_output`), which covers Inspect's console
+  display of errors and tracebacks.
+
+What counts as a credential is :func:`vivid_inspect.redact.redact`'s rule.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import tempfile
+import traceback
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from vivid_inspect.redact import redact
+
+MARKER = ".vivid-scrubbed"
+"""File in the log folder whose modification time is that of the last scrub."""
+_SUFFIXES = (".eval", ".json", ".yaml", ".txt", ".md", ".csv", ".log")
+
+
+def _redact_bytes(data: bytes) -> bytes | None:
+    """The redacted bytes, or None when nothing needed redacting (or it is not UTF-8 text)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    cleaned = redact(text)
+    return cleaned.encode("utf-8") if cleaned != text else None
+
+
+def _scrub_zip(path: Path) -> bool:
+    with zipfile.ZipFile(path) as archive:
+        infos = archive.infolist()
+        members = [(info, archive.read(info.filename)) for info in infos]
+    cleaned = [(info, _redact_bytes(data)) for info, data in members]
+    if all(new is None for _, new in cleaned):
+        return False
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        with zipfile.ZipFile(temporary, "w") as archive:
+            for (info, data), (_, new) in zip(members, cleaned, strict=True):
+                archive.writestr(info, new if new is not None else data, compress_type=info.compress_type)
+        os.replace(temporary, path)
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+    return True
+
+
+def _scrub_text_file(path: Path) -> bool:
+    new = _redact_bytes(path.read_bytes())
+    if new is None:
+        return False
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(handle, "wb") as out:
+        out.write(new)
+    os.replace(temporary, path)
+    return True
+
+
+def scrub_file(path: Path) -> bool:
+    """Redact one file in place (a ``.eval`` zip member by member). True if it changed."""
+    if path.suffix == ".eval" and zipfile.is_zipfile(path):
+        return _scrub_zip(path)
+    return _scrub_text_file(path)
+
+
+def scrub_folder(folder: Path, *, everything: bool = False) -> list[Path]:
+    """Redact every log and text file under ``folder`` written since the last scrub.
+
+    Args:
+        folder: A log folder.
+        everything: Scrub every file, not only those newer than the last scrub.
+
+    Returns:
+        The files rewritten.
+    """
+    if not folder.is_dir():
+        return []
+    marker = folder / MARKER
+    since = marker.stat().st_mtime if marker.exists() and not everything else None
+    files = [p for p in folder.rglob("*") if p.suffix in _SUFFIXES and not p.name.startswith(".") and p.is_file()]
+    if not files:
+        return []  # a run that wrote nothing leaves nothing behind, not even the marker
+    # touched before reading, so that a file written while scrubbing is scrubbed next time
+    marker.touch()
+    changed = []
+    for path in files:
+        try:
+            if since is not None and path.stat().st_mtime < since:
+                continue
+            if scrub_file(path):
+                changed.append(path)
+        except (OSError, zipfile.BadZipFile):
+            continue  # a log being written or broken: the next scrub reads it again
+    return changed
+
+
+class _RedactingRecord(logging.LogRecord):
+    def getMessage(self) -> str:  # noqa: N802 - logging's API
+        return redact(super().getMessage())
+
+
+@contextmanager
+def redacted_logging() -> Iterator[None]:
+    """Redact the message of every log record created in the block (handlers see it redacted)."""
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        if type(record) is logging.LogRecord:
+            record.__class__ = _RedactingRecord
+        if record.exc_info and record.exc_info[1] is not None:
+            # formatters use exc_text when it is set instead of formatting the traceback again
+            record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)).rstrip("\n"))
+        return record
+
+    logging.setLogRecordFactory(factory)
+    try:
+        yield
+    finally:
+        logging.setLogRecordFactory(previous)
+
+
+class _RedactingStream:
+    """A text stream that redacts each write, delegating everything else to the real stream."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(redact(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def redacted_output() -> Iterator[None]:
+    """Redact what is written to ``sys.stdout`` and ``sys.stderr`` in the block."""
+    previous = sys.stdout, sys.stderr
+    sys.stdout = _RedactingStream(sys.stdout)  # type: ignore[assignment]
+    sys.stderr = _RedactingStream(sys.stderr)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = previous
