@@ -210,14 +210,17 @@ def cache_policy(cache: bool, repeat: int) -> CachePolicy | bool:
 
 def _model_event(output: ModelOutput) -> ModelEvent | None:
     """The transcript's event of the call that returned ``output`` (matched by message id)."""
-    if not output.choices:
+    message_id = output.message.id if output.choices else None
+    if message_id is None:
         return None
-    message_id = output.message.id
 
     def produced(event: object) -> bool:
         return isinstance(event, ModelEvent) and bool(event.output.choices) and event.output.message.id == message_id
 
-    found = transcript().history.find_last(produced)
+    try:
+        found = transcript().history.find_last(produced)
+    except RuntimeError:  # a bounded transcript whose history is gone; the call is the newest event
+        return None
     return found if isinstance(found, ModelEvent) else None
 
 
