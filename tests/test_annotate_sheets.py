@@ -388,3 +388,19 @@ def test_a_sheet_that_is_not_a_sheet_is_quoted_short_and_redacted(tmp_path: Path
     assert main(["annotate", "import", str(path), "--out", str(tmp_path / "h.csv")]) == 2
     err = capsys.readouterr().err
     assert SECRET not in err and "[REDACTED]" in err
+
+
+def test_export_from_a_file_that_is_not_a_log_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    notes = tmp_path / "notes.eval"
+    notes.write_text(f"OPENAI_API_KEY={SECRET}\n", encoding="utf-8")
+    assert _export(notes, tmp_path / "sheet.csv") == 2
+    err = capsys.readouterr().err
+    assert "not a readable Inspect log" in err and SECRET not in err
+
+
+def test_export_skips_a_broken_log_beside_the_generation(hostile_log: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / hostile_log.name).write_bytes(hostile_log.read_bytes())
+    (folder / "broken.eval").write_bytes(b"PK\x03\x04 not a zip")
+    assert _export(folder, tmp_path / "sheet.csv") == 0

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from inspect_ai.log import read_eval_log, read_eval_log_samples_by_id
+from inspect_ai.log import EvalLog, read_eval_log, read_eval_log_samples_by_id
 
 from vivid_inspect.generation_key import (
     Generation,
@@ -82,7 +82,9 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
     """
     path = Path(source)
     if path.is_file():
-        header = read_eval_log(str(path), header_only=True)
+        header = _header(path)
+        if header is None:
+            raise ValueError(f"{path}: not a readable Inspect log")
         if short_task(header.eval.task) != "explain":
             raise ValueError(f"{path}: is a {short_task(header.eval.task)} log, not an explanation log")
         found = generation_of(header, path.as_posix())
@@ -91,10 +93,10 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
         return path, found
     generations: list[Path] = []
     copies: dict[str, Path] = {}
-    headers = {}
+    headers: dict[Path, EvalLog] = {}
     for log in find_log_files(path):
-        header = read_eval_log(str(log), header_only=True)
-        if short_task(header.eval.task) != "explain":
+        header = _header(log)
+        if header is None or short_task(header.eval.task) != "explain":
             continue
         headers[log] = header
         judged = (header.eval.metadata or {}).get(VIVID_JUDGE_KEY)
@@ -115,6 +117,14 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
         )
     chosen = next(iter(candidates))
     return candidates[chosen], chosen
+
+
+def _header(log: Path) -> EvalLog | None:
+    """A log's header, or None for a file that is not a readable log (it is not a candidate)."""
+    try:
+        return read_eval_log(str(log), header_only=True)
+    except Exception:  # noqa: BLE001 - any unreadable file is skipped the same way
+        return None
 
 
 def stratified_ids(themes: dict[Any, str], n: int, seed: int = 0) -> list[Any]:
@@ -149,7 +159,7 @@ def stratified_ids(themes: dict[Any, str], n: int, seed: int = 0) -> list[Any]:
     chosen: list[Any] = []
     for name in names:
         pool = strata[name]
-        picks = rng.choice(len(pool), size=counts[name], replace=False) if counts[name] else []
+        picks = rng.choice(len(pool), size=counts[name], replace=False) if counts[name] else np.empty(0, dtype=int)
         chosen.extend(pool[int(i)] for i in sorted(picks))
     return [chosen[int(i)] for i in rng.permutation(len(chosen))]
 

@@ -50,9 +50,12 @@ def check_human(human: HumanScores | None, runs: list[tuple[int, RunBlock]], bas
         read_human_scores,
     )
 
+    path = base_dir / human.file
+    if not path.exists():
+        return [Problem(("human",), f"file not found: {path}")]
     try:
         # Read now, not only by the report at the end: a bad file must not wait for a paid run.
-        scores = read_human_scores(base_dir / human.file)
+        scores = read_human_scores(path)
     except HumanScoresError as error:
         return [Problem(("human",), str(error))]
     if not complete:
