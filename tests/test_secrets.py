@@ -179,7 +179,7 @@ def test_a_header_naming_an_unset_variable_stops_before_any_call(
     with FakeOpenAIServer(responder=default_responder) as server:
         spec = tmp_path / "echo.yaml"
         spec.write_text(RUN_SPEC.format(url=server.base_url), encoding="utf-8")
-        code = main(["run", str(spec), "--display", "none", "--no-preflight"])
+        code = main(["run", str(spec), "--display", "none"])
         assert server.model_counts == {}
     err = capsys.readouterr().err
     assert code == 1 and "MY_GATEWAY_KEY" in err and "not set" in err
