@@ -23,6 +23,7 @@ from vivid_inspect.tasks import explain
 
 ITEMS = 8
 GRADER = "grader=vivid/chrf"
+STALE = "judge scores not made under the current judge prompt"
 
 
 def _generate(folder: Path, judge: str) -> Path:
@@ -87,17 +88,26 @@ def test_scoring_again_without_a_new_repeat_is_a_replay_and_is_excluded(tmp_path
     assert pd.isna(row["mean_kappa"]) and "Inspect's cache replayed" in row["notes"]
 
 
-@pytest.mark.parametrize("stale", ["prompt_version", "parser_version", "both"])
+@pytest.mark.parametrize("stale", ["prompt_version", "parser_version", "both", "unrecorded"])
 def test_rejudging_a_log_in_place_replaces_its_old_judgements(tmp_path: Path, stale: str) -> None:
     log = _generate(tmp_path / "logs", judge="aspect")
+    assert STALE not in write_report(tmp_path / "logs", figures=False).markdown
     old = read_eval_log(str(log))
-    # Judgements made under older rules: an older version, and a score the new rules would not give.
+    # Judgements made under older rules: an older version (or none recorded), and a score the new
+    # rules would not give.
     for sample in old.samples or []:
         score = sample.scores["judge_aspect"]
-        for key in ("prompt_version", "parser_version") if stale == "both" else (stale,):
-            score.metadata[key] = 0
+        for key in ("prompt_version", "parser_version") if stale in ("both", "unrecorded") else (stale,):
+            if stale == "unrecorded":
+                del score.metadata[key]
+            else:
+                score.metadata[key] = 0
         score.value = 0
     write_eval_log(old, str(log))
+    # the report names them, with the command that judges them again
+    before = write_report(tmp_path / "logs", figures=False).markdown
+    (line,) = [line for line in before.splitlines() if STALE in line]
+    assert f"{ITEMS} " in line and log.name in line and "--action overwrite --overwrite" in line
 
     # README: inspect score LOG --scorer vivid_inspect/judge -S strategy=aspect --model-role grader=... --action overwrite --overwrite
     _score(log, "--action", "overwrite", "--overwrite")
@@ -109,3 +119,4 @@ def test_rejudging_a_log_in_place_replaces_its_old_judgements(tmp_path: Path, st
         (JUDGE_PROMPT_VERSION, JUDGE_PARSER_VERSION)
     }
     assert any(s.value != 0 for s in scores)  # the stale zeros are gone
+    assert STALE not in write_report(tmp_path / "logs", figures=False).markdown

@@ -39,6 +39,7 @@ from vivid_inspect.report.tables import (
     table5,
 )
 from vivid_inspect.report.usage import usage_table
+from vivid_inspect.report.versions import stale_judgements
 
 DEFAULT_OUT = "report"
 REPORT_MD = "report.md"
@@ -197,6 +198,9 @@ def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool) -> st
         lines.append(f"- incomplete logs (their completed samples are used, rows flagged): {', '.join(incomplete)}")
     for skipped in logset.skipped:
         lines.append(f"- skipped: {skipped}")
+    stale = stale_judgements(logset.scores)
+    if stale:
+        lines.append(f"- {stale}")
     lines.extend(_left_out_notes(logset))
     if not has_humans:
         lines.append("- no human scores: pass --human FILE for the agreement statistics of Table 1")

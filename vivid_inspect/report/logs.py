@@ -89,6 +89,8 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "repeat",
     "cached",
     "judge_temperature",
+    "prompt_version",
+    "parser_version",
 )
 """Columns of :attr:`LogSet.scores`. ``eval_id`` is shared by a log and its rescored copies; for a
 judge, ``repeat`` (which repeated judgement, from 0), ``cached`` (1.0 when the reply came from
@@ -515,7 +517,13 @@ def _repeat_fields(ref: LogRef, metadata: dict[str, Any]) -> dict[str, Any]:
         "repeat": float(repeat) if isinstance(repeat, int) and not isinstance(repeat, bool) else math.nan,
         "cached": float(cached) if isinstance(cached, bool) else math.nan,
         "judge_temperature": temperature if isinstance(temperature, int | float | list) else None,
+        # The judge prompt and parser versions the score was made with (None: not recorded).
+        **{key: _version(metadata.get(key)) for key in ("prompt_version", "parser_version")},
     }
+
+
+def _version(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _numeric(value: Any) -> float:
