@@ -1,19 +1,42 @@
 """One table of limits on model calls, shared by the tasks, the judge and ``vivid run``.
 
 Inspect's own defaults retry a failing call for ever with no time limit, so a dead endpoint
-stalls a run silently. Every place that makes model calls takes its limits from here: the
-``explain``/``topic``/``traits`` tasks (their ``GenerateConfig``, which ``--max-retries``,
-``--timeout`` and ``--attempt-timeout`` still override), the judge scorer (a ``grader`` role's model
-does not inherit the task's config, and ``inspect score`` has no retry flags) and ``vivid run``
-(a spec's ``retries:`` block, whose defaults are these). The README's "When things fail" section
-documents the same numbers.
+stalls a run silently (a closed port kept ``inspect eval`` busy for more than 15 minutes). Every
+place that makes model calls takes its limits from here:
+
+- the ``explain``/``topic``/``traits`` tasks: ``max_retries`` and ``timeout`` in their
+  ``GenerateConfig`` and ``attempt_timeout`` from their generate step (see
+  :func:`bounded_config`), all overridden by ``--max-retries``, ``--timeout`` and
+  ``--attempt-timeout``;
+- the judge scorer (a ``grader`` role's model does not inherit the task's config, and
+  ``inspect score`` has no retry flags): :data:`JUDGE`;
+- ``vivid run``: the defaults of a spec's ``retries:`` block, and ``eval_set``'s task attempts.
+
+How the layers add up (measured on this machine with Inspect 0.3.285 and openai 2.x):
+
+- The OpenAI SDK retries a refused connection, a 429, 5xx or a timeout itself, 2 times, after
+  0.4-0.5 s and 0.75-1 s, or after ``Retry-After`` when the server sends one (up to 120 s).
+- Inspect then retries the whole SDK call (a refused connection counts as transient) after
+  3, 6, 12, 24, ... s plus up to 3 s of jitter, until ``max_retries`` retries are used or a failed
+  attempt ends more than ``timeout`` seconds after the first began (checked between attempts).
+- ``attempt_timeout`` cuts one attempt, SDK retries included, so a server that sends headers and
+  then stalls, or trickles a byte at a time, cannot hold a call for ever.
+
+With :data:`GENERATION`, a closed port fails a call after 5 attempts (15 connection attempts) in
+about 55-65 s: ``inspect eval`` on a dead endpoint ends in about 70 s, start-up included
+(``tests/test_fail_fast.py``). A rate limit (429 with ``Retry-After: R``) is retried for up to
+15 requests: about 50 s + 10 × R in all, cut at the first attempt that ends after 300 s. A
+stalled server ends each call after about 2 × 180 s (the second attempt ends past 300 s).
+Raise ``attempt_timeout`` for reasoning models whose replies take minutes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from inspect_ai.model import GenerateConfig
+if TYPE_CHECKING:  # Inspect is imported where a config is built: the spec module stays light
+    from inspect_ai.model import GenerateConfig
 
 
 @dataclass(frozen=True)
@@ -22,24 +45,60 @@ class CallLimits:
 
     Attributes:
         max_retries: Inspect retries after a failed attempt (on top of the provider SDK's own).
-        timeout: Seconds for the whole call, retries and waits included.
+        timeout: Seconds after which Inspect starts no further attempt of a call (checked when an
+            attempt fails, so it does not cut an attempt short).
         attempt_timeout: Seconds for one attempt; an attempt that stalls (headers then silence,
-            or a trickle of bytes) is abandoned and retried.
+            or a trickle of bytes) is abandoned and retried. Never applied to batch calls, where
+            cutting the wait would submit the request again in a new batch.
     """
 
     max_retries: int
     timeout: int
     attempt_timeout: int
 
-    def config(self) -> GenerateConfig:
-        """These limits as generation options."""
+    def config(self, *, batch: bool = False) -> GenerateConfig:
+        """These limits as generation options (without ``attempt_timeout`` for batch calls)."""
+        from inspect_ai.model import GenerateConfig
+
         return GenerateConfig(
-            max_retries=self.max_retries, timeout=self.timeout, attempt_timeout=self.attempt_timeout
+            max_retries=self.max_retries,
+            timeout=self.timeout,
+            attempt_timeout=None if batch else self.attempt_timeout,
         )
 
+    def retry_config(self) -> GenerateConfig:
+        """``max_retries`` and ``timeout`` only: the part that is right for batch calls too."""
+        from inspect_ai.model import GenerateConfig
 
-GENERATION = CallLimits(max_retries=5, timeout=600, attempt_timeout=180)
+        return GenerateConfig(max_retries=self.max_retries, timeout=self.timeout)
+
+
+GENERATION = CallLimits(max_retries=3, timeout=300, attempt_timeout=180)
 """Limits of the model under test, in the tasks and in ``vivid run``."""
 
-JUDGE = CallLimits(max_retries=5, timeout=600, attempt_timeout=180)
+JUDGE = CallLimits(max_retries=3, timeout=300, attempt_timeout=180)
 """Limits of the judge, merged under any settings given with the ``grader`` role."""
+
+RUN_ATTEMPTS = 1
+"""``eval_set`` task attempts after the first in ``vivid run`` (Inspect's default is 10, which
+retried a dead endpoint for hours); the failed samples of a task are run once more."""
+
+RUN_ATTEMPT_WAIT = 30.0
+"""Seconds ``eval_set`` waits before that attempt (Inspect's default)."""
+
+
+def bounded_config(config: GenerateConfig, limits: CallLimits = GENERATION) -> GenerateConfig:
+    """``config`` with every limit it leaves unset filled in from ``limits``.
+
+    Settings already in ``config`` win (a ``--max-retries`` on the command line, a spec's
+    ``generate:``). ``attempt_timeout`` is left unset when ``config`` asks for batch calls.
+
+    Args:
+        config: The effective generation options of a call.
+        limits: The defaults.
+
+    Returns:
+        A new config; ``config`` is not changed.
+    """
+    defaults = limits.config(batch=bool(config.batch))
+    return defaults.merge(config)

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from inspect_ai import Task
 from inspect_ai.model import GenerateConfig
-from inspect_ai.solver import generate
 
+from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.data import VividItem, load_vivid
 from vivid_inspect.scorers.classification import topic_match, traits_match
+from vivid_inspect.solvers.bounded_generate import bounded_generate
 from vivid_inspect.solvers.classify import classify_prompt
 from vivid_inspect.solvers.classify_prompts import DEMONSTRATIONS, MAX_SHOTS, ClassifyKind, topic_answer, traits_answer
 
 # Greedy and short: the answer is a code. Reasoning models need more (`--max-tokens 2048`).
-CLASSIFY_CONFIG = GenerateConfig(temperature=0.0, max_tokens=32)
+# Finite retry limits, which --max-retries / --timeout override (attempt_timeout: bounded_generate).
+CLASSIFY_CONFIG = GenerateConfig(temperature=0.0, max_tokens=32).merge(GENERATION.retry_config())
 # 2: demonstrations are matched by idiom key; lenient traits need codes 1-5 (README, Changelog).
 TASK_VERSION = 2
 
@@ -44,7 +46,7 @@ def classification_task(kind: ClassifyKind, shots: int = 3, data: str | None = N
     loaded = load_vivid(data, exclude_idioms=shown, target=gold)
     return Task(
         dataset=loaded.dataset,
-        solver=[classify_prompt(kind, shots), generate()],
+        solver=[classify_prompt(kind, shots), bounded_generate()],
         scorer=topic_match() if kind == "topic" else traits_match(),
         config=CLASSIFY_CONFIG,
         version=TASK_VERSION,

@@ -7,18 +7,20 @@ from typing import cast
 from inspect_ai import Task
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
-from inspect_ai.solver import generate
 
+from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.data import load_vivid
 from vivid_inspect.data.leakage import judge_example_idioms
 from vivid_inspect.scorers.judge import STRATEGIES, parse_strategies
 from vivid_inspect.scorers.judge import judge as judge_scorer
 from vivid_inspect.scorers.lexical import lexical
+from vivid_inspect.solvers.bounded_generate import bounded_generate
 from vivid_inspect.solvers.explain import explain_prompt
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS, EXPLAIN_STYLES, ExplainStyle
 
-# Paper Appendix C. Task-level config, so --temperature / --max-tokens on the CLI override it.
-EXPLAIN_CONFIG = GenerateConfig(temperature=0.7, max_tokens=150)
+# Paper Appendix C. Task-level config, so --temperature / --max-tokens on the CLI override it,
+# as --max-retries / --timeout override the finite retry limits (attempt_timeout: bounded_generate).
+EXPLAIN_CONFIG = GenerateConfig(temperature=0.7, max_tokens=150).merge(GENERATION.retry_config())
 # 2: judge calibration idioms and idiom-key matches of demonstrations are left out; chrF
 # unifies tone-mark placement (README, Changelog).
 TASK_VERSION = 2
@@ -110,7 +112,7 @@ def explain_task(
     )
     return Task(
         dataset=loaded.dataset,
-        solver=[explain_prompt(cast(ExplainStyle, prompt)), generate()],
+        solver=[explain_prompt(cast(ExplainStyle, prompt)), bounded_generate()],
         scorer=scorers,
         config=EXPLAIN_CONFIG,
         version=TASK_VERSION,

@@ -15,6 +15,7 @@ from inspect_ai import eval_set
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 
+from vivid_inspect.call_errors import call_failure_message, first_sample_error
 from vivid_inspect.runner.cells import GenerationCell
 from vivid_inspect.runner.layout import FoundLog, generations_dir, latest_log, read_generation_logs
 from vivid_inspect.runner.models import Models, generate_config, model_key
@@ -190,7 +191,7 @@ def run_generations(
         except KeyboardInterrupt:
             raise
         except Exception as caught:  # noqa: BLE001 - one failed call must not stop the others
-            error = f"{type(caught).__name__}: {caught}"
+            error = call_failure_message(caught)
             progress.error(f"generating {names} failed: {error}")
             logs = []
         returned = [FoundLog(Path(log.location.removeprefix("file://")), log) for log in logs if log.location]
@@ -204,5 +205,7 @@ def run_generations(
             results.append(GenerationResult(cell, log.path if log else None, status, error))
             progress.cell_done("generation", ok=status == "success")
             if status != "success":
-                progress.error(f"{cell.label}: generation {status} (a rerun resumes it)")
+                reason = first_sample_error(log.path) if log else None
+                why = f": {reason}" if reason else ""
+                progress.error(f"{cell.label}: generation {status}{why} (a rerun resumes it)")
     return results

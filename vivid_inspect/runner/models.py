@@ -21,19 +21,29 @@ from vivid_inspect.runner.spec import Judge, ModelEntry, Spec
 
 
 def shared_config(spec: Spec) -> dict[str, Any]:
-    """Generation options the spec sets for every model: concurrency, batch mode, API retries."""
+    """Generation options the spec sets for every model: concurrency, batch mode, call limits."""
     options = {
         "max_connections": spec.concurrency.max_connections,
         "batch": spec.batch,
         "max_retries": spec.retries.max_retries,
         "timeout": spec.retries.timeout,
+        "attempt_timeout": spec.retries.attempt_timeout,
     }
     return {key: value for key, value in options.items() if value is not None}
 
 
 def generate_config(spec: Spec, overrides: dict[str, Any]) -> GenerateConfig:
-    """The spec-wide options with a block's or judge's own ``generate`` options on top."""
-    return GenerateConfig.model_validate({**shared_config(spec), **overrides})
+    """The spec-wide options with a block's or judge's own ``generate`` options on top.
+
+    A batch call gets no ``attempt_timeout`` unless the spec sets one on purpose (in
+    ``retries:`` or ``generate:``): the attempt of a batch call waits for the whole batch, and
+    abandoning it would submit the request again in a new batch.
+    """
+    options = {**shared_config(spec), **overrides}
+    chosen = "attempt_timeout" in overrides or "attempt_timeout" in spec.retries.model_fields_set
+    if options.get("batch") and not chosen:
+        options.pop("attempt_timeout", None)
+    return GenerateConfig.model_validate(options)
 
 
 def model_key(entry: ModelEntry) -> str:

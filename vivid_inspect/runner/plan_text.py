@@ -6,6 +6,7 @@ import textwrap
 from collections.abc import Sequence
 
 from vivid_inspect.runner.plan import CHARS_PER_TOKEN, CellPlan, Plan
+from vivid_inspect.runner.preflight import planned
 
 FOOTNOTE = (
     "Input tokens: the real prompts rendered on the items at {chars} characters per token (judge "
@@ -91,6 +92,7 @@ def render_plan(plan: Plan) -> str:
         lines += table(
             ["status", "cell", "items"], [[_status(c), c.label, count(c.items)] for c in panels], right=(2,)
         )
+    lines += ["", "Preflight (vivid run checks these endpoints before generating)", *planned(plan)]
     totals = plan.totals()
     lines += ["", "Calls a run would make, per model"]
     if not totals:

@@ -13,6 +13,7 @@ import anyio
 from inspect_ai._util._async import configured_async_backend
 from inspect_ai.model import Model
 
+from vivid_inspect.call_errors import call_failure_message
 from vivid_inspect.runner.cells import JUDGED_DIR, GenerationCell, JudgeCell, PanelCell
 from vivid_inspect.runner.generate import GenerationResult
 from vivid_inspect.runner.judging import JudgedResult, read_judged, run_judge_cell
@@ -22,7 +23,7 @@ from vivid_inspect.runner.progress import Progress
 
 
 def _failed(name: str, generation_log: Path | None, error: BaseException | str) -> JudgedResult:
-    message = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    message = error if isinstance(error, str) else call_failure_message(error)
     return JudgedResult(name, generation_log or Path(), Path(), "failed", message)
 
 

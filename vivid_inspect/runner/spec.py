@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator
 
+from vivid_inspect.call_limits import GENERATION, RUN_ATTEMPT_WAIT, RUN_ATTEMPTS
+
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=80)]
 """A name that is also safe as a folder name: letters, digits, ``_ . -``."""
 
@@ -144,23 +146,31 @@ class Concurrency(_Strict):
 
 
 class Retries(_Strict):
-    """What is retried, and how often.
+    """What is retried, and how often. The defaults are :mod:`vivid_inspect.call_limits`'s table.
+
+    Every limit is finite: Inspect alone would retry a call that always fails, or wait on a server
+    that stalls, for ever, and a run must end in a clear, resumable failure.
 
     Attributes:
-        attempts: Times a failed generation task is run again (Inspect ``retry_attempts``).
-        wait: Seconds before such a retry (Inspect ``retry_wait``).
+        attempts: Times a failed generation task is run again, for its failed samples only
+            (Inspect ``retry_attempts``; Inspect's own default of 10 is not used).
+        wait: Seconds before such a retry, doubling each time (Inspect ``retry_wait``).
         on_error: Times a sample that errored is run again (Inspect ``retry_on_error``).
         max_retries: Times one model call is retried by Inspect after an API error (on top of the
-            provider SDK's own retries). Finite by default: Inspect alone would retry a call that
-            always fails for ever, and a run must end in a clear, resumable failure.
-        timeout: Seconds before one model call is abandoned (and retried); finite for the same reason.
+            provider SDK's own retries).
+        timeout: Seconds after the start of a model call past which Inspect starts no further
+            attempt of it (checked when an attempt fails: it does not cut an attempt short).
+        attempt_timeout: Seconds one attempt of a model call may take before it is abandoned (and
+            retried): bounds a server that stalls or trickles its reply. Not applied to batch
+            calls (``batch:``), where abandoning the wait would submit the request again.
     """
 
-    attempts: Annotated[int, Field(ge=0)] | None = None
-    wait: Annotated[float, Field(ge=0)] | None = None
+    attempts: Annotated[int, Field(ge=0)] = RUN_ATTEMPTS
+    wait: Annotated[float, Field(ge=0)] = RUN_ATTEMPT_WAIT
     on_error: Annotated[int, Field(ge=0)] | None = None
-    max_retries: Annotated[int, Field(ge=0)] = 8
-    timeout: Annotated[int, Field(ge=1)] = 600
+    max_retries: Annotated[int, Field(ge=0)] = GENERATION.max_retries
+    timeout: Annotated[int, Field(ge=1)] = GENERATION.timeout
+    attempt_timeout: Annotated[int, Field(ge=1)] = GENERATION.attempt_timeout
 
 
 def human_shorthand(value: Any) -> Any:

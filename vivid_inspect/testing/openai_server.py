@@ -25,8 +25,9 @@ connections and client timeouts itself (2 retries by default, honouring ``Retry-
 ``model_args={"max_retries": 0}`` to turn it off), and Inspect then retries by
 ``GenerateConfig(max_retries=..., timeout=...)`` with an exponential wait that starts at 3 s.
 
-Request headers are never read beyond ``Content-Length`` and nothing is logged: the dummy API key
-a client sends cannot leak from here.
+Request headers are never read beyond ``Content-Length`` and ``Authorization`` (compared with
+``api_key`` when one is required, never stored) and nothing is logged: the dummy API key a client
+sends cannot leak from here.
 """
 
 from __future__ import annotations
@@ -46,11 +47,22 @@ from typing import Any, Literal, get_args
 from vivid_inspect.text import nfc
 
 FaultKind = Literal[
-    "rate_limit", "server_error", "unavailable", "drop", "slow", "invalid_json", "empty", "echo_auth"
+    "rate_limit",
+    "server_error",
+    "unavailable",
+    "drop",
+    "slow",
+    "invalid_json",
+    "empty",
+    "stall",
+    "trickle",
+    "echo_auth",
 ]
 """rate_limit: 429 with Retry-After; server_error: 500; unavailable: 503; drop: close the socket
 without a response; slow: answer after `delay` seconds; invalid_json: 200 with a truncated body;
-empty: 200 with empty content; echo_auth: 500 whose error message quotes the request's
+empty: 200 with empty content; stall: send the 200 headers, then nothing for `delay` seconds,
+then close; trickle: send the 200 headers, then the body one byte every `interval` seconds (a
+client's read timeout never fires); echo_auth: 500 whose error message quotes the request's
 credential headers (Authorization, X-Api-Key, ...), as some providers and gateways do."""
 
 FAULT_KINDS: tuple[str, ...] = get_args(FaultKind)
@@ -69,12 +81,15 @@ class Fault:
     Args:
         kind: What goes wrong (see `FaultKind`).
         retry_after: Seconds sent in the ``Retry-After`` header of a 429 or 503; None sends none.
-        delay: Seconds a ``slow`` reply waits before answering; make it exceed the client timeout.
+        delay: Seconds a ``slow`` reply waits before answering, or a ``stall`` before closing;
+            make it exceed the client timeout.
+        interval: Seconds between the bytes of a ``trickle`` reply.
     """
 
     kind: FaultKind
     retry_after: float | None = None
     delay: float = 30.0
+    interval: float = 2.0
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -315,7 +330,19 @@ class _Handler(BaseHTTPRequestHandler):
     def send_error_json(self, status: int, message: str, kind: str) -> None:
         self.send_json(status, _error_body(message, kind))
 
+    def authorised(self) -> bool:
+        """Whether the request carries the required key; answers 401 when it does not."""
+        required = self.server.owner.api_key
+        if required is None or self.headers.get("Authorization") == f"Bearer {required}":
+            return True
+        self.server.owner._count_refused()
+        self.send_error_json(401, "Incorrect API key provided.", "invalid_api_key")
+        return False
+
     def do_GET(self) -> None:
+        self.server.owner._count_get(self.path)
+        if not self.authorised():
+            return
         if self.path.rstrip("/") == "/v1/models":
             created = int(time.time())
             data = [
@@ -328,6 +355,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if not self.authorised():
+            return
         if self.path.rstrip("/") != "/v1/chat/completions":
             self.send_error_json(404, f"no route POST {self.path}", "not_found")
             return
@@ -365,6 +394,8 @@ class FakeOpenAIServer:
         faults: Fault plan consulted per request (see `fail_fraction`, `fail_first`, ...).
         models: Model ids listed by ``GET /v1/models``.
         port: Port to bind; 0 picks a free one.
+        api_key: When set, every request without ``Authorization: Bearer <api_key>`` gets a 401
+            (a wrong or revoked key).
     """
 
     def __init__(
@@ -375,11 +406,13 @@ class FakeOpenAIServer:
         *,
         models: Sequence[str] = ("gen", "judge"),
         port: int = 0,
+        api_key: str | None = None,
     ) -> None:
         self.responder: Responder = responder or (lambda model, messages: DEFAULT_ANSWER)
         self.latency = latency
         self.faults = faults
         self.models = list(models)
+        self.api_key = api_key
         self._port = port
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -452,6 +485,28 @@ class FakeOpenAIServer:
             self._by_model: Counter[str] = Counter()
             self._by_prompt: Counter[str] = Counter()
             self._log: list[RequestRecord] = []
+            self._gets: Counter[str] = Counter()
+            self._refused = 0
+
+    @property
+    def get_counts(self) -> dict[str, int]:
+        """GET requests received per path (``/v1/models``), refused ones included."""
+        with self._lock:
+            return dict(self._gets)
+
+    @property
+    def refused(self) -> int:
+        """Requests answered 401 for a missing or wrong key."""
+        with self._lock:
+            return self._refused
+
+    def _count_get(self, path: str) -> None:
+        with self._lock:
+            self._gets[path] += 1
+
+    def _count_refused(self) -> None:
+        with self._lock:
+            self._refused += 1
 
     @property
     def model_counts(self) -> dict[str, int]:
@@ -521,9 +576,30 @@ class FakeOpenAIServer:
                 pass
             return
         try:
-            handler.send_json(*reply)
+            if fault is not None and fault.kind in ("stall", "trickle"):
+                self._send_stalled(handler, fault, reply[1])
+            else:
+                handler.send_json(*reply)
         except OSError:
             handler.close_connection = True  # the client gave up (timed out) before the reply
+
+    def _send_stalled(self, handler: _Handler, fault: Fault, body: dict[str, Any] | bytes) -> None:
+        """Headers of a 200, then silence (``stall``) or one byte at a time (``trickle``)."""
+        data = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
+        handler.close_connection = True
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.flush()
+        if fault.kind == "stall":
+            self._stopping.wait(fault.delay)
+            return
+        for i in range(len(data)):
+            if self._stopping.wait(fault.interval):
+                return
+            handler.wfile.write(data[i : i + 1])
+            handler.wfile.flush()
 
     def _reply(
         self, index: int, model: str, messages: list[dict[str, Any]], fault: Fault | None

@@ -1,0 +1,209 @@
+"""Say why a model call failed: the provider's status, its message and the URL called.
+
+A call that ran out of retries reaches the user as tenacity's
+``RetryError[<Future … raised APIConnectionError>]``, sometimes inside an exception group,
+which names neither the endpoint nor the reason. :func:`describe_failure` unwraps those layers
+and reads what the provider SDK (OpenAI, Anthropic and others built on httpx) recorded, duck-typed
+so that no SDK has to be imported. Everything it returns is redacted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from vivid_inspect.redact import redact
+
+_MAX_MESSAGE = 300
+_ERRNO = re.compile(r"\[Errno -?\d+\]\s*")
+_REPR = re.compile(r"^(?P<name>\w+)\((?P<quote>['\"])(?P<text>.*)(?P=quote)\)$", re.DOTALL)
+
+
+def _group_members(error: BaseException) -> list[BaseException]:
+    # an exception group (builtin from Python 3.11, the backport before), duck-typed
+    members = getattr(error, "exceptions", None)
+    if isinstance(members, (list, tuple)):
+        return [member for member in members if isinstance(member, BaseException)]
+    return []
+
+
+def innermost(error: BaseException) -> BaseException:
+    """The error under retry wrappers and exception groups (the first leaf of a group).
+
+    Args:
+        error: What a call raised.
+
+    Returns:
+        The provider's own exception where there is one, else ``error``.
+    """
+    seen: set[int] = set()
+    while id(error) not in seen:
+        seen.add(id(error))
+        group = _group_members(error)
+        if group:
+            error = group[0]
+            continue
+        last_attempt = getattr(error, "last_attempt", None)  # tenacity.RetryError
+        inner = last_attempt.exception() if last_attempt is not None and last_attempt.failed else None
+        if isinstance(inner, BaseException):
+            error = inner
+            continue
+        break
+    return error
+
+
+def attempts_of(error: BaseException) -> int | None:
+    """How many attempts a retry wrapper made before giving up, when ``error`` is one."""
+    for layer in _layers(error):
+        last_attempt = getattr(layer, "last_attempt", None)
+        number = getattr(last_attempt, "attempt_number", None)
+        if isinstance(number, int):
+            return number
+    return None
+
+
+def _layers(error: BaseException) -> list[BaseException]:
+    layers: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in layers:
+        layers.append(current)
+        group = _group_members(current)
+        if group:
+            current = group[0]
+        else:
+            last_attempt = getattr(current, "last_attempt", None)
+            inner = last_attempt.exception() if last_attempt is not None and last_attempt.failed else None
+            current = inner if isinstance(inner, BaseException) else None
+    return layers
+
+
+def public_url(url: Any) -> str:
+    """A URL without credentials or query string (where some providers put a key)."""
+    parts = urlsplit(str(url))
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def request_url(error: BaseException) -> str | None:
+    """The URL of the request that failed, when the exception records it."""
+    try:
+        request = getattr(error, "request", None)  # httpx raises if the request was never set
+    except RuntimeError:
+        return None
+    url = getattr(request, "url", None)
+    return public_url(url) if url is not None else None
+
+
+def _provider_message(error: BaseException) -> str:
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else None
+        if isinstance(message, str) and message:
+            return message
+    message = getattr(error, "message", None)
+    return message if isinstance(message, str) and message else str(error)
+
+
+def _root_cause(error: BaseException) -> str | None:
+    # "Connection error." hides the reason: the errors underneath say refused, DNS failure, ...
+    cause, seen = error.__cause__ or error.__context__, set()
+    found = None
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        code = getattr(cause, "errno", None)
+        if isinstance(cause, socket.gaierror):
+            found = f"DNS lookup failed: {_ERRNO.sub('', str(cause))}"
+        elif isinstance(cause, OSError) and isinstance(code, int) and code > 0:
+            found = os.strerror(code)
+        elif str(cause).strip():
+            found = _ERRNO.sub("", str(cause).strip())
+        cause = cause.__cause__ or cause.__context__
+    return found
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 1] + "…"
+
+
+def describe_failure(error: BaseException, endpoint: str | None = None) -> str:
+    """One line on why a model call failed, for an error message or a log.
+
+    ``HTTP 401 from http://host/v1/chat/completions: Incorrect API key provided`` or
+    ``no connection to http://127.0.0.1:9/v1/chat/completions (Connection refused)``, followed by
+    the number of attempts when a retry wrapper gave up.
+
+    Args:
+        error: What the call raised (a ``RetryError``, an exception group, a provider error, ...).
+        endpoint: The model's base URL, named when the error does not record the request's.
+
+    Returns:
+        The description, redacted.
+    """
+    inner = innermost(error)
+    url = request_url(inner) or (public_url(endpoint) if endpoint else None)
+    where = f" {url}" if url else ""
+    status = getattr(inner, "status_code", None)
+    name = type(inner).__name__
+    if isinstance(status, int):
+        text = f"HTTP {status} from{where or ' the provider'}: {_provider_message(inner)}"
+    elif "Timeout" in name:
+        text = f"{name} calling{where or ' the provider'}: {str(inner).rstrip('.')}"
+    elif "Connection" in name or "Connect" in name:
+        reason = _root_cause(inner) or str(inner)
+        text = f"no connection to{where or ' the provider'} ({reason})"
+    else:
+        text = f"{name}: {inner}" + (f" ({url})" if url else "")
+    attempts = attempts_of(error)
+    if attempts is not None:
+        text += f"; gave up after {attempts} attempt{'s' if attempts != 1 else ''}"
+    return redact(_clip(text))
+
+
+def is_call_failure(error: BaseException) -> bool:
+    """Whether ``error`` is a failed model call (retries exhausted, or a provider/HTTP error)."""
+    inner = innermost(error)
+    return (
+        attempts_of(error) is not None
+        or request_url(inner) is not None
+        or isinstance(getattr(inner, "status_code", None), int)
+        or type(inner).__name__ in ("AttemptTimeoutError", "StreamIdleTimeoutError")
+    )
+
+
+def call_failure_message(error: BaseException) -> str:
+    """``error`` as one redacted line: :func:`describe_failure` for a failed call, else its type and text."""
+    if is_call_failure(error):
+        return describe_failure(error)
+    return redact(_clip(f"{type(error).__name__}: {error}"))
+
+
+def first_sample_error(log: Path) -> str | None:
+    """The first sample error of an Inspect log (one line, redacted), read from its summaries.
+
+    Args:
+        log: An ``.eval`` log.
+
+    Returns:
+        The error, or None when no sample errored or the log cannot be read.
+    """
+    from inspect_ai.log import read_eval_log_sample_summaries
+
+    try:
+        summaries = read_eval_log_sample_summaries(str(log))
+    except Exception:  # noqa: BLE001 - a reason is a courtesy; the status is reported anyway
+        return None
+    errors = (summary.error for summary in summaries if summary.error)
+    first = next(errors, None)
+    if not first:
+        return None
+    # summaries hold the repr of the exception: ModelCallError('...') reads as ModelCallError: ...
+    wrapped = _REPR.match(first.strip())
+    text = f"{wrapped['name']}: {wrapped['text']}" if wrapped else first.splitlines()[0]
+    return redact(_clip(text))

@@ -1,0 +1,64 @@
+"""The generate step of the VIVID tasks: Inspect's generate within finite call limits.
+
+Inspect's own ``generate()`` would wait for ever on a server that sends headers and then stalls,
+and a call that runs out of retries fails with ``RetryError[<Future … raised
+APIConnectionError>]``. This step adds the per-attempt limit of
+:data:`vivid_inspect.call_limits.GENERATION` when the run sets none and does not batch (cutting
+a batch wait would submit the request again), and turns a failed call into an error that names
+the model, the endpoint and the provider's reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.model import get_model
+
+# Private: the eval's generation options (task config, then --batch/--attempt-timeout...) as the
+# model call will see them. No public API exposes them to a solver; without them a user's own
+# attempt_timeout, or batch mode, cannot be told apart from "not set".
+from inspect_ai.model._generate_config import active_generate_config
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from vivid_inspect.call_errors import describe_failure, is_call_failure, public_url
+from vivid_inspect.call_limits import GENERATION
+
+
+class ModelCallError(RuntimeError):
+    """A model call that failed after its retries; the message names the model and endpoint."""
+
+
+def endpoint_of(model: Any) -> str | None:
+    """The base URL a model calls, when its provider has one (without credentials)."""
+    api = getattr(model, "api", None)
+    client = getattr(api, "client", None)
+    url = getattr(client, "base_url", None) or getattr(api, "base_url", None)
+    return public_url(url) if url else None
+
+
+@solver
+def bounded_generate() -> Solver:
+    """Generate with a per-attempt time limit, and name the endpoint when the call fails.
+
+    The limit is ``attempt_timeout`` from :data:`~vivid_inspect.call_limits.GENERATION`, used
+    only when neither the task, the command line (``--attempt-timeout``) nor the model sets one,
+    and never for batch calls (``--batch``).
+
+    Returns:
+        A solver that ends the sample with a :class:`ModelCallError` when the call fails.
+    """
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = get_model()
+        effective = model.config.merge(active_generate_config())
+        extra: dict[str, Any] = {}
+        if effective.attempt_timeout is None and not effective.batch:
+            extra["attempt_timeout"] = GENERATION.attempt_timeout
+        try:
+            return await generate(state, **extra)
+        except Exception as error:
+            if not is_call_failure(error):
+                raise
+            raise ModelCallError(f"{model}: {describe_failure(error, endpoint_of(model))}") from error
+
+    return solve
