@@ -123,6 +123,17 @@ def test_the_key_ignores_where_the_log_is_and_its_eval_id(same: Generation) -> N
     assert same.key == BASE.key
 
 
+def test_a_key_never_reads_as_a_number_when_a_spreadsheet_saves_the_sheet() -> None:
+    # Without a letter first, about 1 key in 200 is all digits (or digits, e, digits) and a
+    # spreadsheet would save it as 1.23457E+11.
+    keys = [replace(BASE, sample_ids=(n,)).key for n in range(3000)]
+    assert len(set(keys)) == len(keys)
+    for key in keys:
+        assert key[0].isalpha() and len(key) == 13
+        with pytest.raises(ValueError):
+            float(key)
+
+
 CANDIDATES = [
     replace(BASE, model=model, prompt=prompt, log=f"generations/{model.split('/')[1]}_{prompt}.eval")
     for model in ("vivid/literal", "vivid/oracle")

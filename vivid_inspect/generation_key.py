@@ -23,6 +23,9 @@ from typing import Any
 from inspect_ai.log import EvalLog
 
 KEY_LENGTH = 12
+# A letter first: a spreadsheet that re-saves a sheet would turn an all-digit key (or 1234e567...)
+# into a number in scientific notation.
+KEY_PREFIX = "g"
 _MIN_KEY_PREFIX = 4
 # Data labels that are already location-independent; anything else is a local path, reduced to its
 # file name so that a folder of logs keeps its keys when the data file moves.
@@ -55,10 +58,10 @@ class Generation:
 
     @property
     def key(self) -> str:
-        """The generation key: a short hash of what identifies the generation's content."""
+        """The generation key: ``g`` and 12 hex digits of a hash of what identifies the content."""
         content = [self.task, self.task_version, self.model, self.prompt, self.data, sorted(map(str, self.sample_ids))]
         digest = hashlib.sha256(json.dumps(content, ensure_ascii=False).encode("utf-8")).hexdigest()
-        return digest[:KEY_LENGTH]
+        return KEY_PREFIX + digest[:KEY_LENGTH]
 
     @property
     def label(self) -> str:
