@@ -94,7 +94,7 @@ def test_solver_renders_the_prompt_from_metadata(tmp_path: Path) -> None:
 
 def test_explain_task_on_sample_data(tmp_path: Path) -> None:
     solver = Recorder("solver", "Khởi đầu rầm rộ nhưng kết thúc nhỏ bé, chẳng ra gì.")
-    grader = Recorder("grader", "3")
+    grader = Recorder("grader", "Điểm: 3")  # the one reply both the CoT and the bare grammar read
     task = explain_task(prompt="few_shot", judge="cot,aspect", data="sample")
 
     # Leakage rule: the sample data holds one demonstration idiom, which is left out and recorded.
