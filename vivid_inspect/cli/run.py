@@ -73,7 +73,13 @@ def _run(args: argparse.Namespace) -> int:
     from vivid_inspect.runner.lock import FolderBusy
 
     try:
-        result = run_spec(loaded, display=args.display, report=not args.no_report, wait=args.wait)
+        result = run_spec(
+            loaded,
+            display=args.display,
+            report=not args.no_report,
+            preflight=not args.no_preflight,
+            wait=args.wait,
+        )
     except SetupError as error:
         print(error, file=sys.stderr)
         print("Nothing was run.", file=sys.stderr)
@@ -151,6 +157,11 @@ def register(subparsers: Any) -> None:
         "--wait",
         action="store_true",
         help="if another vivid run is using the log folder, wait for it to finish instead of exiting (75)",
+    )
+    run.add_argument(
+        "--no-preflight",
+        action="store_true",
+        help="skip the check that sends one request to each model endpoint before anything runs",
     )
     run.set_defaults(handler=_run)
 

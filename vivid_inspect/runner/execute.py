@@ -17,6 +17,7 @@ from vivid_inspect.runner.judging import JudgedResult
 from vivid_inspect.runner.load import LoadedSpec
 from vivid_inspect.runner.lock import Holder, log_folder_lock
 from vivid_inspect.runner.models import build_models
+from vivid_inspect.runner.preflight import run_preflight
 from vivid_inspect.runner.prepare import Prepared, prepare
 from vivid_inspect.runner.problems import SpecError
 from vivid_inspect.runner.progress import Progress, inspect_console_quiet, tracking
@@ -88,6 +89,7 @@ def run_spec(
     display: str | None = None,
     report: bool = True,
     quiet: bool = False,
+    preflight: bool = True,
     wait: bool = False,
 ) -> RunResult:
     """Run (or resume) a validated spec.
@@ -97,6 +99,8 @@ def run_spec(
         display: Inspect's display type for generation (``full``, ``rich``, ``plain``, ``none``).
         report: Build the report at the end.
         quiet: Print no progress lines.
+        preflight: Check each model endpoint that still has calls to make, with one request,
+            before anything runs (:mod:`~vivid_inspect.runner.preflight`).
         wait: When another run holds the log folder, wait for it instead of raising FolderBusy.
 
     Returns:
@@ -107,7 +111,8 @@ def run_spec(
             (nothing has run).
         SpecError: An item id the spec lists is not in the data, or a finished log holds other
             items than the spec now selects (nothing has run).
-        SetupError: A model cannot be created, e.g. its API key is missing (nothing has run).
+        SetupError: A model cannot be created, e.g. its API key is missing, or its endpoint
+            failed the preflight check (nothing has run).
         VividDataError: The data cannot be read (nothing has run).
         KeyboardInterrupt: Interrupted; completed work is kept and a rerun resumes.
     """
@@ -124,12 +129,14 @@ def run_spec(
         redacted_output(),
     ):
         try:
-            return _run_spec(loaded, display=display, report=report, quiet=quiet)
+            return _run_spec(loaded, display=display, report=report, quiet=quiet, preflight=preflight)
         finally:
             scrub_folder(loaded.log_dir)
 
 
-def _run_spec(loaded: LoadedSpec, *, display: str | None, report: bool, quiet: bool) -> RunResult:
+def _run_spec(
+    loaded: LoadedSpec, *, display: str | None, report: bool, quiet: bool, preflight: bool
+) -> RunResult:
     prepared = prepare(loaded)
     conflicts = reuse_conflicts(prepared)
     if conflicts:
@@ -139,12 +146,17 @@ def _run_spec(loaded: LoadedSpec, *, display: str | None, report: bool, quiet: b
     # say what is running.
     with inspect_console_quiet():
         models = build_models(loaded)
+    checked = run_preflight(loaded, models) if preflight else None
     progress = Progress(
         totals={"generation": len(cells.generations), "judge": len(cells.judges), "panel": len(cells.panels)},
         quiet=quiet,
     )
     record_dir = write_record(prepared)
     progress.note(f"{loaded.spec.name}: logs in {loaded.log_dir}")
+    if checked is not None and checked.checked:
+        progress.note(f"preflight: {len(checked.checked)} endpoint(s) answered: {', '.join(checked.checked)}")
+    for note in checked.notes if checked is not None else []:
+        progress.note(f"preflight: {note}")
     with tracking(progress):
         generations = run_generations(prepared, models, progress, display)
         with progress.live("judging"), inspect_console_quiet():
