@@ -29,7 +29,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("log_dir", metavar="LOG_DIR", help="folder of .eval/.json logs (searched recursively)")
-    parser.add_argument("--human", metavar="FILE", help="human scores CSV (id, score[, annotator]) for Table 1")
+    parser.add_argument(
+        "--human", metavar="FILE", help="human scores CSV (id, score[, annotator][, generation]) for Table 1"
+    )
     parser.add_argument("--out", metavar="DIR", help="output folder (default: LOG_DIR/report)")
     parser.add_argument(
         "--format", default="md,csv", metavar="md,csv,tex", help="files to write, comma-separated (default: md,csv)"
@@ -41,8 +43,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--human-generation",
-        metavar="SUBSTRING",
-        help="the generation log the human scores belong to (default: the one judged by the most judges)",
+        metavar="SELECTOR",
+        help=(
+            "the generation the human scores belong to, when their file names none and several are judged: "
+            'its key, model, prompt or part of its log path, or several (e.g. "vivid/literal zero_shot")'
+        ),
     )
     parser.add_argument("--no-figures", action="store_true", help="do not draw the PNG figures")
     parser.set_defaults(handler=run)
@@ -54,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
     Returns:
         0 on success, 2 when an input is unusable (no such folder, a bad human file, an unknown
-        format or judge).
+        format or judge, human scores whose generation is not in the folder or cannot be told).
     """
     from vivid_inspect.report.build import write_report
 
