@@ -283,7 +283,7 @@ def test_a_bad_value_is_reported_at_its_yaml_path(
 
 def test_a_lexical_judge_gets_one_problem_per_key_and_nothing_else(tmp_path: Path) -> None:
     data = _good()
-    data["judges"][3] |= {"model": "vivid/chrf", "retries": 0, "model_args": {"api_key": "sk-x"}}
+    data["judges"][3] |= {"model": "vivid/chrf", "retries": 0, "model_args": {"base_url": "http://localhost:8000/v1"}}
     problems = _problems(tmp_path, data)
     assert sorted(problems) == ["judges[3].model", "judges[3].model_args", "judges[3].retries"], problems
 
