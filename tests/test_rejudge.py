@@ -67,13 +67,19 @@ def test_a_repeat_loop_gives_fresh_repeats_the_report_compares(tmp_path: Path, j
         scores = [sample.scores["judge_aspect"] for sample in judged.samples or []]
         assert len(scores) == ITEMS
         assert {(s.metadata["repeat"], s.metadata["cached"]) for s in scores} == {(repeat, False)}
-    report = write_report(tmp_path / "logs", figures=False)
+    humans = tmp_path / "humans.csv"
+    ids = [sample.id for sample in read_eval_log(str(log)).samples or []]
+    humans.write_text("id,score\n" + "".join(f"{i},{n % 6}\n" for n, i in enumerate(ids)), encoding="utf-8")
+    report = write_report(tmp_path / "logs", human=humans, figures=False)
     (row,) = report.table("judge_consistency").frame.to_dict("records")
     assert (row["runs_from"], row["runs"], row["n"], row["excluded"]) == ("repeats", 3, ITEMS, 0)
     assert row["flip_rate"] == 0.0  # chrF is deterministic: agreement here is real, not a replay
-    # the first repeat alone fills Table 3 (one row, over the items once)
+    # the first repeat alone fills Table 3 (one row, over the items once) and Table 1: the copies
+    # holding further repeats are no candidate generation for the human scores
     (table3,) = report.table("table3_themes").frame.to_dict("records")
     assert table3["n"] == ITEMS
+    table1 = report.table("table1_judges").frame.set_index("judge")
+    assert table1.loc["judge_aspect", "n"] == ITEMS
 
 
 def test_scoring_again_without_a_new_repeat_is_a_replay_and_is_excluded(tmp_path: Path) -> None:

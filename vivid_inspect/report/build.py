@@ -138,11 +138,12 @@ def build_tables(
         The tables and the reliability results (agreements for the figures).
     """
     rows = judge_rows(logset.scores[logset.scores["task"] == "explain"])
+    first = first_repeat(rows)  # a judge's further repeats feed self-consistency only
+    # A copy holding only further repeats (inspect score -S repeat=r --output-file) is no candidate.
     generation, why = bind_generation(
-        generations_in(logset), set(rows["generation"]), humans, human_record, human_generation
+        generations_in(logset), set(first["generation"]), humans, human_record, human_generation
     )
     reliability = build_reliability(rows, humans, generation=generation, why=why)
-    first = first_repeat(rows)  # a judge's further repeats feed self-consistency only
     chosen, why = choose_judge(first, judge)
     t3, t4, t5 = table3(first, chosen, why), table4(first, chosen, why), table5(logset.scores)
     comparisons = _comparisons(reliability.tables[0], t3, t4, t5)
