@@ -315,3 +315,43 @@ def test_secret_free_specs_pass(tmp_path: Path, text: str) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(text, encoding="utf-8")
     assert load_spec(spec).spec.name == "creds"
+
+
+def test_vivid_redact_cleans_logs_that_plain_inspect_eval_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from inspect_ai.log import read_eval_log
+
+    from vivid_inspect.cli.main import main
+
+    log_dir = tmp_path / "logs"
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAKE_API_KEY", CANARY)
+    items = explain_items()[:3]
+    with FakeOpenAIServer(responder=default_responder) as server:
+        server.faults = fail_prompts(lambda prompt: idiom_of(prompt) == items[0].idiom, "echo_auth")
+        gen = get_model(f"openai-api/fake/{GEN}", base_url=server.base_url, memoize=False, max_retries=0)
+        grader = get_model(f"openai-api/fake/{JUDGE}", base_url=server.base_url, memoize=False, max_retries=0)
+        (log,) = eval(
+            explain(data="sample", judge="aspect"),
+            model=gen,
+            model_roles={"grader": grader},
+            sample_id=[item.id for item in items],
+            log_dir=str(log_dir),
+            display="none",
+            fail_on_error=False,
+            max_retries=0,
+        )
+    assert files_containing(log_dir, CANARY)  # plain Inspect stores the echoed key as it came
+
+    capsys.readouterr()
+    code = main(["redact", str(log_dir)])
+
+    err = capsys.readouterr().err
+    assert code == 0 and "1 file(s) rewritten" in err
+    assert files_containing(log_dir, CANARY) == []
+    redacted = read_eval_log(log.location)  # still a valid log
+    assert redacted.samples is not None and len(redacted.samples) == len(items)
+    (error,) = [s.error for s in redacted.samples if s.error is not None]
+    assert "Bearer [REDACTED]" in error.message
+    assert main(["redact", str(tmp_path / "nowhere")]) == 2

@@ -1,0 +1,53 @@
+"""``vivid redact LOG_DIR``: remove credentials from logs that plain ``inspect eval`` wrote.
+
+``vivid run`` redacts what it writes by itself; logs written by ``inspect eval``/``inspect score``
+hold a provider's error message as it was, so a key that a provider echoed is in them. Run this
+in the same environment (the keys' variables set) before sharing such a folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_BAD_INPUT = 0, 2
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``redact`` command.
+
+    Args:
+        subparsers: The ``vivid`` parser's subparsers (from ``add_subparsers``).
+    """
+    parser = subparsers.add_parser(
+        "redact",
+        help="remove API keys and bearer tokens from every log and text file under a folder",
+        description="Rewrite every .eval, .json, .yaml, .txt, .md, .csv and .log file under LOG_DIR "
+        "whose text holds the value of a *_KEY/*_TOKEN/*_SECRET/*_PASSWORD variable of this "
+        "environment, a bearer token or an sk- key, with [REDACTED] in its place (.eval members "
+        "stay valid JSON). Files without one are left untouched.",
+    )
+    parser.add_argument("log_dir", metavar="LOG_DIR", help="folder searched recursively")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Redact the folder; list the files rewritten on stderr.
+
+    Returns:
+        0, or 2 when LOG_DIR is not a folder.
+    """
+    from vivid_inspect.runner.scrub import scrub_folder
+
+    folder = Path(args.log_dir)
+    if not folder.is_dir():
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
+        print(f"vivid redact: {folder} {what}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    changed = scrub_folder(folder, everything=True)
+    for path in changed:
+        print(f"redacted {path}", file=sys.stderr)
+    print(f"vivid redact: {len(changed)} file(s) rewritten under {folder}", file=sys.stderr)
+    return EXIT_OK
