@@ -5,6 +5,7 @@ from __future__ import annotations
 from inspect_ai.scorer import (
     CORRECT,
     INCORRECT,
+    Metric,
     Score,
     Scorer,
     Target,
@@ -29,7 +30,7 @@ from vivid_inspect.solvers.classify_prompts import traits_answer
 from vivid_inspect.text import nfc
 
 
-def _per_theme() -> object:
+def _per_theme() -> Metric:
     return grouped(accuracy(), "theme", all=False, name_template="theme/{group_name}")
 
 

@@ -73,8 +73,8 @@ def trait_prf() -> Metric:
     def compute(scores: list[SampleScore]) -> Value:
         # Imported here: scikit-learn takes seconds to import, and every `inspect eval` and `vivid`
         # command imports this module through the task registry.
-        from sklearn.exceptions import UndefinedMetricWarning
-        from sklearn.metrics import precision_recall_fscore_support
+        from sklearn.exceptions import UndefinedMetricWarning  # type: ignore[import-untyped]
+        from sklearn.metrics import precision_recall_fscore_support  # type: ignore[import-untyped]
 
         if not scores:
             return {}
