@@ -18,7 +18,13 @@ import pytest
 
 from vivid_inspect.redact import REDACTED, add_secret_names, redact
 from vivid_inspect.runner.credentials import env_header_client
-from vivid_inspect.runner.scrub import MARKER, redacted_logging, redacted_output, scrub_file, scrub_folder
+from vivid_inspect.runner.scrub import (
+    MARKER,
+    redacted_logging,
+    redacted_output,
+    scrub_file,
+    scrub_folder,
+)
 
 KEY = "gw-Secret-Value-9876"
 

@@ -20,7 +20,13 @@ from inspect_ai.model import get_model
 
 from tests.fake_api import GEN, JUDGE, default_responder, explain_items, idiom_of
 from vivid_inspect.tasks import explain
-from vivid_inspect.testing.openai_server import FakeOpenAIServer, Fault, combine, fail_first, fail_prompts
+from vivid_inspect.testing.openai_server import (
+    FakeOpenAIServer,
+    Fault,
+    combine,
+    fail_first,
+    fail_prompts,
+)
 
 CANARY = "sk-vivid-SECRET-canary-1234"
 

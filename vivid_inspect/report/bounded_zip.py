@@ -15,6 +15,7 @@ import struct
 import zipfile
 import zlib
 from pathlib import Path
+from typing import IO, cast
 
 import zstandard
 
@@ -112,7 +113,7 @@ def _inflate(raw: io.RawIOBase, method: int, name: str, budget: Budget, keep: bo
                 emit(inflater.decompress(inflater.unconsumed_tail, _CHUNK))
         emit(inflater.flush())
     elif method == _ZSTD:
-        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+        reader = zstandard.ZstdDecompressor().stream_reader(cast(IO[bytes], raw), read_across_frames=True)
         while data := reader.read(_CHUNK):
             emit(data)
     else:

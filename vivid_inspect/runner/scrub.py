@@ -114,7 +114,7 @@ def scrub_folder(folder: Path, *, everything: bool = False) -> list[Path]:
 
 
 class _RedactingRecord(logging.LogRecord):
-    def getMessage(self) -> str:  # noqa: N802 - logging's API
+    def getMessage(self) -> str:
         return redact(super().getMessage())
 
 
