@@ -18,9 +18,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from inspect_ai.log import EvalLog
+if TYPE_CHECKING:  # only a type here: validating a spec need not import Inspect's log module
+    from inspect_ai.log import EvalLog
 
 KEY_LENGTH = 12
 # A letter first: a spreadsheet that re-saves a sheet would turn an all-digit key (or 1234e567...)
