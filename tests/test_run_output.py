@@ -22,7 +22,6 @@ from vivid_inspect.runner.progress import COMPACT
 LEFT_OUT = "left out 1 item(s) whose idiom is a demonstration of the prompt"
 JUDGES = [
     {"name": "chrf_aspect", "strategy": "aspect", "model": "vivid/chrf"},
-    {"name": "chrf_cot", "strategy": "cot", "model": "vivid/chrf"},
     {"name": "lexical", "strategy": "lexical"},
 ]
 
