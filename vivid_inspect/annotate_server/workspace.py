@@ -1,0 +1,316 @@
+"""The annotation folder: every annotator's sheet, scores given one at a time, undo, and the human
+scores file.
+
+Files, all in the annotation folder (beside the source, never over it):
+
+- ``sheet.csv`` and its record: the sample, exported from a generation log (only when the source
+  is a log or a folder; an exported sheet given as the source is read where it is);
+- ``plan.json``: the sheet, annotators, overlap and seed the queues were dealt with, so that a
+  restart with other options is refused instead of mixing two plans;
+- ``NAME.csv`` and its record, one per annotator: their queue as a sheet in the format
+  ``vivid annotate import`` reads, rewritten (atomically) at every score;
+- ``humans.csv`` and its record: the scores of every annotator who has finished, written by
+  ``vivid annotate import``'s own code, for ``vivid report --human``;
+- ``.tokens.json`` (readable by its owner only): each annotator's access token, so that their
+  URL still works after a restart.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import secrets
+import threading
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from vivid_inspect.annotate_server.guidelines import guidelines
+from vivid_inspect.annotate_server.items import Item, Sheet
+from vivid_inspect.annotate_server.queues import Plan
+from vivid_inspect.report.agreement import agreement, raters_alpha
+from vivid_inspect.report.annotate import SHEET_COLUMNS, import_sheets
+from vivid_inspect.report.humans import (
+    HumanScoresError,
+    Problem,
+    read_records,
+    record_path,
+)
+from vivid_inspect.report.sheet_files import cut, neutralise, write_atomic
+from vivid_inspect.text import nfc
+
+HUMANS_FILE = "humans.csv"
+PLAN_FILE = "plan.json"
+TOKENS_FILE = ".tokens.json"
+SCORES = range(6)
+
+
+class ScoreError(ValueError):
+    """A score request that is refused (unknown item, not a whole number 0-5)."""
+
+
+@dataclass
+class Annotator:
+    """One annotator's queue and scores.
+
+    Attributes:
+        name: The annotator.
+        queue: Their items, in the order shown.
+        path: Their sheet.
+        scores: Item to score, for the items scored so far.
+        history: (item, score before) of every change this run, newest last, for undo.
+    """
+
+    name: str
+    queue: tuple[int, ...]
+    path: Path
+    scores: dict[int, int] = field(default_factory=dict)
+    history: list[tuple[int, int | None]] = field(default_factory=list)
+
+    @property
+    def done(self) -> int:
+        """How many of their items have a score."""
+        return len(self.scores)
+
+    @property
+    def finished(self) -> bool:
+        """Whether every item of their queue has a score."""
+        return self.done == len(self.queue)
+
+
+class Workspace:
+    """The annotation folder of one sheet and its annotators; safe to use from several threads.
+
+    Args:
+        folder: The annotation folder (created if needed).
+        sheet: The items and their generation record.
+        plan: Every annotator's queue.
+        report_folder: The log folder to name in the ``vivid report`` command the page offers.
+    """
+
+    def __init__(self, folder: Path, sheet: Sheet, plan: Plan, *, report_folder: Path | None = None) -> None:
+        self.folder = folder
+        self.sheet = sheet
+        self.plan = plan
+        self.report_folder = report_folder
+        self.items: dict[int, Item] = {item.id: item for item in sheet.items}
+        self._lock = threading.Lock()
+        self.annotators = {name: self._load(name) for name in plan.annotators}
+        self.tokens = self._tokens()
+        self._refresh_humans()
+
+    # --- reading and writing files ---------------------------------------------------------------
+
+    def _load(self, name: str) -> Annotator:
+        queue = self.plan.queues[name]
+        annotator = Annotator(name, queue, self.folder / f"{name}.csv")
+        if annotator.path.exists():
+            annotator.scores = _read_scores(annotator.path, set(queue))
+        else:
+            self._write(annotator)
+        return annotator
+
+    def _write(self, annotator: Annotator) -> None:
+        key = self.sheet.key
+        columns = SHEET_COLUMNS if key is not None else tuple(c for c in SHEET_COLUMNS if c != "generation")
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(columns)
+        for item_id in annotator.queue:
+            item = self.items[item_id]
+            score = annotator.scores.get(item_id)
+            cells = {
+                "id": item_id,
+                "idiom": neutralise(cut(item.idiom)),
+                "reference_meaning": neutralise(cut(item.reference_meaning)),
+                "explanation": neutralise(cut(item.explanation)),
+                "score": "" if score is None else score,
+                "annotator": annotator.name,
+                "generation": key or "",
+            }
+            writer.writerow([cells[column] for column in columns])
+        if self.sheet.record is not None and not record_path(annotator.path).exists():
+            record = self.sheet.record | {"sheet": annotator.path.name, "sheet_ids": list(annotator.queue)}
+            write_atomic(record_path(annotator.path), json.dumps(record, ensure_ascii=False, indent=1) + "\n")
+        write_atomic(annotator.path, buffer.getvalue(), encoding="utf-8-sig")
+
+    def _tokens(self) -> dict[str, str]:
+        """Token to annotator; kept in a file only its owner can read, so URLs survive a restart."""
+        path = self.folder / TOKENS_FILE
+        stored: dict[str, str] = {}
+        if path.exists():
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+            stored = {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
+        by_name = {name: stored.get(name) or secrets.token_urlsafe(24) for name in self.plan.annotators}
+        if by_name != stored:
+            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                json.dump(by_name, file)
+        return {token: name for name, token in by_name.items()}
+
+    @property
+    def humans_path(self) -> Path:
+        """The human scores file for ``vivid report --human``."""
+        return self.folder / HUMANS_FILE
+
+    def _refresh_humans(self) -> None:
+        """Write the finished annotators' scores as the human scores file (import's own code), or
+        remove a file that no longer holds a finished annotator's scores."""
+        finished = [a.path for a in self.annotators.values() if a.finished]
+        if finished:
+            import_sheets(finished, self.humans_path, force=True)
+        else:
+            self.humans_path.unlink(missing_ok=True)
+            record_path(self.humans_path).unlink(missing_ok=True)
+
+    # --- what a request does ---------------------------------------------------------------------
+
+    def annotator_of(self, token: str) -> str | None:
+        """The annotator a token belongs to (compared in constant time), or None."""
+        found = None
+        for known, name in self.tokens.items():
+            if secrets.compare_digest(known.encode(), token.encode()):
+                found = name
+        return found
+
+    def url_token(self, name: str) -> str:
+        """An annotator's token."""
+        return next(token for token, owner in self.tokens.items() if owner == name)
+
+    def score(self, name: str, item_id: Any, score: Any) -> dict[str, Any]:
+        """Record a score, on disk before returning.
+
+        Raises:
+            ScoreError: ``item_id`` is not an item of the annotator's queue, or ``score`` is not a
+                whole number 0-5 (a JSON integer; not a string, a fraction or a boolean).
+        """
+        annotator = self.annotators[name]
+        item = _known(annotator, item_id)
+        if not isinstance(score, int) or isinstance(score, bool) or score not in SCORES:
+            raise ScoreError(f"score must be a whole number from 0 to 5, got {str(score)[:20]!r}")
+        with self._lock:
+            annotator.history.append((item, annotator.scores.get(item)))
+            annotator.scores[item] = score
+            self._save(annotator)
+            return self._summary(annotator) | {"id": item, "score": score}
+
+    def undo(self, name: str) -> dict[str, Any]:
+        """Take back the newest change of this run; ``id`` is None when there is nothing to undo."""
+        annotator = self.annotators[name]
+        with self._lock:
+            if not annotator.history:
+                return self._summary(annotator) | {"id": None, "score": None}
+            item, before = annotator.history.pop()
+            if before is None:
+                annotator.scores.pop(item, None)
+            else:
+                annotator.scores[item] = before
+            self._save(annotator)
+            return self._summary(annotator) | {"id": item, "score": before}
+
+    def _save(self, annotator: Annotator) -> None:
+        self._write(annotator)
+        self._refresh_humans()
+
+    def state(self, name: str) -> dict[str, Any]:
+        """Everything the page shows an annotator: their items (blind), progress, guidelines."""
+        annotator = self.annotators[name]
+        with self._lock:
+            items = [
+                {
+                    "id": item_id,
+                    "idiom": self.items[item_id].idiom,
+                    "reference_meaning": self.items[item_id].reference_meaning,
+                    "explanation": self.items[item_id].explanation,
+                    "score": annotator.scores.get(item_id),
+                }
+                for item_id in annotator.queue
+            ]
+            return self._summary(annotator) | {"annotator": name, "items": items, "guidelines": guidelines()}
+
+    def _summary(self, annotator: Annotator) -> dict[str, Any]:
+        finished = [a for a in self.annotators.values() if a.finished]
+        humans = None
+        if annotator.finished:
+            folder = str(self.report_folder) if self.report_folder else "LOG_DIR"
+            humans = {
+                "path": str(self.humans_path.resolve()),
+                "finished": len(finished),
+                "annotators": len(self.annotators),
+                "command": f"vivid report {_quoted(folder)} --human {_quoted(str(self.humans_path.resolve()))}",
+            }
+        return {
+            "done": annotator.done,
+            "total": len(annotator.queue),
+            "finished": annotator.finished,
+            "can_undo": bool(annotator.history),
+            "humans": humans,
+            "agreement": self._agreement(),
+        }
+
+    def _agreement(self) -> dict[str, Any]:
+        """Agreement on the shared items, only once every annotator has scored all of them."""
+        shared = self.plan.shared
+        if not shared:
+            return {"status": "none", "message": "no items are shared between annotators (--overlap 0)"}
+        waiting = sum(1 for a in self.annotators.values() if any(i not in a.scores for i in shared))
+        if waiting:
+            return {
+                "status": "waiting",
+                "message": f"shown when every annotator has scored the {len(shared)} shared items ({waiting} annotator(s) still to finish them)",
+            }
+        maps: dict[str, dict[Hashable, float | int | None]] = {
+            name: {i: a.scores[i] for i in shared} for name, a in sorted(self.annotators.items())
+        }
+        pairs = []
+        for first, second in combinations(maps, 2):
+            result = agreement(maps[second], maps[first], n_boot=0)
+            pairs.append(
+                {"annotators": [first, second], "n": result.n, "kappa": result.kappa, "quadratic_kappa": result.weighted_kappa, "exact": result.exact}
+            )
+        notes: list[str] = []
+        return {"status": "ready", "n": len(shared), "pairs": pairs, "alpha": raters_alpha(maps, notes), "notes": notes}
+
+
+def _known(annotator: Annotator, item_id: Any) -> int:
+    if isinstance(item_id, int) and not isinstance(item_id, bool) and item_id in annotator.queue:
+        return item_id
+    raise ScoreError(f"id {str(item_id)[:20]!r} is not one of this annotator's items")
+
+
+def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
+    """The scores in an annotator's sheet, checked against their queue."""
+    records = read_records(path, "annotator sheet", "expected the sheet this server wrote")
+    header_line, header = records[0]
+    columns = [nfc(name).strip() for name in header]
+    if "id" not in columns or "score" not in columns:
+        raise HumanScoresError(path, [Problem(None, header_line, None, "missing column 'id' or 'score'; not a sheet this server wrote")])
+    scores: dict[int, int] = {}
+    problems: list[Problem] = []
+    seen: set[int] = set()
+    for row, (line, cells) in enumerate(records[1:], start=1):
+        values = {name: (cells[i].strip() if i < len(cells) else "") for i, name in enumerate(columns)}
+        item = int(values["id"]) if values["id"].isdigit() else None
+        if item is None or item not in queue:
+            problems.append(Problem(row, line, "id", f"id {values['id'][:20]!r} is not one of this annotator's items"))
+            continue
+        seen.add(item)
+        if values["score"] == "":
+            continue
+        if values["score"] not in {str(s) for s in SCORES}:
+            problems.append(Problem(row, line, "score", f"score must be a whole number from 0 to 5, found {values['score'][:20]!r}"))
+            continue
+        scores[item] = int(values["score"])
+    if queue - seen:
+        problems.append(Problem(None, header_line, "id", f"{len(queue - seen)} item(s) of this annotator's queue are missing"))
+    if problems:
+        raise HumanScoresError(path, problems)
+    return scores
+
+
+def _quoted(text: str) -> str:
+    return text if text and all(c.isalnum() or c in "/._-:" for c in text) else "'" + text.replace("'", "'\\''") + "'"
