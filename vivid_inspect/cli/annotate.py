@@ -1,4 +1,5 @@
-"""``vivid annotate export|import``: blind human annotation sheets for validating the judges."""
+"""``vivid annotate export|import|serve``: blind human annotation sheets for validating the judges,
+and a local web page for scoring them."""
 
 from __future__ import annotations
 
@@ -57,6 +58,22 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     imported.add_argument("--force", action="store_true", help="replace an existing scores file (an input is never replaced)")
     imported.set_defaults(handler=run_import)
+
+    served = commands.add_parser(
+        "serve",
+        help="score explanations in the browser: one item per screen, keys 0-5, resumable, one URL per annotator",
+        description="A local web page for scoring; every score is saved as given, in sheets `import` reads.",
+    )
+    served.add_argument("source", metavar="SOURCE", help="a sheet written by `export`, a generation log, or a folder of logs")
+    served.add_argument("--annotators", required=True, metavar="NAME[,NAME...]", help="annotator names, comma-separated")
+    served.add_argument("--overlap", type=int, default=0, metavar="K", help="items every annotator scores, for agreement (default 0)")
+    served.add_argument("--port", type=int, default=8765, metavar="N", help="port (default 8765; 0 picks a free one)")
+    served.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)")
+    served.add_argument("--out-dir", metavar="DIR", help="the annotation folder (default: SOURCE's name + .annotation, beside it)")
+    served.add_argument("-n", "--n", type=int, default=None, help="items to draw from a log, as `export` (default 200)")
+    served.add_argument("--seed", type=int, default=0, help="seed of the draw and of each annotator's order (default 0)")
+    served.add_argument("--generation", metavar="SELECTOR", help="the generation inside a folder, as `export --generation`")
+    served.set_defaults(handler=run_serve)
     return parser
 
 
@@ -99,4 +116,38 @@ def run_import(args: argparse.Namespace) -> int:
         f"vivid annotate import: wrote {len(scores)} score(s) by {annotators} annotator(s){bound} to {args.out}",
         file=sys.stderr,
     )
+    return EXIT_OK
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Serve until interrupted; 2 when the source, names, overlap or port cannot be used."""
+    # Imported here: the server pulls in uvicorn, Starlette and pandas, and `vivid --help` must stay fast.
+    from vivid_inspect.annotate_server.opening import open_workspace
+    from vivid_inspect.annotate_server.serve import announce, bind, serve
+    from vivid_inspect.report.annotate import DEFAULT_N
+
+    names = [name.strip() for name in args.annotators.split(",")]
+    try:
+        workspace = open_workspace(
+            args.source,
+            names,
+            overlap=args.overlap,
+            n=DEFAULT_N if args.n is None else args.n,
+            seed=args.seed,
+            generation=args.generation,
+            folder=args.out_dir,
+        )
+    except ValueError as error:
+        print(f"vivid annotate serve: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as error:
+        print(f"vivid annotate serve: cannot listen on {args.host}:{args.port} ({error.strerror}); choose another --port", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    announce(workspace, args.host, sock.getsockname()[1])
+    try:
+        serve(workspace, sock)
+    except KeyboardInterrupt:
+        pass
     return EXIT_OK
