@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from inspect_ai.log import read_eval_log
 from sklearn.metrics import cohen_kappa_score
 
@@ -329,6 +330,8 @@ def test_random_judge_repeated_three_times_is_inconsistent_and_every_repeat_was_
         scores = _scores(path, "judge_aspect").values()
         assert {(s.metadata["repeat"], s.metadata["cached"]) for s in scores} == {(repeat, False)}
 
+    resolved = yaml.safe_load((tmp_path / "logs" / "vivid" / "repeats" / "spec.resolved.yaml").read_text("utf-8"))
+    assert set(resolved["judges"]) == {"coin", "coin/repeat-1", "coin/repeat-2", "other"}
     report = write_report(tmp_path / "logs", figures=False)
 
     consistency = report.table("judge_consistency").frame.set_index("judge")
