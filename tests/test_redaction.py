@@ -170,3 +170,58 @@ def test_scrub_leaves_binary_members_alone(tmp_path: Path, monkeypatch: pytest.M
 def test_add_secret_names_is_idempotent() -> None:
     add_secret_names(["A_NAME", "A_NAME"])
     assert redact("plain text") == "plain text"
+
+
+def test_scrub_leaves_a_decompression_bomb_alone_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import tracemalloc
+
+    monkeypatch.setenv("FAKE_API_KEY", KEY)
+    monkeypatch.setenv("VIVID_MAX_LOG_BYTES", str(2**20))  # members over 2 MiB are refused
+    path = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("samples/1.json", f'"{KEY}"' + " " * (64 * 2**20))
+    before = path.read_bytes()
+    tracemalloc.start()
+    try:
+        assert scrub_folder(tmp_path) == []
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert path.read_bytes() == before
+    assert peak < 16 * 2**20
+    assert any("bomb.eval" in r.getMessage() and "inflates past" in r.getMessage() for r in caplog.records)
+
+
+def test_vivid_redact_in_its_own_process_rewrites_inspect_zstd_logs(tmp_path: Path) -> None:
+    # A fresh process has not imported Inspect, which teaches zipfile the zstd of .eval members.
+    import subprocess
+
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+
+    (log,) = eval(
+        Task(dataset=[Sample(input=f"say {KEY}", target="x")]),
+        model="mockllm/model",
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    with zipfile.ZipFile(log.location) as archive:
+        assert {info.compress_type for info in archive.infolist()} == {93}  # zstd
+    result = subprocess.run(
+        [sys.executable, "-m", "vivid_inspect.cli.main", "redact", str(tmp_path / "logs")],
+        check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "FAKE_API_KEY": KEY},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "1 file(s) rewritten" in result.stderr
+    with zipfile.ZipFile(log.location) as archive:
+        assert {info.compress_type for info in archive.infolist()} == {93}
+    from inspect_ai.log import read_eval_log
+
+    (sample,) = read_eval_log(log.location).samples or []
+    assert sample.input == f"say {REDACTED}"

@@ -14,6 +14,7 @@ import os
 import struct
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, cast
 
@@ -151,3 +152,17 @@ def check_members(path: Path, names: list[str], budget: Budget) -> None:
         for name in names:
             info = archive.getinfo(name)
             _inflate(_chunks(handle, info), info.compress_type, name, budget, keep=False)
+
+
+def iter_members(path: Path, limit: int) -> Iterator[tuple[zipfile.ZipInfo, bytes]]:
+    """Every member of a zip in order, each inflated within ``limit`` bytes of its own.
+
+    One member is held at a time, so memory stays near the largest member.
+
+    Raises:
+        InflationError: A member inflates past ``limit``.
+    """
+    with zipfile.ZipFile(path) as archive, path.open("rb") as handle:
+        for info in archive.infolist():
+            data = _inflate(_chunks(handle, info), info.compress_type, info.filename, Budget(limit), keep=True)
+            yield info, data

@@ -29,6 +29,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from vivid_inspect.redact import redact
+from vivid_inspect.report.bounded_zip import InflationError, iter_members, max_inflated
+
+logger = logging.getLogger(__name__)
 
 MARKER = ".vivid-scrubbed"
 """File in the log folder whose modification time is that of the last scrub."""
@@ -46,22 +49,29 @@ def _redact_bytes(data: bytes) -> bytes | None:
 
 
 def _scrub_zip(path: Path) -> bool:
-    with zipfile.ZipFile(path) as archive:
-        infos = archive.infolist()
-        members = [(info, archive.read(info.filename)) for info in infos]
-    cleaned = [(info, _redact_bytes(data)) for info, data in members]
-    if all(new is None for _, new in cleaned):
+    # Inspect registers zstd (the compression of its .eval members) with zipfile for writing.
+    import inspect_ai.log  # noqa: F401
+
+    limit = max_member_bytes()
+    # a first pass finds whether anything needs redacting, one member at a time
+    if not any(_redact_bytes(data) is not None for _, data in iter_members(path, limit)):
         return False
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(handle)
     try:
         with zipfile.ZipFile(temporary, "w") as archive:
-            for (info, data), (_, new) in zip(members, cleaned, strict=True):
-                archive.writestr(info, new if new is not None else data, compress_type=info.compress_type)
+            for info, data in iter_members(path, limit):
+                cleaned = _redact_bytes(data)
+                archive.writestr(info, cleaned if cleaned is not None else data, compress_type=info.compress_type)
         os.replace(temporary, path)
     finally:
         Path(temporary).unlink(missing_ok=True)
     return True
+
+
+def max_member_bytes() -> int:
+    """Largest zip member a scrub inflates: twice a report's cap (256 MiB by default)."""
+    return 2 * max_inflated()
 
 
 def _scrub_text_file(path: Path) -> bool:
@@ -108,8 +118,9 @@ def scrub_folder(folder: Path, *, everything: bool = False) -> list[Path]:
                 continue
             if scrub_file(path):
                 changed.append(path)
-        except (OSError, zipfile.BadZipFile):
-            continue  # a log being written or broken: the next scrub reads it again
+        except (OSError, zipfile.BadZipFile, InflationError) as error:
+            # a log being written, broken, or a decompression bomb: left as it is, said aloud
+            logger.warning("vivid: could not check %s for credentials: %s", path, redact(str(error)))
     return changed
 
 
