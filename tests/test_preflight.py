@@ -8,15 +8,18 @@ plan`` says what will be checked. Every endpoint is on 127.0.0.1: a closed port 
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
 from tests.fake_api import default_responder, isolate_inspect
 from tests.test_fail_fast import SECRET, closed_port
 from vivid_inspect.cli.main import main
+from vivid_inspect.runner.preflight import Probe, Target, probe_for
 from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
 KEY = "fake-key"
@@ -218,3 +221,81 @@ def test_plan_says_which_endpoints_a_run_checks(
     assert "openai-api/fake/gen (generation): one request (a model listing) to its endpoint" in out
     assert "openai-api/fake/judge (judge): one request" in out and "--no-preflight" in out
     assert server.get_counts == {} and server.model_counts == {}  # a plan sends nothing
+
+
+def test_a_dns_failure_is_reported_at_preflight(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolate_inspect(tmp_path, monkeypatch)
+    monkeypatch.setenv("FAKE_API_KEY", KEY)
+    real = socket.getaddrinfo
+
+    def no_such_host(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "no-such-host.invalid":  # never sent to a resolver: the lookup fails here
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_such_host)
+    spec = write_spec(tmp_path, "http://no-such-host.invalid/v1", judge_url=f"http://127.0.0.1:{closed_port()}/v1")
+
+    code, err, elapsed = run(spec, capsys)
+
+    assert code == 1 and elapsed < WALL
+    assert (
+        "runs[0].models[0]: openai-api/fake/gen: no connection to http://no-such-host.invalid/v1/models "
+        "(DNS lookup failed: Name or service not known)"
+    ) in err
+    assert "judges[0]: openai-api/fake/judge: no connection to" in err
+
+
+class _Api:
+    """The parts of a provider that the preflight reads, for providers the tests cannot create."""
+
+    def __init__(self, api_key: str | None = None) -> None:
+        self.api_key = api_key
+        self.model_name = "m"
+
+
+class _Model:
+    def __init__(self) -> None:
+        self.api = _Api("k")
+
+
+@pytest.mark.parametrize(
+    ("name", "base_url", "expected"),
+    [
+        pytest.param("mockllm/model", None, None, id="offline-mockllm"),
+        pytest.param("vivid/oracle", None, None, id="offline-baseline"),
+        pytest.param("hf/Qwen/Qwen3-8B", None, "runs on this machine", id="hf-in-process"),
+        pytest.param("vllm/Qwen/Qwen3-8B", None, "runs on this machine", id="vllm-started-by-inspect"),
+        pytest.param("vllm/Qwen/Qwen3-8B", "http://gpu:8000/v1", "http://gpu:8000/v1/models", id="vllm-server"),
+        pytest.param("google/gemini-2.5-pro", None, "no cheap request for provider 'google'", id="other"),
+    ],
+)
+def test_each_provider_is_checked_as_far_as_it_can_be(
+    name: str, base_url: str | None, expected: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VLLM_BASE_URL", raising=False)
+    target = Target(("runs", 0, "models", 0), name, cast(Any, _Model()), base_url)
+
+    probe = probe_for(target)
+
+    if expected is None:
+        assert probe is None
+    elif isinstance(probe, Probe):
+        assert probe.url == expected and ("Authorization", "Bearer k") in probe.headers
+    else:
+        assert probe is not None and expected in probe
+
+
+def test_plan_of_a_finished_spec_says_no_check_is_needed(
+    server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write_spec(tmp_path, server.base_url)
+    code, err, _ = run(spec, capsys)
+    assert code == 0, err
+
+    code, out, _, _ = vivid(capsys, "plan", str(spec))
+
+    assert code == 0
+    assert "none: no cell still to run calls a model endpoint" in out
