@@ -38,6 +38,7 @@ from vivid_inspect.generation_key import (
     matches,
 )
 from vivid_inspect.redact import excerpt
+from vivid_inspect.report.binding import generations_in
 from vivid_inspect.report.humans import (
     RECORD_SUFFIX,
     HumanScoresError,
@@ -47,12 +48,7 @@ from vivid_inspect.report.humans import (
     read_records,
     record_path,
 )
-from vivid_inspect.report.logs import (
-    VIVID_JUDGE_KEY,
-    find_log_files,
-    read_summaries,
-    short_task,
-)
+from vivid_inspect.report.logs import read_logs, read_summaries, short_task
 from vivid_inspect.report.sheet_files import check_output, cut, neutralise, write_atomic
 from vivid_inspect.taxonomy import THEME_NAMES
 from vivid_inspect.text import nfc, strip_reasoning
@@ -74,7 +70,8 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
 
     Returns:
         The log file and its generation. A judged copy (eval metadata ``vivid_judge``) stands in
-        for its generation only when the generation log itself is not in the folder.
+        for its generation only when the generation log itself is not in the folder; files that
+        are not readable VIVID logs are left out, as the report leaves them out.
 
     Raises:
         ValueError: Not an explanation log, no explanation log in the folder, or several and
@@ -91,22 +88,13 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
         if generation and not matches(found, generation):
             raise ValueError(f"--generation {generation!r} does not name this log" + candidate_list([found], "--generation"))
         return path, found
-    generations: list[Path] = []
-    copies: dict[str, Path] = {}
-    headers: dict[Path, EvalLog] = {}
-    for log in find_log_files(path):
-        header = _header(log)
-        if header is None or short_task(header.eval.task) != "explain":
-            continue
-        headers[log] = header
-        judged = (header.eval.metadata or {}).get(VIVID_JUDGE_KEY)
-        if isinstance(judged, dict):
-            copies.setdefault(Path(str(judged.get("generation_log", log))).name, log)
-        else:
-            generations.append(log)
-    names = {log.name for log in generations}
-    logs = generations + [copy for name, copy in sorted(copies.items()) if name not in names]
-    candidates = {generation_of(headers[log], log.relative_to(path).as_posix()): log for log in logs}
+    # The report's own reading (size-capped, VIVID logs only), so both see the same generations.
+    logset = read_logs(path)
+    files: dict[str, Path] = {}
+    for ref in sorted(logset.logs, key=lambda ref: ref.rel != ref.generation):  # a generation log first
+        if ref.identity is not None:
+            files.setdefault(ref.generation, ref.path)
+    candidates = {found: files[rel] for rel, found in generations_in(logset).items()}
     if generation:
         chosen = choose(list(candidates), generation, option="--generation")
         return candidates[chosen], chosen
