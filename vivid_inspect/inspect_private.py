@@ -13,11 +13,16 @@ from contextlib import contextmanager
 # non-zero, both from `inspect eval` and from a task that `eval()` builds. No public error type
 # gets that treatment, and a plain ValueError from a task prints a 270-line exception group.
 from inspect_ai._util.error import PrerequisiteError
+
+# Private: the eval's generation options (task config, then --batch, --attempt-timeout, ...) as a
+# model call in the current sample will see them. No public API gives them to a solver, and
+# without them a user's own attempt_timeout, or batch mode, cannot be told from "not set".
+from inspect_ai.model._generate_config import active_generate_config
 from rich.markup import escape
 
 from vivid_inspect.data.csv_format import VividDataError
 
-__all__ = ["PrerequisiteError", "TaskArgumentError", "TaskDataError", "task_errors"]
+__all__ = ["PrerequisiteError", "TaskArgumentError", "TaskDataError", "active_generate_config", "task_errors"]
 
 
 class TaskArgumentError(PrerequisiteError, ValueError):

@@ -13,15 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai.model import get_model
-
-# Private: the eval's generation options (task config, then --batch/--attempt-timeout...) as the
-# model call will see them. No public API exposes them to a solver; without them a user's own
-# attempt_timeout, or batch mode, cannot be told apart from "not set".
-from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from vivid_inspect.call_errors import describe_failure, is_call_failure, public_url
 from vivid_inspect.call_limits import GENERATION
+from vivid_inspect.inspect_private import active_generate_config
 
 
 class ModelCallError(RuntimeError):
