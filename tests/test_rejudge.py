@@ -17,6 +17,8 @@ from inspect_ai._cli.main import inspect as inspect_cli
 from inspect_ai.log import read_eval_log, write_eval_log
 
 from vivid_inspect.report.build import write_report
+from vivid_inspect.report.logs import SCORE_COLUMNS
+from vivid_inspect.report.versions import stale_judgements
 from vivid_inspect.scorers.judge_parse import JUDGE_PARSER_VERSION
 from vivid_inspect.scorers.judge_prompts import JUDGE_PROMPT_VERSION
 from vivid_inspect.tasks import explain
@@ -94,7 +96,7 @@ def test_scoring_again_without_a_new_repeat_is_a_replay_and_is_excluded(tmp_path
     assert pd.isna(row["mean_kappa"]) and "Inspect's cache replayed" in row["notes"]
 
 
-@pytest.mark.parametrize("stale", ["prompt_version", "parser_version", "both", "unrecorded"])
+@pytest.mark.parametrize("stale", ["both", "unrecorded"])
 def test_rejudging_a_log_in_place_replaces_its_old_judgements(tmp_path: Path, stale: str) -> None:
     log = _generate(tmp_path / "logs", judge="aspect")
     assert STALE not in write_report(tmp_path / "logs", figures=False).markdown
@@ -103,7 +105,7 @@ def test_rejudging_a_log_in_place_replaces_its_old_judgements(tmp_path: Path, st
     # rules would not give.
     for sample in old.samples or []:
         score = sample.scores["judge_aspect"]
-        for key in ("prompt_version", "parser_version") if stale in ("both", "unrecorded") else (stale,):
+        for key in ("prompt_version", "parser_version"):
             if stale == "unrecorded":
                 del score.metadata[key]
             else:
@@ -126,3 +128,36 @@ def test_rejudging_a_log_in_place_replaces_its_old_judgements(tmp_path: Path, st
     }
     assert any(s.value != 0 for s in scores)  # the stale zeros are gone
     assert STALE not in write_report(tmp_path / "logs", figures=False).markdown
+
+
+def _score_rows(*rows: tuple[str, object, object]) -> pd.DataFrame:
+    """Score rows of one log: (strategy, prompt_version, parser_version) each."""
+    records = [
+        {"task": "explain", "log": "gen.eval", "strategy": strategy, "error": False, "prompt_version": prompt,
+         "parser_version": parser}
+        for strategy, prompt, parser in rows
+    ]
+    return pd.DataFrame(records, columns=list(SCORE_COLUMNS))
+
+
+NOW = (JUDGE_PROMPT_VERSION, JUDGE_PARSER_VERSION)
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        pytest.param([("aspect", *NOW), ("cot", *NOW)], None, id="current"),
+        pytest.param([("lexical", None, None), ("panel", None, None)], None, id="lexical-and-panel-use-no-prompt"),
+        pytest.param([("aspect", NOW[0] - 1, NOW[1])], f"1 under older judge versions (prompt {NOW[0] - 1}/", id="older-prompt"),
+        pytest.param([("cot", NOW[0], NOW[1] - 1)], f"parser {NOW[1] - 1})", id="older-parser"),
+        pytest.param([("aspect", None, None), ("aspect", *NOW)], "1 that record no judge version", id="unrecorded"),
+    ],
+)
+def test_the_report_names_judge_scores_made_under_other_versions(
+    rows: list[tuple[str, object, object]], expected: str | None
+) -> None:
+    found = stale_judgements(_score_rows(*rows))
+    if expected is None:
+        assert found is None
+    else:
+        assert found is not None and expected in found and "gen.eval" in found and "vivid run SPEC.yaml" in found
