@@ -22,12 +22,13 @@ How the layers add up (measured on this machine with Inspect 0.3.285 and openai 
 - ``attempt_timeout`` cuts one attempt, SDK retries included, so a server that sends headers and
   then stalls, or trickles a byte at a time, cannot hold a call for ever.
 
-With :data:`GENERATION`, a closed port fails a call after 5 attempts (15 connection attempts) in
-about 55-65 s: ``inspect eval`` on a dead endpoint ends in about 70 s, start-up included
-(``tests/test_fail_fast.py``). A rate limit (429 with ``Retry-After: R``) is retried for up to
-15 requests: about 50 s + 10 × R in all, cut at the first attempt that ends after 300 s. A
-stalled server ends each call after about 2 × 180 s (the second attempt ends past 300 s).
-Raise ``attempt_timeout`` for reasoning models whose replies take minutes.
+With :data:`GENERATION`, a closed port fails a call after 4 attempts (12 connection attempts) in
+about 25-45 s: ``inspect eval`` on a dead endpoint ends in about a minute, start-up included (65 s
+measured on a loaded 2-core machine; ``tests/test_fail_fast.py``). A rate limit (429 with
+``Retry-After: R``) is retried for up to 12 requests: about 21 s + 8 × R in all (measured: 46 s
+for R = 1, 119 s for R = 10), cut at the first attempt that ends after 300 s. A stalled server
+ends each call after 2 attempts, about 6 minutes (the second attempt ends past 300 s). Raise
+``attempt_timeout`` for reasoning models whose replies take minutes.
 """
 
 from __future__ import annotations
