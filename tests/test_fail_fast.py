@@ -32,7 +32,8 @@ from vivid_inspect.call_errors import (
     is_call_failure,
 )
 from vivid_inspect.call_limits import GENERATION, JUDGE, RUN_ATTEMPTS, bounded_config
-from vivid_inspect.runner.spec import Retries
+from vivid_inspect.runner.models import generate_config
+from vivid_inspect.runner.spec import Retries, Spec
 from vivid_inspect.tasks import explain, topic, traits
 from vivid_inspect.testing.openai_server import FakeOpenAIServer, Fault, fail_prompts
 
@@ -301,3 +302,26 @@ def test_errors_that_are_not_calls_are_left_alone() -> None:
     error = ValueError("a bug")
     assert not is_call_failure(error)
     assert innermost(ExceptionGroup("g", [error])) is error
+
+
+def _spec(**top: Any) -> Spec:
+    runs = [{"tasks": ["explain"], "models": ["mockllm/model"]}]
+    return Spec.model_validate({"name": "limits", "log_dir": "logs", "runs": runs, **top})
+
+
+@pytest.mark.parametrize(
+    ("spec", "overrides", "expected"),
+    [
+        pytest.param(_spec(), {}, (3, 300, 180), id="defaults"),
+        pytest.param(_spec(batch=True), {}, (3, 300, None), id="batch-calls-are-not-cut"),
+        pytest.param(_spec(batch=True, retries={"attempt_timeout": 900}), {}, (3, 300, 900), id="batch-chosen-in-retries"),
+        pytest.param(_spec(batch=True), {"attempt_timeout": 600}, (3, 300, 600), id="batch-chosen-in-generate"),
+        pytest.param(_spec(), {"batch": True}, (3, 300, None), id="batch-in-a-judges-generate"),
+        pytest.param(_spec(retries={"max_retries": 0, "attempt_timeout": 5}), {}, (0, 300, 5), id="spec-values"),
+    ],
+)
+def test_vivid_run_limits_come_from_the_spec_with_batch_calls_uncut(
+    spec: Spec, overrides: dict[str, Any], expected: tuple[Any, ...]
+) -> None:
+    config = generate_config(spec, overrides)
+    assert (config.max_retries, config.timeout, config.attempt_timeout) == expected
