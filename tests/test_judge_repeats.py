@@ -31,6 +31,7 @@ from vivid_inspect.report.logs import SCORE_COLUMNS
 from vivid_inspect.report.reliability import build_reliability
 from vivid_inspect.report.repeats import first_repeat
 from vivid_inspect.runner import load_spec, make_plan, run_spec
+from vivid_inspect.scorers import judge_parse
 from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
 A = {1: 0.0, 2: 1.0, 3: 2.0, 4: 3.0, 5: 4.0, 6: 5.0, 7: 3.0, 8: 2.0}
@@ -375,3 +376,26 @@ def test_repeats_run_at_the_temperature_the_spec_sets_and_the_report_says_so(
     report = write_report(tmp_path / "logs", figures=False)
     row = report.table("judge_consistency").frame.set_index("judge").loc["coin"]
     assert (row["runs"], row["temperature"]) == (2, "0.7")
+
+
+def test_repeats_redone_after_a_parser_change_replay_their_own_replies_and_still_count(
+    server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = 8
+    spec = _spec(tmp_path, server, items=items, repeats=2)
+    assert run_spec(load_spec(spec), display="none", quiet=True, report=False).ok
+    first = write_report(tmp_path / "logs", figures=False).table("judge_consistency").frame.set_index("judge")
+    server.reset()
+    monkeypatch.setattr(judge_parse, "JUDGE_PARSER_VERSION", judge_parse.JUDGE_PARSER_VERSION + 1)
+
+    again = run_spec(load_spec(spec), display="none", quiet=True, report=False)
+
+    assert again.ok and {j.status for j in again.judged} == {"scored"}  # every judge cell redone
+    assert server.model_counts.get("judge", 0) == 0  # the same prompts: each repeat's own cached replies
+    row = write_report(tmp_path / "logs", figures=False).table("judge_consistency").frame.set_index("judge").loc["coin"]
+    assert (row["runs"], row["n"], row["excluded"]) == (2, items, 0)
+    # the same replies as before the change, so the same agreement
+    assert (row["mean_kappa"], row["flip_rate"]) == pytest.approx(
+        (first.loc["coin", "mean_kappa"], first.loc["coin", "flip_rate"])
+    )
+    assert f"{2 * items} counted score(s) are their own repeat's replies replayed" in row["notes"]
