@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"vivid report: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     sys.stdout.write(report.markdown)
+    for skipped in report.skipped:  # the warning; the markdown lists them too
+        print(f"vivid report: skipped {skipped}", file=sys.stderr)
     folder = report.files[0].parent if report.files else None
     print(f"vivid report: wrote {len(report.files)} file(s) to {folder}", file=sys.stderr)
     return EXIT_OK

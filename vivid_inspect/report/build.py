@@ -53,11 +53,13 @@ class Report:
         markdown: Every table as markdown, as the CLI prints it.
         files: Files written, in the order written.
         tables: The tables, in report order.
+        skipped: Files under the log folder that were not read, ``path: reason`` each.
     """
 
     markdown: str
     files: list[Path] = field(default_factory=list)
     tables: tuple[Table, ...] = ()
+    skipped: tuple[str, ...] = ()
 
     def table(self, name: str) -> Table:
         """The table with this name (``table1_judges``, ``table3_themes``, ...)."""
@@ -114,7 +116,7 @@ def write_report(
     markdown = _markdown(logset, tables, human is not None) + _figures_markdown(drawn)
     files = _write(out, tables, markdown, chosen_formats)
     files.extend(figure.path for figure in drawn if figure.path is not None)
-    return Report(markdown=markdown, files=files, tables=tables)
+    return Report(markdown=markdown, files=files, tables=tables, skipped=logset.skipped)
 
 
 def build_tables(

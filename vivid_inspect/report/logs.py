@@ -209,7 +209,7 @@ def read_logs(
 
     Returns:
         The logs and their scores. Files that fail to read, inflate past the cap or are logs of
-        another task are listed in ``skipped`` and logged as a warning.
+        another task are listed in ``skipped`` (``vivid report`` warns about each on stderr).
 
     Raises:
         ValueError: If ``log_dir`` is not a folder.
@@ -221,7 +221,7 @@ def read_logs(
 
     def skip(rel: str, reason: str) -> None:
         entry = one_line(f"{rel}: {reason}")
-        logger.warning("vivid report: skipped %s", entry)
+        logger.debug("skipped %s", entry)  # the CLI warns on stderr; the report lists it
         skipped.append(entry)
 
     for path in find_log_files(root, exclude=exclude):
