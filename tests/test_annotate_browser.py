@@ -106,11 +106,19 @@ def loaded(browser: Any, url: str | None = None) -> None:
         browser.refresh()
     else:
         browser.get(url)
-    until(browser, lambda b: "ready" in (b.find_element("tag name", "body").get_attribute("class") or ""), "the page never drew its state")
+    until(
+        browser,
+        lambda b: "ready" in (b.find_element("tag name", "body").get_attribute("class") or ""),
+        "the page never drew its state",
+    )
 
 
 def progress(browser: Any, done: int, total: int) -> None:
-    until(browser, lambda b: text(b, "progress-text").startswith(f"{done} / {total} "), f"progress never showed {done} / {total}")
+    until(
+        browser,
+        lambda b: text(b, "progress-text").startswith(f"{done} / {total} "),
+        f"progress never showed {done} / {total}",
+    )
 
 
 def keys(browser: Any, *typed: str) -> None:
@@ -139,17 +147,27 @@ def test_an_annotator_scores_undoes_reloads_and_survives_a_killed_server(
     # Five scores with the keyboard: each saves and moves on.
     keys(driver, "5", "4", "3", "2", "1")
     progress(driver, 5, total)
-    until(driver, lambda b: text(b, "position").startswith("Mục 6 /"), "the page did not move on after each score")
+    until(
+        driver,
+        lambda b: text(b, "position").startswith("Mục 6 /"),
+        "the page did not move on after each score",
+    )
     keys(driver, "u")
     progress(driver, 4, total)
-    until(driver, lambda b: text(b, "position").startswith("Mục 5 /"), "undo did not go back to the undone item")
+    until(
+        driver, lambda b: text(b, "position").startswith("Mục 5 /"), "undo did not go back to the undone item"
+    )
 
     # A reload shows the same progress and opens at the first unscored item.
     loaded(driver)
     progress(driver, 4, total)
     assert text(driver, "position").startswith("Mục 5 /")
     keys(driver, Keys.ARROW_LEFT)
-    until(driver, lambda b: "scored 2" in text(b, "item-status"), "item 4 does not show its score 2 after a reload")
+    until(
+        driver,
+        lambda b: "scored 2" in text(b, "item-status"),
+        "item 4 does not show its score 2 after a reload",
+    )
     keys(driver, Keys.ARROW_RIGHT)
 
     # The mouse does the same.
@@ -167,12 +185,18 @@ def test_an_annotator_scores_undoes_reloads_and_survives_a_killed_server(
     entries = driver.find_elements(By.CSS_SELECTOR, "#unscored-list button")
     assert len(entries) == total - 4
     entries[-1].click()
-    until(driver, lambda b: text(b, "position").startswith("Mục 12 /"), "a click in the unscored list did not open the item")
+    until(
+        driver,
+        lambda b: text(b, "position").startswith("Mục 12 /"),
+        "a click in the unscored list did not open the item",
+    )
 
     # Hostile cells are shown as text: no element is made from them and no script runs.
     for hostile in (HOSTILE["script"], HOSTILE["img-onerror"], HOSTILE["markup"]):
         keys(driver, *[Keys.ARROW_LEFT] * total)
-        until(driver, lambda b: text(b, "position").startswith("Mục 1 /"), "← did not go back to the first item")
+        until(
+            driver, lambda b: text(b, "position").startswith("Mục 1 /"), "← did not go back to the first item"
+        )
         for _ in range(total):
             if text(driver, "explanation") == hostile:
                 break

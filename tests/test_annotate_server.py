@@ -25,6 +25,7 @@ import pandas as pd
 import pytest
 import yaml
 from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
 from starlette.testclient import TestClient
 
 from tests.fake_api import explain_items, idiom_of
@@ -106,12 +107,21 @@ def token(space: Workspace, name: str = "lan") -> dict[str, str]:
 
 
 def snapshot(folder: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()
+    }
 
 
 # --- the token ----------------------------------------------------------------------------------------
 
-REQUESTS = [("GET", "/"), ("GET", "/static/app.js"), ("GET", "/api/state"), ("POST", "/api/score"), ("POST", "/api/undo"), ("GET", "/nowhere")]
+REQUESTS = [
+    ("GET", "/"),
+    ("GET", "/static/app.js"),
+    ("GET", "/api/state"),
+    ("POST", "/api/score"),
+    ("POST", "/api/undo"),
+    ("GET", "/nowhere"),
+]
 
 
 @pytest.mark.parametrize(("method", "path"), REQUESTS, ids=[f"{m} {p}" for m, p in REQUESTS])
@@ -119,11 +129,19 @@ REQUESTS = [("GET", "/"), ("GET", "/static/app.js"), ("GET", "/api/state"), ("PO
 def test_every_request_without_a_valid_token_gets_403(log: Path, method: str, path: str, given: str) -> None:
     space = workspace(log)
     real = space.url_token("lan")
-    value = {"none": None, "empty": "", "wrong": "x" * len(real), "truncated": real[:-1], "other-case": real.swapcase()}[given]
+    value = {
+        "none": None,
+        "empty": "",
+        "wrong": "x" * len(real),
+        "truncated": real[:-1],
+        "other-case": real.swapcase(),
+    }[given]
     before = snapshot(space.folder)
     with client_of(space) as client:
         params = {} if value is None else {"t": value}
-        response = client.request(method, path, params=params, json={"id": ITEMS[0].id, "score": 5} if method == "POST" else None)
+        response = client.request(
+            method, path, params=params, json={"id": ITEMS[0].id, "score": 5} if method == "POST" else None
+        )
     assert response.status_code == 403
     assert "open the URL" in response.text and ITEMS[0].idiom not in response.text
     assert snapshot(space.folder) == before
@@ -183,7 +201,9 @@ BAD_BODIES = {
 
 
 @pytest.mark.parametrize("change", list(BAD_BODIES.values()), ids=list(BAD_BODIES))
-def test_a_bad_score_is_refused_by_the_server_and_nothing_is_written(log: Path, change: dict[str, object]) -> None:
+def test_a_bad_score_is_refused_by_the_server_and_nothing_is_written(
+    log: Path, change: dict[str, object]
+) -> None:
     space = workspace(log)
     first = space.plan.queues["lan"][0]
     body: dict[str, object] = {"id": first, "score": 3} | change
@@ -211,7 +231,9 @@ def test_a_bad_score_is_refused_by_the_server_and_nothing_is_written(log: Path, 
     ],
     ids=["text-plain", "form", "not-json", "array", "string", "too-large", "not-utf8"],
 )
-def test_a_body_that_is_not_a_small_json_object_is_refused(log: Path, content: bytes, type_: str, status: int) -> None:
+def test_a_body_that_is_not_a_small_json_object_is_refused(
+    log: Path, content: bytes, type_: str, status: int
+) -> None:
     space = workspace(log)
     before = snapshot(space.folder)
     with client_of(space) as client:
@@ -264,7 +286,12 @@ def test_a_score_writes_only_the_annotators_own_sheet(log: Path) -> None:
     before = snapshot(space.folder)
     outside = snapshot(log.parent)
     with client_of(space) as client:
-        assert client.post("/api/score", headers=token(space), json={"id": space.plan.queues["lan"][0], "score": 4}).status_code == 200
+        assert (
+            client.post(
+                "/api/score", headers=token(space), json={"id": space.plan.queues["lan"][0], "score": 4}
+            ).status_code
+            == 200
+        )
     after = snapshot(space.folder)
     assert {name for name in after if after[name] != before.get(name)} == {"lan.csv"}
     assert snapshot(log.parent) == outside
@@ -282,7 +309,9 @@ def test_html_in_a_cell_reaches_the_page_as_data_and_the_page_inserts_text_only(
     sent = {item["explanation"] for item in items}
     # Sent as the model wrote it (JSON, not HTML), so textContent shows it as text.
     assert {HOSTILE["script"], HOSTILE["img-onerror"], HOSTILE["markup"]} <= sent
-    assert not re.search(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function", script)
+    assert not re.search(
+        r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function", script
+    )
     assert "textContent" in script
     policy = page.headers["content-security-policy"]
     assert "script-src 'self'" in policy and "unsafe-inline" not in policy
@@ -290,7 +319,11 @@ def test_html_in_a_cell_reaches_the_page_as_data_and_the_page_inserts_text_only(
     assert page.headers["referrer-policy"] == "no-referrer"
 
 
-@pytest.mark.parametrize("text", list(HOSTILE.values()) + ["- gạch đầu dòng", "\t=1+1", "", "'"], ids=[*HOSTILE, "bullet", "tab", "empty", "lone-quote"])
+@pytest.mark.parametrize(
+    "text",
+    list(HOSTILE.values()) + ["- gạch đầu dòng", "\t=1+1", "", "'"],
+    ids=[*HOSTILE, "bullet", "tab", "empty", "lone-quote"],
+)
 def test_a_neutralised_sheet_cell_is_shown_as_the_text_it_stands_for(text: str) -> None:
     assert shown(neutralise(text)) == text
 
@@ -318,7 +351,10 @@ def test_every_score_is_on_disk_when_acknowledged_and_a_restart_continues_there(
     queue = space.plan.queues["lan"]
     with client_of(space) as client:
         for item, value in zip(queue[:3], (5, 0, 3), strict=True):
-            assert client.post("/api/score", headers=token(space), json={"id": item, "score": value}).status_code == 200
+            assert (
+                client.post("/api/score", headers=token(space), json={"id": item, "score": value}).status_code
+                == 200
+            )
             assert scores_on_disk(space.annotators["lan"].path)[item] == str(value)
     restarted = workspace(log)
     assert restarted.url_token("lan") == space.url_token("lan")  # the printed URL still works
@@ -351,7 +387,9 @@ def test_undo_takes_back_the_newest_change_in_order(log: Path) -> None:
     assert set(scores_on_disk(space.annotators["lan"].path).values()) == {""}
 
 
-def finish(client: TestClient, space: Workspace, name: str, score_of: dict[int, int] | None = None) -> dict[str, object]:
+def finish(
+    client: TestClient, space: Workspace, name: str, score_of: dict[int, int] | None = None
+) -> dict[str, object]:
     result: dict[str, object] = {}
     for item in space.plan.queues[name]:
         value = (score_of or {}).get(item, item % 6)
@@ -369,7 +407,9 @@ def test_a_finished_annotator_gets_the_human_scores_file_bound_to_the_generation
         assert summary["finished"] and summary["humans"]["path"] == str(space.humans_path.resolve())  # type: ignore[index]
         humans = read_human_scores(space.humans_path)
         assert set(humans["annotator"]) == {"lan"} and set(humans["generation"]) == {space.sheet.key}
-        assert json.loads(record_path(space.humans_path).read_text())["eval_id"] == space.sheet.record["eval_id"]  # type: ignore[index]
+        assert (
+            json.loads(record_path(space.humans_path).read_text())["eval_id"] == space.sheet.record["eval_id"]
+        )  # type: ignore[index]
         finish(client, space, "minh")
         both = read_human_scores(space.humans_path)
         assert set(both["annotator"]) == {"lan", "minh"}
@@ -397,7 +437,9 @@ def test_agreement_is_shown_only_when_every_annotator_has_scored_the_shared_item
         assert first["agreement"]["status"] == "waiting"  # type: ignore[index]
         minh_shared_last = sorted(space.plan.queues["minh"], key=lambda i: i in shared)
         for index, item in enumerate(minh_shared_last):
-            state = client.post("/api/score", headers=token(space, "minh"), json={"id": item, "score": item % 6}).json()
+            state = client.post(
+                "/api/score", headers=token(space, "minh"), json={"id": item, "score": item % 6}
+            ).json()
             done_shared = sum(1 for i in minh_shared_last[: index + 1] if i in shared)
             assert (state["agreement"]["status"] == "ready") == (done_shared == len(shared))
         lan_view = client.get("/api/state", headers=token(space, "lan")).json()["agreement"]
@@ -406,10 +448,90 @@ def test_agreement_is_shown_only_when_every_annotator_has_scored_the_shared_item
     assert pair["annotators"] == ["lan", "minh"] and pair["exact"] == 1.0
 
 
+# --- --write-log ---------------------------------------------------------------------------------------------------
+
+
+def test_write_log_keeps_copies_of_the_generations_logs_with_human_score_columns_and_provenance(
+    log: Path,
+) -> None:
+    before = log.read_bytes()
+    space = open_workspace(log, ["lan", "minh"], overlap=3, n=100, write_log=True)
+    assert list(space.human_logs) == [log] and space.human_logs[log].parent == space.folder / "human-logs"
+    with client_of(space) as client:
+        finish(client, space, "lan", {i: 4 for i in space.items})
+        summary = finish(client, space, "minh", {i: 1 for i in space.items})
+    assert summary["humans"]["logs"] == str((space.folder / "human-logs").resolve())  # type: ignore[index]
+    copy = read_eval_log(str(space.human_logs[log]))
+    assert copy.samples is not None and log.read_bytes() == before  # the generation log is untouched
+    shared = set(space.plan.shared)
+    for sample in copy.samples:
+        scores = sample.scores or {}
+        lan, minh = scores.get("human_lan"), scores.get("human_minh")
+        assert (lan is not None) == (sample.id in space.plan.queues["lan"])
+        assert (minh is not None) == (sample.id in space.plan.queues["minh"])
+        if sample.id in shared:
+            assert lan is not None and minh is not None
+            assert (lan.value, minh.value, scores["human"].value) == (4, 1, 2.5)
+            (edit,) = lan.history
+            assert edit.provenance is not None and edit.provenance.author == "lan"
+            assert edit.provenance.metadata["generation"] == space.sheet.key
+            assert scores["human"].history[0].provenance.metadata["annotators"] == ["lan", "minh"]  # type: ignore[union-attr]
+
+
+def test_write_log_puts_the_human_columns_beside_every_judges_column(tmp_path: Path) -> None:
+    folder = judged_folder(tmp_path)
+    space = open_workspace(folder, ["lan"], n=6, generation="vivid/literal", write_log=True)
+    judged = [log for log in space.human_logs if "judged" in log.parts]
+    assert judged and len(space.human_logs) == len(judged) + 1  # the generation log and each judged copy
+    with client_of(space) as client:
+        finish(client, space, "lan", {i: 2 for i in space.items})
+    for log, copy in space.human_logs.items():
+        assert copy == space.folder / "human-logs" / log.relative_to(folder)
+        for sample in read_eval_log(str(copy)).samples or []:
+            if sample.id in space.items:
+                assert sample.scores is not None and sample.scores["human"].value == 2
+                if log in judged:
+                    assert "lexical" in sample.scores  # the judge's column beside the humans'
+    assert (
+        main(
+            [
+                "report",
+                str(folder),
+                "--human",
+                str(space.humans_path),
+                "--out",
+                str(tmp_path / "r"),
+                "--no-figures",
+            ]
+        )
+        == 0
+    )
+
+
+@pytest.mark.parametrize("shape", ["unbound-sheet", "log-moved"])
+def test_write_log_without_its_generation_log_is_refused_before_anyone_scores(
+    log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: str
+) -> None:
+    sheet = tmp_path / "sheet.csv"
+    export_sheet(log, sheet, n=5)
+    if shape == "unbound-sheet":
+        rows = sheet.read_text(encoding="utf-8-sig").splitlines()
+        sheet.write_text("\n".join(row.rsplit(",", 1)[0] for row in rows) + "\n", encoding="utf-8-sig")
+        record_path(sheet).unlink()
+    else:
+        log.rename(tmp_path / "moved.eval")
+    assert main(["annotate", "serve", str(sheet), "--annotators", "lan", "--write-log"]) == 2
+    err = capsys.readouterr().err
+    assert "--write-log" in err and "Traceback" not in err
+
+
 # --- queues ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("annotators", "overlap"), [(("lan",), 0), (("lan", "minh"), 0), (("lan", "minh"), 5), (("a", "b", "c"), 3), (("a", "b", "c"), 20)])
+@pytest.mark.parametrize(
+    ("annotators", "overlap"),
+    [(("lan",), 0), (("lan", "minh"), 0), (("lan", "minh"), 5), (("a", "b", "c"), 3), (("a", "b", "c"), 20)],
+)
 def test_queues_share_the_overlap_and_split_the_rest(annotators: tuple[str, ...], overlap: int) -> None:
     ids = list(range(100, 120))
     plan = assign(ids, annotators, overlap=overlap, seed=7)
@@ -438,7 +560,17 @@ def test_queues_share_the_overlap_and_split_the_rest(annotators: tuple[str, ...]
         (["Sheet"], "server's own file"),
         (["Lan", "lan"], "named twice"),
     ],
-    ids=["none", "empty", "dot-dot", "slash", "leading-dash", "too-long", "humans", "sheet", "case-duplicate"],
+    ids=[
+        "none",
+        "empty",
+        "dot-dot",
+        "slash",
+        "leading-dash",
+        "too-long",
+        "humans",
+        "sheet",
+        "case-duplicate",
+    ],
 )
 def test_bad_annotator_names_are_refused(names: list[str], message: str) -> None:
     assert any(message in problem for problem in check_annotators(names))
@@ -473,13 +605,18 @@ def test_bad_options_exit_2_with_one_line_per_problem(
 
 def test_a_restart_with_other_options_is_refused(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
     workspace(log, names=("lan", "minh"), overlap=4)
-    assert main(["annotate", "serve", str(log), "--annotators", "lan,minh,hoa", "--overlap", "4", "-n", "100"]) == 2
+    assert (
+        main(["annotate", "serve", str(log), "--annotators", "lan,minh,hoa", "--overlap", "4", "-n", "100"])
+        == 2
+    )
     err = capsys.readouterr().err
     assert "was started with other options: annotators ['lan', 'minh'] (now ['lan', 'minh', 'hoa'])" in err
 
 
 @pytest.mark.parametrize("shape", ["missing", "out-dir-is-a-file", "out-dir-holds-the-source"])
-def test_a_source_or_folder_that_cannot_be_used_exits_2(log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: str) -> None:
+def test_a_source_or_folder_that_cannot_be_used_exits_2(
+    log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: str
+) -> None:
     source, extra = log, []
     if shape == "missing":
         source = tmp_path / "nothing.eval"
@@ -497,12 +634,21 @@ def test_a_port_in_use_exits_2_and_names_it(log: Path, capsys: pytest.CaptureFix
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        assert main(["annotate", "serve", str(log), "--annotators", "lan", "-n", "100", "--port", str(port)]) == 2
+        assert (
+            main(["annotate", "serve", str(log), "--annotators", "lan", "-n", "100", "--port", str(port)])
+            == 2
+        )
     err = capsys.readouterr().err
-    assert f"cannot listen on 127.0.0.1:{port}" in err and "choose another --port" in err and "Traceback" not in err
+    assert (
+        f"cannot listen on 127.0.0.1:{port}" in err
+        and "choose another --port" in err
+        and "Traceback" not in err
+    )
 
 
-def test_an_annotators_sheet_edited_by_hand_into_nonsense_is_reported_with_row_and_column(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_annotators_sheet_edited_by_hand_into_nonsense_is_reported_with_row_and_column(
+    log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     space = workspace(log, names=("lan",), overlap=0)
     path = space.annotators["lan"].path
     text = path.read_text(encoding="utf-8-sig").splitlines()
@@ -523,7 +669,9 @@ def test_an_exported_sheet_is_served_where_it_is_and_never_written_over(log: Pat
     before = (sheet.read_bytes(), record_path(sheet).read_bytes())
     space = open_workspace(sheet, ["lan"])
     assert space.folder == tmp_path / "sheet.annotation"
-    assert [i.id for i in space.sheet.items] == [i.id for i in read_sheet(sheet).items] and len(space.items) == 6
+    assert [i.id for i in space.sheet.items] == [i.id for i in read_sheet(sheet).items] and len(
+        space.items
+    ) == 6
     with client_of(space) as client:
         finish(client, space, "lan")
     assert (sheet.read_bytes(), record_path(sheet).read_bytes()) == before
@@ -589,7 +737,10 @@ def test_the_command_binds_localhost_and_a_killed_server_loses_nothing(
     base, header = f"http://127.0.0.1:{lan.port}", {TOKEN_HEADER: lan.params["t"]}
     queue = [i["id"] for i in httpx.get(f"{base}/api/state", headers=header).json()["items"]]
     for item, value in zip(queue[:3], (1, 2, 3), strict=True):
-        assert httpx.post(f"{base}/api/score", headers=header, json={"id": item, "score": value}).status_code == 200
+        assert (
+            httpx.post(f"{base}/api/score", headers=header, json={"id": item, "score": value}).status_code
+            == 200
+        )
     assert httpx.get(f"{base}/api/state").status_code == 403
     process.send_signal(signal.SIGKILL)
     process.wait(10)
@@ -617,17 +768,30 @@ SPEC = {
     "name": "serve-e2e",
     "log_dir": "logs",
     "data": "sample",
-    "runs": [{"name": "explanations", "tasks": ["explain"], "prompts": ["zero_shot"], "models": ["vivid/oracle", "vivid/literal"]}],
+    "runs": [
+        {
+            "name": "explanations",
+            "tasks": ["explain"],
+            "prompts": ["zero_shot"],
+            "models": ["vivid/oracle", "vivid/literal"],
+        }
+    ],
     "judges": [{"name": "lexical", "strategy": "lexical"}],
 }
+
+
+def judged_folder(tmp_path: Path) -> Path:
+    """A folder of two zero-shot generations (oracle, literal) judged by the lexical judge, as `vivid run` writes it."""
+    spec, folder = tmp_path / "spec.yaml", tmp_path / "logs"
+    spec.write_text(yaml.safe_dump(SPEC), encoding="utf-8")
+    assert main(["run", str(spec), "--log-dir", str(folder), "--display", "none", "--no-report"]) == 0
+    return folder
 
 
 def test_scores_served_from_a_judged_folder_feed_vivid_report_with_no_extra_option(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    spec, folder = tmp_path / "spec.yaml", tmp_path / "logs"
-    spec.write_text(yaml.safe_dump(SPEC), encoding="utf-8")
-    assert main(["run", str(spec), "--log-dir", str(folder), "--display", "none", "--no-report"]) == 0
+    folder = judged_folder(tmp_path)
     space = open_workspace(folder, ["lan", "minh"], overlap=5, n=20, generation="vivid/literal")
     assert space.folder == tmp_path / "logs.annotation"
     with client_of(space) as client:

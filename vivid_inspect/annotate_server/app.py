@@ -47,7 +47,9 @@ _SECURITY_HEADERS = {
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
 }
-FORBIDDEN = "403 forbidden: open the URL that `vivid annotate serve` printed for you (it carries your token)\n"
+FORBIDDEN = (
+    "403 forbidden: open the URL that `vivid annotate serve` printed for you (it carries your token)\n"
+)
 
 
 def _asset(name: str) -> str:
@@ -62,6 +64,7 @@ class TokenGate:
         self.workspace = workspace
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse the request with 403, or pass it on with its annotator in ``scope["state"]``."""
         if scope["type"] != "http":
             if scope["type"] == "lifespan":
                 await self.app(scope, receive, send)
@@ -111,7 +114,9 @@ def create_app(workspace: Workspace) -> ASGIApp:
         if set(body) != {"id", "score"}:
             return _error("a score request is a JSON object with exactly the keys 'id' and 'score'")
         try:
-            return _json(await run_in_threadpool(workspace.score, request.state.annotator, body["id"], body["score"]))
+            return _json(
+                await run_in_threadpool(workspace.score, request.state.annotator, body["id"], body["score"])
+            )
         except ScoreError as error:
             return _error(str(error))
 

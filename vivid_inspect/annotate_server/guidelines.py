@@ -1,5 +1,6 @@
-"""The guidelines shown beside each item: the judges' 0-5 rubric and the aspect-based judge's four
-criteria, in Vietnamese as the judges read them, each with an English gloss.
+"""The guidelines beside each item: the judges' 0-5 rubric and the aspect-based judge's criteria.
+
+Both are in Vietnamese as the judges read them, each with an English gloss.
 
 The Vietnamese text is the judge prompts' own (:mod:`vivid_inspect.scorers.judge_prompts`), so
 annotators and judges score against the same rubric; ``tests/test_annotate_server.py`` checks

@@ -56,8 +56,11 @@ class Sheet:
 
 
 def shown(cell: str) -> str:
-    """A sheet cell as the text it stands for: the ``'`` that export puts before a formula-like
-    cell is dropped; a ``'`` that the text itself starts with is kept."""
+    """A sheet cell as the text it stands for.
+
+    The ``'`` that export puts before a formula-like cell is dropped; a ``'`` that the text itself
+    starts with is kept.
+    """
     if cell.startswith("'") and neutralise(cell[1:]) == cell:
         return cell[1:]
     return cell
@@ -93,10 +96,14 @@ def read_sheet(path: Path) -> Sheet:
         values = {name: (cells[i] if i < len(cells) else "") for i, name in enumerate(columns)}
         item = _whole(values["id"].strip())
         if item is None:
-            problems.append(Problem(row, line, "id", f"id must be a whole number, found {values['id'][:40]!r}"))
+            problems.append(
+                Problem(row, line, "id", f"id must be a whole number, found {values['id'][:40]!r}")
+            )
             continue
         if item in seen:
-            problems.append(Problem(row, line, "id", f"id {item} appears again (first in data row {seen[item]})"))
+            problems.append(
+                Problem(row, line, "id", f"id {item} appears again (first in data row {seen[item]})")
+            )
             continue
         seen[item] = row
         if "generation" in values:
@@ -104,7 +111,14 @@ def read_sheet(path: Path) -> Sheet:
         texts = {name: nfc(shown(values[name])) for name in TEXT_COLUMNS}
         items.append(Item(item, **texts))
     if len(keys) > 1:
-        problems.append(Problem(None, header_line, "generation", f"rows name several generations: {', '.join(sorted(map(repr, keys)))}"))
+        problems.append(
+            Problem(
+                None,
+                header_line,
+                "generation",
+                f"rows name several generations: {', '.join(sorted(map(repr, keys)))}",
+            )
+        )
     if problems:
         raise HumanScoresError(path, problems)
     if not items:
@@ -120,7 +134,9 @@ def read_sheet(path: Path) -> Sheet:
             )
             raise HumanScoresError(path, message)
         if record["generation"] != key:
-            raise HumanScoresError(path, f"the sheet names generation {key!r} but its record is of {record['generation']!r}")
+            raise HumanScoresError(
+                path, f"the sheet names generation {key!r} but its record is of {record['generation']!r}"
+            )
     return Sheet(path, tuple(items), record)
 
 

@@ -44,6 +44,7 @@ def open_workspace(
     seed: int = 0,
     generation: str | None = None,
     folder: str | os.PathLike[str] | None = None,
+    write_log: bool = False,
 ) -> Workspace:
     """The annotation folder for a source, created on the first start and reopened on the next.
 
@@ -56,6 +57,8 @@ def open_workspace(
         seed: Seed of the draw and of the queue orders.
         generation: Selector of the generation inside a folder (as ``export --generation``).
         folder: The annotation folder; default :func:`default_folder`.
+        write_log: Also keep a copy of the generation log with the human scores as score
+            columns (see :mod:`vivid_inspect.annotate_server.human_log`).
 
     Returns:
         The workspace, with every annotator's sheet on disk.
@@ -73,7 +76,9 @@ def open_workspace(
         raise ValueError(f"{source}: not found; give an exported sheet, a generation log or a folder of logs")
     target = Path(folder) if folder is not None else default_folder(source)
     if target.exists() and not target.is_dir():
-        raise ValueError(f"{target}: is a file; the annotation folder must be a folder (choose another with --out-dir)")
+        raise ValueError(
+            f"{target}: is a file; the annotation folder must be a folder (choose another with --out-dir)"
+        )
     if source.resolve() == target.resolve() or target.resolve() in source.resolve().parents:
         raise ValueError(f"{target}: is the source or holds it; choose another --out-dir")
     is_sheet = source.is_file() and source.suffix.lower() == ".csv"
@@ -103,7 +108,9 @@ def open_workspace(
         sheet = read_sheet(sheet_path)
         ids = [item.id for item in sheet.items]
         if started is not None and started.get("ids") != ids:
-            raise ValueError(f"{sheet_path} no longer holds the items {target} was started with; give another --out-dir")
+            raise ValueError(
+                f"{sheet_path} no longer holds the items {target} was started with; give another --out-dir"
+            )
         plan = assign(ids, annotators, overlap=overlap, seed=seed)
     except ValueError:
         if exported and started is None:
@@ -114,7 +121,7 @@ def open_workspace(
     if started is None:
         write_atomic(plan_path, json.dumps(options | {"ids": ids}, ensure_ascii=False, indent=1) + "\n")
     report_folder = source.resolve() if source.is_dir() else None
-    return Workspace(target, sheet, plan, report_folder=report_folder)
+    return Workspace(target, sheet, plan, report_folder=report_folder, write_log=write_log)
 
 
 def _read_plan(path: Path) -> dict[str, Any] | None:
@@ -123,7 +130,9 @@ def _read_plan(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path}: unreadable ({error}); remove it only if no annotator has started") from None
+        raise ValueError(
+            f"{path}: unreadable ({error}); remove it only if no annotator has started"
+        ) from None
     if isinstance(data, dict):
         return data
     raise ValueError(f"{path}: not a plan written by `vivid annotate serve`")

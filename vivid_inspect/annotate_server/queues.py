@@ -65,7 +65,9 @@ def check_annotators(names: Sequence[str]) -> list[str]:
                 "starting with a letter or digit (it names the annotator's file)"
             )
         elif name.casefold() in RESERVED_NAMES:
-            problems.append(f"annotator {name!r}: the name is taken by the server's own file {name.casefold()}.csv")
+            problems.append(
+                f"annotator {name!r}: the name is taken by the server's own file {name.casefold()}.csv"
+            )
         elif name.casefold() in seen:
             problems.append(f"annotator {name!r} is named twice (as {seen[name.casefold()]!r})")
         else:

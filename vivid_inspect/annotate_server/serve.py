@@ -38,7 +38,9 @@ def bind(host: str, port: int) -> socket.socket:
 def urls(workspace: Workspace, host: str, port: int) -> dict[str, str]:
     """Each annotator's URL (with their token)."""
     shown = f"[{host}]" if ":" in host else host
-    return {name: f"http://{shown}:{port}/?t={workspace.url_token(name)}" for name in workspace.plan.annotators}
+    return {
+        name: f"http://{shown}:{port}/?t={workspace.url_token(name)}" for name in workspace.plan.annotators
+    }
 
 
 def announce(workspace: Workspace, host: str, port: int, out: TextIO = sys.stdout) -> None:

@@ -1,5 +1,4 @@
-"""The annotation folder: every annotator's sheet, scores given one at a time, undo, and the human
-scores file.
+"""The annotation folder: each annotator's sheet, scores one at a time, undo, human scores.
 
 Files, all in the annotation folder (beside the source, never over it):
 
@@ -11,6 +10,8 @@ Files, all in the annotation folder (beside the source, never over it):
   ``vivid annotate import`` reads, rewritten (atomically) at every score;
 - ``humans.csv`` and its record: the scores of every annotator who has finished, written by
   ``vivid annotate import``'s own code, for ``vivid report --human``;
+- ``human-logs/`` with ``--write-log``: copies of the generation's logs with the human scores as
+  score columns (:mod:`.human_log`);
 - ``.tokens.json`` (readable by its owner only): each annotator's access token, so that their
   URL still works after a restart.
 """
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from vivid_inspect.annotate_server.guidelines import guidelines
+from vivid_inspect.annotate_server.human_log import LOGS_FOLDER, generation_logs, write_human_log
 from vivid_inspect.annotate_server.items import Item, Sheet
 from vivid_inspect.annotate_server.queues import Plan
 from vivid_inspect.report.agreement import agreement, raters_alpha
@@ -92,11 +94,21 @@ class Workspace:
         report_folder: The log folder to name in the ``vivid report`` command the page offers.
     """
 
-    def __init__(self, folder: Path, sheet: Sheet, plan: Plan, *, report_folder: Path | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        sheet: Sheet,
+        plan: Plan,
+        *,
+        report_folder: Path | None = None,
+        write_log: bool = False,
+    ) -> None:
         self.folder = folder
         self.sheet = sheet
         self.plan = plan
         self.report_folder = report_folder
+        # Found now, before anyone scores: a missing log must not fail the last score of the day.
+        self.human_logs = generation_logs(sheet.record, report_folder, folder) if write_log else {}
         self.items: dict[int, Item] = {item.id: item for item in sheet.items}
         self._lock = threading.Lock()
         self.annotators = {name: self._load(name) for name in plan.annotators}
@@ -158,14 +170,20 @@ class Workspace:
         return self.folder / HUMANS_FILE
 
     def _refresh_humans(self) -> None:
-        """Write the finished annotators' scores as the human scores file (import's own code), or
-        remove a file that no longer holds a finished annotator's scores."""
+        """Write the finished annotators' scores as the human scores file (import's own code).
+
+        With no finished annotator left (an undo), the file is removed: it never holds stale scores.
+        """
         finished = [a.path for a in self.annotators.values() if a.finished]
         if finished:
-            import_sheets(finished, self.humans_path, force=True)
+            scores = import_sheets(finished, self.humans_path, force=True)
+            for log, copy in self.human_logs.items():
+                write_human_log(log, scores, copy, str(self.sheet.key))
         else:
             self.humans_path.unlink(missing_ok=True)
             record_path(self.humans_path).unlink(missing_ok=True)
+            for copy in self.human_logs.values():
+                copy.unlink(missing_ok=True)
 
     # --- what a request does ---------------------------------------------------------------------
 
@@ -193,9 +211,10 @@ class Workspace:
         if not isinstance(score, int) or isinstance(score, bool) or score not in SCORES:
             raise ScoreError(f"score must be a whole number from 0 to 5, got {str(score)[:20]!r}")
         with self._lock:
+            was_finished = annotator.finished
             annotator.history.append((item, annotator.scores.get(item)))
             annotator.scores[item] = score
-            self._save(annotator)
+            self._save(annotator, was_finished)
             return self._summary(annotator) | {"id": item, "score": score}
 
     def undo(self, name: str) -> dict[str, Any]:
@@ -204,17 +223,21 @@ class Workspace:
         with self._lock:
             if not annotator.history:
                 return self._summary(annotator) | {"id": None, "score": None}
+            was_finished = annotator.finished
             item, before = annotator.history.pop()
             if before is None:
                 annotator.scores.pop(item, None)
             else:
                 annotator.scores[item] = before
-            self._save(annotator)
+            self._save(annotator, was_finished)
             return self._summary(annotator) | {"id": item, "score": before}
 
-    def _save(self, annotator: Annotator) -> None:
+    def _save(self, annotator: Annotator, was_finished: bool) -> None:
         self._write(annotator)
-        self._refresh_humans()
+        # The human scores file holds finished annotators only: the change of one who is not, and
+        # was not, finished leaves it as it is (and spares rewriting a --write-log copy).
+        if was_finished or annotator.finished:
+            self._refresh_humans()
 
     def state(self, name: str) -> dict[str, Any]:
         """Everything the page shows an annotator: their items (blind), progress, guidelines."""
@@ -242,6 +265,7 @@ class Workspace:
                 "finished": len(finished),
                 "annotators": len(self.annotators),
                 "command": f"vivid report {_quoted(folder)} --human {_quoted(str(self.humans_path.resolve()))}",
+                "logs": str((self.folder / LOGS_FOLDER).resolve()) if self.human_logs else None,
             }
         return {
             "done": annotator.done,
@@ -270,10 +294,22 @@ class Workspace:
         for first, second in combinations(maps, 2):
             result = agreement(maps[second], maps[first], n_boot=0)
             pairs.append(
-                {"annotators": [first, second], "n": result.n, "kappa": result.kappa, "quadratic_kappa": result.weighted_kappa, "exact": result.exact}
+                {
+                    "annotators": [first, second],
+                    "n": result.n,
+                    "kappa": result.kappa,
+                    "quadratic_kappa": result.weighted_kappa,
+                    "exact": result.exact,
+                }
             )
         notes: list[str] = []
-        return {"status": "ready", "n": len(shared), "pairs": pairs, "alpha": raters_alpha(maps, notes), "notes": notes}
+        return {
+            "status": "ready",
+            "n": len(shared),
+            "pairs": pairs,
+            "alpha": raters_alpha(maps, notes),
+            "notes": notes,
+        }
 
 
 def _known(annotator: Annotator, item_id: Any) -> int:
@@ -288,7 +324,14 @@ def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
     header_line, header = records[0]
     columns = [nfc(name).strip() for name in header]
     if "id" not in columns or "score" not in columns:
-        raise HumanScoresError(path, [Problem(None, header_line, None, "missing column 'id' or 'score'; not a sheet this server wrote")])
+        raise HumanScoresError(
+            path,
+            [
+                Problem(
+                    None, header_line, None, "missing column 'id' or 'score'; not a sheet this server wrote"
+                )
+            ],
+        )
     scores: dict[int, int] = {}
     problems: list[Problem] = []
     seen: set[int] = set()
@@ -296,21 +339,38 @@ def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
         values = {name: (cells[i].strip() if i < len(cells) else "") for i, name in enumerate(columns)}
         item = int(values["id"]) if values["id"].isdigit() else None
         if item is None or item not in queue:
-            problems.append(Problem(row, line, "id", f"id {values['id'][:20]!r} is not one of this annotator's items"))
+            problems.append(
+                Problem(row, line, "id", f"id {values['id'][:20]!r} is not one of this annotator's items")
+            )
             continue
         seen.add(item)
         if values["score"] == "":
             continue
         if values["score"] not in {str(s) for s in SCORES}:
-            problems.append(Problem(row, line, "score", f"score must be a whole number from 0 to 5, found {values['score'][:20]!r}"))
+            problems.append(
+                Problem(
+                    row,
+                    line,
+                    "score",
+                    f"score must be a whole number from 0 to 5, found {values['score'][:20]!r}",
+                )
+            )
             continue
         scores[item] = int(values["score"])
     if queue - seen:
-        problems.append(Problem(None, header_line, "id", f"{len(queue - seen)} item(s) of this annotator's queue are missing"))
+        problems.append(
+            Problem(
+                None, header_line, "id", f"{len(queue - seen)} item(s) of this annotator's queue are missing"
+            )
+        )
     if problems:
         raise HumanScoresError(path, problems)
     return scores
 
 
 def _quoted(text: str) -> str:
-    return text if text and all(c.isalnum() or c in "/._-:" for c in text) else "'" + text.replace("'", "'\\''") + "'"
+    return (
+        text
+        if text and all(c.isalnum() or c in "/._-:" for c in text)
+        else "'" + text.replace("'", "'\\''") + "'"
+    )

@@ -80,6 +80,8 @@ function renderFinished(state) {
   $("humans-path").textContent = state.humans.path;
   $("humans-command").textContent = state.humans.command;
   $("humans-count").textContent = `${state.humans.finished} of ${state.humans.annotators} annotator(s) finished`;
+  $("humans-log-line").hidden = !state.humans.logs;
+  $("humans-log").textContent = state.humans.logs ? `inspect view --log-dir ${state.humans.logs}` : "";
 }
 
 function fmt(value) {
