@@ -1,9 +1,9 @@
-"""``vivid annotate export|import|serve``: blind human annotation sheets for validating the judges,
-and a local web page for scoring them."""
+"""``vivid annotate export|import|serve``: blind human annotation sheets, and a page to score them."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from typing import Any
 
@@ -73,6 +73,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     served.add_argument("-n", "--n", type=int, default=None, help="items to draw from a log, as `export` (default 200)")
     served.add_argument("--seed", type=int, default=0, help="seed of the draw and of each annotator's order (default 0)")
     served.add_argument("--generation", metavar="SELECTOR", help="the generation inside a folder, as `export --generation`")
+    served.add_argument(
+        "--write-log",
+        action="store_true",
+        help="also keep copies of the generation's logs with human score columns (human_NAME, human) for `inspect view`",
+    )
     served.set_defaults(handler=run_serve)
     return parser
 
@@ -136,6 +141,7 @@ def run_serve(args: argparse.Namespace) -> int:
             seed=args.seed,
             generation=args.generation,
             folder=args.out_dir,
+            write_log=args.write_log,
         )
     except ValueError as error:
         print(f"vivid annotate serve: {error}", file=sys.stderr)
@@ -146,8 +152,6 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"vivid annotate serve: cannot listen on {args.host}:{args.port} ({error.strerror}); choose another --port", file=sys.stderr)
         return EXIT_BAD_INPUT
     announce(workspace, args.host, sock.getsockname()[1])
-    try:
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C is how an annotation session ends
         serve(workspace, sock)
-    except KeyboardInterrupt:
-        pass
     return EXIT_OK
