@@ -4,7 +4,7 @@ The benchmarks need the full data size offline, and the real file cannot be fetc
 machines. This writes a deterministic stand-in that stresses the same code paths as the release:
 float label codes (``1.0``), meanings quoted because they hold commas, meanings with a leading
 space, a parenthesised gloss of rare words, typographic quotes and a trailing ``( cd )`` source tag.
-Themes and traits follow the paper's proportions (``shared/vivid-data.md``), rounded by largest
+Themes and traits follow the paper's proportions (``docs/data.md``), rounded by largest
 remainder so the counts add up exactly.
 
     python bench/synthetic.py OUT.csv [--rows 1636] [--seed 0]

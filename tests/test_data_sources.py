@@ -20,7 +20,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "data"
 GOOD = FIXTURES / "good.csv"
 GOOD_IDS = [1, 2, 3, 4, 5, 6, 7]
 
-# The revision documented in shared/vivid-data.md; changing the pin must be a deliberate act.
+# The revision documented in docs/data.md; changing the pin must be a deliberate act.
 PINNED_REVISION = "daf3862423a8ab04a515029880bc426f34a46ba4"
 HF_PATH = f"/datasets/LakoreAI/vivid-vietnamese-idioms/resolve/{PINNED_REVISION}/VIVID_Dataset.csv"
 HF_LABEL = "hf:LakoreAI/vivid-vietnamese-idioms@daf3862423a8/VIVID_Dataset.csv"

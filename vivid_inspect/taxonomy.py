@@ -5,7 +5,7 @@ label: task metrics, report tables, figures and the log viewer all use ``Label.n
 names of the paper's prose, "Social Relationships" and "Other"). The paper's Table 3 heads two
 columns differently ("Society", "Others"); those headings are kept in ``paper_heading`` only to
 find the paper's published numbers. The order is inferred from the
-paper's Tables 3 and 4 and the real rows we could inspect (see ``shared/vivid-data.md``); if the
+paper's Tables 3 and 4 and the real rows we could inspect (see ``docs/data.md``); if the
 release's mapping files say otherwise, correct the tuples below and nothing else.
 """
 

@@ -25,7 +25,7 @@ HF_ENDPOINT_ENV = "HF_ENDPOINT"
 
 HF_REPO = "LakoreAI/vivid-vietnamese-idioms"
 HF_FILE = "VIVID_Dataset.csv"
-# Pinned so that a re-run years later scores the same items; see shared/vivid-data.md.
+# Pinned so that a re-run years later scores the same items; see docs/data.md.
 HF_REVISION = "daf3862423a8ab04a515029880bc426f34a46ba4"
 DEFAULT_HF_ENDPOINT = "https://huggingface.co"
 
