@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import os
 import re
@@ -35,6 +36,7 @@ from vivid_inspect.annotate_server.app import TOKEN_HEADER, create_app
 from vivid_inspect.annotate_server.items import read_sheet, shown
 from vivid_inspect.annotate_server.opening import default_folder, open_workspace
 from vivid_inspect.annotate_server.queues import assign, check_annotators
+from vivid_inspect.annotate_server.serve import announce
 from vivid_inspect.annotate_server.workspace import Workspace
 from vivid_inspect.cli.main import main
 from vivid_inspect.report.annotate import export_sheet, import_sheets
@@ -446,6 +448,30 @@ def test_agreement_is_shown_only_when_every_annotator_has_scored_the_shared_item
     assert lan_view["status"] == "ready" and lan_view["n"] == 4
     (pair,) = lan_view["pairs"]
     assert pair["annotators"] == ["lan", "minh"] and pair["exact"] == 1.0
+
+
+@pytest.mark.parametrize("shape", ["folder", "log-file", "sheet"])
+def test_the_offered_report_command_names_the_folder_to_report(log: Path, tmp_path: Path, shape: str) -> None:
+    if shape == "sheet":
+        source = tmp_path / "sheet.csv"
+        export_sheet(log, source, n=3)
+    else:
+        source = log.parent if shape == "folder" else log
+    space = open_workspace(source, ["lan"], n=3)
+    with client_of(space) as client:
+        command = finish(client, space, "lan")["humans"]["command"]  # type: ignore[index]
+    folder = {"folder": str(log.parent), "log-file": str(log.parent), "sheet": "LOG_DIR"}[shape]
+    assert command == f"vivid report {folder} --human {space.humans_path}"
+
+
+@pytest.mark.parametrize(
+    ("host", "warned"), [("127.0.0.1", False), ("::1", False), ("0.0.0.0", True), ("192.168.1.5", True)]
+)
+def test_listening_beyond_this_machine_is_said_at_start(log: Path, host: str, warned: bool) -> None:
+    space = workspace(log)
+    out = io.StringIO()
+    announce(space, host, 8765, out)
+    assert ("warning: listening on" in out.getvalue()) == warned
 
 
 # --- --write-log ---------------------------------------------------------------------------------------------------

@@ -120,7 +120,9 @@ def open_workspace(
         raise
     if started is None:
         write_atomic(plan_path, json.dumps(options | {"ids": ids}, ensure_ascii=False, indent=1) + "\n")
-    report_folder = source.resolve() if source.is_dir() else None
+    # The folder `vivid report` reads: the folder served, or the one a log file is in. A sheet's
+    # generation log may sit in a subfolder of the run (generations/), so no folder is guessed for it.
+    report_folder = source.resolve() if source.is_dir() else None if is_sheet else source.resolve().parent
     return Workspace(target, sheet, plan, report_folder=report_folder, write_log=write_log)
 
 

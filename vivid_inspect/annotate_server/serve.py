@@ -13,6 +13,7 @@ from vivid_inspect.annotate_server.workspace import Workspace
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -55,6 +56,12 @@ def announce(workspace: Workspace, host: str, port: int, out: TextIO = sys.stdou
     for name, url in urls(workspace, host, port).items():
         annotator = workspace.annotators[name]
         print(f"  {name}: {url}   ({annotator.done}/{len(annotator.queue)} done)", file=out)
+    if host not in LOOPBACK:
+        print(
+            f"warning: listening on {host}, not only this machine: anyone who can reach it and has a URL "
+            "can score (over plain HTTP)",
+            file=out,
+        )
     print(
         f"Every score is saved as it is given. When an annotator finishes, {workspace.humans_path} is written "
         "for `vivid report --human`. Ctrl+C stops the server; start it again the same way to continue.",
