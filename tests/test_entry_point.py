@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,3 +31,47 @@ def test_cli_eval_from_another_folder_by_package_name_and_by_file_path(tmp_path:
         assert log.status == "success", log.error
         assert log.results is not None and log.results.total_samples == 5
         assert log.results.scores[0].metrics["accuracy"].value == 1.0
+
+
+def _generated_log(folder: Path) -> Path:
+    from inspect_ai import eval as inspect_eval
+
+    from vivid_inspect.tasks import explain
+
+    (log,) = inspect_eval(
+        explain(data="sample", judge="none"), model="vivid/literal", model_args={"data": "sample"},
+        limit=3, log_dir=str(folder), display="none",
+    )
+    assert log.status == "success", log.error
+    return Path(log.location)
+
+
+@pytest.mark.parametrize(
+    ("scorer_args", "column", "params"),
+    [
+        pytest.param(["vivid_inspect/judge", "-S", "strategy=cot", "-S", "repeat=2"], "judge_cot",
+                     {"strategy": "cot", "repeat": 2}, id="alias-with-strategy-and-repeat"),
+        pytest.param(["vivid_inspect/judge_demonstration", "-S", "repeat=1"], "judge_demonstration",
+                     {"repeat": 1}, id="strategy-scorer"),
+    ],
+)
+def test_cli_inspect_score_by_package_name_writes_the_strategy_column(
+    tmp_path: Path, scorer_args: list[str], column: str, params: dict[str, object]
+) -> None:
+    # The README's `inspect score LOG --scorer vivid_inspect/judge -S strategy=cot`, in a fresh
+    # process that finds the scorer through the package's entry point; vivid/chrf judges offline.
+    log = _generated_log(tmp_path / "logs")
+    out = tmp_path / "judged.eval"
+    inspect = Path(sys.executable).with_name("inspect")
+    result = subprocess.run(
+        [str(inspect), "score", str(log), "--scorer", *scorer_args, "--model-role", "grader=vivid/chrf",
+         "--output-file", str(out), "--display", "none"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+
+    judged = read_eval_log(str(out))
+    assert judged.results is not None
+    assert [(s.name, s.params) for s in judged.results.scores] == [(column, params)]
+    scores = [(sample.scores or {})[column] for sample in judged.samples or []]
+    assert len(scores) == 3 and all(s.metadata and s.metadata["repeat"] == params["repeat"] for s in scores)

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from inspect_ai import Task, eval, score
 from inspect_ai._eval.score import resolve_scorers
-from inspect_ai._util.registry import registry_info, registry_unqualified_name
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import (
@@ -24,14 +23,18 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import SampleScore, Score
 from inspect_ai.solver import generate
+from inspect_ai.util import registry_create, registry_info
 
 import vivid_inspect.scorers.judge as judge_module
 from vivid_inspect.call_limits import JUDGE
 from vivid_inspect.scorers.judge import (
     STRATEGIES,
+    STRATEGY_SCORERS,
     cache_policy,
     judge,
     judge_config,
+    judge_prompt_of,
+    judge_scorer,
     parse_strategies,
 )
 from vivid_inspect.scorers.judge_metrics import correctness, retried, trait_mean
@@ -157,7 +160,12 @@ def test_every_strategy_judges_the_same_generation_in_its_own_column(tmp_path: P
     assert cot.metadata["strategy"] == "cot"
     assert cot.metadata["judge_model"] == "mockllm/grader"
     assert (cot.metadata["parse_status"], cot.metadata["retries"]) == ("ok", 0)
-    assert GOOD in cot.metadata["judge_prompt"]
+    # The prompt is kept once, in the judge call's model event, not copied into the score.
+    assert "judge_prompt" not in cot.metadata
+    prompts = {s: judge_prompt_of(log.samples[0], f"judge_{s}") for s in strategies}
+    assert all(prompt is not None and GOOD in prompt for prompt in prompts.values())
+    assert len(set(prompts.values())) == len(strategies)  # each column finds its own strategy's prompt
+    assert "suy luận từng bước" in (prompts["cot"] or "") and "Tiêu chí 4" in (prompts["aspect"] or "")
 
 
 def test_unreadable_reply_is_retried_then_unscored(tmp_path: Path) -> None:
@@ -253,21 +261,46 @@ def test_rescoring_a_log_with_another_strategy_never_calls_the_solver(tmp_path: 
     assert rescored.results.scores[1].metrics["mean"].value == 4.0
 
 
-def test_registry_created_judge_is_named_after_its_strategy(tmp_path: Path) -> None:
+STRATEGY_IDS = [pytest.param(strategy, id=strategy) for strategy in STRATEGIES]
+
+
+@pytest.mark.parametrize("strategy", STRATEGY_IDS)
+def test_judge_alias_through_the_registry_writes_the_strategy_column(strategy: str, tmp_path: Path) -> None:
     # What `inspect score LOG --scorer vivid_inspect/judge -S strategy=cot` does (inspect_ai's CLI
-    # calls this private resolve_scorers): create the scorer from the registry by the factory's
-    # name, then score the log with it.
+    # calls this resolve_scorers): create the alias from the registry by its name, which stamps
+    # the factory's name on what it returns, then score the log with it.
     solver, grader = _solver_model(), Scripted("grader", _judge_reply)
-    log = _run(_task(judge(strategy="aspect")), solver, tmp_path, model_roles={"grader": grader.model})
-    registered = registry_info(judge).name  # "vivid_inspect/judge" once installed, else "judge"
-    [created] = resolve_scorers(log, registered, {"strategy": "cot"})
-    assert registry_unqualified_name(created) == "judge_cot"
+    log = _run(_task(judge_scorer("zero_shot" if strategy != "zero_shot" else "aspect")), solver, tmp_path,
+               model_roles={"grader": grader.model})
+    [first] = [s.name for s in log.results.scores]  # type: ignore[union-attr]
+    [created] = resolve_scorers(log, "vivid_inspect/judge", {"strategy": strategy})
+    assert registry_info(created).name == f"vivid_inspect/judge_{strategy}"
 
     rescored = score(log, scorers=[created], model_roles={"grader": grader.model}, action="append", display="none")
 
     assert rescored.results is not None
-    assert [s.name for s in rescored.results.scores] == ["judge_aspect", "judge_cot"]
-    assert rescored.results.scores[1].params == {"strategy": "cot"}
+    assert [s.name for s in rescored.results.scores] == [first, f"judge_{strategy}"]
+    assert rescored.results.scores[1].params == {"strategy": strategy}
+    assert rescored.results.scores[1].metrics["mean"].value == EXPECTED[strategy]
+
+
+@pytest.mark.parametrize("strategy", STRATEGY_IDS)
+def test_each_strategy_is_a_registered_scorer_named_after_its_column(strategy: str, tmp_path: Path) -> None:
+    # `inspect score LOG --scorer vivid_inspect/judge_cot`: Inspect's own @scorer names the column.
+    created = registry_create("scorer", f"vivid_inspect/judge_{strategy}", repeat=1)
+    assert registry_info(created).name == f"vivid_inspect/judge_{strategy}"
+    assert registry_info(judge_scorer(strategy)) == registry_info(STRATEGY_SCORERS[strategy]())
+    grader = Scripted("grader", _judge_reply)
+    generated = _run(_task(), _solver_model(), tmp_path)
+
+    judged = score(generated, scorers=[created], model_roles={"grader": grader.model}, display="none")
+
+    assert judged.results is not None
+    [result] = judged.results.scores
+    assert (result.name, result.params, result.metrics["mean"].value) == (
+        f"judge_{strategy}", {"repeat": 1}, EXPECTED[strategy]
+    )
+    assert {(s.metadata or {})["repeat"] for s in _judged(judged, f"judge_{strategy}")} == {1}
 
 
 @pytest.mark.parametrize(
@@ -487,7 +520,7 @@ def test_inspect_score_accepts_repeat_as_a_scorer_argument(tmp_path: Path) -> No
     # What `inspect score LOG --scorer vivid_inspect/judge -S strategy=cot -S repeat=2` does.
     solver, grader = _solver_model(), Scripted("grader", _judge_reply)
     log = _run(_task(judge(strategy="aspect")), solver, tmp_path, model_roles={"grader": grader.model})
-    [created] = resolve_scorers(log, registry_info(judge).name, {"strategy": "cot", "repeat": 2})
+    [created] = resolve_scorers(log, "vivid_inspect/judge", {"strategy": "cot", "repeat": 2})
     rescored = score(log, scorers=[created], model_roles={"grader": grader.model}, action="append", display="none")
 
     assert rescored.results is not None

@@ -11,8 +11,7 @@ from inspect_ai.scorer import Scorer
 from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.data import load_vivid
 from vivid_inspect.data.leakage import judge_example_idioms
-from vivid_inspect.scorers.judge import STRATEGIES, parse_strategies
-from vivid_inspect.scorers.judge import judge as judge_scorer
+from vivid_inspect.scorers.judge import STRATEGIES, judge_scorer, parse_strategies
 from vivid_inspect.scorers.lexical import lexical
 from vivid_inspect.solvers.bounded_generate import bounded_generate
 from vivid_inspect.solvers.explain import explain_prompt

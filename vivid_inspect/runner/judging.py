@@ -30,7 +30,7 @@ from inspect_ai.model._model_config import model_roles_to_model_roles_config
 
 from vivid_inspect.runner.cells import JudgeCell, config_hash
 from vivid_inspect.runner.layout import VIVID_JUDGE_KEY, judged_path, relative
-from vivid_inspect.scorers.judge import GRADER_ROLE, judge
+from vivid_inspect.scorers.judge import GRADER_ROLE, judge_scorer
 from vivid_inspect.scorers.lexical import lexical
 from vivid_inspect.usage_events import USAGE_KEY, scorer_usage, usage_record
 
@@ -102,7 +102,7 @@ async def _score(log: EvalLog, cell: JudgeCell, model: Model | None) -> EvalLog:
         )
     if model is None:
         raise ValueError(f"judge {cell.judge.name!r} ({cell.judge.strategy}) needs a model")
-    scorer = judge(
+    scorer = judge_scorer(
         strategy=cell.judge.strategy,
         judge_model=cell.judge.model,
         retries=cell.judge.retries,

@@ -1,9 +1,13 @@
-"""The LLM-as-a-judge scorer of the explanation task (paper §4.1).
+"""The LLM-as-a-judge scorers of the explanation task (paper §4.1).
 
-One registered scorer, ``judge``, with four prompting strategies (``zero_shot``,
-``demonstration``, ``cot``, ``aspect``; the paper's default is ``aspect``). Each strategy's results
-get their own column, ``judge_<strategy>``, so one generation can be judged several ways in one
-task, and ``inspect score LOG --scorer vivid_inspect/judge -S strategy=cot`` appends ``judge_cot``.
+Four prompting strategies (``zero_shot``, ``demonstration``, ``cot``, ``aspect``; the paper's
+default is ``aspect``), each a registered scorer of its own: ``judge_zero_shot``,
+``judge_demonstration``, ``judge_cot`` and ``judge_aspect``, built by one builder. Inspect names a
+result column after its scorer, so each strategy gets its own column and one generation can be
+judged several ways in one task: ``inspect score LOG --scorer vivid_inspect/judge_cot`` appends
+``judge_cot``. :func:`judge_scorer` picks one by strategy name in Python. ``judge`` is the
+registered alias that takes the strategy as an argument (``--scorer vivid_inspect/judge -S
+strategy=cot``, the form the README has always shown); it too writes ``judge_cot``.
 
 The judge model is resolved when a sample is scored, Inspect's way: a model bound to the
 ``grader`` role (``--model-role grader=...``) wins over the ``judge_model`` argument, which wins over
@@ -11,17 +15,19 @@ the paper's GPT-4.1.
 
 Replies are read by the verdict grammar (:data:`~vivid_inspect.scorers.judge_prompts.VERDICT_GRAMMAR`).
 Every text a score stores is sanitised first (a lone surrogate becomes U+FFFD), so one broken reply
-costs only its own sample, never the log of the whole cell.
+costs only its own sample, never the log of the whole cell. The judge prompt itself is not copied
+into the score: Inspect's model event of the judge call (the sample's transcript) holds it, and
+:func:`judge_prompt_of` reads it back from there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from inspect_ai.event import ModelEvent
-from inspect_ai.log import transcript
+from inspect_ai.event import ModelEvent, SpanBeginEvent
+from inspect_ai.log import EvalSample, resolve_sample_attachments, transcript
 from inspect_ai.model import (
     CachePolicy,
     ChatMessage,
@@ -34,6 +40,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
+from inspect_ai.util import RegistryInfo, registry_info
 from pydantic import BaseModel
 
 from vivid_inspect.call_limits import JUDGE
@@ -54,9 +61,6 @@ from vivid_inspect.scorers.judge_prompts import (
     render_judge_prompt,
 )
 from vivid_inspect.text import has_lone_surrogate, nfc, sanitize, strip_reasoning
-
-if TYPE_CHECKING:
-    from inspect_ai._util.registry import RegistryInfo
 
 DEFAULT_JUDGE_MODEL = "openai/gpt-4.1"
 """The paper's judge; used when neither the grader role nor ``judge_model`` names one."""
@@ -131,36 +135,6 @@ def parse_strategies(spec: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-class _StrategyScorer:
-    """A scorer callable whose registry name is always ``judge_<strategy>``.
-
-    Inspect names a result column after the scorer's registry name. Creating a scorer from the
-    registry (``inspect score --scorer vivid_inspect/judge -S strategy=cot``) re-stamps the instance
-    with the factory's name (``_instantiate_registry_object`` in ``inspect_ai/_util/registry.py``),
-    which would put every strategy in one ``judge`` column. This object accepts Inspect's registry
-    info (metrics, package prefix) but keeps its own last name segment, so the column says which
-    strategy produced it wherever the scorer was created. ``test_judge_scorer.py`` pins this.
-    """
-
-    def __init__(self, strategy: str, score: Callable[[TaskState, Target], Awaitable[Score]]) -> None:
-        self._name = f"judge_{strategy}"
-        self._score = score
-        self._info: RegistryInfo | None = None
-
-    async def __call__(self, state: TaskState, target: Target) -> Score:
-        return await self._score(state, target)
-
-    @property
-    def __registry_info__(self) -> RegistryInfo | None:
-        return self._info
-
-    @__registry_info__.setter
-    def __registry_info__(self, info: RegistryInfo) -> None:
-        prefix, _, _ = info.name.rpartition("/")
-        name = f"{prefix}/{self._name}" if prefix else self._name
-        self._info = info.model_copy(update={"name": name})
-
-
 POISONED_REPLY = "reply holds invalid Unicode (a lone surrogate)"
 """Parse status of a reply that had to be sanitised: a damaged reply is not trusted with a score."""
 
@@ -224,6 +198,36 @@ def _model_event(output: ModelOutput) -> ModelEvent | None:
     return found if isinstance(found, ModelEvent) else None
 
 
+def judge_prompt_of(sample: EvalSample, column: str) -> str | None:
+    """The prompt the judge of one result column was sent, read from a sample's transcript.
+
+    Scores do not copy the prompt: the judge call's model event holds it, under the span Inspect
+    opens for each scorer (named after its column). When a column was scored more than once (a
+    rescored log), the last scoring counts.
+
+    Args:
+        sample: A sample of an eval log (read with its events, as ``read_eval_log`` does by default).
+        column: The judge's result column, e.g. ``judge_aspect``.
+
+    Returns:
+        The prompt (the first message of the judge's first call), or None when the column made no
+        judge call (an empty explanation is scored 0 without one) or the events were not kept.
+    """
+    # Inspect stores long texts of events as attachments and shared messages in a pool.
+    events = resolve_sample_attachments(sample, "core").events
+    spans: set[str] = set()
+    prompt: str | None = None
+    for event in events:
+        if isinstance(event, SpanBeginEvent):
+            if event.type == "scorer" and event.name == column:
+                spans, prompt = {event.id}, None
+            elif event.parent_id in spans:
+                spans.add(event.id)
+        elif isinstance(event, ModelEvent) and event.span_id in spans and prompt is None and event.input:
+            prompt = event.input[0].text
+    return prompt
+
+
 def _sanitized(model: BaseModel) -> BaseModel:
     dumped = model.model_dump()
     clean = sanitize(dumped)
@@ -247,33 +251,15 @@ def _parse(reply: str, strategy: JudgeStrategy, stop_reason: str) -> JudgeParse:
     return parse_judge_score(reply, reasoning=strategy.reasoning, stop_reason=stop_reason)
 
 
-@scorer(metrics=judge_metrics())
-def judge(
-    strategy: str = "aspect",
-    judge_model: str | Model | None = None,
-    retries: int = 1,
-    cache: bool = True,
-    repeat: int = 0,
-) -> Scorer:
-    """Grade a model's idiom explanation against the reference meaning with an LLM judge (0-5).
+def _build(strategy: str, judge_model: str | Model | None, retries: int, cache: bool, repeat: int) -> Scorer:
+    """The one builder behind every judge scorer: ask the judge with ``strategy``'s prompt, read its verdict.
 
-    Args:
-        strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect`` (paper default).
-        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
-        retries: How many times to ask again after an unreadable or out-of-range reply; the
-            sample is unscored (never 0) when every reply is unreadable.
-        cache: Cache judge replies with Inspect's cache (re-runs and rescoring are free).
-        repeat: Which repeated judgement this is. 0 (the default) is the ordinary one; k > 0 caches
-            its replies apart from every other repeat (:func:`cache_policy`), so that repeats are
-            fresh calls (``inspect score ... -S repeat=2``).
-
-    Returns:
-        A scorer named ``judge_<strategy>``. Each Score carries ``answer`` (the explanation
-        judged), ``explanation`` (the judge's raw reply) and metadata ``strategy``,
-        ``judge_model``, ``parse_status``, ``retries``, ``judge_prompt``, ``judge_replies``,
-        ``stop_reason``, ``repeat``, ``cached`` (whether the reply that produced the score came
-        from Inspect's cache rather than a call), ``prompt_version`` and ``parser_version``. Every
-        stored text is sanitised: lone surrogates become U+FFFD.
+    Each Score carries ``answer`` (the explanation judged), ``explanation`` (the judge's raw reply)
+    and metadata ``strategy``, ``judge_model``, ``parse_status``, ``retries``, ``judge_replies``,
+    ``stop_reason``, ``repeat``, ``cached`` (whether the reply that produced the score came from
+    Inspect's cache rather than a call), ``prompt_version`` and ``parser_version``. Every stored
+    text is sanitised: lone surrogates become U+FFFD. The prompt is in the judge call's model event
+    (:func:`judge_prompt_of`), not copied into the score.
 
     Raises:
         ValueError: If the strategy is unknown, or ``retries`` or ``repeat`` is negative.
@@ -308,8 +294,7 @@ def judge(
                 value=0,
                 answer="",
                 explanation="empty explanation: scored 0 without asking the judge",
-                metadata=metadata
-                | {"parse_status": "empty_answer", RETRIES_KEY: 0, "judge_prompt": None, "cached": False},
+                metadata=metadata | {"parse_status": "empty_answer", RETRIES_KEY: 0, "cached": False},
             )
 
         prompt = render_judge_prompt(spec.template, idiom=idiom, reference=reference, candidate=candidate)
@@ -329,7 +314,6 @@ def judge(
             metadata |= {
                 "parse_status": parsed.reason,
                 RETRIES_KEY: attempt,
-                "judge_prompt": prompt,
                 "judge_replies": list(replies),
                 "stop_reason": stop_reason,
                 # Without the call's event we cannot show the reply was fresh: count it as cached,
@@ -347,4 +331,178 @@ def judge(
             ]
         return Score.unscored(reason="grader_failed", answer=candidate, explanation=replies[-1], metadata=metadata)
 
-    return _StrategyScorer(spec.name, score)
+    return score
+
+
+# One registered scorer per strategy: Inspect names the result column after the scorer, so each
+# strategy's column is named by Inspect's own @scorer, wherever the scorer is created.
+
+
+@scorer(metrics=judge_metrics())
+def judge_zero_shot(
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+) -> Scorer:
+    """Judge an explanation 0-5 with the bare rubric (column ``judge_zero_shot``).
+
+    Args:
+        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
+        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
+        cache: Cache judge replies with Inspect's cache.
+        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
+
+    Returns:
+        The scorer.
+    """
+    return _build("zero_shot", judge_model, retries, cache, repeat)
+
+
+@scorer(metrics=judge_metrics())
+def judge_demonstration(
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+) -> Scorer:
+    """Judge an explanation 0-5 with annotated good and bad examples (column ``judge_demonstration``).
+
+    Args:
+        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
+        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
+        cache: Cache judge replies with Inspect's cache.
+        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
+
+    Returns:
+        The scorer.
+    """
+    return _build("demonstration", judge_model, retries, cache, repeat)
+
+
+@scorer(metrics=judge_metrics())
+def judge_cot(judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0) -> Scorer:
+    """Judge an explanation 0-5 after step-by-step reasoning ending ``Điểm: N`` (column ``judge_cot``).
+
+    Args:
+        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
+        retries: Further asks after an unreadable, cut-off or out-of-range reply (then unscored, never 0).
+        cache: Cache judge replies with Inspect's cache.
+        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
+
+    Returns:
+        The scorer.
+    """
+    return _build("cot", judge_model, retries, cache, repeat)
+
+
+@scorer(metrics=judge_metrics())
+def judge_aspect(
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+) -> Scorer:
+    """Judge an explanation 0-5 on four criteria, the paper's default (column ``judge_aspect``).
+
+    Args:
+        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
+        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
+        cache: Cache judge replies with Inspect's cache.
+        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
+
+    Returns:
+        The scorer.
+    """
+    return _build("aspect", judge_model, retries, cache, repeat)
+
+
+STRATEGY_SCORERS: dict[str, Callable[..., Scorer]] = {
+    "zero_shot": judge_zero_shot,
+    "demonstration": judge_demonstration,
+    "cot": judge_cot,
+    "aspect": judge_aspect,
+}
+"""The registered scorer of each strategy (its column is ``judge_<strategy>``)."""
+
+
+def column_name(strategy: str) -> str:
+    """The result column of a strategy's judge: ``judge_<strategy>``."""
+    return f"judge_{get_strategy(strategy).name}"
+
+
+def judge_scorer(
+    strategy: str = "aspect",
+    judge_model: str | Model | None = None,
+    retries: int = 1,
+    cache: bool = True,
+    repeat: int = 0,
+) -> Scorer:
+    """The registered judge scorer of a strategy, by name (``judge_scorer("cot")`` is ``judge_cot()``).
+
+    Args:
+        strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect`` (paper default).
+        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
+        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
+        cache: Cache judge replies with Inspect's cache (re-runs and rescoring are free).
+        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
+
+    Returns:
+        The scorer, named ``judge_<strategy>``.
+
+    Raises:
+        ValueError: If the strategy is unknown, or ``retries`` or ``repeat`` is negative.
+    """
+    factory = STRATEGY_SCORERS[get_strategy(strategy).name]
+    return factory(judge_model=judge_model, retries=retries, cache=cache, repeat=repeat)
+
+
+class _StrategyNamed:
+    """The ``judge`` alias's scorer: the strategy scorer it delegates to, under that scorer's name.
+
+    Inspect stamps a scorer made from the registry with the registered factory's name
+    (``--scorer vivid_inspect/judge`` would write a ``judge`` column whatever the strategy), and
+    has no public way to name a factory's result after an argument. This object takes the
+    metrics and metadata Inspect stamps on it and keeps the name of the strategy scorer it wraps,
+    so the alias writes the same ``judge_<strategy>`` column as that scorer. It is used by the
+    alias alone; tasks, the runner and ``--scorer vivid_inspect/judge_<strategy>`` never need it.
+    ``tests/test_judge_scorer.py::test_judge_alias_through_the_registry_writes_the_strategy_column`` pins it.
+    """
+
+    def __init__(self, inner: Scorer) -> None:
+        self._inner = inner
+        self._info = registry_info(inner)
+
+    async def __call__(self, state: TaskState, target: Target) -> Score | None:
+        return await self._inner(state, target)
+
+    @property
+    def __registry_info__(self) -> RegistryInfo:
+        return self._info
+
+    @__registry_info__.setter
+    def __registry_info__(self, info: RegistryInfo) -> None:
+        self._info = info.model_copy(update={"name": self._info.name})
+
+
+@scorer(metrics=judge_metrics())
+def judge(
+    strategy: str = "aspect",
+    judge_model: str | Model | None = None,
+    retries: int = 1,
+    cache: bool = True,
+    repeat: int = 0,
+) -> Scorer:
+    """Judge an explanation 0-5 with the strategy named by ``strategy`` (``-S strategy=cot``).
+
+    The alias of the four strategy scorers for ``inspect score --scorer vivid_inspect/judge -S
+    strategy=cot``: its column is the strategy scorer's (``judge_cot``). In Python, prefer
+    :func:`judge_scorer` or the strategy scorer itself.
+
+    Args:
+        strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect`` (paper default).
+        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
+        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
+        cache: Cache judge replies with Inspect's cache (re-runs and rescoring are free).
+        repeat: Which repeated judgement this is. 0 (the default) is the ordinary one; k > 0 caches
+            its replies apart from every other repeat (:func:`cache_policy`), so that repeats are
+            fresh calls (``inspect score ... -S repeat=2``).
+
+    Returns:
+        A scorer named ``judge_<strategy>``.
+
+    Raises:
+        ValueError: If the strategy is unknown, or ``retries`` or ``repeat`` is negative.
+    """
+    return _StrategyNamed(judge_scorer(strategy, judge_model=judge_model, retries=retries, cache=cache, repeat=repeat))
