@@ -34,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 from inspect_ai.log import EvalLog, read_eval_log
-from inspect_ai.model import ModelUsage
+from inspect_ai.model import ModelConfig, ModelUsage
 from inspect_ai.scorer import value_to_float
 
 from vivid_inspect.generation_key import Generation, generation_of
@@ -345,6 +345,15 @@ def is_judge_scorer(name: str) -> bool:
     return name.startswith(JUDGE_PREFIX) or name == LEXICAL
 
 
+def role_models(role: ModelConfig | list[ModelConfig] | None) -> str | None:
+    """The model(s) a log binds to one role, comma-separated; None when it binds none.
+
+    Inspect's ``EvalSpec.model_roles`` maps a role to one model config or to a list of them.
+    """
+    configs = role if isinstance(role, list) else [] if role is None else [role]
+    return ", ".join(config.model for config in configs) or None
+
+
 def _log_ref(root: Path, path: Path, header: EvalLog, generation_keys: dict[str, str]) -> LogRef:
     spec = header.eval
     task = short_task(spec.task)
@@ -371,7 +380,7 @@ def _log_ref(root: Path, path: Path, header: EvalLog, generation_keys: dict[str,
         created=str(spec.created),
         vivid_judge=vivid_judge,
         generation=generation,
-        judge_model_role=grader.model if grader is not None else None,
+        judge_model_role=role_models(grader),
         model_usage=dict(stats.model_usage) if stats else {},
         role_usage=dict(stats.role_usage) if stats else {},
         epochs=int(spec.config.epochs or 1),
