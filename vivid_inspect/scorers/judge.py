@@ -417,11 +417,6 @@ STRATEGY_SCORERS: dict[str, Callable[..., Scorer]] = {
 """The registered scorer of each strategy (its column is ``judge_<strategy>``)."""
 
 
-def column_name(strategy: str) -> str:
-    """The result column of a strategy's judge: ``judge_<strategy>``."""
-    return f"judge_{get_strategy(strategy).name}"
-
-
 def judge_scorer(
     strategy: str = "aspect",
     judge_model: str | Model | None = None,
