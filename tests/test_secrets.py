@@ -142,7 +142,6 @@ def test_an_echoed_key_and_gateway_header_are_redacted_from_every_file_and_outpu
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("FAKE_API_KEY", CANARY)
     monkeypatch.setenv("MY_GATEWAY_KEY", GATEWAY)
-    monkeypatch.setenv("INSPECT_LOG_LEVEL", "debug")  # every retry and HTTP error on the console
     items = explain_items()[:4]
     broken = {items[0].idiom, items[1].idiom}
     with FakeOpenAIServer(responder=default_responder) as server:
