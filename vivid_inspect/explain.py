@@ -11,6 +11,7 @@ from inspect_ai.scorer import Scorer
 from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.data import load_vivid
 from vivid_inspect.data.leakage import judge_example_idioms
+from vivid_inspect.log_contract import LEXICAL
 from vivid_inspect.scorers.judge import STRATEGIES, judge_scorer, parse_strategies
 from vivid_inspect.scorers.lexical import lexical
 from vivid_inspect.solvers.bounded_generate import bounded_generate
@@ -24,7 +25,6 @@ EXPLAIN_CONFIG = GenerateConfig(temperature=0.7, max_tokens=150).merge(GENERATIO
 # unifies tone-mark placement (README, Changelog).
 TASK_VERSION = 2
 
-LEXICAL = "lexical"
 NO_JUDGE = "none"
 JUDGE_CHOICES = (*STRATEGIES, LEXICAL)
 

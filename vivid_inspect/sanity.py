@@ -439,7 +439,8 @@ def run_sanity(
     from inspect_ai import eval
     from inspect_ai.model import Model, get_model
 
-    from vivid_inspect.scorers.judge import GRADER_ROLE, get_strategy
+    from vivid_inspect.log_contract import GRADER_ROLE, judge_column
+    from vivid_inspect.scorers.judge import get_strategy
     from vivid_inspect.tasks import explain
 
     get_strategy(strategy)
@@ -471,7 +472,7 @@ def run_sanity(
             where = f" (log: {log.location})" if log is not None else ""
             raise SanityError(f"the sanity run of {name} judged by {judge} did not complete: {error}{where}")
 
-    column = f"judge_{strategy}"
+    column = judge_column(strategy)
     oracle = _log_scores(by_model[ORACLE], column)
     literal = _log_scores(by_model[LITERAL], column)
     missing = ("", math.nan)  # a sample absent from a log counts as unscored

@@ -13,8 +13,10 @@ from typing import Any
 
 from inspect_ai.model import ModelUsage
 
-USAGE_KEY = "usage"
-"""Key of ``vivid_judge`` holding ``{scorer name: {"usage", "calls", "cached_calls"}}``."""
+from vivid_inspect.log_contract import USAGE_KEY
+
+__all__ = ["USAGE_KEY", "read_usage_record", "scorer_usage", "usage_record"]
+
 
 
 def scorer_usage(samples_events: Iterable[list[dict[str, Any]]], scorer: str) -> tuple[ModelUsage | None, int, int]:

@@ -37,6 +37,7 @@ from vivid_inspect.generation_key import (
     generation_of,
     matches,
 )
+from vivid_inspect.log_contract import short_task
 from vivid_inspect.redact import excerpt
 from vivid_inspect.report.binding import generations_in
 from vivid_inspect.report.humans import (
@@ -48,7 +49,7 @@ from vivid_inspect.report.humans import (
     read_records,
     record_path,
 )
-from vivid_inspect.report.logs import read_logs, read_summaries, short_task
+from vivid_inspect.report.logs import read_logs, read_summaries
 from vivid_inspect.report.sheet_files import check_output, cut, neutralise, write_atomic
 from vivid_inspect.taxonomy import THEME_NAMES
 from vivid_inspect.text import nfc, strip_reasoning

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from vivid_inspect.log_contract import strategy_of_column
 from vivid_inspect.report.paper import paper_model
 
 STRATEGY_ORDER: tuple[str, ...] = ("zero_shot", "cot", "demonstration", "aspect")
@@ -116,7 +117,7 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
         candidates = [
             key
             for key in keys
-            if name in (key.name, strategies[key], key.name.removeprefix("judge_")) and (not model or key.model == model)
+            if name in (key.name, strategies[key], strategy_of_column(key.name)) and (not model or key.model == model)
         ]
         if not candidates:
             available = ", ".join(f"{key.name}@{key.model}" if key.model else key.name for key in keys)

@@ -38,6 +38,16 @@ from inspect_ai.model import ModelConfig, ModelUsage
 from inspect_ai.scorer import value_to_float
 
 from vivid_inspect.generation_key import Generation, generation_of
+from vivid_inspect.log_contract import (
+    GRADER_ROLE,
+    LEXICAL,
+    JudgedRecord,
+    is_judge_column,
+    judge_column,
+    read_judged_record,
+    short_task,
+    strategy_of_column,
+)
 from vivid_inspect.redact import redact
 from vivid_inspect.report.bounded_zip import (
     Budget,
@@ -49,9 +59,6 @@ from vivid_inspect.report.bounded_zip import (
 logger = logging.getLogger(__name__)
 
 
-JUDGE_PREFIX = "judge_"
-LEXICAL = "lexical"
-VIVID_JUDGE_KEY = "vivid_judge"
 CLASSIFICATION_TASKS = ("topic", "traits")
 VIVID_TASKS = ("explain", *CLASSIFICATION_TASKS)
 """The tasks whose logs a report reads."""
@@ -110,7 +117,8 @@ class LogRef:
         shots: Demonstrations of a classification task; None for other tasks.
         status: ``success``, ``started``, ``error`` or ``cancelled``.
         created: When the eval was created (ISO string), to order repeated runs.
-        vivid_judge: The runner's ``vivid_judge`` eval metadata, when this log is a judged copy.
+        vivid_judge: The runner's judged record (eval metadata ``vivid_judge``), when this log is a
+            judged copy.
         generation: Key of the generation the samples come from (``rel`` of the generation log).
         judge_model_role: Model bound to the ``grader`` role, when the header names one.
         model_usage: Token usage per model (``log.stats.model_usage``).
@@ -131,7 +139,7 @@ class LogRef:
     shots: int | None
     status: str
     created: str
-    vivid_judge: dict[str, Any] | None
+    vivid_judge: JudgedRecord | None
     generation: str
     judge_model_role: str | None
     model_usage: dict[str, ModelUsage] = field(default_factory=dict)
@@ -335,14 +343,9 @@ def _dedupe(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(by_key.values())
 
 
-def short_task(task: str) -> str:
-    """``vivid_inspect/explain`` -> ``explain``; ``tasks.py@topic`` -> ``topic``."""
-    return task.replace("@", "/").rsplit("/", 1)[-1]
-
-
 def is_judge_scorer(name: str) -> bool:
     """Whether a scorer column of an explanation log is an LLM judge (or the lexical baseline)."""
-    return name.startswith(JUDGE_PREFIX) or name == LEXICAL
+    return is_judge_column(name)
 
 
 def role_models(role: ModelConfig | list[ModelConfig] | None) -> str | None:
@@ -359,15 +362,14 @@ def _log_ref(root: Path, path: Path, header: EvalLog, generation_keys: dict[str,
     task = short_task(spec.task)
     args = spec.task_args or {}
     metadata = spec.metadata or {}
-    vivid_judge = metadata.get(VIVID_JUDGE_KEY)
-    vivid_judge = dict(vivid_judge) if isinstance(vivid_judge, dict) else None
+    vivid_judge = read_judged_record(metadata)
     rel = path.relative_to(root).as_posix()
     generation = rel
-    if vivid_judge and vivid_judge.get("generation_log"):
-        generation = _resolve_generation(root, str(vivid_judge["generation_log"]), generation_keys)
+    if vivid_judge and vivid_judge.generation_log:
+        generation = _resolve_generation(root, vivid_judge.generation_log, generation_keys)
     prompt = args.get("prompt", metadata.get("prompt")) if task == "explain" else None
     shots = args.get("shots", metadata.get("shots")) if task in CLASSIFICATION_TASKS else None
-    grader = (spec.model_roles or {}).get("grader")
+    grader = (spec.model_roles or {}).get(GRADER_ROLE)
     stats = header.stats
     return LogRef(
         path=path,
@@ -422,8 +424,8 @@ def _designated_scorer(ref: LogRef, names: list[str]) -> list[str]:
     judges = [name for name in names if is_judge_scorer(name)]
     if ref.vivid_judge is None or not judges:
         return judges
-    strategy = str(ref.vivid_judge.get("strategy") or "")
-    for wanted in (f"{JUDGE_PREFIX}{strategy}", strategy, str(ref.vivid_judge.get("name") or "")):
+    strategy = ref.vivid_judge.strategy or ""
+    for wanted in (judge_column(strategy), strategy, ref.vivid_judge.name or ""):
         if wanted in judges:
             return [wanted]
     # The judge the runner added is the last column appended to the log.
@@ -471,14 +473,14 @@ def _judge_models(ref: LogRef, summaries: list[dict[str, Any]], wanted: list[str
     for name in wanted:
         if not is_judge_scorer(name):
             continue
-        if name == LEXICAL and (ref.vivid_judge is None or ref.vivid_judge.get("strategy") == LEXICAL):
+        if name == LEXICAL and (ref.vivid_judge is None or ref.vivid_judge.strategy == LEXICAL):
             # chrF calls no model. Its score metadata names the metric, which the runner does not
             # record: keying on it would make the one judge two (after `inspect score` and `vivid run`).
             models[name] = None
             continue
         if ref.vivid_judge is not None:
             # The runner names the judge's model; a panel has none (it calls no model).
-            models[name] = str(ref.vivid_judge.get("model") or "") or None
+            models[name] = ref.vivid_judge.model or None
             continue
         seen = sorted(
             {
@@ -495,8 +497,9 @@ def _score_fields(ref: LogRef, name: str, score: Any, judge_model: str | None) -
     judge = is_judge_scorer(name) and ref.task == "explain"
     metadata = (score.get("metadata") or {}) if score is not None else {}
     if judge:
-        judge_name = str(ref.vivid_judge.get("name") or name) if ref.vivid_judge else name
-        strategy = (ref.vivid_judge or {}).get("strategy") or metadata.get("strategy") or name.removeprefix(JUDGE_PREFIX)
+        judge_name = (ref.vivid_judge.name or name) if ref.vivid_judge else name
+        recorded = ref.vivid_judge.strategy if ref.vivid_judge else None
+        strategy = recorded or metadata.get("strategy") or strategy_of_column(name)
     else:
         judge_name, strategy = None, None
     value = _numeric(score.get("value")) if score is not None else math.nan
@@ -518,10 +521,10 @@ def _score_fields(ref: LogRef, name: str, score: Any, judge_model: str | None) -
 
 def _repeat_fields(ref: LogRef, metadata: dict[str, Any]) -> dict[str, Any]:
     """Which repeated judgement a score is and whether its reply was a cache replay (NaN: unrecorded)."""
-    record = ref.vivid_judge or {}
-    repeat = metadata.get("repeat", record.get("repeat"))
+    record = ref.vivid_judge or JudgedRecord()
+    repeat = metadata.get("repeat", record.repeat)
     cached = metadata.get("cached")
-    temperature = record.get("temperature")
+    temperature = record.temperature
     return {
         "repeat": float(repeat) if isinstance(repeat, int) and not isinstance(repeat, bool) else math.nan,
         "cached": float(cached) if isinstance(cached, bool) else math.nan,

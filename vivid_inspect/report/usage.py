@@ -21,12 +21,11 @@ import pandas as pd
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelUsage
 
+from vivid_inspect.log_contract import GRADER_ROLE, PANEL_STRATEGY
 from vivid_inspect.report.logs import LogRef, LogSet
 from vivid_inspect.report.render import Table
-from vivid_inspect.usage_events import USAGE_KEY, read_usage_record, scorer_usage
+from vivid_inspect.usage_events import read_usage_record, scorer_usage
 
-GRADER_ROLE = "grader"
-PANEL_STRATEGY = "panel"
 USAGE_COLUMNS = ("kind", "task", "model", "judge", "logs", "calls", "cached_calls", "input_tokens", "output_tokens",
                  "reasoning_tokens", "total_tokens", "cost")
 
@@ -67,7 +66,7 @@ def usage_table(logset: LogSet) -> Table:
     for ref in logset.logs:
         judges = judges_of.get(ref.rel, [])
         if ref.vivid_judge is not None:
-            if ref.vivid_judge.get("strategy") == PANEL_STRATEGY:
+            if ref.vivid_judge.strategy == PANEL_STRATEGY:
                 continue  # a panel aggregates its members' scores and calls no model
             for scorer, name, model in judges:
                 usage, calls, cached = judge_event_usage(ref, scorer)
@@ -125,7 +124,7 @@ def judge_event_usage(ref: LogRef, scorer: str) -> tuple[ModelUsage | None, int,
         Summed usage (None when no call reported usage), the number of calls, and how many of
         them were served from the cache (counted as calls, without tokens).
     """
-    recorded = ((ref.vivid_judge or {}).get(USAGE_KEY) or {}).get(scorer)
+    recorded = ((ref.vivid_judge.usage if ref.vivid_judge else None) or {}).get(scorer)
     if recorded is not None:
         return read_usage_record(recorded)
     # Judged logs written before the runner recorded usage (or by hand): sum the sample events.

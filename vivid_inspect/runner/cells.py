@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from vivid_inspect.explain import LEXICAL
+from vivid_inspect.log_contract import LEXICAL
 from vivid_inspect.runner.catalog import JUDGED_TASKS, task_args
 from vivid_inspect.runner.load import LoadedSpec
 from vivid_inspect.runner.spec import Judge, ModelEntry, Panel, RunBlock
@@ -25,9 +25,6 @@ from vivid_inspect.scorers.lexical import CHRF_CUTS
 BASELINE_PROVIDER = "vivid"
 GENERATIONS_DIR = "generations"
 JUDGED_DIR = "judged"
-PANEL_STRATEGY = "panel"
-LEXICAL_STRATEGY = LEXICAL
-"""The judge strategy that scores by chrF against the reference and calls no model."""
 
 
 def config_hash(config: Any) -> str:
@@ -102,7 +99,7 @@ class JudgeCell:
     @property
     def lexical(self) -> bool:
         """Whether this is the lexical judge, which scores by chrF and calls no model."""
-        return self.judge.strategy == LEXICAL_STRATEGY
+        return self.judge.strategy == LEXICAL
 
     @property
     def label(self) -> str:

@@ -16,7 +16,7 @@ from inspect_ai._util.registry import registry_find, registry_unqualified_name
 from inspect_ai.model import GenerateConfig
 from pydantic import TypeAdapter, ValidationError
 
-from vivid_inspect.explain import LEXICAL
+from vivid_inspect.log_contract import LEXICAL
 from vivid_inspect.runner.catalog import (
     JUDGED_TASKS,
     PROMPT_VALUES,

@@ -28,11 +28,12 @@ from inspect_ai.log import EvalLog, read_eval_log_async, write_eval_log_async
 from inspect_ai.model import Model, get_model
 from inspect_ai.model._model_config import model_roles_to_model_roles_config
 
+from vivid_inspect.log_contract import GRADER_ROLE, JudgedRecord, read_judged_record
 from vivid_inspect.runner.cells import JudgeCell, config_hash
-from vivid_inspect.runner.layout import VIVID_JUDGE_KEY, judged_path, relative
-from vivid_inspect.scorers.judge import GRADER_ROLE, judge_scorer
+from vivid_inspect.runner.layout import judged_path, relative
+from vivid_inspect.scorers.judge import judge_scorer
 from vivid_inspect.scorers.lexical import lexical
-from vivid_inspect.usage_events import USAGE_KEY, scorer_usage, usage_record
+from vivid_inspect.usage_events import scorer_usage, usage_record
 
 
 @dataclass(frozen=True)
@@ -51,28 +52,27 @@ class JudgedResult:
         return self.status in ("done", "scored")
 
 
-async def read_judged(path: Path) -> dict[str, Any] | None:
-    """The ``vivid_judge`` metadata of a judged log, or None when there is no readable one."""
+async def read_judged(path: Path) -> JudgedRecord | None:
+    """The judged record of a judged log, or None when there is no readable one."""
     if not path.is_file():
         return None
     try:
         header = await read_eval_log_async(str(path), header_only=True)
     except Exception:  # noqa: BLE001 - an unreadable output is redone, not fatal
         return None
-    value = (header.eval.metadata or {}).get(VIVID_JUDGE_KEY)
-    return value if isinstance(value, dict) and header.status == "success" else None
+    return read_judged_record(header.eval.metadata) if header.status == "success" else None
 
 
 def is_current(
-    record: dict[str, Any] | None, generation: EvalLog | None, rel_generation: str, digest: str
+    record: JudgedRecord | None, generation: EvalLog | None, rel_generation: str, digest: str
 ) -> bool:
     """Whether a judged log's record matches this generation log and configuration."""
     if record is None:
         return False
-    same_generation = record.get("generation_log") == rel_generation and (
-        generation is None or record.get("generation_eval_id") == generation.eval.eval_id
+    same_generation = record.generation_log == rel_generation and (
+        generation is None or record.generation_eval_id == generation.eval.eval_id
     )
-    return same_generation and record.get("config_hash") == digest
+    return same_generation and record.config_hash == digest
 
 
 async def write_atomic(log: EvalLog, path: Path) -> None:
@@ -141,24 +141,22 @@ async def run_judge_cell(
         return JudgedResult(cell.label, generation_log, output, "done")
     log, skipped = without_errors(await read_eval_log_async(str(generation_log)))
     scored = await _score(log, cell, model)
-    scored.eval.metadata = {
-        **(scored.eval.metadata or {}),
-        VIVID_JUDGE_KEY: {
-            "name": cell.judge.name,
-            "strategy": cell.judge.strategy,
-            "model": cell.judge.model,
-            "repeat": cell.repeat,
-            "temperature": _judge_temperature(scored),
-            "generation_log": rel_generation,
-            "generation_eval_id": header.eval.eval_id,
-            "config_hash": digest,
-            "config": cell.config,
-            "skipped_errored_samples": skipped,
-            # The judge's calls are only in the sample events of a re-scored log; summing them
-            # here, once, lets the report read them from the header instead of every sample.
-            USAGE_KEY: _judge_usage(scored),
-        },
-    }
+    record = JudgedRecord(
+        name=cell.judge.name,
+        strategy=cell.judge.strategy,
+        model=cell.judge.model,
+        repeat=cell.repeat,
+        temperature=_judge_temperature(scored),
+        generation_log=rel_generation,
+        generation_eval_id=header.eval.eval_id,
+        config_hash=digest,
+        config=cell.config,
+        skipped_errored_samples=skipped,
+        # The judge's calls are only in the sample events of a re-scored log; summing them
+        # here, once, lets the report read them from the header instead of every sample.
+        usage=_judge_usage(scored),
+    )
+    scored.eval.metadata = {**(scored.eval.metadata or {}), **record.metadata()}
     # The viewer's list shows the task name and tags: without these, every judged copy of a
     # generation looks like the generation itself.
     scored.eval.tags = list(dict.fromkeys([*(scored.eval.tags or []), *judged_tags(cell)]))

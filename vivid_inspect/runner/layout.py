@@ -20,6 +20,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
+from vivid_inspect.log_contract import short_task
 from vivid_inspect.runner.cells import (
     GENERATIONS_DIR,
     JUDGED_DIR,
@@ -29,10 +30,6 @@ from vivid_inspect.runner.cells import (
 )
 
 logger = logging.getLogger(__name__)
-
-VIVID_JUDGE_KEY = "vivid_judge"
-"""Eval metadata key naming the judge (or panel) that produced a judged log's scores."""
-
 
 def generations_dir(log_dir: Path) -> Path:
     """The eval set's folder."""
@@ -62,17 +59,13 @@ class FoundLog:
     header: EvalLog
 
 
-def _short(task: str) -> str:
-    return task.replace("@", "/").rsplit("/", 1)[-1]
-
-
 def matches(cell: GenerationCell, header: EvalLog) -> bool:
     """Whether a log header is a log of this generation cell (task, arguments, model)."""
     spec = header.eval
     base_url, model_args = split_model_args(cell.model.model_args)
     recorded: dict[str, Any] = dict(spec.task_args or {})
     return (
-        _short(spec.task) == cell.task
+        short_task(spec.task) == cell.task
         and all(recorded.get(key) == value for key, value in cell.args.items())
         and spec.model == cell.model.model
         and all((spec.model_args or {}).get(key) == value for key, value in model_args.items())

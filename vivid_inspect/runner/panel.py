@@ -20,7 +20,8 @@ from inspect_ai.model import get_model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from vivid_inspect.runner.cells import PANEL_STRATEGY, PanelCell, config_hash
+from vivid_inspect.log_contract import PANEL_STRATEGY, JudgedRecord, judge_column
+from vivid_inspect.runner.cells import PanelCell, config_hash
 from vivid_inspect.runner.judging import (
     JudgedResult,
     is_current,
@@ -28,11 +29,11 @@ from vivid_inspect.runner.judging import (
     without_errors,
     write_atomic,
 )
-from vivid_inspect.runner.layout import VIVID_JUDGE_KEY, judged_path, relative
+from vivid_inspect.runner.layout import judged_path, relative
 from vivid_inspect.runner.spec import Aggregate
 from vivid_inspect.scorers.judge_metrics import judge_metrics
 
-PANEL_COLUMN = "judge_panel"
+PANEL_COLUMN = judge_column(PANEL_STRATEGY)
 _MEMBER_PREFIX = "panel_member/"
 
 
@@ -151,19 +152,17 @@ async def run_panel_cell(log_dir: Path, cell: PanelCell, generation_log: Path) -
         copy=False,
     )
     _strip_members(scored)
-    scored.eval.metadata = {
-        **(scored.eval.metadata or {}),
-        VIVID_JUDGE_KEY: {
-            "name": cell.panel.name,
-            "strategy": PANEL_STRATEGY,
-            "members": members,
-            "aggregate": cell.panel.aggregate,
-            "model": None,
-            "generation_log": rel_generation,
-            "config_hash": digest,
-            "config": cell.config,
-            "skipped_errored_samples": skipped,
-        },
-    }
+    record = JudgedRecord(
+        name=cell.panel.name,
+        strategy=PANEL_STRATEGY,
+        members=members,
+        aggregate=cell.panel.aggregate,
+        model=None,
+        generation_log=rel_generation,
+        config_hash=digest,
+        config=cell.config,
+        skipped_errored_samples=skipped,
+    )
+    scored.eval.metadata = {**(scored.eval.metadata or {}), **record.metadata()}
     await write_atomic(scored, output)
     return JudgedResult(cell.panel.name, generation_log, output, "scored")

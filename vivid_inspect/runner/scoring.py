@@ -44,7 +44,7 @@ async def prune_orphans(log_dir: Path) -> list[Path]:
     # Judged logs of further repeats sit one folder deeper (judged/<judge>/repeat-<r>/).
     for path in sorted((log_dir / JUDGED_DIR).rglob("*.eval")):
         record = await read_judged(path)
-        if record is not None and not (log_dir / str(record.get("generation_log", ""))).is_file():
+        if record is not None and not (log_dir / (record.generation_log or "")).is_file():
             path.unlink()
             removed.append(path)
     return removed

@@ -44,6 +44,7 @@ from inspect_ai.util import RegistryInfo, registry_info
 from pydantic import BaseModel
 
 from vivid_inspect.call_limits import JUDGE
+from vivid_inspect.log_contract import GRADER_ROLE
 from vivid_inspect.scorers.judge_metrics import RETRIES_KEY, judge_metrics
 from vivid_inspect.scorers.judge_parse import (
     JUDGE_PARSER_VERSION,
@@ -65,7 +66,6 @@ from vivid_inspect.text import has_lone_surrogate, nfc, sanitize, strip_reasonin
 DEFAULT_JUDGE_MODEL = "openai/gpt-4.1"
 """The paper's judge; used when neither the grader role nor ``judge_model`` names one."""
 
-GRADER_ROLE = "grader"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,128 @@
+"""What the runner writes into a log and the report reads back: names, columns and the judged record.
+
+The runner and the report agree on the log format here and nowhere else (neither imports the
+other's internals):
+
+- a judge's result column is ``judge_<strategy>`` (:func:`judge_column`); the lexical baseline's is
+  ``lexical`` and a panel's ``judge_panel``;
+- the judge model is bound to the ``grader`` model role (:data:`GRADER_ROLE`);
+- a log the runner wrote by judging a generation log again carries eval metadata
+  ``vivid_judge`` (:data:`VIVID_JUDGE_KEY`), a :class:`JudgedRecord`;
+- a log's task is named by its short name (:func:`short_task`), whatever path or package
+  prefix Inspect recorded.
+
+Every field of :class:`JudgedRecord` has a default, so a judged log written before a field existed
+still reads.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+logger = logging.getLogger(__name__)
+
+VIVID_JUDGE_KEY = "vivid_judge"
+"""Eval metadata key holding the :class:`JudgedRecord` of a judged log."""
+GRADER_ROLE = "grader"
+"""The model role an LLM judge calls (``--model-role grader=...``)."""
+JUDGE_PREFIX = "judge_"
+"""Prefix of every LLM judge's (and the panel's) result column."""
+LEXICAL = "lexical"
+"""The judge strategy that scores by chrF against the reference and calls no model; also its column."""
+PANEL_STRATEGY = "panel"
+"""The strategy recorded for a panel's aggregate (it calls no model)."""
+USAGE_KEY = "usage"
+"""Field of the record holding ``{scorer name: {"usage", "calls", "cached_calls"}}``."""
+
+
+def judge_column(strategy: str) -> str:
+    """The result column a judge strategy writes: ``judge_aspect``; ``lexical`` for chrF.
+
+    Args:
+        strategy: An LLM judge strategy (``aspect``, ``cot``, ...), ``lexical`` or ``panel``.
+
+    Returns:
+        The scorer (column) name.
+    """
+    return LEXICAL if strategy == LEXICAL else f"{JUDGE_PREFIX}{strategy}"
+
+
+def is_judge_column(name: str) -> bool:
+    """Whether a scorer column of an explanation log is a judge (LLM, panel, or the lexical baseline)."""
+    return name.startswith(JUDGE_PREFIX) or name == LEXICAL
+
+
+def strategy_of_column(name: str) -> str:
+    """Inverse of :func:`judge_column`: ``judge_cot`` -> ``cot``, ``lexical`` -> ``lexical``."""
+    return name.removeprefix(JUDGE_PREFIX)
+
+
+def short_task(task: str) -> str:
+    """A task's short name: ``vivid_inspect/explain`` -> ``explain``; ``tasks.py@topic`` -> ``topic``."""
+    return task.replace("@", "/").rsplit("/", 1)[-1]
+
+
+class JudgedRecord(BaseModel):
+    """The ``vivid_judge`` eval metadata of a judged log: which judge (or panel) made its scores.
+
+    Attributes:
+        name: The spec's judge (or panel) name.
+        strategy: The judge strategy (``aspect``, ``lexical``, ``panel``, ...).
+        model: The judge model; None for the lexical judge and panels, which call none.
+        repeat: Which of the judge's repeated judgements this is, from 0 (None: unrecorded).
+        temperature: The temperature the judge's calls ran at, read from their model events;
+            a list when calls differed, None when no call was made or it was not recorded.
+        generation_log: The judged generation log, relative to the spec's log folder (POSIX).
+        generation_eval_id: The generation log's eval id when judged.
+        config_hash: Hash of :attr:`config`; a judged log with another hash is redone.
+        config: Everything that changes the judge's scores.
+        skipped_errored_samples: Samples left out because their generation errored.
+        usage: The judge's model calls per scorer column, summed once when the log was written
+            (see :mod:`vivid_inspect.usage_events`); None for logs written before it was recorded.
+        members: A panel's member judges, in panel order.
+        aggregate: A panel's aggregate (``mean``, ``median`` or ``majority``).
+    """
+
+    # Unknown fields are kept: a newer runner's record still reads, and round-trips, here.
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    name: str | None = None
+    strategy: str | None = None
+    model: str | None = None
+    repeat: int | None = None
+    temperature: float | list[float] | None = None
+    generation_log: str | None = None
+    generation_eval_id: str | None = None
+    config_hash: str | None = None
+    config: dict[str, Any] | None = None
+    skipped_errored_samples: int = 0
+    usage: dict[str, dict[str, Any]] | None = None
+    members: list[str] | None = None
+    aggregate: str | None = None
+
+    def metadata(self) -> dict[str, Any]:
+        """The record as eval metadata: ``{VIVID_JUDGE_KEY: {...}}`` (unset fields left out)."""
+        return {VIVID_JUDGE_KEY: self.model_dump(mode="json", exclude_unset=True)}
+
+
+def read_judged_record(metadata: dict[str, Any] | None) -> JudgedRecord | None:
+    """The judged record in a log's eval metadata.
+
+    Args:
+        metadata: ``log.eval.metadata``.
+
+    Returns:
+        The record; None when the log carries none, or one that does not fit the contract (such a
+        log is read as a plain log, and the reason is logged).
+    """
+    value = (metadata or {}).get(VIVID_JUDGE_KEY)
+    if not isinstance(value, dict):
+        return None
+    try:
+        return JudgedRecord.model_validate(value)
+    except ValidationError as error:
+        logger.info("ignoring a malformed %s record: %s", VIVID_JUDGE_KEY, error)
+        return None
