@@ -9,20 +9,70 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+# Private: the async backend Inspect runs on (INSPECT_ASYNC_BACKEND, asyncio or trio). The runner's
+# judge phase starts its own event loop around score_async and must use the same backend, or
+# Inspect's trio-aware code runs on the wrong one. No public accessor exists.
+from inspect_ai._util._async import configured_async_backend
+
+# Private: makes sure installed packages' entry points (their model providers) are registered, so
+# that listing providers below sees them; Inspect does this lazily, only when it resolves a model.
+from inspect_ai._util.entrypoints import ensure_entry_points
+
 # Private: Inspect's CLI prints a PrerequisiteError's message alone (no traceback) and exits
 # non-zero, both from `inspect eval` and from a task that `eval()` builds. No public error type
 # gets that treatment, and a plain ValueError from a task prints a 270-line exception group.
 from inspect_ai._util.error import PrerequisiteError
 
+# Private: Inspect's registry is the only list of model providers (built-in and
+# from installed packages); `vivid validate` checks a spec's model names against it offline.
+from inspect_ai._util.registry import registry_find, registry_unqualified_name
+from inspect_ai.model import Model, ModelConfig
+
 # Private: the eval's generation options (task config, then --batch, --attempt-timeout, ...) as a
 # model call in the current sample will see them. No public API gives them to a solver, and
 # without them a user's own attempt_timeout, or batch mode, cannot be told from "not set".
 from inspect_ai.model._generate_config import active_generate_config
+
+# Private: how Inspect records a model role in a log header (EvalSpec.model_roles), with model
+# arguments redacted the way Inspect redacts them. score_async does not record the roles it was
+# given, so the runner sets them on a judged log itself and must write what `inspect eval` writes.
+from inspect_ai.model._model_config import model_roles_to_model_roles_config
 from rich.markup import escape
 
 from vivid_inspect.data.csv_format import VividDataError
 
-__all__ = ["PrerequisiteError", "TaskArgumentError", "TaskDataError", "active_generate_config", "task_errors"]
+__all__ = [
+    "PrerequisiteError",
+    "TaskArgumentError",
+    "TaskDataError",
+    "active_generate_config",
+    "configured_async_backend",
+    "model_providers",
+    "model_roles_config",
+    "task_errors",
+]
+
+
+def model_providers() -> set[str]:
+    """Names of every registered Inspect model provider, including those of installed packages.
+
+    Returns:
+        Provider names as a model name starts with them (``openai``, ``mockllm``, ``vivid``, ...).
+    """
+    ensure_entry_points()
+    return {registry_unqualified_name(api) for api in registry_find(lambda info: info.type == "modelapi")}
+
+
+def model_roles_config(roles: dict[str, Model]) -> dict[str, ModelConfig | list[ModelConfig]]:
+    """Model roles as a log header records them (``log.eval.model_roles``).
+
+    Args:
+        roles: Role name to model.
+
+    Returns:
+        Role name to the model's config (name, generate config, base URL, redacted arguments).
+    """
+    return model_roles_to_model_roles_config(dict(roles)) or {}
 
 
 class TaskArgumentError(PrerequisiteError, ValueError):

@@ -11,11 +11,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from inspect_ai._util.entrypoints import ensure_entry_points
-from inspect_ai._util.registry import registry_find, registry_unqualified_name
 from inspect_ai.model import GenerateConfig
 from pydantic import TypeAdapter, ValidationError
 
+from vivid_inspect.inspect_private import model_providers
 from vivid_inspect.log_contract import LEXICAL
 from vivid_inspect.runner.catalog import (
     JUDGED_TASKS,
@@ -62,12 +61,6 @@ _NOT_LEXICAL: dict[str, str] = {
 def is_url(value: str) -> bool:
     """True for an http(s) URL, which a data spec downloads instead of reading a file."""
     return value.startswith(("http://", "https://"))
-
-
-def model_providers() -> set[str]:
-    """Names of every registered Inspect model provider, including those of installed packages."""
-    ensure_entry_points()
-    return {registry_unqualified_name(api) for api in registry_find(lambda info: info.type == "modelapi")}
 
 
 def _check_model(name: str, path: Path_, providers: set[str]) -> list[Problem]:

@@ -26,8 +26,8 @@ from inspect_ai import score_async
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log_async, write_eval_log_async
 from inspect_ai.model import Model, get_model
-from inspect_ai.model._model_config import model_roles_to_model_roles_config
 
+from vivid_inspect.inspect_private import model_roles_config
 from vivid_inspect.log_contract import GRADER_ROLE, JudgedRecord, read_judged_record
 from vivid_inspect.runner.cells import JudgeCell, config_hash
 from vivid_inspect.runner.layout import judged_path, relative
@@ -111,7 +111,7 @@ async def _score(log: EvalLog, cell: JudgeCell, model: Model | None) -> EvalLog:
     scored = await score_async(
         log, [scorer], model=model, model_roles={GRADER_ROLE: model}, action="overwrite", copy=False
     )
-    scored.eval.model_roles = model_roles_to_model_roles_config({GRADER_ROLE: model})
+    scored.eval.model_roles = model_roles_config({GRADER_ROLE: model})
     return scored
 
 

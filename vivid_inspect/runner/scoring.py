@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-from inspect_ai._util._async import configured_async_backend
 from inspect_ai.model import Model
 
 from vivid_inspect.call_errors import call_failure_message
+from vivid_inspect.inspect_private import configured_async_backend
 from vivid_inspect.runner.cells import JUDGED_DIR, GenerationCell, JudgeCell, PanelCell
 from vivid_inspect.runner.generate import GenerationResult
 from vivid_inspect.runner.judging import JudgedResult, read_judged, run_judge_cell
