@@ -39,8 +39,8 @@ from vivid_inspect.annotate_server.queues import assign, check_annotators
 from vivid_inspect.annotate_server.serve import announce
 from vivid_inspect.annotate_server.workspace import Workspace
 from vivid_inspect.cli.main import main
+from vivid_inspect.inputs.human_scores import read_human_scores, record_path
 from vivid_inspect.report.annotate import export_sheet, import_sheets
-from vivid_inspect.report.humans import read_human_scores, record_path
 from vivid_inspect.report.sheet_files import neutralise
 from vivid_inspect.scorers.judge_prompts import ASPECT
 from vivid_inspect.tasks import explain

@@ -18,9 +18,9 @@ from inspect_ai import eval as inspect_eval
 from tests.fake_api import explain_items, idiom_of
 from tests.scripted import scripted_model
 from vivid_inspect.cli.main import main
+from vivid_inspect.inputs.human_scores import HumanScoresError, read_human_scores, record_path
 from vivid_inspect.report import sheet_files
 from vivid_inspect.report.annotate import SHEET_COLUMNS, export_sheet, import_sheets
-from vivid_inspect.report.humans import HumanScoresError, read_human_scores, record_path
 from vivid_inspect.report.sheet_files import MAX_CELL, neutralise
 from vivid_inspect.tasks import explain
 

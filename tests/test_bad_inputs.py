@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from vivid_inspect.data import COLUMNS, VividDataError, load_vivid
-from vivid_inspect.report.humans import HumanScoresError, read_human_scores
+from vivid_inspect.inputs.human_scores import HumanScoresError, read_human_scores
 
 HEADER = ",".join(COLUMNS)
 IDIOM, MEANING = COLUMNS[:2]

@@ -26,10 +26,10 @@ from vivid_inspect.generation_key import (
     generation_of,
     matches,
 )
+from vivid_inspect.inputs.human_scores import HumanScoresError, read_human_scores, record_path
 from vivid_inspect.report.annotate import export_sheet, import_sheets
 from vivid_inspect.report.binding import bind_generation, generations_in
 from vivid_inspect.report.build import write_report
-from vivid_inspect.report.humans import HumanScoresError, read_human_scores, record_path
 from vivid_inspect.report.judges import judge_rows
 from vivid_inspect.report.logs import read_logs
 from vivid_inspect.report.reliability import reliability_generation

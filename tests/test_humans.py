@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from vivid_inspect.report.humans import HumanScoresError, human_ceiling, human_means, read_human_scores
+from vivid_inspect.inputs.human_scores import HumanScoresError, read_human_scores
+from vivid_inspect.report.humans import human_ceiling, human_means
 
 
 def write(tmp_path: Path, content: str | bytes, name: str = "humans.csv") -> Path:

@@ -34,9 +34,9 @@ from sklearn.metrics import cohen_kappa_score
 from vivid_inspect.cli import annotate as annotate_cli
 from vivid_inspect.cli import report as report_cli
 from vivid_inspect.data import load_vivid
+from vivid_inspect.inputs.human_scores import read_human_scores
 from vivid_inspect.report.annotate import SHEET_COLUMNS, export_sheet, import_sheets
 from vivid_inspect.report.build import Report, write_report
-from vivid_inspect.report.humans import read_human_scores
 from vivid_inspect.scorers.judge import judge as judge_scorer
 from vivid_inspect.solvers.explain_prompts import FEW_SHOT
 from vivid_inspect.solvers.markers import last_item

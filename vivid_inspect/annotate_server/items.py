@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vivid_inspect.report.humans import (
+from vivid_inspect.inputs.human_scores import (
     HumanScoresError,
     Problem,
     read_generation_record,

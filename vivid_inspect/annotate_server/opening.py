@@ -22,8 +22,8 @@ from vivid_inspect.annotate_server.queues import (
     normalise_name,
 )
 from vivid_inspect.annotate_server.workspace import PLAN_FILE, Workspace
+from vivid_inspect.inputs.human_scores import record_path
 from vivid_inspect.report.annotate import export_sheet
-from vivid_inspect.report.humans import record_path
 from vivid_inspect.report.sheet_files import write_atomic
 
 SHEET_FILE = "sheet.csv"

@@ -34,14 +34,14 @@ from vivid_inspect.annotate_server.guidelines import guidelines
 from vivid_inspect.annotate_server.human_log import LOGS_FOLDER, generation_logs, write_human_log
 from vivid_inspect.annotate_server.items import Item, Sheet
 from vivid_inspect.annotate_server.queues import Plan
-from vivid_inspect.report.agreement import agreement, raters_alpha
-from vivid_inspect.report.annotate import SHEET_COLUMNS, import_sheets
-from vivid_inspect.report.humans import (
+from vivid_inspect.inputs.human_scores import (
     HumanScoresError,
     Problem,
     read_records,
     record_path,
 )
+from vivid_inspect.report.agreement import agreement, raters_alpha
+from vivid_inspect.report.annotate import SHEET_COLUMNS, import_sheets
 from vivid_inspect.report.sheet_files import cut, neutralise, write_atomic
 from vivid_inspect.text import nfc
 

@@ -84,8 +84,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_export(args: argparse.Namespace) -> int:
     """Write the sheet; 2 when the log cannot be chosen, ``--n`` is not positive or ``--out`` is taken."""
+    from vivid_inspect.inputs.human_scores import record_path
     from vivid_inspect.report.annotate import DEFAULT_N, export_sheet
-    from vivid_inspect.report.humans import record_path
 
     n = DEFAULT_N if args.n is None else args.n
     try:

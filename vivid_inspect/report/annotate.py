@@ -37,10 +37,7 @@ from vivid_inspect.generation_key import (
     generation_of,
     matches,
 )
-from vivid_inspect.log_contract import short_task
-from vivid_inspect.redact import excerpt
-from vivid_inspect.report.binding import generations_in
-from vivid_inspect.report.humans import (
+from vivid_inspect.inputs.human_scores import (
     RECORD_SUFFIX,
     HumanScoresError,
     Problem,
@@ -49,6 +46,9 @@ from vivid_inspect.report.humans import (
     read_records,
     record_path,
 )
+from vivid_inspect.log_contract import short_task
+from vivid_inspect.redact import excerpt
+from vivid_inspect.report.binding import generations_in
 from vivid_inspect.report.logs import read_logs, read_summaries
 from vivid_inspect.report.sheet_files import check_output, cut, neutralise, write_atomic
 from vivid_inspect.taxonomy import THEME_NAMES
@@ -249,7 +249,7 @@ def import_sheets(
 
     Returns:
         The scores as written (sorted by annotator, then id), as read back by
-        :func:`vivid_inspect.report.humans.read_human_scores`.
+        :func:`vivid_inspect.inputs.human_scores.read_human_scores`.
 
     Raises:
         ValueError: No sheet given, any problem in any sheet (the message lists them all), or

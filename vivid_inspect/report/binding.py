@@ -21,7 +21,7 @@ from vivid_inspect.generation_key import (
     choose,
     matches,
 )
-from vivid_inspect.report.humans import generation_key
+from vivid_inspect.inputs.human_scores import generation_key
 from vivid_inspect.report.logs import LogSet
 
 OPTION = "--human-generation"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from vivid_inspect.inputs.human_scores import read_generation_record, read_human_scores
 from vivid_inspect.report import paper, plots
 from vivid_inspect.report.binding import bind_generation, generations_in
-from vivid_inspect.report.humans import read_generation_record, read_human_scores
 from vivid_inspect.report.judges import PAPER_JUDGE, choose_judge, judge_rows
 from vivid_inspect.report.logs import LogSet, read_logs
 from vivid_inspect.report.reliability import Reliability, build_reliability
@@ -100,7 +100,7 @@ def write_report(
     Raises:
         ValueError: Unknown format, a log folder that does not exist, a ``judge`` or
             ``human_generation`` that matches nothing.
-        vivid_inspect.report.humans.HumanScoresError: The human scores file is invalid.
+        vivid_inspect.inputs.human_scores.HumanScoresError: The human scores file is invalid.
     """
     chosen_formats = parse_formats(formats)
     root = Path(log_dir)

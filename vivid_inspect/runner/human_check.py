@@ -44,7 +44,7 @@ def check_human(human: HumanScores | None, runs: list[tuple[int, RunBlock]], bas
         return []
     # Imported here: the reader brings pandas and scikit-learn, which a spec without a human
     # file (and `vivid validate` of most specs) does not need.
-    from vivid_inspect.report.humans import (
+    from vivid_inspect.inputs.human_scores import (
         HumanScoresError,
         generation_key,
         read_human_scores,
