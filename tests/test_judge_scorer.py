@@ -584,3 +584,17 @@ def test_call_limits_apply_under_inspect_score_and_a_role_still_wins(tmp_path: P
     assert {(c.max_retries, c.timeout, c.attempt_timeout, c.max_tokens) for _, c in tuned.calls} == {
         (2, JUDGE.timeout, 5, 64)
     }
+
+
+def test_one_scorer_under_two_role_configs_uses_each_ones_settings(tmp_path: Path) -> None:
+    # The merged judge config is kept per role config: a scorer reused with another grader (or
+    # the same model with other settings) must not keep the first one's.
+    generated = _run(_task(), _solver_model(), tmp_path)
+    scorer = judge_scorer("cot")
+    plain = Scripted("plain", _judge_reply)
+    tuned = Scripted("tuned", _judge_reply, config=GenerateConfig(max_tokens=64, attempt_timeout=5))
+    for grader in (plain, tuned, plain):
+        score(generated, [scorer], model_roles={"grader": grader.model}, display="none")
+    assert {(c.max_tokens, c.attempt_timeout) for _, c in plain.calls} == {(1024, JUDGE.attempt_timeout)}
+    assert {(c.max_tokens, c.attempt_timeout) for _, c in tuned.calls} == {(64, 5)}
+    assert (len(plain.calls), len(tuned.calls)) == (2, 2)  # the third scoring is answered by the cache

@@ -42,6 +42,7 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import RegistryInfo, registry_info
 from pydantic import BaseModel
+from pydantic_core import to_json
 
 from vivid_inspect.call_limits import JUDGE
 from vivid_inspect.log_contract import GRADER_ROLE
@@ -234,8 +235,23 @@ def _sanitized(model: BaseModel) -> BaseModel:
     return model if clean == dumped else type(model).model_validate(clean)
 
 
+def _encodes(value: object) -> bool:
+    """Whether ``value`` serialises to UTF-8 JSON as it is (pydantic's serializer, in Rust).
+
+    A lone surrogate fails, as does anything else the serializer cannot write; either way the
+    caller sanitises, so this only decides whether the slower walk is needed.
+    """
+    try:
+        to_json(value)
+    except Exception:  # noqa: BLE001 - any failure means: take the careful path
+        return False
+    return True
+
+
 def _sanitize_event(event: ModelEvent) -> None:
     """Sanitise in place what the log will store of one judge call (its output and raw call)."""
+    if _encodes(event.output) and (event.call is None or _encodes([event.call.request, event.call.response])):
+        return  # nearly every reply: one fast serialisation instead of a dump, walk and compare
     output = _sanitized(event.output)
     if output is not event.output:
         assert isinstance(output, ModelOutput)
@@ -271,6 +287,8 @@ def _build(strategy: str, judge_model: str | Model | None, retries: int, cache: 
         raise ValueError(f"repeat must be an integer 0 or more, got {repeat!r}")
     retry_turn = RETRY_COT if spec.reasoning else RETRY_BARE
     policy = cache_policy(cache, repeat)
+    configs: dict[int, GenerateConfig] = {}
+    role_configs: list[GenerateConfig] = []
 
     async def score(state: TaskState, target: Target) -> Score:
         # Resolved here, not at construction, so roles bound by eval() or `inspect score` apply.
@@ -299,7 +317,12 @@ def _build(strategy: str, judge_model: str | Model | None, retries: int, cache: 
 
         prompt = render_judge_prompt(spec.template, idiom=idiom, reference=reference, candidate=candidate)
         # Settings given explicitly with the role (--model-role grader="{model: ..., max_tokens: ...}") win.
-        config = judge_config(spec, grader.config)
+        config = configs.get(id(grader.config))
+        if config is None:
+            # Merged once per role config, not per sample (pydantic merges cost ~0.3 ms); the
+            # dict's key object is kept alive in `role_configs`, so its id is never reused.
+            config = configs[id(grader.config)] = judge_config(spec, grader.config)
+            role_configs.append(grader.config)
         messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
         replies: list[str] = []
         for attempt in range(retries + 1):
