@@ -32,8 +32,8 @@ from vivid_inspect.call_errors import (
     is_call_failure,
 )
 from vivid_inspect.call_limits import GENERATION, JUDGE, RUN_ATTEMPTS, bounded_config
-from vivid_inspect.runner.models import generate_config
-from vivid_inspect.runner.spec import Retries, Spec
+from vivid_inspect.runner.prepare.models import generate_config
+from vivid_inspect.runner.spec.model import Retries, Spec
 from vivid_inspect.tasks import explain, topic, traits
 from vivid_inspect.testing.openai_server import FakeOpenAIServer, Fault, fail_prompts
 

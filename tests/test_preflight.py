@@ -19,7 +19,7 @@ import pytest
 from tests.fake_api import default_responder, isolate_inspect
 from tests.test_fail_fast import SECRET, closed_port
 from vivid_inspect.cli.main import main
-from vivid_inspect.runner.preflight import Probe, Target, probe_for
+from vivid_inspect.runner.prepare.preflight import Probe, Target, probe_for
 from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
 KEY = "fake-key"

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from vivid_inspect.redact import REDACTED, add_secret_names, redact
-from vivid_inspect.runner.credentials import env_header_client
 from vivid_inspect.runner.scrub import (
     MARKER,
     redacted_logging,
@@ -25,6 +24,7 @@ from vivid_inspect.runner.scrub import (
     scrub_file,
     scrub_folder,
 )
+from vivid_inspect.runner.spec.credentials import env_header_client
 
 KEY = "gw-Secret-Value-9876"
 

@@ -35,14 +35,14 @@ from vivid_inspect.cli.main import main
 from vivid_inspect.runner import RunResult, load_spec, make_plan, run_spec
 from vivid_inspect.runner.cells import expand
 from vivid_inspect.runner.generate import eval_set_groups
-from vivid_inspect.runner.judging import write_atomic
-from vivid_inspect.runner.models import generate_config, make_judge_model
-from vivid_inspect.runner.panel import panel_scorer, run_panel_cell
+from vivid_inspect.runner.judging.cell import write_atomic
+from vivid_inspect.runner.judging.panel import panel_scorer, run_panel_cell
+from vivid_inspect.runner.judging.phase import prune_orphans
 from vivid_inspect.runner.plan_text import render_plan
-from vivid_inspect.runner.prepare import prepare
-from vivid_inspect.runner.problems import SpecError, format_path
+from vivid_inspect.runner.prepare.models import generate_config, make_judge_model
+from vivid_inspect.runner.prepare.prepared import prepare
 from vivid_inspect.runner.record import FREEZE_FILE, SPEC_FILE
-from vivid_inspect.runner.scoring import prune_orphans
+from vivid_inspect.runner.spec.problems import SpecError, format_path
 from vivid_inspect.scorers import judge_parse, judge_prompts
 from vivid_inspect.scorers.lexical import bin_chrf, chrf
 from vivid_inspect.solvers.markers import last_item
@@ -337,7 +337,7 @@ def test_an_interrupted_write_keeps_the_old_log(
         Path(location).write_bytes(b"half a log")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("vivid_inspect.runner.judging.write_eval_log_async", broken)
+    monkeypatch.setattr("vivid_inspect.runner.judging.cell.write_eval_log_async", broken)
     with pytest.raises(KeyboardInterrupt):
         anyio.run(write_atomic, read_eval_log(str(source)), target)
     assert target.read_bytes() == before

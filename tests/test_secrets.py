@@ -289,8 +289,8 @@ def test_a_credential_in_a_spec_is_refused_at_its_yaml_path_without_echoing_it(
 
 
 def test_credentials_are_reported_beside_other_problems_in_one_pass(tmp_path: Path) -> None:
-    from vivid_inspect.runner.load import load_spec
-    from vivid_inspect.runner.problems import SpecError
+    from vivid_inspect.runner.spec.load import load_spec
+    from vivid_inspect.runner.spec.problems import SpecError
 
     text = GOOD_SPEC.replace("tasks: [explain]", "tasks: [explian]").replace(
         "    limit: 2\n", "    limit: 2\n    generate: {extra_headers: {Authorization: 'Bearer abcdefgh'}}\n"
@@ -315,7 +315,7 @@ def test_credentials_are_reported_beside_other_problems_in_one_pass(tmp_path: Pa
     ],
 )
 def test_secret_free_specs_pass(tmp_path: Path, text: str) -> None:
-    from vivid_inspect.runner.load import load_spec
+    from vivid_inspect.runner.spec.load import load_spec
 
     spec = tmp_path / "spec.yaml"
     spec.write_text(text, encoding="utf-8")

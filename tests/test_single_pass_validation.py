@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from vivid_inspect.cli.main import main
-from vivid_inspect.runner.load import load_spec
-from vivid_inspect.runner.problems import SpecError, format_path
+from vivid_inspect.runner.spec.load import load_spec
+from vivid_inspect.runner.spec.problems import SpecError, format_path
 
 MANY_PROBLEMS: dict[str, Any] = {
     "name": "bad spec!",

@@ -9,10 +9,10 @@ import pytest
 import yaml
 
 from vivid_inspect.cli.main import main
-from vivid_inspect.runner.load import load_spec
-from vivid_inspect.runner.panel import aggregate
-from vivid_inspect.runner.problems import SpecError, format_path
-from vivid_inspect.runner.sampling import allocate, stratified_sample
+from vivid_inspect.runner.judging.panel import aggregate
+from vivid_inspect.runner.prepare.sampling import allocate, stratified_sample
+from vivid_inspect.runner.spec.load import load_spec
+from vivid_inspect.runner.spec.problems import SpecError, format_path
 
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 SHIPPED = sorted(EXPERIMENTS.glob("*.yaml"))

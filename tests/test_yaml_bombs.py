@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from vivid_inspect.cli.main import main
-from vivid_inspect.runner.load import load_spec
-from vivid_inspect.runner.yaml_source import MAX_DEPTH, MAX_SPEC_BYTES
+from vivid_inspect.runner.spec.load import load_spec
+from vivid_inspect.runner.spec.yaml_source import MAX_DEPTH, MAX_SPEC_BYTES
 
 GOOD = """\
 name: aliases

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vivid_inspect.runner.problems import SetupError, SpecError
+from vivid_inspect.runner.spec.problems import SetupError, SpecError
 
 if TYPE_CHECKING:
-    from vivid_inspect.runner.load import LoadedSpec
+    from vivid_inspect.runner.spec.load import LoadedSpec
 
 # The data layer and the spec loader import Inspect: they are imported by the commands that use
 # them, so that `vivid --help` (which registers every command) starts in a fraction of a second.
@@ -25,7 +25,7 @@ DISPLAYS = ("compact", "full", "rich", "plain", "log", "none")  # eval_set refus
 
 
 def _load(args: argparse.Namespace) -> LoadedSpec | int:
-    from vivid_inspect.runner.load import load_spec
+    from vivid_inspect.runner.spec.load import load_spec
 
     try:
         return load_spec(args.spec, log_dir=args.log_dir)

@@ -7,7 +7,7 @@ to make; :func:`run_spec` generates with ``inspect_ai.eval_set``, judges the exp
 with ``inspect_ai.score``, aggregates the panel and builds the report, skipping finished work.
 
 The names below are imported on first use, not with the package: importing a light submodule
-(``runner.problems``, ``runner.spec``) must not pull in Inspect, pandas and matplotlib, or
+(``runner.spec.problems``, ``runner.spec.model``) must not pull in Inspect, pandas and matplotlib, or
 ``vivid --help`` would take seconds.
 """
 
@@ -18,18 +18,18 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from vivid_inspect.runner.execute import RunResult, run_spec
-    from vivid_inspect.runner.load import LoadedSpec, load_spec
     from vivid_inspect.runner.plan import Plan, make_plan
     from vivid_inspect.runner.plan_text import render_plan
-    from vivid_inspect.runner.problems import Problem, SpecError
+    from vivid_inspect.runner.spec.load import LoadedSpec, load_spec
+    from vivid_inspect.runner.spec.problems import Problem, SpecError
 
 _HOMES = {
-    "LoadedSpec": "load",
+    "LoadedSpec": "spec.load",
     "Plan": "plan",
-    "Problem": "problems",
+    "Problem": "spec.problems",
     "RunResult": "execute",
-    "SpecError": "problems",
-    "load_spec": "load",
+    "SpecError": "spec.problems",
+    "load_spec": "spec.load",
     "make_plan": "plan",
     "render_plan": "plan_text",
     "run_spec": "execute",

@@ -16,8 +16,8 @@ from typing import Any
 
 from vivid_inspect.log_contract import LEXICAL
 from vivid_inspect.runner.catalog import JUDGED_TASKS, task_args
-from vivid_inspect.runner.load import LoadedSpec
-from vivid_inspect.runner.spec import Judge, ModelEntry, Panel, RunBlock
+from vivid_inspect.runner.spec.load import LoadedSpec
+from vivid_inspect.runner.spec.model import Judge, ModelEntry, Panel, RunBlock
 from vivid_inspect.scorers import judge_parse, judge_prompts
 from vivid_inspect.scorers.judge import STRATEGIES
 from vivid_inspect.scorers.lexical import CHRF_CUTS

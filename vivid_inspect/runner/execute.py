@@ -12,19 +12,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vivid_inspect.report.build import Report, write_report
 from vivid_inspect.runner.generate import GenerationResult, reuse_conflicts, run_generations
-from vivid_inspect.runner.judging import JudgedResult
-from vivid_inspect.runner.load import LoadedSpec
+from vivid_inspect.runner.judging.cell import JudgedResult
+from vivid_inspect.runner.judging.phase import run_judges
 from vivid_inspect.runner.lock import Holder, log_folder_lock
-from vivid_inspect.runner.models import build_models
-from vivid_inspect.runner.preflight import run_preflight
-from vivid_inspect.runner.prepare import Prepared, prepare
-from vivid_inspect.runner.problems import SpecError
+from vivid_inspect.runner.prepare.models import build_models
+from vivid_inspect.runner.prepare.preflight import run_preflight
+from vivid_inspect.runner.prepare.prepared import Prepared, prepare
 from vivid_inspect.runner.progress import Progress, inspect_console_quiet, tracking
 from vivid_inspect.runner.record import output_entry, write_record
-from vivid_inspect.runner.scoring import run_judges
 from vivid_inspect.runner.scrub import redacted_logging, redacted_output, scrub_folder
-from vivid_inspect.report.build import Report, write_report
+from vivid_inspect.runner.spec.load import LoadedSpec
+from vivid_inspect.runner.spec.problems import SpecError
 
 
 @dataclass
@@ -100,7 +100,7 @@ def run_spec(
         report: Build the report at the end.
         quiet: Print no progress lines.
         preflight: Check each model endpoint that still has calls to make, with one request,
-            before anything runs (:mod:`~vivid_inspect.runner.preflight`).
+            before anything runs (:mod:`~vivid_inspect.runner.prepare.preflight`).
         wait: When another run holds the log folder, wait for it instead of raising FolderBusy.
 
     Returns:

@@ -18,10 +18,10 @@ from inspect_ai.model import Model
 from vivid_inspect.call_errors import call_failure_message, first_sample_error
 from vivid_inspect.runner.cells import GenerationCell
 from vivid_inspect.runner.layout import FoundLog, generations_dir, latest_log, read_generation_logs
-from vivid_inspect.runner.models import Models, generate_config, model_key
-from vivid_inspect.runner.prepare import Prepared, PreparedBlock
-from vivid_inspect.runner.problems import Problem
+from vivid_inspect.runner.prepare.models import Models, generate_config, model_key
+from vivid_inspect.runner.prepare.prepared import Prepared, PreparedBlock
 from vivid_inspect.runner.progress import COMPACT, Progress
+from vivid_inspect.runner.spec.problems import Problem
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ def run_generations(
 
     Args:
         prepared: The prepared spec.
-        models: The spec's models (:func:`~vivid_inspect.runner.models.build_models`).
+        models: The spec's models (:func:`~vivid_inspect.runner.prepare.models.build_models`).
         progress: Counts cells, calls and errors.
         display: Inspect display type (``full``, ``plain``, ``none``, ...); None for Inspect's default;
             ``compact`` for none of Inspect's display but a live progress line of our own.

@@ -18,7 +18,7 @@ from vivid_inspect.data import VividDataError
 from vivid_inspect.runner.catalog import render_task_prompt
 from vivid_inspect.runner.cells import GenerationCell, JudgeCell, PanelCell, config_hash
 from vivid_inspect.runner.generate import reuse_conflicts
-from vivid_inspect.runner.judging import is_current, read_judged
+from vivid_inspect.runner.judging.cell import is_current, read_judged
 from vivid_inspect.runner.layout import (
     FoundLog,
     foreign_logs,
@@ -27,9 +27,9 @@ from vivid_inspect.runner.layout import (
     read_generation_logs,
     relative,
 )
-from vivid_inspect.runner.load import LoadedSpec
-from vivid_inspect.runner.prepare import Prepared, PreparedBlock, prepare, task_key
-from vivid_inspect.runner.spec import Price
+from vivid_inspect.runner.prepare.prepared import Prepared, PreparedBlock, prepare, task_key
+from vivid_inspect.runner.spec.load import LoadedSpec
+from vivid_inspect.runner.spec.model import Price
 from vivid_inspect.scorers.judge import STRATEGIES
 from vivid_inspect.scorers.judge_prompts import render_judge_prompt
 

@@ -6,7 +6,7 @@ import textwrap
 from collections.abc import Sequence
 
 from vivid_inspect.runner.plan import CHARS_PER_TOKEN, CellPlan, Plan
-from vivid_inspect.runner.preflight import planned
+from vivid_inspect.runner.prepare.preflight import planned
 
 FOOTNOTE = (
     "Input tokens: the real prompts rendered on the items at {chars} characters per token (judge "

@@ -18,7 +18,7 @@ import yaml
 
 from vivid_inspect.runner.cells import config_hash
 from vivid_inspect.runner.layout import relative, runs_dir
-from vivid_inspect.runner.prepare import Prepared
+from vivid_inspect.runner.prepare.prepared import Prepared
 
 SPEC_FILE = "spec.resolved.yaml"
 FREEZE_FILE = "packages.txt"

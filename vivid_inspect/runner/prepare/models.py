@@ -14,10 +14,10 @@ from inspect_ai.model import GenerateConfig, Model, get_model
 from rich.text import Text
 
 from vivid_inspect.runner.cells import resolved_judge, resolved_model, split_model_args
-from vivid_inspect.runner.credentials import env_header_client, env_references
-from vivid_inspect.runner.load import LoadedSpec
-from vivid_inspect.runner.problems import Problem, SetupError
-from vivid_inspect.runner.spec import Judge, ModelEntry, Spec
+from vivid_inspect.runner.spec.credentials import env_header_client, env_references
+from vivid_inspect.runner.spec.load import LoadedSpec
+from vivid_inspect.runner.spec.model import Judge, ModelEntry, Spec
+from vivid_inspect.runner.spec.problems import Problem, SetupError
 
 
 def shared_config(spec: Spec) -> dict[str, Any]:
@@ -58,7 +58,7 @@ def make_model(
 
     Header values ``${env:NAME}`` (in ``model_args.default_headers``, the config's or the run
     block's ``extra_headers``) are read from the environment as each request is sent, by the
-    client of :func:`vivid_inspect.runner.credentials.env_header_client`.
+    client of :func:`vivid_inspect.runner.spec.credentials.env_header_client`.
     """
     base_url, args = split_model_args(entry.model_args)
     config = config or GenerateConfig()

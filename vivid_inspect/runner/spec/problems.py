@@ -54,7 +54,7 @@ def with_lines(source: str, problems: Iterable[Problem]) -> list[Problem]:
     if all(p.line is not None for p in problems):
         return problems
     # Imported here: yaml_source raises SpecError, so a module-level import would be circular.
-    from vivid_inspect.runner.yaml_source import read_yaml
+    from vivid_inspect.runner.spec.yaml_source import read_yaml
 
     try:
         located = read_yaml(source)

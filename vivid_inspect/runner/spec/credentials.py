@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from vivid_inspect.redact import add_secret_names
-from vivid_inspect.runner.problems import PathPart, Problem
+from vivid_inspect.runner.spec.problems import PathPart, Problem
 
 ENV_REFERENCE = re.compile(r"^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$")
 """A header value that names an environment variable: ``${env:MY_GATEWAY_KEY}``."""

@@ -24,9 +24,8 @@ from vivid_inspect.runner.catalog import (
     task_args,
     task_parameters,
 )
-from vivid_inspect.runner.human_check import check_human
-from vivid_inspect.runner.problems import PathPart, Problem
-from vivid_inspect.runner.spec import (
+from vivid_inspect.runner.spec.human_check import check_human
+from vivid_inspect.runner.spec.model import (
     HumanScores,
     Judge,
     ModelEntry,
@@ -34,6 +33,7 @@ from vivid_inspect.runner.spec import (
     RunBlock,
     Spec,
 )
+from vivid_inspect.runner.spec.problems import PathPart, Problem
 from vivid_inspect.scorers.judge import STRATEGIES
 
 Path_ = tuple[PathPart, ...]
@@ -325,7 +325,7 @@ def check_parts(
         judges: The well-typed judges with their index in ``judges``.
         panel: The panel, if given and well typed.
         data: The spec's ``data``, if it is a string.
-        human: The spec's ``human`` section, if well typed (see :mod:`vivid_inspect.runner.human_check`).
+        human: The spec's ``human`` section, if well typed (see :mod:`vivid_inspect.runner.spec.human_check`).
         complete: False when some run blocks or judges were left out for type errors; then
             checks that need all of them (no judged task, panel members) are skipped.
 

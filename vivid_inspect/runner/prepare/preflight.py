@@ -27,9 +27,9 @@ from inspect_ai.model import Model
 
 from vivid_inspect.call_errors import describe_failure, public_url
 from vivid_inspect.runner.cells import resolved_model, split_model_args
-from vivid_inspect.runner.load import LoadedSpec
-from vivid_inspect.runner.models import Models, model_key
-from vivid_inspect.runner.problems import PathPart, Problem, SetupError, format_path
+from vivid_inspect.runner.prepare.models import Models, model_key
+from vivid_inspect.runner.spec.load import LoadedSpec
+from vivid_inspect.runner.spec.problems import PathPart, Problem, SetupError, format_path
 
 if TYPE_CHECKING:
     from vivid_inspect.runner.plan import Plan
@@ -107,7 +107,7 @@ def provider(name: str) -> str:
 
 def _from_env(value: str) -> str:
     # A spec's header value `${env:NAME}` is read from the environment when a request is sent
-    # (runner/credentials.py does it for the model's own client); the probe does the same.
+    # (runner/spec/credentials.py does it for the model's own client); the probe does the same.
     match = _ENV_REFERENCE.match(value.strip())
     return os.environ.get(match.group(1), value) if match else value
 

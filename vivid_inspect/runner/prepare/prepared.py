@@ -1,7 +1,7 @@
 """Build what a spec runs, before anything runs: its tasks and each run block's items.
 
 Data that cannot be read and ids that are not in the data fail here, before the first call
-(models are created in :mod:`vivid_inspect.runner.models`, also beforehand).
+(models are created in :mod:`vivid_inspect.runner.prepare.models`, also beforehand).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from inspect_ai.dataset import Sample
 
 from vivid_inspect.runner.catalog import build_task
 from vivid_inspect.runner.cells import Cells, GenerationCell, expand
-from vivid_inspect.runner.items import Selection, select_items
-from vivid_inspect.runner.load import LoadedSpec
+from vivid_inspect.runner.prepare.items import Selection, select_items
+from vivid_inspect.runner.spec.load import LoadedSpec
 
 
 def task_key(cell: GenerationCell) -> str:

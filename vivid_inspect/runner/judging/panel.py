@@ -22,7 +22,7 @@ from inspect_ai.solver import TaskState
 
 from vivid_inspect.log_contract import PANEL_STRATEGY, JudgedRecord, judge_column
 from vivid_inspect.runner.cells import PanelCell, config_hash
-from vivid_inspect.runner.judging import (
+from vivid_inspect.runner.judging.cell import (
     JudgedResult,
     is_current,
     read_judged,
@@ -30,7 +30,7 @@ from vivid_inspect.runner.judging import (
     write_atomic,
 )
 from vivid_inspect.runner.layout import judged_path, relative
-from vivid_inspect.runner.spec import Aggregate
+from vivid_inspect.runner.spec.model import Aggregate
 from vivid_inspect.scorers.judge_metrics import judge_metrics
 
 PANEL_COLUMN = judge_column(PANEL_STRATEGY)

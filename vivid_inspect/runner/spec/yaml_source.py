@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from vivid_inspect.runner.problems import PathPart, Problem, SpecError
+from vivid_inspect.runner.spec.problems import PathPart, Problem, SpecError
 
 MAX_SPEC_BYTES = 1_000_000
 """Largest spec file read: the shipped specs are under 5 kB."""

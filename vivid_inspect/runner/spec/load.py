@@ -10,10 +10,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from vivid_inspect.runner.checks import BUILTIN_DATA, check_parts, check_spec, is_url
-from vivid_inspect.runner.credentials import secret_problems
-from vivid_inspect.runner.problems import PathPart, Problem, SpecError
-from vivid_inspect.runner.spec import (
+from vivid_inspect.runner.spec.checks import BUILTIN_DATA, check_parts, check_spec, is_url
+from vivid_inspect.runner.spec.credentials import secret_problems
+from vivid_inspect.runner.spec.model import (
     HumanScores,
     Judge,
     Panel,
@@ -22,7 +21,8 @@ from vivid_inspect.runner.spec import (
     field_names,
     human_shorthand,
 )
-from vivid_inspect.runner.yaml_source import read_yaml
+from vivid_inspect.runner.spec.problems import PathPart, Problem, SpecError
+from vivid_inspect.runner.spec.yaml_source import read_yaml
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from inspect_ai.dataset import Sample
 
-from vivid_inspect.runner.problems import Problem, SpecError
-from vivid_inspect.runner.sampling import stratified_sample
-from vivid_inspect.runner.spec import RunBlock
+from vivid_inspect.runner.prepare.sampling import stratified_sample
+from vivid_inspect.runner.spec.model import RunBlock
+from vivid_inspect.runner.spec.problems import Problem, SpecError
 
 
 @dataclass(frozen=True)

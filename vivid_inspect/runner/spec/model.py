@@ -3,7 +3,7 @@
 Every model forbids unknown keys and coerces nothing (``"3"`` is not an int), so a typo or a
 wrong type is a reported problem, never a silently ignored setting. Checks that need more than
 one field or knowledge of the project (task parameters, providers, files) live in
-:mod:`vivid_inspect.runner.checks`.
+:mod:`vivid_inspect.runner.spec.checks`.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ class Judge(_Strict):
         strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect`` (an LLM judge), or
             ``lexical`` (chrF against the reference, no model).
         model: The judge model, ``provider/name``; required by the LLM strategies, refused by
-            ``lexical`` (checked in :mod:`vivid_inspect.runner.checks`, one message per problem).
+            ``lexical`` (checked in :mod:`vivid_inspect.runner.spec.checks`, one message per problem).
         model_args: Provider arguments, e.g. ``base_url`` of a vLLM or OpenAI-compatible server.
         generate: Generation options of the judge (e.g. ``max_tokens`` for a reasoning judge).
         retries: How many times the judge is asked again after an unreadable reply.

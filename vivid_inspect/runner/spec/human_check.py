@@ -11,8 +11,8 @@ from pathlib import Path
 
 from vivid_inspect.generation_key import names_cell
 from vivid_inspect.runner.catalog import task_parameters
-from vivid_inspect.runner.problems import Problem
-from vivid_inspect.runner.spec import HumanScores, RunBlock
+from vivid_inspect.runner.spec.model import HumanScores, RunBlock
+from vivid_inspect.runner.spec.problems import Problem
 
 EXPLAIN = "explain"
 

@@ -16,9 +16,9 @@ from vivid_inspect.call_errors import call_failure_message
 from vivid_inspect.inspect_private import configured_async_backend
 from vivid_inspect.runner.cells import JUDGED_DIR, GenerationCell, JudgeCell, PanelCell
 from vivid_inspect.runner.generate import GenerationResult
-from vivid_inspect.runner.judging import JudgedResult, read_judged, run_judge_cell
-from vivid_inspect.runner.panel import run_panel_cell
-from vivid_inspect.runner.prepare import Prepared
+from vivid_inspect.runner.judging.cell import JudgedResult, read_judged, run_judge_cell
+from vivid_inspect.runner.judging.panel import run_panel_cell
+from vivid_inspect.runner.prepare.prepared import Prepared
 from vivid_inspect.runner.progress import Progress
 
 
@@ -130,7 +130,7 @@ def run_judges(
     Args:
         prepared: The prepared spec.
         generations: Results of the generation phase (a cell without a complete log is skipped).
-        models: Judge models by judge name (:class:`~vivid_inspect.runner.models.Models`); the
+        models: Judge models by judge name (:class:`~vivid_inspect.runner.prepare.models.Models`); the
             lexical judge needs none.
         progress: Counts cells and calls.
 
