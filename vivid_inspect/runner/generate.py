@@ -22,6 +22,7 @@ from vivid_inspect.runner.prepare.models import Models, generate_config, model_k
 from vivid_inspect.runner.prepare.prepared import Prepared, PreparedBlock
 from vivid_inspect.runner.progress import COMPACT, Progress
 from vivid_inspect.runner.spec.problems import Problem
+from vivid_inspect.runner.status import generation_done
 
 
 @dataclass(frozen=True)
@@ -102,13 +103,10 @@ def _all_done(prepared: Prepared, blocks: list[PreparedBlock]) -> bool:
     logs = read_generation_logs(prepared.loaded.log_dir)
     for block in blocks:
         epochs = prepared.loaded.spec.runs[block.index].epochs
-        for cell in block.cells:
-            log = latest_log(cell, logs)
-            results = log.header.results if log is not None else None
-            if log is None or log.header.status != "success" or results is None:
-                return False
-            if results.total_samples < block.item_count(cell) * epochs:
-                return False
+        if not all(
+            generation_done(latest_log(cell, logs), block.item_count(cell) * epochs) for cell in block.cells
+        ):
+            return False
     return True
 
 

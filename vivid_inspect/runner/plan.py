@@ -16,20 +16,18 @@ from inspect_ai.dataset import Sample
 
 from vivid_inspect.data import VividDataError
 from vivid_inspect.runner.catalog import render_task_prompt
-from vivid_inspect.runner.cells import GenerationCell, JudgeCell, PanelCell, config_hash
+from vivid_inspect.runner.cells import GenerationCell, JudgeCell, PanelCell
 from vivid_inspect.runner.generate import reuse_conflicts
-from vivid_inspect.runner.judging.cell import is_current, read_judged
 from vivid_inspect.runner.layout import (
     FoundLog,
     foreign_logs,
-    judged_path,
     latest_log,
     read_generation_logs,
-    relative,
 )
 from vivid_inspect.runner.prepare.prepared import Prepared, PreparedBlock, prepare, task_key
 from vivid_inspect.runner.spec.load import LoadedSpec
 from vivid_inspect.runner.spec.model import Price
+from vivid_inspect.runner.status import generation_done, judged_done, panel_waits
 from vivid_inspect.scorers.judge import STRATEGIES
 from vivid_inspect.scorers.judge_prompts import render_judge_prompt
 
@@ -156,12 +154,7 @@ def _generation_cells(
         )
         max_tokens = run_block.generate.get("max_tokens") or block.tasks[key].config.max_tokens or 1024
         log = latest_log(cell, logs)
-        done = bool(
-            log
-            and log.header.status == "success"
-            and log.header.results
-            and log.header.results.total_samples >= calls
-        )
+        done = generation_done(log, calls)
         if log and done:
             found[cell] = log
         plans.append(
@@ -207,12 +200,10 @@ def _judge_plan(cell: JudgeCell, block: PreparedBlock, items: int, epochs: int, 
     )
 
 
-async def _judged_done(prepared: Prepared, cell: JudgeCell, log: FoundLog | None) -> bool:
+async def _judged_done(prepared: Prepared, cell: JudgeCell | PanelCell, log: FoundLog | None) -> bool:
     if log is None:
         return False
-    log_dir = prepared.loaded.log_dir
-    record = await read_judged(judged_path(log_dir, cell.judge.name, log.path, cell.repeat))
-    return is_current(record, log.header, relative(log_dir, log.path), config_hash(cell.config))
+    return await judged_done(prepared.loaded.log_dir, cell, log.path, log.header)
 
 
 def _prepare_for_plan(loaded: LoadedSpec, notes: list[str]) -> tuple[Prepared, dict[int, int]]:
@@ -276,29 +267,21 @@ def make_plan(loaded: LoadedSpec) -> Plan:
         cells, block_found = _generation_cells(prepared, block, counts, logs)
         plan.cells += cells
         found.update(block_found)
-    judged_done: dict[JudgeCell, bool] = {}
+    judged: dict[JudgeCell, bool] = {}
     for cell in prepared.cells.judges:
         block = blocks[cell.generation.block]
         items = counts.get(block.index, block.item_count(cell.generation))
-        judged_done[cell] = anyio.run(_judged_done, prepared, cell, found.get(cell.generation))
-        plan.cells.append(
-            _judge_plan(cell, block, items, loaded.spec.runs[block.index].epochs, judged_done[cell])
-        )
+        judged[cell] = anyio.run(_judged_done, prepared, cell, found.get(cell.generation))
+        plan.cells.append(_judge_plan(cell, block, items, loaded.spec.runs[block.index].epochs, judged[cell]))
     for panel in prepared.cells.panels:
         block = blocks[panel.generation.block]
         items = counts.get(block.index, block.item_count(panel.generation))
-        done = all(judged_done[member] for member in panel.members) and anyio.run(
-            _panel_done, prepared, panel, found.get(panel.generation)
+        generation = found.get(panel.generation)
+        current = {member for member in panel.members if judged[member]}
+        done = panel_waits(panel, current, generation.path if generation else None) is None and anyio.run(
+            _judged_done, prepared, panel, generation
         )
         members = ", ".join(panel.panel.members)
         label = f"{panel.panel.name} ({panel.panel.aggregate} of {members}) × {panel.generation.label}"
         plan.cells.append(CellPlan("panel", label, "", items, 0, 0, 0, 0, None, done))
     return plan
-
-
-async def _panel_done(prepared: Prepared, panel: PanelCell, log: FoundLog | None) -> bool:
-    if log is None:
-        return False
-    log_dir = prepared.loaded.log_dir
-    record = await read_judged(judged_path(log_dir, panel.panel.name, log.path))
-    return is_current(record, None, relative(log_dir, log.path), config_hash(panel.config))

@@ -28,9 +28,10 @@ from inspect_ai.log import EvalLog, read_eval_log_async, write_eval_log_async
 from inspect_ai.model import Model, get_model
 
 from vivid_inspect.inspect_private import model_roles_config
-from vivid_inspect.log_contract import GRADER_ROLE, JudgedRecord, read_judged_record
+from vivid_inspect.log_contract import GRADER_ROLE, JudgedRecord
 from vivid_inspect.runner.cells import JudgeCell, config_hash
-from vivid_inspect.runner.layout import judged_path, relative
+from vivid_inspect.runner.layout import relative
+from vivid_inspect.runner.status import judged_done, judged_output
 from vivid_inspect.scorers.judge import judge_scorer
 from vivid_inspect.scorers.lexical import lexical
 from vivid_inspect.usage_events import scorer_usage, usage_record
@@ -50,29 +51,6 @@ class JudgedResult:
     def ok(self) -> bool:
         """Whether the judged log exists and is current."""
         return self.status in ("done", "scored")
-
-
-async def read_judged(path: Path) -> JudgedRecord | None:
-    """The judged record of a judged log, or None when there is no readable one."""
-    if not path.is_file():
-        return None
-    try:
-        header = await read_eval_log_async(str(path), header_only=True)
-    except Exception:  # noqa: BLE001 - an unreadable output is redone, not fatal
-        return None
-    return read_judged_record(header.eval.metadata) if header.status == "success" else None
-
-
-def is_current(
-    record: JudgedRecord | None, generation: EvalLog | None, rel_generation: str, digest: str
-) -> bool:
-    """Whether a judged log's record matches this generation log and configuration."""
-    if record is None:
-        return False
-    same_generation = record.generation_log == rel_generation and (
-        generation is None or record.generation_eval_id == generation.eval.eval_id
-    )
-    return same_generation and record.config_hash == digest
 
 
 async def write_atomic(log: EvalLog, path: Path) -> None:
@@ -133,12 +111,12 @@ async def run_judge_cell(
     Raises:
         ValueError: If an LLM judge is given no model.
     """
-    output = judged_path(log_dir, cell.judge.name, generation_log, cell.repeat)
+    output = judged_output(log_dir, cell, generation_log)
+    header = await read_eval_log_async(str(generation_log), header_only=True)
+    if await judged_done(log_dir, cell, generation_log, header):
+        return JudgedResult(cell.label, generation_log, output, "done")
     rel_generation = relative(log_dir, generation_log)
     digest = config_hash(cell.config)
-    header = await read_eval_log_async(str(generation_log), header_only=True)
-    if is_current(await read_judged(output), header, rel_generation, digest):
-        return JudgedResult(cell.label, generation_log, output, "done")
     log, skipped = without_errors(await read_eval_log_async(str(generation_log)))
     scored = await _score(log, cell, model)
     record = JudgedRecord(
@@ -160,7 +138,9 @@ async def run_judge_cell(
     # The viewer's list shows the task name and tags: without these, every judged copy of a
     # generation looks like the generation itself.
     scored.eval.tags = list(dict.fromkeys([*(scored.eval.tags or []), *judged_tags(cell)]))
-    scored.eval.task_display_name = f"{scored.eval.task_display_name or header.eval.task} · {judged_title(cell)}"
+    scored.eval.task_display_name = (
+        f"{scored.eval.task_display_name or header.eval.task} · {judged_title(cell)}"
+    )
     await write_atomic(scored, output)
     return JudgedResult(cell.label, generation_log, output, "scored")
 
@@ -192,7 +172,9 @@ def _judge_temperature(scored: EvalLog) -> float | list[float] | None:
             float(event.config.temperature)
             for sample in scored.samples or []
             for event in sample.events
-            if isinstance(event, ModelEvent) and event.role == GRADER_ROLE and event.config.temperature is not None
+            if isinstance(event, ModelEvent)
+            and event.role == GRADER_ROLE
+            and event.config.temperature is not None
         }
     )
     if not seen:

@@ -24,13 +24,12 @@ from vivid_inspect.log_contract import PANEL_STRATEGY, JudgedRecord, judge_colum
 from vivid_inspect.runner.cells import PanelCell, config_hash
 from vivid_inspect.runner.judging.cell import (
     JudgedResult,
-    is_current,
-    read_judged,
     without_errors,
     write_atomic,
 )
 from vivid_inspect.runner.layout import judged_path, relative
 from vivid_inspect.runner.spec.model import Aggregate
+from vivid_inspect.runner.status import judged_done, judged_output
 from vivid_inspect.scorers.judge_metrics import judge_metrics
 
 PANEL_COLUMN = judge_column(PANEL_STRATEGY)
@@ -128,11 +127,11 @@ async def run_panel_cell(log_dir: Path, cell: PanelCell, generation_log: Path) -
     Returns:
         The cell's result; ``done`` when the panel log was already current.
     """
-    output = judged_path(log_dir, cell.panel.name, generation_log)
+    output = judged_output(log_dir, cell, generation_log)
+    if await judged_done(log_dir, cell, generation_log):
+        return JudgedResult(cell.panel.name, generation_log, output, "done")
     rel_generation = relative(log_dir, generation_log)
     digest = config_hash(cell.config)
-    if is_current(await read_judged(output), None, rel_generation, digest):
-        return JudgedResult(cell.panel.name, generation_log, output, "done")
     log, skipped = without_errors(await read_eval_log_async(str(generation_log)))
     members = [m.judge.name for m in cell.members]
     by_member = {name: await _member_scores(judged_path(log_dir, name, generation_log)) for name in members}

@@ -16,10 +16,11 @@ from vivid_inspect.call_errors import call_failure_message
 from vivid_inspect.inspect_private import configured_async_backend
 from vivid_inspect.runner.cells import JUDGED_DIR, GenerationCell, JudgeCell, PanelCell
 from vivid_inspect.runner.generate import GenerationResult
-from vivid_inspect.runner.judging.cell import JudgedResult, read_judged, run_judge_cell
+from vivid_inspect.runner.judging.cell import JudgedResult, run_judge_cell
 from vivid_inspect.runner.judging.panel import run_panel_cell
 from vivid_inspect.runner.prepare.prepared import Prepared
 from vivid_inspect.runner.progress import Progress
+from vivid_inspect.runner.status import judge_waits, panel_waits, read_judged
 
 
 def _failed(name: str, generation_log: Path | None, error: BaseException | str) -> JudgedResult:
@@ -65,9 +66,9 @@ async def _judge_all(
 
     async def judge_one(cell: JudgeCell) -> None:
         generation = generations[cell.generation]
-        if not generation.done or generation.log is None:
-            reason = f"{cell.generation.label} has no complete log"
-            finished[cell] = _failed(cell.label, generation.log, reason)
+        reason = judge_waits(cell, generation.log, generation.done)
+        if reason is not None or generation.log is None:
+            finished[cell] = _failed(cell.label, generation.log, reason or "no log")
             progress.cell_done("judge", ok=False)
             return
         async with limiter:
@@ -106,11 +107,9 @@ async def _panel_one(
 ) -> JudgedResult:
     generation = generations[cell.generation]
     # The members are the judges' first repeats: the panel aggregates those only.
-    missing = [m.judge.name for m in cell.members if m not in ok]
-    if generation.log is None or missing:
-        result = _failed(
-            cell.panel.name, generation.log, f"members without scores: {', '.join(missing) or 'all'}"
-        )
+    reason = panel_waits(cell, ok, generation.log)
+    if reason is not None or generation.log is None:
+        result = _failed(cell.panel.name, generation.log, reason or "no log")
     else:
         try:
             result = await run_panel_cell(prepared.loaded.log_dir, cell, generation.log)
