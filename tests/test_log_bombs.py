@@ -23,13 +23,13 @@ from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import get_model
 
-from vivid_inspect.cli.main import main
-from vivid_inspect.report.bounded_zip import (
+from vivid_inspect.bounded_zip import (
     MAX_INFLATED_ENV,
     Budget,
     InflationError,
     read_member,
 )
+from vivid_inspect.cli.main import main
 from vivid_inspect.report.build import write_report
 from vivid_inspect.report.logs import is_vivid_log, read_logs
 from vivid_inspect.tasks import explain

@@ -16,7 +16,7 @@ is the scorer's name and its model the score metadata ``judge_model``.
 Hostile folders: only logs of VIVID's own tasks are read (another task's log would add its rows to
 the counts and usage tables); every other file is listed in ``skipped`` with the reason, on one
 line. What a report inflates from one ``.eval`` zip is capped (see
-:mod:`vivid_inspect.report.bounded_zip`), so a decompression bomb is skipped, not read.
+:mod:`vivid_inspect.bounded_zip`), so a decompression bomb is skipped, not read.
 """
 
 from __future__ import annotations
@@ -37,6 +37,12 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ModelConfig, ModelUsage
 from inspect_ai.scorer import value_to_float
 
+from vivid_inspect.bounded_zip import (
+    Budget,
+    check_members,
+    max_inflated,
+    read_member,
+)
 from vivid_inspect.generation_key import Generation, generation_of
 from vivid_inspect.log_contract import (
     GRADER_ROLE,
@@ -49,12 +55,6 @@ from vivid_inspect.log_contract import (
     strategy_of_column,
 )
 from vivid_inspect.redact import redact
-from vivid_inspect.report.bounded_zip import (
-    Budget,
-    check_members,
-    max_inflated,
-    read_member,
-)
 
 logger = logging.getLogger(__name__)
 
@@ -213,7 +213,7 @@ def read_logs(
         log_dir: Folder searched recursively for logs.
         exclude: Folders to leave out.
         max_inflated_bytes: Most bytes read from one ``.eval`` zip once inflated; default
-            :func:`vivid_inspect.report.bounded_zip.max_inflated`.
+            :func:`vivid_inspect.bounded_zip.max_inflated`.
 
     Returns:
         The logs and their scores. Files that fail to read, inflate past the cap or are logs of
@@ -320,7 +320,7 @@ def read_summaries(path: Path, budget: Budget | None = None) -> list[dict[str, A
         One dict per (sample, epoch); for a re-run sample, its last attempt (Inspect's rule).
 
     Raises:
-        vivid_inspect.report.bounded_zip.InflationError: The summaries inflate past the cap.
+        vivid_inspect.bounded_zip.InflationError: The summaries inflate past the cap.
     """
     if path.suffix != ".eval":
         return _dedupe(json.loads(path.read_bytes()).get("samples") or [])

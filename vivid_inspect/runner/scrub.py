@@ -28,8 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from vivid_inspect.bounded_zip import InflationError, iter_members, max_inflated
 from vivid_inspect.redact import redact
-from vivid_inspect.report.bounded_zip import InflationError, iter_members, max_inflated
 
 logger = logging.getLogger(__name__)
 

@@ -5,6 +5,9 @@ memory. The size a zip declares for a member can lie, and Inspect's own reader d
 whole compressed stream whatever the declared size says, so the cap is enforced here on the bytes
 actually produced: the compressed range named by the central directory is decompressed in chunks
 and reading stops one chunk past the cap.
+
+Shared by the report (which reads summaries) and the runner's log scrubbing (which rewrites
+members), so it sits beside both rather than inside either.
 """
 
 from __future__ import annotations
