@@ -173,7 +173,9 @@ class LogSet:
     skipped: tuple[str, ...] = ()
 
 
-def find_log_files(log_dir: str | os.PathLike[str], *, exclude: Iterable[str | os.PathLike[str]] = ()) -> list[Path]:
+def find_log_files(
+    log_dir: str | os.PathLike[str], *, exclude: Iterable[str | os.PathLike[str]] = ()
+) -> list[Path]:
     """Every Inspect log file under a folder, recursively, in sorted order.
 
     Args:
@@ -294,8 +296,10 @@ def is_vivid_log(header: EvalLog) -> bool:
 
 def _header_members(names: set[str]) -> list[str]:
     """The members Inspect reads for a log's header: ``header.json`` or the journal's start."""
-    members = ["header.json"] if "header.json" in names else sorted(
-        n for n in names if n.startswith("_journal/") and not n.startswith("_journal/summaries/")
+    members = (
+        ["header.json"]
+        if "header.json" in names
+        else sorted(n for n in names if n.startswith("_journal/") and not n.startswith("_journal/summaries/"))
     )
     return [*members, *(["reductions.json"] if "reductions.json" in names else [])]
 
@@ -410,7 +414,9 @@ def _generation_resolver(root: Path, paths: list[Path]) -> dict[str, str]:
 def _resolve_generation(root: Path, given: str, keys: dict[str, str]) -> str:
     """The key of the generation log a judged log names, however the runner wrote its path."""
     location = given.removeprefix("file://")
-    candidates = [Path(location)] if Path(location).is_absolute() else [root / location, Path.cwd() / location]
+    candidates = (
+        [Path(location)] if Path(location).is_absolute() else [root / location, Path.cwd() / location]
+    )
     for candidate in candidates:
         key = keys.get(os.path.normcase(str(candidate.resolve())))
         if key:
@@ -486,7 +492,11 @@ def _judge_models(ref: LogRef, summaries: list[dict[str, Any]], wanted: list[str
             {
                 str(model)
                 for s in summaries
-                if (model := (((s.get("scores") or {}).get(name) or {}).get("metadata") or {}).get("judge_model"))
+                if (
+                    model := (((s.get("scores") or {}).get(name) or {}).get("metadata") or {}).get(
+                        "judge_model"
+                    )
+                )
             }
         )
         models[name] = ", ".join(seen) if seen else ref.judge_model_role

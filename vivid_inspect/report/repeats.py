@@ -112,7 +112,9 @@ def _recorded_runs(group: pd.DataFrame) -> RepeatRuns | None:
             "(give each judgement its own repeat: `-S repeat=r`)"
         )
     if duplicates:
-        notes.append(f"{duplicates} score(s) excluded: a further fresh judgement labelled with an already counted repeat")
+        notes.append(
+            f"{duplicates} score(s) excluded: a further fresh judgement labelled with an already counted repeat"
+        )
     replayed = int((chosen["cached"] == 1).sum())
     if replayed:
         notes.append(
@@ -144,7 +146,9 @@ def _one_per_repeat_and_item(rows: pd.DataFrame) -> tuple[pd.DataFrame, int, int
         return rows, 0, 0
     # A score that records its repeat but not the cache is taken as fresh: it cannot be told apart.
     fresh = rows["cached"] != 1
-    ranked = rows.assign(_fresh=fresh).sort_values(["_fresh", "created", "log"], ascending=[False, True, True], kind="stable")
+    ranked = rows.assign(_fresh=fresh).sort_values(
+        ["_fresh", "created", "log"], ascending=[False, True, True], kind="stable"
+    )
     keys = ["repeat", "id", "epoch"]
     chosen = ranked.drop_duplicates(subset=keys, keep="first")
     left_out = ranked.drop(index=chosen.index)

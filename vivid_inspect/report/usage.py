@@ -26,8 +26,20 @@ from vivid_inspect.report.logs import LogRef, LogSet
 from vivid_inspect.report.render import Table
 from vivid_inspect.usage_events import read_usage_record, scorer_usage
 
-USAGE_COLUMNS = ("kind", "task", "model", "judge", "logs", "calls", "cached_calls", "input_tokens", "output_tokens",
-                 "reasoning_tokens", "total_tokens", "cost")
+USAGE_COLUMNS = (
+    "kind",
+    "task",
+    "model",
+    "judge",
+    "logs",
+    "calls",
+    "cached_calls",
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "total_tokens",
+    "cost",
+)
 
 
 @dataclass
@@ -37,7 +49,9 @@ class _Tally:
     cached: int | None = None
     usage: ModelUsage | None = None
 
-    def add(self, log: str, usage: ModelUsage | None, calls: int | None = None, cached: int | None = None) -> None:
+    def add(
+        self, log: str, usage: ModelUsage | None, calls: int | None = None, cached: int | None = None
+    ) -> None:
         self.logs.add(log)
         if usage is not None:
             self.usage = usage if self.usage is None else self.usage + usage
@@ -83,11 +97,17 @@ def usage_table(logset: LogSet) -> Table:
             models = sorted({model for _, _, model in judges})
             tally("judge", ref.task, ", ".join(models), names).add(ref.rel, grader)
             if len(judges) > 1:
-                notes.append(f"{ref.rel}: {len(judges)} judges ran in one eval; their grader usage is reported together")
+                notes.append(
+                    f"{ref.rel}: {len(judges)} judges ran in one eval; their grader usage is reported together"
+                )
         elif judges:
-            notes.append(f"{ref.rel}: judge scores but no grader usage in the header (re-scored outside the runner?)")
+            notes.append(
+                f"{ref.rel}: judge scores but no grader usage in the header (re-scored outside the runner?)"
+            )
     records = []
-    ordered = sorted(tallies.items(), key=lambda item: (item[0][0] != "generation", [k.lower() for k in item[0]], item[0]))
+    ordered = sorted(
+        tallies.items(), key=lambda item: (item[0][0] != "generation", [k.lower() for k in item[0]], item[0])
+    )
     for (kind, task, model, judge), t in ordered:
         usage = t.usage
         records.append(
@@ -107,10 +127,26 @@ def usage_table(logset: LogSet) -> Table:
             }
         )
     frame = pd.DataFrame(records, columns=list(USAGE_COLUMNS)).astype(
-        {c: "Int64" for c in ("calls", "cached_calls", "input_tokens", "output_tokens", "reasoning_tokens", "total_tokens")}
+        {
+            c: "Int64"
+            for c in (
+                "calls",
+                "cached_calls",
+                "input_tokens",
+                "output_tokens",
+                "reasoning_tokens",
+                "total_tokens",
+            )
+        }
     )
     notes.insert(0, "cost in US dollars as reported by the provider; empty when none was reported")
-    return Table("usage", "Token usage and cost", frame, decimals={"cost": 4, "*": 0}, notes=tuple(dict.fromkeys(notes)))
+    return Table(
+        "usage",
+        "Token usage and cost",
+        frame,
+        decimals={"cost": 4, "*": 0},
+        notes=tuple(dict.fromkeys(notes)),
+    )
 
 
 def judge_event_usage(ref: LogRef, scorer: str) -> tuple[ModelUsage | None, int, int]:
@@ -150,7 +186,11 @@ def _judges_by_log(scores: pd.DataFrame) -> dict[str, list[tuple[str, str, str]]
     result: dict[str, list[tuple[str, str, str]]] = {}
     for record in rows.sort_values(["log", "scorer"]).to_dict("records"):
         result.setdefault(record["log"], []).append(
-            (str(record["scorer"]), str(record["judge"]), "" if pd.isna(record["judge_model"]) else str(record["judge_model"]))
+            (
+                str(record["scorer"]),
+                str(record["judge"]),
+                "" if pd.isna(record["judge_model"]) else str(record["judge_model"]),
+            )
         )
     return result
 

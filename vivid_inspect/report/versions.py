@@ -32,21 +32,29 @@ def stale_judgements(scores: pd.DataFrame) -> str | None:
         no judge prompt or parser and are never named.
     """
     current = (judge_prompts.JUDGE_PROMPT_VERSION, judge_parse.JUDGE_PARSER_VERSION)
-    rows = scores[(scores["task"] == "explain") & scores["strategy"].isin(list(STRATEGIES)) & ~scores["error"]]
+    rows = scores[
+        (scores["task"] == "explain") & scores["strategy"].isin(list(STRATEGIES)) & ~scores["error"]
+    ]
     unrecorded = rows["prompt_version"].isna() | rows["parser_version"].isna()
     recorded = rows[~unrecorded]
     older = recorded[(recorded["prompt_version"] != current[0]) | (recorded["parser_version"] != current[1])]
     parts = []
     if not older.empty:
-        seen = sorted({(int(p), int(q)) for p, q in zip(older["prompt_version"], older["parser_version"], strict=True)})
+        seen = sorted(
+            {(int(p), int(q)) for p, q in zip(older["prompt_version"], older["parser_version"], strict=True)}
+        )
         versions = ", ".join(f"prompt {p}/parser {q}" for p, q in seen)
         parts.append(f"{len(older)} under older judge versions ({versions})")
     if unrecorded.any():
-        parts.append(f"{int(unrecorded.sum())} that record no judge version (made before versions were recorded)")
+        parts.append(
+            f"{int(unrecorded.sum())} that record no judge version (made before versions were recorded)"
+        )
     if not parts:
         return None
     logs = sorted(set(older["log"]) | set(rows.loc[unrecorded, "log"]))
-    shown = ", ".join(logs[:SHOWN_LOGS]) + (f" and {len(logs) - SHOWN_LOGS} more" if len(logs) > SHOWN_LOGS else "")
+    shown = ", ".join(logs[:SHOWN_LOGS]) + (
+        f" and {len(logs) - SHOWN_LOGS} more" if len(logs) > SHOWN_LOGS else ""
+    )
     return (
         f"judge scores not made under the current judge prompt {current[0]} and parser {current[1]}: "
         f"{' and '.join(parts)}, in {shown}; {REJUDGE}"

@@ -1,5 +1,7 @@
-"""The cells of a spec: one per (task × prompt × model) generation, (generation × judge ×
-repeat), panel.
+"""The cells of a spec: generations, judgements and panels.
+
+One per (task × prompt × model) generation, one per (generation × judge × repeat), one panel per
+explanation generation.
 
 Cells are pure descriptions (no data, no models): ``vivid plan`` lists them, ``vivid run`` runs
 the missing ones. Their identities are stable across runs, so a rerun finds its earlier work. A

@@ -119,7 +119,9 @@ def run_spec(
 
     def waiting(holder: Holder) -> None:
         if not quiet:
-            print(f"vivid run: waiting for {holder.describe()} to finish with {loaded.log_dir}", file=sys.stderr)
+            print(
+                f"vivid run: waiting for {holder.describe()} to finish with {loaded.log_dir}", file=sys.stderr
+            )
 
     # One run per log folder: a second would repeat every missing call (see runner/lock.py).
     # Credentials a provider echoes are redacted from output now and from the files at the end.

@@ -78,7 +78,7 @@ def _run_group(
         tasks=[task for block in blocks for task in block.tasks.values()],
         model=_models(blocks, models),
         log_dir=str(generations_dir(prepared.loaded.log_dir)),
-        sample_id=first.selection.sample_id,  # type: ignore[arg-type]
+        sample_id=first.selection.sample_id,
         limit=first.selection.limit,
         epochs=run_block.epochs,
         retry_attempts=spec.retries.attempts,

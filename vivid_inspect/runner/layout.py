@@ -31,6 +31,7 @@ from vivid_inspect.runner.cells import (
 
 logger = logging.getLogger(__name__)
 
+
 def generations_dir(log_dir: Path) -> Path:
     """The eval set's folder."""
     return log_dir / GENERATIONS_DIR

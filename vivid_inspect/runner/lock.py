@@ -10,6 +10,7 @@ holder does. A second run exits at once naming the holder, or, with ``wait``, wa
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -142,7 +143,7 @@ def log_folder_lock(
     try:
         handle.seek(0)
         handle.truncate()
-        started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         info = {"pid": os.getpid(), "host": socket.gethostname(), "started": started, "spec": spec}
         handle.write(json.dumps(info) + "\n")
         handle.flush()
@@ -156,7 +157,5 @@ def log_folder_lock(
 
 def _remove_if_empty(folder: Path, created: bool) -> None:
     if created:
-        try:
+        with contextlib.suppress(OSError):  # not empty: the run wrote something
             folder.rmdir()
-        except OSError:
-            pass  # not empty: the run wrote something

@@ -22,7 +22,8 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[
 
     def line(row: Sequence[str]) -> str:
         cells = [
-            str(v).rjust(w) if i in right else str(v).ljust(w) for i, (v, w) in enumerate(zip(row, widths))
+            str(v).rjust(w) if i in right else str(v).ljust(w)
+            for i, (v, w) in enumerate(zip(row, widths, strict=True))
         ]
         return "  " + "  ".join(cells).rstrip()
 

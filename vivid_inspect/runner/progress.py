@@ -144,17 +144,21 @@ class ProgressHooks(Hooks):
     """Feeds the active :class:`Progress`; idle (disabled) outside ``vivid run``."""
 
     def enabled(self) -> bool:
+        """Whether a ``vivid run`` is counting (Inspect calls no other hook otherwise)."""
         return _active is not None
 
     async def on_model_usage(self, data: ModelUsageData) -> None:
+        """Count a call that reached a provider."""
         if _active is not None:
             _active.calls[data.model_name] += 1
             _active.refresh()
 
     async def on_model_cache_usage(self, data: ModelCacheUsageData) -> None:
+        """Count a call answered from Inspect's cache."""
         if _active is not None:
             _active.cached[data.model_name] += 1
 
     async def on_sample_end(self, data: SampleEnd) -> None:
+        """Count a sample that ended in an error."""
         if _active is not None and data.sample.error is not None:
             _active.sample_errors += 1

@@ -72,7 +72,7 @@ def resolved_spec(prepared: Prepared, outputs: dict[str, Any] | None = None) -> 
         "blocks": blocks,
         "judges": {cell.label: config_hash(cell.config) for cell in prepared.cells.judges},
         "versions": {name: _version(name) for name in ("vivid-inspect", "inspect-ai")},
-        "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "written": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "outputs": outputs or {},
     }
 

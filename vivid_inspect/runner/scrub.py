@@ -62,7 +62,9 @@ def _scrub_zip(path: Path) -> bool:
         with zipfile.ZipFile(temporary, "w") as archive:
             for info, data in iter_members(path, limit):
                 cleaned = _redact_bytes(data)
-                archive.writestr(info, cleaned if cleaned is not None else data, compress_type=info.compress_type)
+                archive.writestr(
+                    info, cleaned if cleaned is not None else data, compress_type=info.compress_type
+                )
         os.replace(temporary, path)
     finally:
         Path(temporary).unlink(missing_ok=True)
@@ -106,7 +108,9 @@ def scrub_folder(folder: Path, *, everything: bool = False) -> list[Path]:
         return []
     marker = folder / MARKER
     since = marker.stat().st_mtime if marker.exists() and not everything else None
-    files = [p for p in folder.rglob("*") if p.suffix in _SUFFIXES and not p.name.startswith(".") and p.is_file()]
+    files = [
+        p for p in folder.rglob("*") if p.suffix in _SUFFIXES and not p.name.startswith(".") and p.is_file()
+    ]
     if not files:
         return []  # a run that wrote nothing leaves nothing behind, not even the marker
     # touched before reading, so that a file written while scrubbing is scrubbed next time
@@ -168,8 +172,8 @@ class _RedactingStream:
 def redacted_output() -> Iterator[None]:
     """Redact what is written to ``sys.stdout`` and ``sys.stderr`` in the block."""
     previous = sys.stdout, sys.stderr
-    sys.stdout = _RedactingStream(sys.stdout)  # type: ignore[assignment]
-    sys.stderr = _RedactingStream(sys.stderr)  # type: ignore[assignment]
+    sys.stdout = _RedactingStream(sys.stdout)
+    sys.stderr = _RedactingStream(sys.stderr)
     try:
         yield
     finally:

@@ -194,13 +194,17 @@ def ask(client: httpx.Client, probe: Probe) -> Outcome:
         return Outcome(problem=describe_failure(error, url))
     status = response.status_code
     if status in (401, 403):
-        return Outcome(problem=f"HTTP {status} from {url}: {_message(response)} (check the API key in the environment)")
+        return Outcome(
+            problem=f"HTTP {status} from {url}: {_message(response)} (check the API key in the environment)"
+        )
     if status == 404:
         return Outcome(
             problem=f"HTTP 404 from {url}: {_message(response)} (is base_url right? It usually ends in /v1)"
         )
     if status >= 400:
-        return Outcome(note=f"{url} answered HTTP {status} ({_message(response)}); the run will retry its calls")
+        return Outcome(
+            note=f"{url} answered HTTP {status} ({_message(response)}); the run will retry its calls"
+        )
     try:
         body = response.json()
     except ValueError:

@@ -105,7 +105,8 @@ def _check_generate(config: dict[str, Any], path: Path_) -> list[Problem]:
             )
             continue
         try:
-            TypeAdapter(fields[key].annotation).validate_python(value, strict=True)
+            annotation = fields[key].annotation
+            TypeAdapter(Any if annotation is None else annotation).validate_python(value, strict=True)
         except ValidationError as error:
             problems.append(Problem((*path, key), f"invalid value {value!r}: {error.errors()[0]['msg']}"))
     return problems
@@ -197,7 +198,8 @@ def _check_duplicate_cells(runs: list[tuple[int, RunBlock]]) -> list[Problem]:
         for task in block.tasks:
             if task not in TASKS:
                 continue
-            for prompt in block.prompts or [None]:
+            prompts: list[str | None] = [*block.prompts] if block.prompts else [None]
+            for prompt in prompts:
                 args = task_args(task, prompt, block.task_args, None)
                 for model in block.models:
                     key = _cell_key(task, args, model)

@@ -95,9 +95,7 @@ def secret_problems(data: Any) -> list[Problem]:
         if _KEY_IN_TEXT.search(value) or _AUTH_VALUE.match(value.strip()):
             problems.append(Problem(path, f"the value looks like a key or token; {_HINT}"))
         elif _has_userinfo(value):
-            problems.append(
-                Problem(path, f"a URL with user:password@ carries a credential; {_HINT}")
-            )
+            problems.append(Problem(path, f"a URL with user:password@ carries a credential; {_HINT}"))
     return problems
 
 

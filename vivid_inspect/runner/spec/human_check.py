@@ -24,11 +24,15 @@ def explain_cells(runs: list[tuple[int, RunBlock]]) -> list[tuple[str, str]]:
     for _, block in runs:
         if EXPLAIN in block.tasks:
             for prompt in block.prompts or [default]:
-                cells.extend((model.model, prompt) for model in block.models if (model.model, prompt) not in cells)
+                cells.extend(
+                    (model.model, prompt) for model in block.models if (model.model, prompt) not in cells
+                )
     return cells
 
 
-def check_human(human: HumanScores | None, runs: list[tuple[int, RunBlock]], base_dir: Path, complete: bool) -> list[Problem]:
+def check_human(
+    human: HumanScores | None, runs: list[tuple[int, RunBlock]], base_dir: Path, complete: bool
+) -> list[Problem]:
     """Every problem of the spec's ``human`` section.
 
     Args:
@@ -64,7 +68,9 @@ def check_human(human: HumanScores | None, runs: list[tuple[int, RunBlock]], bas
     listed = ", ".join(f"{model} {prompt}" for model, prompt in cells) or "none"
     example = f'"{cells[0][0]} {cells[0][1]}"' if cells else '"MODEL PROMPT"'
     if human.generation is not None:
-        named = [f"{model} {prompt}" for model, prompt in cells if names_cell(human.generation, model, prompt)]
+        named = [
+            f"{model} {prompt}" for model, prompt in cells if names_cell(human.generation, model, prompt)
+        ]
         if len(named) == 1:
             return []
         if named:

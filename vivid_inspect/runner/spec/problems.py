@@ -88,7 +88,10 @@ class SpecError(ValueError):
 
 
 class SetupError(SpecError):
-    """A valid spec that cannot start here: a model that cannot be created (no API key, a
-    provider package that is not installed). Like :class:`SpecError`, nothing has run."""
+    """A valid spec that cannot start here.
+
+    A model that cannot be created (no API key, a provider package that is not installed). Like
+    :class:`SpecError`, nothing has run.
+    """
 
     what = ("model cannot be created", "models cannot be created")
