@@ -6,7 +6,10 @@ If an Inspect upgrade moves or changes one of these, this file fails first, nami
 from __future__ import annotations
 
 import pytest
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
 from inspect_ai.model import GenerateConfig, ModelConfig, ModelOutput, get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from vivid_inspect.inspect_private import (
     PrerequisiteError,
@@ -53,10 +56,24 @@ def test_configured_async_backend_follows_inspects_setting(
     assert configured_async_backend() == backend
 
 
-def test_active_generate_config_outside_an_eval_is_an_empty_config() -> None:
-    config = active_generate_config()
-    assert isinstance(config, GenerateConfig)
-    assert config.attempt_timeout is None and config.batch is None
+def test_active_generate_config_is_what_the_eval_gives_a_model_call() -> None:
+    seen: list[GenerateConfig] = []
+
+    @solver
+    def record() -> Solver:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            seen.append(active_generate_config())
+            return state
+
+        return solve
+
+    task = Task(dataset=[Sample(input="q", id=1)], solver=record(), config=GenerateConfig(temperature=0.2))
+    (log,) = eval(task, model="mockllm/model", attempt_timeout=77, display="none", log_dir=None)
+
+    assert log.status == "success", log.error
+    (config,) = seen
+    # The eval's own option (attempt_timeout) over the task's config (temperature): both seen.
+    assert (config.attempt_timeout, config.temperature) == (77, 0.2)
 
 
 def test_task_argument_error_is_the_error_inspect_prints_without_a_traceback() -> None:
