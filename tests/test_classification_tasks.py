@@ -7,7 +7,6 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog
 
 from tests.scripted import scripted_model
-from vivid_inspect.classify import classification_task
 from vivid_inspect.solvers.classify_prompts import DEMONSTRATIONS
 from vivid_inspect.solvers.markers import last_item
 from vivid_inspect.tasks import topic, traits
@@ -125,11 +124,11 @@ def test_demonstration_in_data_is_left_out_and_recorded(tmp_path) -> None:
     path = tmp_path / "with_demo.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
-    shown = classification_task("topic", shots=1, data=str(path))
+    shown = topic(shots=1, data=str(path))
     assert [sample.id for sample in shown.dataset] == [2]
     assert shown.metadata["left_out"] == 1 and shown.metadata["left_out_ids"] == [1]
 
-    not_shown = classification_task("topic", shots=0, data=str(path))
+    not_shown = topic(shots=0, data=str(path))
     assert [sample.id for sample in not_shown.dataset] == [1, 2]
     assert not_shown.metadata["left_out"] == 0
 

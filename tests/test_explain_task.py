@@ -10,7 +10,6 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import generate
 
-from vivid_inspect.explain import explain_task
 from vivid_inspect.solvers.explain import explain_prompt
 from vivid_inspect.solvers.explain_prompts import (
     EXPLAIN_DEMONSTRATIONS,
@@ -19,6 +18,7 @@ from vivid_inspect.solvers.explain_prompts import (
     render_explain_prompt,
 )
 from vivid_inspect.solvers.markers import item_block, last_item
+from vivid_inspect.tasks import explain
 from vivid_inspect.text import nfc
 
 IDIOM = "Đầu voi đuôi chuột"
@@ -78,7 +78,7 @@ def test_unknown_style_raises() -> None:
     with pytest.raises(ValueError, match="one_shot"):
         render_explain_prompt("one_shot", IDIOM)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="one_shot"):
-        explain_task(prompt="one_shot", data="sample")
+        explain(prompt="one_shot", data="sample")
 
 
 def test_solver_renders_the_prompt_from_metadata(tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_solver_renders_the_prompt_from_metadata(tmp_path: Path) -> None:
 def test_explain_task_on_sample_data(tmp_path: Path) -> None:
     solver = Recorder("solver", "Khởi đầu rầm rộ nhưng kết thúc nhỏ bé, chẳng ra gì.")
     grader = Recorder("grader", "Điểm: 3")  # the one reply both the CoT and the bare grammar read
-    task = explain_task(prompt="few_shot", judge="cot,aspect", data="sample")
+    task = explain(prompt="few_shot", judge="cot,aspect", data="sample")
 
     # Leakage rule: the sample data holds one demonstration idiom, which is left out and recorded.
     assert task.metadata is not None
@@ -127,7 +127,7 @@ def test_explain_task_on_sample_data(tmp_path: Path) -> None:
 def test_cli_generation_options_override_the_task_defaults(tmp_path: Path) -> None:
     solver = Recorder("solver", "Khởi đầu rầm rộ nhưng kết thúc nhỏ bé.")
     grader = Recorder("grader", "4")
-    task = explain_task(data="sample")
+    task = explain(data="sample")
     [log] = eval(
         task,
         model=solver.model,

@@ -12,9 +12,9 @@ import pytest
 
 from vivid_inspect.data import COLUMNS, _load_cached, load_vivid
 from vivid_inspect.data.leakage import judge_example_idioms
-from vivid_inspect.explain import explain_task
 from vivid_inspect.scorers.judge_prompts import TEMPLATES
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS
+from vivid_inspect.tasks import explain
 
 NEUTRAL = ["Nước chảy đá mòn", "Bền bỉ thì nên việc.", "0.0", "0.0", "0.0", "0.0", "0.0", "6.0"]
 
@@ -60,7 +60,7 @@ def test_judge_examples_are_left_out_of_explain_for_every_judge(tmp_path: Path, 
     # Spelled as a user might: lower case, a trailing period, a double space.
     path = data_file(tmp_path, ["chở củi về rừng.", "Há miệng  chờ sung", EXPLAIN_DEMONSTRATIONS[0][0]])
 
-    task = explain_task(judge=judge, data=str(path))
+    task = explain(judge=judge, data=str(path))
 
     assert [sample.id for sample in task.dataset] == [4]
     assert task.metadata is not None
@@ -69,7 +69,7 @@ def test_judge_examples_are_left_out_of_explain_for_every_judge(tmp_path: Path, 
 
 
 def test_explain_on_the_sample_records_no_judge_example() -> None:
-    task = explain_task(judge="none", data="sample")
+    task = explain(judge="none", data="sample")
 
     assert task.metadata is not None
     assert task.metadata["judge_examples_left_out"] == 0

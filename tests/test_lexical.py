@@ -76,14 +76,14 @@ def test_oracle_beats_literal_through_the_real_judge_path() -> None:
     ],
 )
 def test_judge_parameter_expansion(spec: str, expected: list[str]) -> None:
-    from vivid_inspect.explain import judge_names
+    from vivid_inspect.scorers.explain_judges import judge_names
 
     assert judge_names(spec) == expected
 
 
 @pytest.mark.parametrize("spec", ["bogus", "", "aspect,bleu"])
 def test_unknown_judge_names_are_rejected(spec: str) -> None:
-    from vivid_inspect.explain import judge_names
+    from vivid_inspect.scorers.explain_judges import judge_names
 
     with pytest.raises(ValueError, match="unknown judge"):
         judge_names(spec)

@@ -36,6 +36,8 @@ PANEL_STRATEGY = "panel"
 """The strategy recorded for a panel's aggregate (it calls no model)."""
 USAGE_KEY = "usage"
 """Field of the record holding ``{scorer name: {"usage", "calls", "cached_calls"}}``."""
+NO_JUDGE = "none"
+"""``explain(judge=...)`` value of a generation-only log: no scorer; judged logs score it afterwards."""
 
 
 def judge_column(strategy: str) -> str:

@@ -1,12 +1,41 @@
-"""The VIVID tasks: ``inspect eval vivid_inspect/tasks.py@topic`` (or ``vivid_inspect/topic``)."""
+"""The VIVID tasks: ``inspect eval vivid_inspect/tasks.py@topic`` (or ``vivid_inspect/topic``).
+
+Each ``@task`` function builds its task itself: its signature and docstring are what Inspect
+shows for ``-T``, and :func:`~vivid_inspect.inspect_private.task_errors` turns a bad argument
+or data file into one clear message.
+"""
 
 from __future__ import annotations
 
 from inspect_ai import Task, task
+from inspect_ai.model import GenerateConfig
 
-from vivid_inspect.classify import classification_task
-from vivid_inspect.explain import explain_task
+from vivid_inspect.call_limits import GENERATION
+from vivid_inspect.data import VividItem, load_vivid
+from vivid_inspect.data.leakage import judge_example_idioms
 from vivid_inspect.inspect_private import task_errors
+from vivid_inspect.scorers.classification import topic_match, traits_match
+from vivid_inspect.scorers.explain_judges import explain_scorers, judge_names
+from vivid_inspect.solvers.bounded_generate import bounded_generate
+from vivid_inspect.solvers.classify import classify_prompt
+from vivid_inspect.solvers.classify_prompts import (
+    DEMONSTRATIONS,
+    MAX_SHOTS,
+    ClassifyKind,
+    topic_answer,
+    traits_answer,
+)
+from vivid_inspect.solvers.explain import explain_prompt
+from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS, EXPLAIN_STYLES
+
+# Paper Appendix C. Task-level config, so --temperature / --max-tokens on the CLI override it,
+# as --max-retries / --timeout override the finite retry limits (attempt_timeout: bounded_generate).
+EXPLAIN_CONFIG = GenerateConfig(temperature=0.7, max_tokens=150).merge(GENERATION.retry_config())
+# Greedy and short: the answer is a code. Reasoning models need more (`--max-tokens 2048`).
+CLASSIFY_CONFIG = GenerateConfig(temperature=0.0, max_tokens=32).merge(GENERATION.retry_config())
+# 2: demonstrations are matched by idiom key; judge calibration idioms are left out of explain;
+# lenient traits need codes 1-5; chrF unifies tone-mark placement (README, Changelog).
+TASK_VERSION = 2
 
 
 @task
@@ -17,9 +46,13 @@ def topic(shots: int = 3, data: str | None = None) -> Task:
         shots: Number of fixed demonstrations shown before the item, 0 to 5 (paper: 3).
         data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
             default ``$VIVID_DATA``, else ``hf``.
+
+    Returns:
+        The task. Its metadata records the data source and the ids left out because their idiom
+        is one of the demonstrations shown (``left_out``, ``left_out_ids``).
     """
     with task_errors("topic"):
-        return classification_task("topic", shots=shots, data=data)
+        return _classification("topic", shots, data)
 
 
 @task
@@ -30,9 +63,12 @@ def traits(shots: int = 3, data: str | None = None) -> Task:
         shots: Number of fixed demonstrations shown before the item, 0 to 5 (paper: 3).
         data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
             default ``$VIVID_DATA``, else ``hf``.
+
+    Returns:
+        The task, with the same metadata as :func:`topic`'s.
     """
     with task_errors("traits"):
-        return classification_task("traits", shots=shots, data=data)
+        return _classification("traits", shots, data)
 
 
 @task
@@ -54,8 +90,65 @@ def explain(
         data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
             default ``$VIVID_DATA``, else ``hf``.
         judge_retries: How many times the judge is asked again after an unreadable reply.
+
+    Returns:
+        The task. Its metadata records the data source and the ids left out because their idiom
+        is one of the few-shot demonstrations (left out for both prompt styles, so zero-shot and
+        few-shot scores cover the same items; ``left_out``, ``left_out_ids``), and apart from
+        those the ids left out because their idiom is a graded example in a judge prompt (left
+        out whatever ``judge`` is, so the data set never depends on the judge;
+        ``judge_examples_left_out``, ``judge_examples_left_out_ids``).
     """
     with task_errors("explain"):
-        return explain_task(
-            prompt=prompt, judge=judge, judge_model=judge_model, data=data, judge_retries=judge_retries
+        if prompt not in EXPLAIN_STYLES:
+            raise ValueError(f"unknown prompt style {prompt!r}; expected one of {', '.join(EXPLAIN_STYLES)}")
+        scorers = explain_scorers(judge, judge_model, judge_retries)
+        loaded = load_vivid(
+            data,
+            exclude_idioms=[idiom for idiom, _ in EXPLAIN_DEMONSTRATIONS],
+            exclude_judge_examples=judge_example_idioms(),
         )
+        return Task(
+            dataset=loaded.dataset,
+            solver=[explain_prompt(prompt), bounded_generate()],
+            scorer=scorers,
+            config=EXPLAIN_CONFIG,
+            version=TASK_VERSION,
+            metadata={
+                "data": loaded.source,
+                "prompt": prompt,
+                "judge_strategies": judge_names(judge),
+                "left_out": len(loaded.left_out),
+                "left_out_ids": loaded.left_out,
+                "judge_examples_left_out": len(loaded.judge_examples_left_out),
+                "judge_examples_left_out_ids": loaded.judge_examples_left_out,
+            },
+        )
+
+
+def _classification(kind: ClassifyKind, shots: int, data: str | None) -> Task:
+    """The topic or traits task: the two differ only in their gold answer and scorer."""
+    # `-T shots=many` arrives as a string; say so rather than fail on the comparison below.
+    if isinstance(shots, bool) or not isinstance(shots, int):
+        raise ValueError(f"shots must be a whole number from 0 to {MAX_SHOTS}, got {shots!r}")
+    if not 0 <= shots <= MAX_SHOTS:
+        raise ValueError(f"shots must be between 0 and {MAX_SHOTS}, got {shots}")
+
+    def gold(item: VividItem) -> str:
+        return topic_answer(item.theme_id) if kind == "topic" else traits_answer(item.trait_ids)
+
+    shown = [demo.idiom for demo in DEMONSTRATIONS[:shots]]
+    loaded = load_vivid(data, exclude_idioms=shown, target=gold)
+    return Task(
+        dataset=loaded.dataset,
+        solver=[classify_prompt(kind, shots), bounded_generate()],
+        scorer=topic_match() if kind == "topic" else traits_match(),
+        config=CLASSIFY_CONFIG,
+        version=TASK_VERSION,
+        metadata={
+            "data": loaded.source,
+            "shots": shots,
+            "left_out": len(loaded.left_out),
+            "left_out_ids": loaded.left_out,
+        },
+    )

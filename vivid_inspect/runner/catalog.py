@@ -14,6 +14,7 @@ from typing import Any
 
 from inspect_ai import Task
 
+from vivid_inspect.log_contract import NO_JUDGE
 from vivid_inspect.solvers.classify_prompts import render_prompt as render_classify_prompt
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_STYLES, render_explain_prompt
 from vivid_inspect.tasks import explain, topic, traits
@@ -26,9 +27,6 @@ JUDGED_TASKS: frozenset[str] = frozenset({"explain"})
 
 PROMPT_VALUES: dict[str, tuple[str, ...]] = {"explain": EXPLAIN_STYLES}
 """Allowed values of each task's ``prompt`` parameter."""
-
-NO_JUDGE = "none"
-"""``explain(judge=...)`` value meaning: generate only, no scorer (judges run afterwards)."""
 
 RUNNER_ARGS: dict[str, str] = {
     "data": "the data comes from the spec's top-level `data`",
