@@ -13,17 +13,10 @@ import pytest
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-from vivid_inspect.report.agreement import (
-    Agreement,
-    _kappa_replicates,
-    _resamples,
-    agreement,
-    paired_difference,
-    parse_failure_rate,
-    rater_agreement,
-    raters_alpha,
-    self_consistency,
-)
+from vivid_inspect.report.agreement import Agreement, agreement, paired_difference
+from vivid_inspect.report.consistency import parse_failure_rate, self_consistency
+from vivid_inspect.report.raters import rater_agreement, raters_alpha
+from vivid_inspect.report.score_stats import kappa_replicates, resamples
 
 N_BOOT = 200
 
@@ -157,7 +150,7 @@ def test_bootstrap_is_deterministic_and_brackets_the_estimates() -> None:
         assert lo < point < hi, name
 
 
-def test_bootstrap_interval_equals_sklearn_on_the_same_resamples() -> None:
+def test_bootstrap_interval_equals_sklearn_on_the_sameresamples() -> None:
     judge, human = noisy_pair(9, n=60, noise=0.5)
     result = agreement(judge, human, n_boot=N_BOOT, seed=3)
     j, h = as_arrays(judge, human)
@@ -408,8 +401,8 @@ def test_each_annotator_as_a_rater_equals_scikit_learn_and_krippendorff() -> Non
 def test_masked_kappa_replicates_equal_scikit_learn_on_each_annotators_items() -> None:
     human = np.array([2, -1, 4, 1, -1, 5, 3, 2, 0, 4])  # -1: not scored by this annotator
     judge = np.array([3, 3, 4, 1, 1, 5, 3, 2, 0, 3])
-    idx = _resamples(len(human), 30, seed=7)
-    replicates = _kappa_replicates(human, judge, idx, "unweighted", present=human >= 0)
+    idx = resamples(len(human), 30, seed=7)
+    replicates = kappa_replicates(human, judge, idx, "unweighted", present=human >= 0)
     for row, value in zip(idx, replicates, strict=True):
         kept = [i for i in row if human[i] >= 0]
         h, j = human[kept], judge[kept]

@@ -40,8 +40,9 @@ from vivid_inspect.inputs.human_scores import (
     read_records,
     record_path,
 )
-from vivid_inspect.report.agreement import agreement, raters_alpha
+from vivid_inspect.report.agreement import agreement
 from vivid_inspect.report.annotate import SHEET_COLUMNS, import_sheets
+from vivid_inspect.report.raters import raters_alpha
 from vivid_inspect.report.sheet_files import cut, neutralise, write_atomic
 from vivid_inspect.text import nfc
 

@@ -23,8 +23,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
-from vivid_inspect.report.agreement import SCORES, Agreement
+from vivid_inspect.report.agreement import Agreement
 from vivid_inspect.report.judges import JudgeKey
+from vivid_inspect.report.score_stats import SCORES
 from vivid_inspect.report.tables import (
     AVERAGE,
     PROMPT_ORDER,

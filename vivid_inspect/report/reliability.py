@@ -21,16 +21,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from vivid_inspect.report.agreement import (
-    Agreement,
-    RaterAgreement,
-    agreement,
-    paired_difference,
-    parse_failure_rate,
-    rater_agreement,
-    raters_alpha,
-    self_consistency,
-)
+from vivid_inspect.report.agreement import Agreement, agreement, paired_difference
+from vivid_inspect.report.consistency import parse_failure_rate, self_consistency
 from vivid_inspect.report.humans import human_ceiling, human_means
 from vivid_inspect.report.judges import (
     JudgeKey,
@@ -39,6 +31,7 @@ from vivid_inspect.report.judges import (
     select,
     strategy_of,
 )
+from vivid_inspect.report.raters import RaterAgreement, rater_agreement, raters_alpha
 from vivid_inspect.report.render import Table
 from vivid_inspect.report.repeats import GROUP, consistency_runs, first_repeat, with_source
 
