@@ -73,10 +73,18 @@ def render_plan(plan: Plan) -> str:
         f"  data: {loaded.data or '$VIVID_DATA, else hf'}",
     ]
     lines += [f"  note: {note}" for note in plan.notes]
+    lines += _cell_tables(plan)
+    lines += ["", "Preflight (vivid run checks these endpoints before generating)", *planned(plan)]
+    lines += ["", "Calls a run would make, per model", *_totals(plan)]
+    return "\n".join(lines)
+
+
+def _cell_tables(plan: Plan) -> list[str]:
+    """One table per kind of cell (generation, judge, panel), each with its status."""
     generation = [c for c in plan.cells if c.role == "generation"]
     judges = [c for c in plan.cells if c.role == "judge"]
     panels = [c for c in plan.cells if c.role == "panel"]
-    lines += ["", f"Generation cells ({len(generation)})"]
+    lines = ["", f"Generation cells ({len(generation)})"]
     lines += table(
         ["status", "cell", "items", "calls"],
         [[_status(c), c.label, count(c.items), count(c.calls)] for c in generation],
@@ -93,48 +101,50 @@ def render_plan(plan: Plan) -> str:
         lines += table(
             ["status", "cell", "items"], [[_status(c), c.label, count(c.items)] for c in panels], right=(2,)
         )
-    lines += ["", "Preflight (vivid run checks these endpoints before generating)", *planned(plan)]
+    return lines
+
+
+def _totals(plan: Plan) -> list[str]:
+    """Calls, tokens and cost per model of the cells still to run, a total row and the footnote."""
     totals = plan.totals()
-    lines += ["", "Calls a run would make, per model"]
     if not totals:
         left = any(not c.done for c in plan.cells)
-        lines.append("  none: the cells still to run call no model" if left else "  none: every cell is done")
-    else:
-        rows = [
-            [
-                t.model,
-                t.role,
-                count(t.calls),
-                count(t.max_calls),
-                approx(t.input_tokens),
-                approx(t.output_tokens),
-                money(t.cost),
-            ]
-            for t in totals
+        return ["  none: the cells still to run call no model" if left else "  none: every cell is done"]
+    rows = [
+        [
+            t.model,
+            t.role,
+            count(t.calls),
+            count(t.max_calls),
+            approx(t.input_tokens),
+            approx(t.output_tokens),
+            money(t.cost),
         ]
-        priced = [t.cost for t in totals if t.cost is not None]
-        rows.append(
-            [
-                "total",
-                "",
-                count(sum(t.calls for t in totals)),
-                count(sum(t.max_calls for t in totals)),
-                approx(sum(t.input_tokens for t in totals)),
-                approx(sum(t.output_tokens for t in totals)),
-                money(sum(priced)) + (" (priced models only)" if len(priced) < len(totals) and priced else "")
-                if priced
-                else "-",
-            ]
-        )
-        lines += table(
-            ["model", "role", "calls", "with retries", "input tokens", "output tokens", "cost"],
-            rows,
-            right=(2, 3, 4, 5),
-        )
-        lines += [
+        for t in totals
+    ]
+    priced = [t.cost for t in totals if t.cost is not None]
+    rows.append(
+        [
+            "total",
             "",
-            *textwrap.wrap(
-                FOOTNOTE.format(chars=CHARS_PER_TOKEN), 100, initial_indent="  ", subsequent_indent="  "
-            ),
+            count(sum(t.calls for t in totals)),
+            count(sum(t.max_calls for t in totals)),
+            approx(sum(t.input_tokens for t in totals)),
+            approx(sum(t.output_tokens for t in totals)),
+            money(sum(priced)) + (" (priced models only)" if len(priced) < len(totals) and priced else "")
+            if priced
+            else "-",
         ]
-    return "\n".join(lines)
+    )
+    lines = table(
+        ["model", "role", "calls", "with retries", "input tokens", "output tokens", "cost"],
+        rows,
+        right=(2, 3, 4, 5),
+    )
+    return [
+        *lines,
+        "",
+        *textwrap.wrap(
+            FOOTNOTE.format(chars=CHARS_PER_TOKEN), 100, initial_indent="  ", subsequent_indent="  "
+        ),
+    ]
