@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.event import ModelEvent, SpanBeginEvent
-from inspect_ai.log import EvalSample, resolve_sample_attachments, transcript
+from inspect_ai.log import EvalSample, resolve_sample_attachments
 from inspect_ai.model import (
     CachePolicy,
     ChatMessage,
@@ -35,14 +35,11 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
     Model,
-    ModelOutput,
     get_model,
 )
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import RegistryInfo, registry_info
-from pydantic import BaseModel
-from pydantic_core import to_json
 
 from vivid_inspect.call_limits import JUDGE
 from vivid_inspect.log_contract import GRADER_ROLE
@@ -62,6 +59,7 @@ from vivid_inspect.scorers.judge_prompts import (
     ZERO_SHOT,
     render_judge_prompt,
 )
+from vivid_inspect.stored_calls import model_event_of, sanitize_event
 from vivid_inspect.text import has_lone_surrogate, nfc, sanitize, strip_reasoning
 
 DEFAULT_JUDGE_MODEL = "openai/gpt-4.1"
@@ -183,22 +181,6 @@ def cache_policy(cache: bool, repeat: int) -> CachePolicy | bool:
     return CachePolicy(per_epoch=False, scopes={"repeat": str(repeat)})
 
 
-def _model_event(output: ModelOutput) -> ModelEvent | None:
-    """The transcript's event of the call that returned ``output`` (matched by message id)."""
-    message_id = output.message.id if output.choices else None
-    if message_id is None:
-        return None
-
-    def produced(event: object) -> bool:
-        return isinstance(event, ModelEvent) and bool(event.output.choices) and event.output.message.id == message_id
-
-    try:
-        found = transcript().history.find_last(produced)
-    except RuntimeError:  # a bounded transcript whose history is gone; the call is the newest event
-        return None
-    return found if isinstance(found, ModelEvent) else None
-
-
 def judge_prompt_of(sample: EvalSample, column: str) -> str | None:
     """The prompt the judge of one result column was sent, read from a sample's transcript.
 
@@ -227,38 +209,6 @@ def judge_prompt_of(sample: EvalSample, column: str) -> str | None:
         elif isinstance(event, ModelEvent) and event.span_id in spans and prompt is None and event.input:
             prompt = event.input[0].text
     return prompt
-
-
-def _sanitized(model: BaseModel) -> BaseModel:
-    dumped = model.model_dump()
-    clean = sanitize(dumped)
-    return model if clean == dumped else type(model).model_validate(clean)
-
-
-def _encodes(value: object) -> bool:
-    """Whether ``value`` serialises to UTF-8 JSON as it is (pydantic's serializer, in Rust).
-
-    A lone surrogate fails, as does anything else the serializer cannot write; either way the
-    caller sanitises, so this only decides whether the slower walk is needed.
-    """
-    try:
-        to_json(value)
-    except Exception:  # noqa: BLE001 - any failure means: take the careful path
-        return False
-    return True
-
-
-def _sanitize_event(event: ModelEvent) -> None:
-    """Sanitise in place what the log will store of one judge call (its output and raw call)."""
-    if _encodes(event.output) and (event.call is None or _encodes([event.call.request, event.call.response])):
-        return  # nearly every reply: one fast serialisation instead of a dump, walk and compare
-    output = _sanitized(event.output)
-    if output is not event.output:
-        assert isinstance(output, ModelOutput)
-        event.output = output
-    if event.call is not None:
-        event.call.request = sanitize(event.call.request)
-        event.call.response = sanitize(event.call.response)
 
 
 def _parse(reply: str, strategy: JudgeStrategy, stop_reason: str) -> JudgeParse:
@@ -327,9 +277,9 @@ def _build(strategy: str, judge_model: str | Model | None, retries: int, cache: 
         replies: list[str] = []
         for attempt in range(retries + 1):
             output = await grader.generate(messages, config=config, cache=policy)
-            event = _model_event(output)
+            event = model_event_of(output)
             if event is not None:
-                _sanitize_event(event)
+                sanitize_event(event)
             stop_reason = output.stop_reason
             parsed = _parse(output.completion, spec, stop_reason)
             reply = sanitize(output.completion)

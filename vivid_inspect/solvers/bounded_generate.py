@@ -4,20 +4,22 @@ Inspect's own ``generate()`` would wait for ever on a server that sends headers 
 and a call that runs out of retries fails with ``RetryError[<Future … raised
 APIConnectionError>]``. This step adds the per-attempt limit of
 :data:`vivid_inspect.call_limits.GENERATION` when the run sets none and does not batch (cutting
-a batch wait would submit the request again), and turns a failed call into an error that names
-the model, the endpoint and the provider's reason.
+a batch wait would submit the request again), turns a failed call into an error that names
+the model, the endpoint and the provider's reason, and stores a reply that UTF-8 cannot encode (a
+lone surrogate) with U+FFFD in its place, so one broken reply cannot make the log unwritable.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai.model import get_model
+from inspect_ai.model import ChatMessageAssistant, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from vivid_inspect.call_errors import describe_failure, is_call_failure, public_url
 from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.inspect_private import active_generate_config
+from vivid_inspect.stored_calls import sanitize_call
 
 
 class ModelCallError(RuntimeError):
@@ -51,10 +53,21 @@ def bounded_generate() -> Solver:
         if effective.attempt_timeout is None and not effective.batch:
             extra["attempt_timeout"] = GENERATION.attempt_timeout
         try:
-            return await generate(state, **extra)
+            state = await generate(state, **extra)
         except Exception as error:
             if not is_call_failure(error):
                 raise
             raise ModelCallError(f"{model}: {describe_failure(error, endpoint_of(model))}") from error
+        return _stored_safely(state)
 
     return solve
+
+
+def _stored_safely(state: TaskState) -> TaskState:
+    """Keep a reply that UTF-8 cannot encode from making the whole generation log unwritable."""
+    clean = sanitize_call(state.output)
+    if clean is not state.output:
+        state.output = clean
+        if state.messages and isinstance(state.messages[-1], ChatMessageAssistant):
+            state.messages[-1] = clean.message
+    return state
