@@ -105,17 +105,7 @@ def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
             problems.append(Problem(row, line, None, message))
             continue
         cells = dict(zip(columns, (cell.strip() for cell in record), strict=True))
-        row_problems: list[Problem] = []
-        sample_id = _whole(cells["id"])
-        if sample_id is None:
-            row_problems.append(Problem(row, line, "id", _bad("id must be an integer", cells["id"])))
-        score = _whole(cells["score"])
-        if score is None or not 0 <= score <= 5:
-            message = _bad("score must be a whole number from 0 to 5", cells["score"])
-            row_problems.append(Problem(row, line, "score", message))
-        annotator = nfc(cells["annotator"]) if "annotator" in cells else None
-        if annotator == "":
-            row_problems.append(Problem(row, line, "annotator", "annotator is empty"))
+        sample_id, score, annotator, row_problems = _check_cells(cells, row, line)
         generation = cells.get("generation")
         if generation == "":
             row_problems.append(Problem(row, line, "generation", "generation is empty"))
@@ -147,6 +137,29 @@ def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise HumanScoresError(path, problems)
     if len(records) == 1:
         raise HumanScoresError(path, "no data rows below the header")
+    return _frame(parsed)
+
+
+def _check_cells(
+    cells: dict[str, str], row: int, line: int
+) -> tuple[int | None, int | None, str | None, list[Problem]]:
+    """One row's id, score and annotator (NFC), each checked on its own, with its problems."""
+    problems: list[Problem] = []
+    sample_id = _whole(cells["id"])
+    if sample_id is None:
+        problems.append(Problem(row, line, "id", _bad("id must be an integer", cells["id"])))
+    score = _whole(cells["score"])
+    if score is None or not 0 <= score <= 5:
+        message = _bad("score must be a whole number from 0 to 5", cells["score"])
+        problems.append(Problem(row, line, "score", message))
+    annotator = nfc(cells["annotator"]) if "annotator" in cells else None
+    if annotator == "":
+        problems.append(Problem(row, line, "annotator", "annotator is empty"))
+    return sample_id, score, annotator, problems
+
+
+def _frame(parsed: dict[str, list[object]]) -> pd.DataFrame:
+    """The checked rows as the frame :func:`read_human_scores` returns."""
     frame = pd.DataFrame(
         {"id": pd.Series(parsed["id"], dtype="int64"), "score": pd.Series(parsed["score"], dtype="int64")}
     )
