@@ -14,6 +14,14 @@ RSS, and which members of the ``.eval`` zips it opened (to show it reads only wh
 
     python bench/report_scale.py            # 1,636 items per log
     python bench/report_scale.py --quick    # 100 items per log
+    python bench/report_scale.py --routes   # also: the same folder read by Inspect's public readers
+
+``--routes`` times four ways of reading the folder's headers and per-sample scores, each alone in
+a fresh process: the report's reader (``read_logs``, which builds the score frame too), the
+public per-log route (``read_eval_log(header_only=True)`` + ``read_eval_log_sample_summaries``),
+the same with the members first inflated within the cap (what switching would cost to keep the
+decompression-bomb protection) and ``inspect_ai.analysis`` (``evals_df`` + ``samples_df``,
+summaries only).
 """
 
 from __future__ import annotations
@@ -63,7 +71,9 @@ def base_spec(data: Path, log_dir: Path) -> dict[str, Any]:
         "name": "bench_report_base",
         "data": str(data),
         "log_dir": str(log_dir),
-        "runs": [{"name": "base", "tasks": ["explain"], "prompts": ["zero_shot"], "models": ["vivid/oracle"]}],
+        "runs": [
+            {"name": "base", "tasks": ["explain"], "prompts": ["zero_shot"], "models": ["vivid/oracle"]}
+        ],
         "judges": [{"name": "gpt41_aspect", "strategy": "aspect", "model": "vivid/chrf"}],
         "concurrency": {"max_connections": 64},
     }
@@ -102,7 +112,9 @@ def copy_log(source: Path, target: Path, header: Edit, summary: Edit, keep: set[
             elif name == "reductions.json" and keep is not None:
                 content = json.loads(data)
                 for reduction in content:
-                    reduction["samples"] = [s for s in reduction.get("samples", []) if str(s.get("sample_id")) in keep]
+                    reduction["samples"] = [
+                        s for s in reduction.get("samples", []) if str(s.get("sample_id")) in keep
+                    ]
                 data = json.dumps(content, ensure_ascii=False).encode()
             new.writestr(_info_like(info), data)
 
@@ -180,8 +192,20 @@ def build_log_dir(root: Path, items: int) -> dict[str, Any]:
     spec.write_text(yaml.safe_dump(base_spec(data, base_dir), sort_keys=False))
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "vivid_inspect.cli.main", "run", str(spec), "--display", "none", "--no-report"],
-        capture_output=True, text=True, env={**os.environ, **scratch_env(root)}, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "vivid_inspect.cli.main",
+            "run",
+            str(spec),
+            "--display",
+            "none",
+            "--no-report",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **scratch_env(root)},
+        timeout=900,
     )
     if done.returncode != 0:
         raise RuntimeError(f"vivid run of the base cell failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -197,11 +221,18 @@ def build_log_dir(root: Path, items: int) -> dict[str, Any]:
             name = f"2026-01-01T00-00-{m:02d}-00-00_explain_{eval_id}.eval"
             gen_rel = f"generations/{name}"
 
-            def gen_header(content: dict[str, Any], model: str = model, prompt: str = prompt, eval_id: str = eval_id) -> None:
+            def gen_header(
+                content: dict[str, Any], model: str = model, prompt: str = prompt, eval_id: str = eval_id
+            ) -> None:
                 spec = _set_eval(content, model=model, eval_id=eval_id, run_id=uuid.uuid4().hex[:22])
                 spec["task_args"] = {**(spec.get("task_args") or {}), "prompt": prompt}
 
-            def judged_header(content: dict[str, Any], gen_header: Edit = gen_header, gen_rel: str = gen_rel, eval_id: str = eval_id) -> None:
+            def judged_header(
+                content: dict[str, Any],
+                gen_header: Edit = gen_header,
+                gen_rel: str = gen_rel,
+                eval_id: str = eval_id,
+            ) -> None:
                 gen_header(content)
                 spec = content.get("eval", content)
                 spec["eval_id"] = uuid.uuid4().hex[:22]
@@ -211,8 +242,12 @@ def build_log_dir(root: Path, items: int) -> dict[str, Any]:
 
             paper = logs / "paper_generative"
             copy_log(generation, paper / gen_rel, gen_header, lambda row: None)
-            copy_log(judged, paper / "judged" / "gpt41_aspect" / name, judged_header,
-                     shift_scores("judge_aspect", f"{model}|{prompt}", 0.3 * m + 0.2 * p))
+            copy_log(
+                judged,
+                paper / "judged" / "gpt41_aspect" / name,
+                judged_header,
+                shift_scores("judge_aspect", f"{model}|{prompt}", 0.3 * m + 0.2 * p),
+            )
             made += 2
 
     ablation = logs / "judge_ablation"
@@ -232,8 +267,12 @@ def build_log_dir(root: Path, items: int) -> dict[str, Any]:
             spec = _set_eval(content, model="openai/gpt-4o", eval_id=uuid.uuid4().hex[:22])
             record = (spec.get("metadata") or {}).get("vivid_judge")
             if record is not None:
-                record.update(name=f"gpt41_{strategy}", strategy=strategy, generation_log=f"generations/{name}",
-                              generation_eval_id=eval_id)
+                record.update(
+                    name=f"gpt41_{strategy}",
+                    strategy=strategy,
+                    generation_log=f"generations/{name}",
+                    generation_eval_id=eval_id,
+                )
                 # A real judged log records its judge's usage under its own scorer name.
                 usage = record.get("usage") or {}
                 if "judge_aspect" in usage:
@@ -246,7 +285,9 @@ def build_log_dir(root: Path, items: int) -> dict[str, Any]:
             rename_scorer("judge_aspect", scorer)(row)
             shift_scores(scorer, scorer, 0.25 * s)(row)
 
-        copy_log(judged, ablation / "judged" / f"gpt41_{strategy}" / name, strategy_header, strategy_summary, keep)
+        copy_log(
+            judged, ablation / "judged" / f"gpt41_{strategy}" / name, strategy_header, strategy_summary, keep
+        )
         made += 1
     total = sum(f.stat().st_size for f in logs.rglob("*.eval"))
     return {"logs_dir": str(logs), "logs": made, "bytes": total, "base_seconds": base_seconds}
@@ -264,6 +305,16 @@ def report_worker(log_dir: Path, out: Path) -> dict[str, Any]:
         return original_open(self, name, *args, **kwargs)
 
     zipfile.ZipFile.open = counting_open  # type: ignore[method-assign]
+    # The report inflates members itself, within a cap, from the raw zip (not ZipFile.open).
+    from vivid_inspect import bounded_zip
+
+    original_inflate = bounded_zip._inflate
+
+    def counting_inflate(raw: Any, method: int, name: str, *args: Any, **kwargs: Any) -> Any:
+        opened["samples/*" if name.startswith("samples/") else name] += 1
+        return original_inflate(raw, method, name, *args, **kwargs)
+
+    bounded_zip._inflate = counting_inflate  # type: ignore[assignment]
     from vivid_inspect.cli import main as cli
 
     parser = cli.build_parser()
@@ -290,7 +341,79 @@ def report_worker(log_dir: Path, out: Path) -> dict[str, Any]:
     }
 
 
-def measure(items: int) -> Section:
+ROUTES = ("read_logs", "public_summaries", "public_capped", "analysis")
+"""The readers ``--routes`` compares (see the module docstring)."""
+
+
+def route_worker(route: str, log_dir: Path) -> dict[str, Any]:
+    """Read every log's header and per-sample scores the way ``route`` does; time it here."""
+    started = time.monotonic()
+    if route == "read_logs":
+        from vivid_inspect.report.logs import read_logs
+
+        imported = time.monotonic()
+        logs = read_logs(log_dir)
+        count, rows = len(logs.logs), len(logs.scores)
+    elif route == "public_summaries":
+        from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
+
+        imported = time.monotonic()
+        paths = sorted(log_dir.rglob("*.eval"))
+        rows = 0
+        for path in paths:
+            read_eval_log(str(path), header_only=True)
+            summaries = read_eval_log_sample_summaries(str(path))
+            rows += sum(len(summary.scores or {}) for summary in summaries)
+        count = len(paths)
+    elif route == "public_capped":
+        from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
+
+        from vivid_inspect.bounded_zip import Budget, check_members, max_inflated
+
+        imported = time.monotonic()
+        paths = sorted(log_dir.rglob("*.eval"))
+        rows = 0
+        for path in paths:
+            # What a switch would need to keep the bomb protection: inflate within the cap first.
+            budget = Budget(max_inflated())
+            check_members(path, ["header.json", "summaries.json"], budget)
+            read_eval_log(str(path), header_only=True)
+            summaries = read_eval_log_sample_summaries(str(path))
+            rows += sum(len(summary.scores or {}) for summary in summaries)
+        count = len(paths)
+    elif route == "analysis":
+        from inspect_ai.analysis import evals_df, samples_df
+
+        imported = time.monotonic()
+        count = len(evals_df(str(log_dir), quiet=True))
+        rows = len(samples_df(str(log_dir), quiet=True))
+    else:
+        raise ValueError(f"unknown route {route!r}; expected one of {', '.join(ROUTES)}")
+    return {
+        "route": route,
+        "read_s": time.monotonic() - imported,
+        "import_s": imported - started,
+        "peak_rss_mib": peak_rss_mib(),
+        "logs": count,
+        "rows": rows,
+    }
+
+
+def measure_routes(section: Section, logs_dir: Path, scratch: Path) -> None:
+    """Add one row per reader of the same folder, each timed in a fresh process."""
+    for route in ROUTES:
+        started = time.monotonic()
+        result = run_worker(Path(__file__), ["--route", route, str(logs_dir)], env=scratch_env(scratch))
+        wall = time.monotonic() - started
+        section.notes.append(
+            f"route {route}: command wall {wall:.1f} s (read {result['read_s']:.1f} s, imports "
+            f"{result['import_s']:.1f} s), peak RSS {result['peak_rss_mib']:.0f} MiB, "
+            f"{result['logs']} logs, {result['rows']:,} rows"
+        )
+        section.figures[f"route_{route}"] = {**result, "wall_s": wall}
+
+
+def measure(items: int, routes: bool = False) -> Section:
     """Build the log folder, then time the report over it in a fresh process."""
     section = Section(
         "report_scale",
@@ -302,9 +425,13 @@ def measure(items: int) -> Section:
         scratch = Path(scratch_dir)
         built = build_log_dir(scratch, items)
         started = time.monotonic()
-        result = run_worker(Path(__file__), ["--worker", built["logs_dir"], str(scratch / "report")],
-                            env=scratch_env(scratch))
+        result = run_worker(
+            Path(__file__), ["--worker", built["logs_dir"], str(scratch / "report")], env=scratch_env(scratch)
+        )
         wall = time.monotonic() - started
+        section.figures = {**built, **result, "wall_s": wall}
+        if routes:
+            measure_routes(section, Path(built["logs_dir"]), scratch)
     rss = float(result["peak_rss_mib"])
     summaries = result["opened"].get("summaries.json", 0)
     samples = result["opened"].get("samples/*", 0)
@@ -321,10 +448,15 @@ def measure(items: int) -> Section:
             "files written": result["files"],
         }
     )
-    section.figures = {**built, **result, "wall_s": wall}
-    section.goal(f"under {GOAL_SECONDS:.0f} s", f"{wall:.1f} s (the whole command, start-up included)", wall < GOAL_SECONDS)
+    section.goal(
+        f"under {GOAL_SECONDS:.0f} s",
+        f"{wall:.1f} s (the whole command, start-up included)",
+        wall < GOAL_SECONDS,
+    )
     section.goal("under 2 GiB peak RSS", f"{rss:.0f} MiB", rss * 2**20 < GOAL_BYTES)
-    section.goal("reads only what it needs", f"{summaries} summaries.json, {samples} sample files opened", samples == 0)
+    section.goal(
+        "reads only what it needs", f"{summaries} summaries.json, {samples} sample files opened", samples == 0
+    )
     section.notes.append(
         f"The base generation and judged logs were made by `vivid run` in {built['base_seconds']:.0f} s; "
         "the other logs are edited copies (see the script's docstring)."
@@ -335,18 +467,25 @@ def measure(items: int) -> Section:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the report measurement, or the report worker."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="100 items per log (smoke check)")
     parser.add_argument("--items", type=int, default=None, help=f"items per log (default {FULL_ROWS})")
     parser.add_argument("--json", type=Path, default=None, help="also write the section as JSON here")
+    parser.add_argument("--routes", action="store_true", help="also time Inspect's public log readers")
+    parser.add_argument("--route", nargs=2, metavar=("ROUTE", "LOG_DIR"), help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs=2, type=Path, metavar=("LOG_DIR", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.route:
+        emit(route_worker(args.route[0], Path(args.route[1])))
+        return 0
     if args.worker:
         emit(report_worker(*args.worker))
         return 0
     started = time.monotonic()
     items = args.items or (100 if args.quick else FULL_ROWS)
-    return finish(measure(items), started, args.json)
+    return finish(measure(items, routes=args.routes), started, args.json)
 
 
 if __name__ == "__main__":

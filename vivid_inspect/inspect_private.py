@@ -6,7 +6,7 @@ reason, so that an Inspect upgrade that moves one breaks this module alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 # Private: the async backend Inspect runs on (INSPECT_ASYNC_BACKEND, asyncio or trio). The runner's
@@ -47,6 +47,8 @@ __all__ = [
     "TaskDataError",
     "active_generate_config",
     "configured_async_backend",
+    "eval_header_members",
+    "eval_summary_members",
     "model_providers",
     "model_roles_config",
     "task_errors",
@@ -115,3 +117,48 @@ def task_errors(task: str) -> Iterator[None]:
         raise TaskDataError(f"{task}: {error}") from error
     except ValueError as error:
         raise TaskArgumentError(f"{task}: {error}") from error
+
+
+# Private format, not a private import: the member names inside an `.eval` zip. The report reads
+# logs with Inspect's public readers (read_eval_log(header_only=True),
+# read_eval_log_sample_summaries), which inflate without a cap; it first inflates the members they
+# will read within its cap (vivid_inspect.bounded_zip), so a decompression bomb is skipped. No public
+# API names those members (bench/results.md, "Reading logs: public readers against our own").
+_JOURNAL = "_journal/"
+_JOURNAL_SUMMARIES = "_journal/summaries/"
+
+
+def eval_header_members(names: Iterable[str]) -> list[str]:
+    """The members of an ``.eval`` zip that Inspect reads for the log's header.
+
+    Args:
+        names: Every member name of the zip.
+
+    Returns:
+        ``header.json`` of a finished log, or the journal's start of a log still running; then
+        ``reductions.json`` when present.
+    """
+    present = set(names)
+    members = (
+        ["header.json"]
+        if "header.json" in present
+        else sorted(n for n in present if n.startswith(_JOURNAL) and not n.startswith(_JOURNAL_SUMMARIES))
+    )
+    return [*members, *(["reductions.json"] if "reductions.json" in present else [])]
+
+
+def eval_summary_members(names: Iterable[str]) -> list[str]:
+    """The members of an ``.eval`` zip holding its sample summaries, each a JSON list, in order.
+
+    Args:
+        names: Every member name of the zip.
+
+    Returns:
+        ``summaries.json`` of a finished log; for a log still running, one journal file per flush,
+        in flush order (``2.json`` before ``10.json``); empty when there are none.
+    """
+    present = set(names)
+    if "summaries.json" in present:
+        return ["summaries.json"]
+    journal = [n for n in present if n.startswith(_JOURNAL_SUMMARIES) and n.endswith(".json")]
+    return sorted(journal, key=lambda n: int(n.rsplit("/", 1)[-1].removesuffix(".json")))
