@@ -170,22 +170,7 @@ def paired_difference(
     kappa_a, kappa_b = kappas["judge A"], kappas["judge B"]
     kappa_diff = None if kappa_a is None or kappa_b is None else kappa_a - kappa_b
     mean_a, mean_b = float(raw["judge A"].mean()), float(raw["judge B"].mean())
-    kappa_ci: tuple[float | None, float | None] = (None, None)
-    mean_ci: tuple[float | None, float | None] = (None, None)
-    if n >= 2 and n_boot > 0:
-        idx = resamples(n, n_boot, seed)
-        mean_ci = percentile_ci(raw["judge A"][idx].mean(axis=1) - raw["judge B"][idx].mean(axis=1))
-        if kappa_diff is not None:
-            # Both kappas on the same resamples: the pairing is what narrows the interval.
-            a, b = (
-                kappa_replicates(cat["human"], cat[label], idx, "unweighted")
-                for label in ("judge A", "judge B")
-            )
-            diffs = a - b
-            kappa_ci = percentile_ci(diffs)
-            note_dropped(diffs, "kappa difference", notes)
-    elif n < 2:
-        notes.append("only 1 item scored by both judges and the humans: no intervals")
+    kappa_ci, mean_ci = _paired_intervals(raw, cat, kappa_diff is not None, n_boot, seed, notes)
     return PairedDifference(
         n=n,
         kappa_a=kappa_a,
@@ -200,6 +185,33 @@ def paired_difference(
         mean_diff_hi=mean_ci[1],
         notes=tuple(notes),
     )
+
+
+def _paired_intervals(
+    raw: dict[str, np.ndarray],
+    cat: dict[str, np.ndarray],
+    with_kappa: bool,
+    n_boot: int,
+    seed: int,
+    notes: list[str],
+) -> tuple[tuple[float | None, float | None], tuple[float | None, float | None]]:
+    """Intervals of the kappa difference and of the mean difference (A - B), on shared resamples."""
+    none: tuple[float | None, float | None] = (None, None)
+    n = len(raw["human"])
+    if n < 2:
+        notes.append("only 1 item scored by both judges and the humans: no intervals")
+        return none, none
+    if n_boot == 0:
+        return none, none
+    idx = resamples(n, n_boot, seed)
+    mean_ci = percentile_ci(raw["judge A"][idx].mean(axis=1) - raw["judge B"][idx].mean(axis=1))
+    if not with_kappa:
+        return none, mean_ci
+    # Both kappas on the same resamples: the pairing is what narrows the interval.
+    a, b = (kappa_replicates(cat["human"], cat[label], idx, "unweighted") for label in ("judge A", "judge B"))
+    diffs = a - b
+    note_dropped(diffs, "kappa difference", notes)
+    return percentile_ci(diffs), mean_ci
 
 
 def _agreement_of_maps(
