@@ -255,16 +255,9 @@ def _agreement_of_maps(
         rho = _spearman(human_raw, judge_raw, human_label, judge_label, notes)
         alpha = _alpha(human_cat, judge_cat, notes)
 
-    kappa_ci: tuple[float | None, float | None] = (None, None)
-    judge_ci, human_ci = kappa_ci, kappa_ci
-    if n >= 2 and n_boot > 0:
-        idx = resamples(n, n_boot, seed)
-        judge_ci = percentile_ci(judge_raw[idx].mean(axis=1))
-        human_ci = percentile_ci(human_raw[idx].mean(axis=1))
-        if kappa is not None:
-            replicates = kappa_replicates(human_cat, judge_cat, idx, "unweighted")
-            kappa_ci = percentile_ci(replicates)
-            note_dropped(replicates, "kappa", notes)
+    kappa_ci, judge_ci, human_ci = _intervals(
+        (human_raw, judge_raw), (human_cat, judge_cat), kappa is not None, n_boot, seed, notes
+    )
     with quiet():
         confusion = confusion_matrix(human_cat, judge_cat, labels=list(SCORES))
     return Agreement(
@@ -288,6 +281,32 @@ def _agreement_of_maps(
         confusion=tuple(tuple(int(c) for c in row) for row in confusion),
         notes=tuple(notes),
     )
+
+
+def _intervals(
+    raw: tuple[np.ndarray, np.ndarray],
+    cat: tuple[np.ndarray, np.ndarray],
+    with_kappa: bool,
+    n_boot: int,
+    seed: int,
+    notes: list[str],
+) -> tuple[
+    tuple[float | None, float | None], tuple[float | None, float | None], tuple[float | None, float | None]
+]:
+    """Intervals of kappa, the judge's mean and the humans' mean, on the same resamples."""
+    (human_raw, judge_raw), (human_cat, judge_cat) = raw, cat
+    none: tuple[float | None, float | None] = (None, None)
+    n = len(human_raw)
+    if n < 2 or n_boot == 0:
+        return none, none, none
+    idx = resamples(n, n_boot, seed)
+    judge_ci = percentile_ci(judge_raw[idx].mean(axis=1))
+    human_ci = percentile_ci(human_raw[idx].mean(axis=1))
+    if not with_kappa:
+        return none, judge_ci, human_ci
+    replicates = kappa_replicates(human_cat, judge_cat, idx, "unweighted")
+    note_dropped(replicates, "kappa", notes)
+    return percentile_ci(replicates), judge_ci, human_ci
 
 
 def _kappa_half_down(
