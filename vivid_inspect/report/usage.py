@@ -70,6 +70,20 @@ def usage_table(logset: LogSet) -> Table:
         A table; ``calls`` and ``cached_calls`` are counted only where events were read (judged
         copies); ``cost`` is empty when no provider reported one.
     """
+    tallies, notes = _tallies(logset)
+    frame = _usage_frame(tallies)
+    notes.insert(0, "cost in US dollars as reported by the provider; empty when none was reported")
+    return Table(
+        "usage",
+        "Token usage and cost",
+        frame,
+        decimals={"cost": 4, "*": 0},
+        notes=tuple(dict.fromkeys(notes)),
+    )
+
+
+def _tallies(logset: LogSet) -> tuple[dict[tuple[str, str, str, str], _Tally], list[str]]:
+    """Usage summed per (kind, task, model, judge), with a note for each log whose usage is shared or missing."""
     tallies: dict[tuple[str, str, str, str], _Tally] = {}
     notes: list[str] = []
 
@@ -104,6 +118,11 @@ def usage_table(logset: LogSet) -> Table:
             notes.append(
                 f"{ref.rel}: judge scores but no grader usage in the header (re-scored outside the runner?)"
             )
+    return tallies, notes
+
+
+def _usage_frame(tallies: dict[tuple[str, str, str, str], _Tally]) -> pd.DataFrame:
+    """One row per tally, generation rows first, then by name; counts as nullable integers."""
     records = []
     ordered = sorted(
         tallies.items(), key=lambda item: (item[0][0] != "generation", [k.lower() for k in item[0]], item[0])
@@ -126,7 +145,7 @@ def usage_table(logset: LogSet) -> Table:
                 "cost": usage.total_cost if usage else None,
             }
         )
-    frame = pd.DataFrame(records, columns=list(USAGE_COLUMNS)).astype(
+    return pd.DataFrame(records, columns=list(USAGE_COLUMNS)).astype(
         {
             c: "Int64"
             for c in (
@@ -138,14 +157,6 @@ def usage_table(logset: LogSet) -> Table:
                 "total_tokens",
             )
         }
-    )
-    notes.insert(0, "cost in US dollars as reported by the provider; empty when none was reported")
-    return Table(
-        "usage",
-        "Token usage and cost",
-        frame,
-        decimals={"cost": 4, "*": 0},
-        notes=tuple(dict.fromkeys(notes)),
     )
 
 
