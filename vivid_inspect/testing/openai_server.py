@@ -1,13 +1,17 @@
-"""A local OpenAI-compatible chat-completions server for tests and bench scripts.
+"""A local OpenAI-compatible chat-completions server for tests, bench scripts and users' judge checks.
+
+Which requests fail is decided by a fault plan from :mod:`vivid_inspect.testing.faults`; this
+module decides what each fault kind looks like on the wire.
 
 Runs go through Inspect's real ``openai-api`` provider: the model ``openai-api/fake/<name>`` reads
 ``FAKE_BASE_URL`` and ``FAKE_API_KEY`` (the service part of the name, upper-cased), so a run needs
 no code path of its own::
 
-    from vivid_inspect.testing.openai_server import FakeOpenAIServer, fail_fraction
+    from vivid_inspect.testing.faults import fail_fraction
+    from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
     with FakeOpenAIServer(latency={"gen": 1.0, "judge": 0.3}) as server:
-        os.environ.update(server.env())          # FAKE_BASE_URL, FAKE_API_KEY
+        os.environ.update(server.env())  # FAKE_BASE_URL, FAKE_API_KEY
         server.faults = fail_fraction(0.2, kinds=["rate_limit", "server_error"], seed=0)
         eval(task, model="openai-api/fake/gen", max_connections=64)
         print(server.model_counts, len(server.log))
@@ -33,72 +37,56 @@ sends cannot leak from here.
 from __future__ import annotations
 
 import json
-import random
 import socket
 import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal, get_args
+from typing import Any
 
+from vivid_inspect.testing.faults import (
+    FAULT_KINDS,
+    Fault,
+    FaultKind,
+    FaultPlan,
+    combine,
+    fail_first,
+    fail_fraction,
+    fail_prompts,
+    fault_queue,
+)
 from vivid_inspect.text import nfc
 
-FaultKind = Literal[
-    "rate_limit",
-    "server_error",
-    "unavailable",
-    "drop",
-    "slow",
-    "invalid_json",
-    "empty",
-    "stall",
-    "trickle",
-    "echo_auth",
-]
-"""rate_limit: 429 with Retry-After; server_error: 500; unavailable: 503; drop: close the socket
-without a response; slow: answer after `delay` seconds; invalid_json: 200 with a truncated body;
-empty: 200 with empty content; stall: send the 200 headers, then nothing for `delay` seconds,
-then close; trickle: send the 200 headers, then the body one byte every `interval` seconds (a
-client's read timeout never fires); echo_auth: 500 whose error message quotes the request's
-credential headers (Authorization, X-Api-Key, ...), as some providers and gateways do."""
-
-FAULT_KINDS: tuple[str, ...] = get_args(FaultKind)
 _FAULT_STATUS: dict[str, int] = {"rate_limit": 429, "server_error": 500, "unavailable": 503}
+
+# The fault plans live in faults.py; tests and bench scripts may import them from here too.
+__all__ = [
+    "DEFAULT_ANSWER",
+    "DUMMY_API_KEY",
+    "FAULT_KINDS",
+    "FakeOpenAIServer",
+    "Fault",
+    "FaultKind",
+    "FaultPlan",
+    "RequestRecord",
+    "Responder",
+    "combine",
+    "fail_first",
+    "fail_fraction",
+    "fail_prompts",
+    "fault_queue",
+    "last_user_text",
+]
+
 DEFAULT_ANSWER = "This is a scripted answer."
 _TRUNCATED_BODY = b'{"id": "chatcmpl-fake", "object": "chat.completion", "choices": [{"mess'
 DUMMY_API_KEY = "fake-key"
 
 Responder = Callable[[str, list[dict[str, Any]]], str]
-
-
-@dataclass(frozen=True)
-class Fault:
-    """One injected failure.
-
-    Args:
-        kind: What goes wrong (see `FaultKind`).
-        retry_after: Seconds sent in the ``Retry-After`` header of a 429 or 503; None sends none.
-        delay: Seconds a ``slow`` reply waits before answering, or a ``stall`` before closing;
-            make it exceed the client timeout.
-        interval: Seconds between the bytes of a ``trickle`` reply.
-    """
-
-    kind: FaultKind
-    retry_after: float | None = None
-    delay: float = 30.0
-    interval: float = 2.0
-
-    def __post_init__(self) -> None:
-        if self.kind not in FAULT_KINDS:
-            raise ValueError(f"unknown fault kind {self.kind!r}; allowed: {', '.join(FAULT_KINDS)}")
-
-
-FaultPlan = Callable[[int, str, str], "Fault | None"]
-"""Called once per chat request with (request_index, model, prompt), where the prompt is the NFC
-text of the last user message; returns the fault to inject or None."""
 
 
 @dataclass(frozen=True)
@@ -112,124 +100,6 @@ class RequestRecord:
     fault: FaultKind | None
     started: float
     finished: float
-
-
-def _as_fault(fault: Fault | FaultKind) -> Fault:
-    if isinstance(fault, Fault):
-        return fault
-    return Fault(fault, retry_after=1.0 if fault == "rate_limit" else None)
-
-
-def _attempt_counter() -> Callable[[str, str], int]:
-    """Thread-safe: how many requests for (model, prompt) came before this one."""
-    lock, seen = threading.Lock(), Counter[tuple[str, str]]()
-
-    def count(model: str, prompt: str) -> int:
-        with lock:
-            seen[(model, prompt)] += 1
-            return seen[(model, prompt)] - 1
-
-    return count
-
-
-def fail_fraction(
-    fraction: float,
-    kinds: Sequence[FaultKind] = ("server_error",),
-    seed: int = 0,
-    *,
-    retry_after: float = 1.0,
-    delay: float = 30.0,
-) -> FaultPlan:
-    """Fail about `fraction` of requests, drawn independently of arrival order.
-
-    The draw is seeded by (seed, model, prompt, attempt number), so the same requests fail in every
-    run however the concurrent requests interleave.
-
-    Args:
-        fraction: Share of requests to fail, in [0, 1].
-        kinds: Fault kinds to choose from, uniformly.
-        seed: Seed of the draw.
-        retry_after: ``Retry-After`` seconds for 429 and 503 faults.
-        delay: Delay of ``slow`` faults.
-
-    Returns:
-        A fault plan for `FakeOpenAIServer.faults`.
-    """
-    if not 0.0 <= fraction <= 1.0:
-        raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
-    waits = {"rate_limit": retry_after, "unavailable": retry_after}
-    faults = [Fault(kind, retry_after=waits.get(kind), delay=delay) for kind in kinds]
-    if not faults:
-        raise ValueError(f"kinds must name at least one of: {', '.join(FAULT_KINDS)}")
-    attempt = _attempt_counter()
-
-    def plan(index: int, model: str, prompt: str) -> Fault | None:
-        rng = random.Random(f"{seed}|{model}|{prompt}|{attempt(model, prompt)}")
-        return rng.choice(faults) if rng.random() < fraction else None
-
-    return plan
-
-
-def fail_prompts(
-    predicate: Callable[[str], bool], fault: Fault | FaultKind = "server_error"
-) -> FaultPlan:
-    """Fail every request whose prompt matches: a persistent failure that no retry cures.
-
-    Args:
-        predicate: Receives the prompt (last user message text, NFC).
-        fault: The fault, or a kind (``rate_limit`` then advertises ``Retry-After: 1``).
-
-    Returns:
-        A fault plan.
-    """
-    chosen = _as_fault(fault)
-    return lambda index, model, prompt: chosen if predicate(prompt) else None
-
-
-def fail_first(
-    attempts: int, fault: Fault | FaultKind, predicate: Callable[[str], bool] = lambda prompt: True
-) -> FaultPlan:
-    """Fail the first `attempts` requests of each (model, prompt), then answer: a transient failure.
-
-    Args:
-        attempts: Failed attempts per (model, prompt) before the first success.
-        fault: The fault, or a kind (``rate_limit`` then advertises ``Retry-After: 1``).
-        predicate: Only prompts it accepts fail.
-
-    Returns:
-        A fault plan.
-    """
-    chosen = _as_fault(fault)
-    attempt = _attempt_counter()
-
-    def plan(index: int, model: str, prompt: str) -> Fault | None:
-        if not predicate(prompt):
-            return None
-        return chosen if attempt(model, prompt) < attempts else None
-
-    return plan
-
-
-def fault_queue(faults: Iterable[Fault | FaultKind | None]) -> FaultPlan:
-    """Apply `faults` to requests in arrival order (None lets one through); then answer normally."""
-    pending = [None if fault is None else _as_fault(fault) for fault in faults]
-    lock = threading.Lock()
-
-    def plan(index: int, model: str, prompt: str) -> Fault | None:
-        with lock:
-            return pending.pop(0) if pending else None
-
-    return plan
-
-
-def combine(*plans: FaultPlan) -> FaultPlan:
-    """Ask each plan in turn; the first fault wins. Every plan sees every request."""
-
-    def plan(index: int, model: str, prompt: str) -> Fault | None:
-        found = [p(index, model, prompt) for p in plans]
-        return next((f for f in found if f is not None), None)
-
-    return plan
 
 
 def last_user_text(messages: list[dict[str, Any]]) -> str:
@@ -250,7 +120,9 @@ _ECHOED_HEADERS = ("authorization", "proxy-authorization", "x-api-key", "api-key
 
 def _echo_auth(handler: BaseHTTPRequestHandler) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A 500 that quotes the request's credential headers back (the echo_auth fault)."""
-    echoed = "; ".join(f"{name}: {value}" for name, value in handler.headers.items() if name.lower() in _ECHOED_HEADERS)
+    echoed = "; ".join(
+        f"{name}: {value}" for name, value in handler.headers.items() if name.lower() in _ECHOED_HEADERS
+    )
     return 500, _error_body(f"upstream rejected the request (headers: {echoed})", "server_error"), {}
 
 
@@ -307,9 +179,7 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.server.owner._track(self.connection, add=False)
 
-    def send_json(
-        self, status: int, body: dict[str, Any] | bytes, headers: Mapping[str, str] = {}
-    ) -> None:
+    def send_json(self, status: int, body: dict[str, Any] | bytes, headers: Mapping[str, str] = {}) -> None:
         if isinstance(body, bytes):
             data = body
         else:
@@ -365,17 +235,11 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self.send_error_json(400, "request body is not JSON", "invalid_request_error")
             return
-        model, messages = (
-            (body.get("model"), body.get("messages")) if isinstance(body, dict) else ("", "")
-        )
+        model, messages = (body.get("model"), body.get("messages")) if isinstance(body, dict) else ("", "")
         if not isinstance(model, str) or not isinstance(messages, list):
-            self.send_error_json(
-                400, "needs a string 'model' and a list 'messages'", "invalid_request_error"
-            )
+            self.send_error_json(400, "needs a string 'model' and a list 'messages'", "invalid_request_error")
         elif body.get("stream"):
-            message = (
-                "FakeOpenAIServer does not stream; send stream=false (Inspect: -M stream=false)"
-            )
+            message = "FakeOpenAIServer does not stream; send stream=false (Inspect: -M stream=false)"
             self.send_error_json(400, message, "invalid_request_error")
         else:
             self.server.owner._serve_chat(self, model, messages)
@@ -444,10 +308,8 @@ class FakeOpenAIServer:
         with self._lock:
             open_connections = dict(self._connections)
         for conn in open_connections:
-            try:
+            with suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)  # ends keep-alive reads in handler threads
-            except OSError:
-                pass
         # handlers finish promptly once woken, so the log is complete when stop() returns
         for thread in open_connections.values():
             thread.join(timeout=5.0)
@@ -570,10 +432,8 @@ class FakeOpenAIServer:
             self._log.append(record)
         if reply is None:
             handler.close_connection = True
-            try:
+            with suppress(OSError):
                 handler.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             return
         try:
             if fault is not None and fault.kind in ("stall", "trickle"):
