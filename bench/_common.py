@@ -24,7 +24,7 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -70,7 +70,7 @@ def machine_info() -> dict[str, Any]:
     dirty = bool(_git("status", "--porcelain"))
     commit = _git("rev-parse", "--short", "HEAD")
     return {
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{_cpu_model()}, {os.cpu_count()} cores, {psutil.virtual_memory().total / GIB:.0f} GiB RAM",
         "os": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
@@ -216,12 +216,18 @@ def _count_tokens_with(encoding_name: str) -> Callable[[bool], dict[str, dict[st
     original = openai_server._completion
 
     def prompt_tokens(messages: list[dict[str, Any]]) -> int:
-        return 3 + sum(3 + len(encoding.encode(str(m.get("content", "")))) for m in messages if isinstance(m, dict))
+        return 3 + sum(
+            3 + len(encoding.encode(str(m.get("content", "")))) for m in messages if isinstance(m, dict)
+        )
 
     def completion(id: str, model: str, answer: str, prompt: int) -> dict[str, Any]:
         body = original(id, model, answer, prompt)
         output = len(encoding.encode(answer))
-        body["usage"] = {"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output}
+        body["usage"] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": output,
+            "total_tokens": prompt + output,
+        }
         with lock:
             tally = totals.setdefault(model, {"input_tokens": 0, "output_tokens": 0})
             tally["input_tokens"] += prompt
@@ -304,13 +310,17 @@ class ServerProcess:
     def __enter__(self) -> ServerProcess:
         context = multiprocessing.get_context("spawn")
         parent, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(self._latency, child, self._tokenizer), daemon=True)
+        self._process = context.Process(
+            target=_serve, args=(self._latency, child, self._tokenizer), daemon=True
+        )
         self._process.start()
         self._conn = parent
         deadline = time.monotonic() + 60
         while not parent.poll(0.1):
             if not self._process.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the fake server process did not start (exit code {self._process.exitcode})")
+                raise RuntimeError(
+                    f"the fake server process did not start (exit code {self._process.exitcode})"
+                )
         self.base_url = parent.recv()
         return self
 
@@ -387,7 +397,12 @@ class Section:
 
     def markdown(self) -> str:
         """The section as Markdown: heading, table, goals, notes."""
-        lines = [f"## {self.title}", "", f"Mode: {self.mode}; script time {self.seconds:.0f} s; {self.load}.", ""]
+        lines = [
+            f"## {self.title}",
+            "",
+            f"Mode: {self.mode}; script time {self.seconds:.0f} s; {self.load}.",
+            "",
+        ]
         lines += _table(self.rows)
         for title, rows in self.extra_tables:
             lines += [title, "", *_table(rows)]
@@ -436,5 +451,7 @@ def finish(section: Section, started: float, json_path: Path | None) -> int:
     print(section.text())
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(json.dumps(section.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        json_path.write_text(
+            json.dumps(section.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
     return 1 if any(goal.status == "missed" for goal in section.goals) else 0

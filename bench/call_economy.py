@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from _common import ServerProcess, Section, finish, scratch_env
+from _common import Section, ServerProcess, finish, scratch_env
 from synthetic import write_synthetic
 
 STRATEGIES = ("zero_shot", "demonstration", "cot", "aspect")
@@ -87,7 +87,9 @@ def measure(items: int) -> Section:
                 ("rerun with five judges", True, {}),
             ]
             for label, fifth, expected in steps:
-                spec.write_text(yaml.safe_dump(ablation_spec(data, scratch / "logs", items, fifth), sort_keys=False))
+                spec.write_text(
+                    yaml.safe_dump(ablation_spec(data, scratch / "logs", items, fifth), sort_keys=False)
+                )
                 server.reset()
                 wall, done = vivid("run", spec, env)
                 stats = server.stats()
@@ -97,7 +99,8 @@ def measure(items: int) -> Section:
                     {
                         "step": label,
                         "exit": done.returncode,
-                        "calls at the server": ", ".join(f"{m} {n}" for m, n in sorted(counts.items())) or "0",
+                        "calls at the server": ", ".join(f"{m} {n}" for m, n in sorted(counts.items()))
+                        or "0",
                         "expected": ", ".join(f"{m} {n}" for m, n in sorted(expected.items())) or "0",
                         "repeated prompts": stats["repeated_prompts"],
                         "wall s": wall,
@@ -105,8 +108,12 @@ def measure(items: int) -> Section:
                 )
                 section.figures[label] = {"wall_s": wall, "exit": done.returncode, **stats}
                 if done.returncode != 0:
-                    section.notes.append(f"`vivid run` ({label}) exited {done.returncode}: {done.stderr.strip()[-600:]}")
-                goal = f"{label}: exactly " + (", ".join(f"{n} {m} calls" for m, n in expected.items()) or "0 calls")
+                    section.notes.append(
+                        f"`vivid run` ({label}) exited {done.returncode}: {done.stderr.strip()[-600:]}"
+                    )
+                goal = f"{label}: exactly " + (
+                    ", ".join(f"{n} {m} calls" for m, n in expected.items()) or "0 calls"
+                )
                 section.goal(goal, ", ".join(f"{n} {m}" for m, n in counts.items()) or "0 calls", ok)
                 if not expected:
                     section.goal(f"{label}: under {RERUN_GOAL_S:.0f} s", f"{wall:.1f} s", wall < RERUN_GOAL_S)
@@ -114,13 +121,17 @@ def measure(items: int) -> Section:
         "Counts are the chat requests the server received (faulted or not), so a retry or a duplicate "
         "call would show; `repeated prompts` counts prompts the server saw more than once in a step."
     )
-    section.notes.append("Each step is the whole `vivid run` command in a fresh process: start-up, plan, report included.")
+    section.notes.append(
+        "Each step is the whole `vivid run` command in a fresh process: start-up, plan, report included."
+    )
     return section
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the call-economy checks."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="20 items (smoke check)")
     parser.add_argument("--items", type=int, default=None, help="items (default 100)")
     parser.add_argument("--json", type=Path, default=None, help="also write the section as JSON here")

@@ -50,7 +50,9 @@ def measure(command: list[str], repeats: int) -> tuple[float, float]:
 
 def main() -> int:
     """Measure and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeats", type=int, default=7, help="runs of each command (default 7)")
     parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC, help="spec for `vivid validate`")
     args = parser.parse_args()
@@ -66,14 +68,18 @@ def main() -> int:
     rows = [(name, *measure(command, args.repeats)) for name, command in commands.items()]
     load_after = os.getloadavg()[0]
 
-    print(f"median of {args.repeats} fresh runs; load average {load_before:.1f} before, {load_after:.1f} after")
+    print(
+        f"median of {args.repeats} fresh runs; load average {load_before:.1f} before, {load_after:.1f} after"
+    )
     print("| command | wall (s) | CPU (s) |")
     print("| --- | --- | --- |")
     for name, wall, cpu in rows:
         print(f"| `{name}` | {wall:.2f} | {cpu:.2f} |")
     floor = rows[2]
     validate = rows[3]
-    print(f"\nvalidate / import inspect_ai: wall {validate[1] / floor[1]:.2f} ×, CPU {validate[2] / floor[2]:.2f} ×")
+    print(
+        f"\nvalidate / import inspect_ai: wall {validate[1] / floor[1]:.2f} ×, CPU {validate[2] / floor[2]:.2f} ×"
+    )
     return 0
 
 

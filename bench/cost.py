@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from _common import REPO_DIR, ServerProcess, Section, finish, scratch_env
+from _common import REPO_DIR, Section, ServerProcess, finish, scratch_env
 from synthetic import write_synthetic
 
 GOAL_ERROR = 0.15
@@ -144,24 +144,48 @@ def measure(items: int) -> Section:
         with ServerProcess(latency=0.0, tokenizer=TOKENIZER) as server:
             env = {**scratch_env(scratch), **server.env()}
             for name in MOCK_SPECS:
-                shipped = yaml.safe_load((REPO_DIR / "experiments" / f"{name}.yaml").read_text(encoding="utf-8"))
+                shipped = yaml.safe_load(
+                    (REPO_DIR / "experiments" / f"{name}.yaml").read_text(encoding="utf-8")
+                )
                 spec_path = scratch / f"{name}_mock.yaml"
-                spec_path.write_text(yaml.safe_dump(mock_spec(shipped, data, scratch / name, items), sort_keys=False))
+                spec_path.write_text(
+                    yaml.safe_dump(mock_spec(shipped, data, scratch / name, items), sort_keys=False)
+                )
                 estimate = plan_totals(spec_path)
                 server.reset()
                 done = subprocess.run(
-                    [sys.executable, "-m", "vivid_inspect.cli.main", "run", str(spec_path), "--display", "none", "--no-report"],
-                    capture_output=True, text=True, env={**os.environ, **env}, timeout=900,
+                    [
+                        sys.executable,
+                        "-m",
+                        "vivid_inspect.cli.main",
+                        "run",
+                        str(spec_path),
+                        "--display",
+                        "none",
+                        "--no-report",
+                    ],
+                    capture_output=True,
+                    text=True,
+                    env={**os.environ, **env},
+                    timeout=900,
                 )
                 if done.returncode != 0:
-                    section.notes.append(f"mock run of {name} exited {done.returncode}: {done.stderr.strip()[-500:]}")
+                    section.notes.append(
+                        f"mock run of {name} exited {done.returncode}: {done.stderr.strip()[-500:]}"
+                    )
                 recorded = recorded_by_role(server.stats())
                 for role, planned in estimate["roles"].items():
                     got = recorded.get(role, {"calls": 0, "input_tokens": 0, "output_tokens": 0})
-                    error = planned["input_tokens"] / got["input_tokens"] - 1 if got["input_tokens"] else float("nan")
+                    error = (
+                        planned["input_tokens"] / got["input_tokens"] - 1
+                        if got["input_tokens"]
+                        else float("nan")
+                    )
                     proposed = planned["input_tokens"] * chars_per_token / PROPOSED_CHARS_PER_TOKEN
                     proposed += PROPOSED_CALL_OVERHEAD * planned["calls"]
-                    proposed_error = proposed / got["input_tokens"] - 1 if got["input_tokens"] else float("nan")
+                    proposed_error = (
+                        proposed / got["input_tokens"] - 1 if got["input_tokens"] else float("nan")
+                    )
                     comparisons.append(
                         {
                             "mock spec": name,
@@ -191,7 +215,10 @@ def measure(items: int) -> Section:
         )
     section.figures["comparisons"] = comparisons
     section.extra_tables.append(
-        ("Mock runs: the plan of each mock spec against the tokens the server counted, per role:", comparisons)
+        (
+            "Mock runs: the plan of each mock spec against the tokens the server counted, per role:",
+            comparisons,
+        )
     )
     section.notes.append(
         f"Batch: no shipped spec sets `batch`, and `vivid plan` prices every call at the list price; the "
@@ -212,7 +239,9 @@ def measure(items: int) -> Section:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the cost comparison."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="6 items per mock cell (smoke check)")
     parser.add_argument("--items", type=int, default=None, help="items per mock cell (default 10)")
     parser.add_argument("--json", type=Path, default=None, help="also write the section as JSON here")

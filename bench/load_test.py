@@ -100,7 +100,12 @@ def write_items(path: Path, count: int) -> Path:
         for n in range(1, count + 1):
             traits = [f"{float(n % (code + 1) == 0):.1f}" for code in range(1, 6)]
             writer.writerow(
-                [f"Câu thử số {n}", f"Nghĩa chuẩn của câu thử số {n}, có dấu phẩy.", *traits, f"{n % 7 + 1:.1f}"]
+                [
+                    f"Câu thử số {n}",
+                    f"Nghĩa chuẩn của câu thử số {n}, có dấu phẩy.",
+                    *traits,
+                    f"{n % 7 + 1:.1f}",
+                ]
             )
     return path
 
@@ -156,7 +161,9 @@ def run_load(
         os.environ["INSPECT_CACHE_DIR"] = str(root / "cache")
         kinds: list[Any] = ["rate_limit", "server_error", "unavailable", "drop"]
         plan = fail_fraction(faults, kinds=kinds, retry_after=0.5) if faults else None
-        server = FakeOpenAIServer(responder=respond, latency=latency or {"gen": 1.0, "judge": 0.3}, faults=plan)
+        server = FakeOpenAIServer(
+            responder=respond, latency=latency or {"gen": 1.0, "judge": 0.3}, faults=plan
+        )
 
         def stop_the_server() -> None:
             deadline_hit.set()
@@ -223,13 +230,23 @@ def run_load(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the load test from the command line; exit 0 when every item is scored."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--items", type=int, default=DEFAULT_ITEMS, help=f"items to run (default {DEFAULT_ITEMS})")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--items", type=int, default=DEFAULT_ITEMS, help=f"items to run (default {DEFAULT_ITEMS})"
+    )
     parser.add_argument("--full", action="store_true", help=f"run the full size, {FULL_ITEMS} items")
     parser.add_argument("--connections", type=int, default=64, help="concurrent connections (default 64)")
-    parser.add_argument("--gen-latency", type=float, default=1.0, help="seconds per generation reply (default 1.0)")
-    parser.add_argument("--judge-latency", type=float, default=0.3, help="seconds per judge reply (default 0.3)")
-    parser.add_argument("--faults", type=float, default=0.0, help="share of requests failed transiently (default 0)")
+    parser.add_argument(
+        "--gen-latency", type=float, default=1.0, help="seconds per generation reply (default 1.0)"
+    )
+    parser.add_argument(
+        "--judge-latency", type=float, default=0.3, help="seconds per judge reply (default 0.3)"
+    )
+    parser.add_argument(
+        "--faults", type=float, default=0.0, help="share of requests failed transiently (default 0)"
+    )
     parser.add_argument("--deadline", type=float, default=1800.0, help="watchdog in seconds (default 1800)")
     args = parser.parse_args(argv)
     items = FULL_ITEMS if args.full else args.items

@@ -67,13 +67,17 @@ def instant_models(calls: Counter[str]) -> tuple[Any, Any]:
             text = text_of(prompt)
             result = ModelOutput.from_content(model="mockllm", content=text)
             result.usage = ModelUsage(
-                input_tokens=words(prompt), output_tokens=words(text), total_tokens=words(prompt) + words(text)
+                input_tokens=words(prompt),
+                output_tokens=words(text),
+                total_tokens=words(prompt) + words(text),
             )
             return result
 
         return output
 
-    generator = get_model("mockllm/gen", custom_outputs=reply("generation", lambda prompt: EXPLANATION), memoize=False)
+    generator = get_model(
+        "mockllm/gen", custom_outputs=reply("generation", lambda prompt: EXPLANATION), memoize=False
+    )
     grader = get_model("mockllm/judge", custom_outputs=reply("judge", judge_reply), memoize=False)
     return generator, grader
 
@@ -97,7 +101,10 @@ def bare_task(data: Path, samples: bool = False) -> Any:
         async def score(state: TaskState, target: Target) -> Score:
             grader = get_model(role="grader")
             prompt = ASPECT.format(
-                nonce="0" * 16, idiom=state.input_text, reference=target.text, candidate=state.output.completion
+                nonce="0" * 16,
+                idiom=state.input_text,
+                reference=target.text,
+                candidate=state.output.completion,
             )
             output = await grader.generate(prompt, config=GenerateConfig(temperature=0.0, max_tokens=10))
             return Score(value=int(output.completion.strip()), answer=state.output.completion)
@@ -110,7 +117,12 @@ def bare_task(data: Path, samples: bool = False) -> Any:
         dataset: Any = load_vivid(str(data)).dataset
     else:
         dataset = csv_dataset(str(data), FieldSpec(input="Idiom_Proverb", target="Meaning"), auto_id=True)
-    return Task(dataset=dataset, solver=generate(), scorer=bare_judge(), config=GenerateConfig(temperature=0.7, max_tokens=150))
+    return Task(
+        dataset=dataset,
+        solver=generate(),
+        scorer=bare_judge(),
+        config=GenerateConfig(temperature=0.7, max_tokens=150),
+    )
 
 
 def diagnostic_task(data: Path, *, cache: bool) -> Any:
@@ -195,7 +207,9 @@ def _spread(values: Sequence[float]) -> str:
     return f"median {median(values):.3f} ×, range {min(values):.3f}-{max(values):.3f} ×, pairs {', '.join(f'{v:.2f}' for v in values)}"
 
 
-def measure(items: int, repeats: int, profile_dir: Path | None, variants: Sequence[str] = VARIANTS) -> Section:
+def measure(
+    items: int, repeats: int, profile_dir: Path | None, variants: Sequence[str] = VARIANTS
+) -> Section:
     """Run the variants in alternating pairs of fresh processes and compare pair by pair.
 
     Pair i runs every variant once, back to back; odd pairs run them in reverse order, so a load
@@ -259,13 +273,27 @@ def measure(items: int, repeats: int, profile_dir: Path | None, variants: Sequen
     for variant in variants:
         if variant not in VARIANTS:
             section.figures[f"{variant}_cpu_ratio"] = median(_ratios(runs[variant], runs["bare"], "cpu_s"))
-    section.goal(f"CPU time ≤ {GOAL_RATIO:.2f} × the bare task's (median of pairs)", _spread(cpu_pairs), cpu_ratio <= GOAL_RATIO)
+    section.goal(
+        f"CPU time ≤ {GOAL_RATIO:.2f} × the bare task's (median of pairs)",
+        _spread(cpu_pairs),
+        cpu_ratio <= GOAL_RATIO,
+    )
     section.goal("wall time, ours / bare (median of pairs; moves with other load)", _spread(wall_pairs), None)
     for variant in variants:
         if variant not in VARIANTS:
-            section.goal(f"CPU time, {variant} / bare (median of pairs)", _spread(_ratios(runs[variant], runs["bare"], "cpu_s")), None)
-    section.goal("same calls in both variants (N generation + N judge)", f"{runs['ours'][0]['calls']}", same_calls)
-    section.goal("peak RSS reported", f"ours {section.figures['ours_peak_rss_mib']:.0f} MiB, bare {section.figures['bare_peak_rss_mib']:.0f} MiB", None)
+            section.goal(
+                f"CPU time, {variant} / bare (median of pairs)",
+                _spread(_ratios(runs[variant], runs["bare"], "cpu_s")),
+                None,
+            )
+    section.goal(
+        "same calls in both variants (N generation + N judge)", f"{runs['ours'][0]['calls']}", same_calls
+    )
+    section.goal(
+        "peak RSS reported",
+        f"ours {section.figures['ours_peak_rss_mib']:.0f} MiB, bare {section.figures['bare_peak_rss_mib']:.0f} MiB",
+        None,
+    )
     section.notes.append(
         "CPU time is user + system time of the worker process during the eval; wall time is the same "
         "span. Both cover building the task (reading and validating the CSV) and the eval call, log "
@@ -276,16 +304,27 @@ def measure(items: int, repeats: int, profile_dir: Path | None, variants: Sequen
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the comparison, or one worker when ``--worker`` is given."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="200 items, one run of each (smoke check)")
     parser.add_argument("--items", type=int, default=None, help=f"items (default {FULL_ROWS})")
-    parser.add_argument("--repeats", type=int, default=None,
-                        help=f"alternating pairs (default {DEFAULT_PAIRS}; --quick 1)")
-    parser.add_argument("--profile", nargs="?", const=str(REPO_DIR / "bench" / "profiles"), default=None,
-                        help="write pyinstrument profiles of the first run of each variant to this folder")
+    parser.add_argument(
+        "--repeats", type=int, default=None, help=f"alternating pairs (default {DEFAULT_PAIRS}; --quick 1)"
+    )
+    parser.add_argument(
+        "--profile",
+        nargs="?",
+        const=str(REPO_DIR / "bench" / "profiles"),
+        default=None,
+        help="write pyinstrument profiles of the first run of each variant to this folder",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the section as JSON here")
-    parser.add_argument("--variants", default=",".join(VARIANTS),
-                        help=f"comma list of variants; diagnostics: {', '.join(DIAGNOSTICS)} (default ours,bare)")
+    parser.add_argument(
+        "--variants",
+        default=",".join(VARIANTS),
+        help=f"comma list of variants; diagnostics: {', '.join(DIAGNOSTICS)} (default ours,bare)",
+    )
     parser.add_argument("--worker", choices=(*VARIANTS, *DIAGNOSTICS), help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
@@ -303,7 +342,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     unknown = [v for v in variants if v not in (*VARIANTS, *DIAGNOSTICS)]
     if unknown or not set(VARIANTS) <= set(variants):
-        parser.error(f"--variants must include ours and bare and may add {', '.join(DIAGNOSTICS)}; got {args.variants!r}")
+        parser.error(
+            f"--variants must include ours and bare and may add {', '.join(DIAGNOSTICS)}; got {args.variants!r}"
+        )
     return finish(measure(items, repeats, profile_dir, variants), started, args.json)
 
 

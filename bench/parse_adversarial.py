@@ -55,7 +55,9 @@ def read_line(line: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="100 kB replies, one repeat")
     parser.add_argument("--size", type=int, default=None, help="reply size in characters (default 1,000,000)")
     parser.add_argument("--repeats", type=int, default=None, help="timed runs per measurement (default 3)")

@@ -31,7 +31,14 @@ BUDGET_SECONDS = 15 * 60
 def run_script(name: str, quick: bool, extra: Sequence[str], scratch: Path) -> dict[str, Any]:
     """Run one script; return its section (or a failure record) and its wall time."""
     out = scratch / f"{name}.json"
-    command = [sys.executable, str(BENCH_DIR / f"{name}.py"), "--json", str(out), *(["--quick"] if quick else []), *extra]
+    command = [
+        sys.executable,
+        str(BENCH_DIR / f"{name}.py"),
+        "--json",
+        str(out),
+        *(["--quick"] if quick else []),
+        *extra,
+    ]
     print(f"== {name}: {' '.join(command[1:])}", flush=True)
     started = time.monotonic()
     done = subprocess.run(command, text=True, capture_output=True)
@@ -54,7 +61,8 @@ def render(sections: list[dict[str, Any]], machine: dict[str, Any], total: float
     lines = [
         "# vivid-inspect performance results",
         "",
-        "Written by `python bench/run_all.py`" + (" --quick (smoke sizes, not the figures of record)" if quick else "")
+        "Written by `python bench/run_all.py`"
+        + (" --quick (smoke sizes, not the figures of record)" if quick else "")
         + f"; the whole suite took {total / 60:.1f} min (budget {BUDGET_SECONDS // 60} min). "
         "Commands and method: [bench/README.md](README.md).",
         "",
@@ -70,9 +78,13 @@ def render(sections: list[dict[str, Any]], machine: dict[str, Any], total: float
     marks = {"met": "met", "missed": "**missed**", "info": "—"}
     for section in sections:
         for goal in section.get("goals", []):
-            lines.append(f"| {section['title'].split('.')[0]} | {goal['goal']} | {goal['measured']} | {marks[goal['status']]} |")
+            lines.append(
+                f"| {section['title'].split('.')[0]} | {goal['goal']} | {goal['measured']} | {marks[goal['status']]} |"
+            )
         if "error" in section:
-            lines.append(f"| {section['name']} | script ran | failed (exit {section['exit_code']}) | **missed** |")
+            lines.append(
+                f"| {section['name']} | script ran | failed (exit {section['exit_code']}) | **missed** |"
+            )
     lines.append("")
     for section in sections:
         if "error" in section:
@@ -87,10 +99,14 @@ def render(sections: list[dict[str, Any]], machine: dict[str, Any], total: float
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite and write the results files."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="every script in --quick mode")
     parser.add_argument("--only", default=",".join(SCRIPTS), help=f"comma list of {', '.join(SCRIPTS)}")
-    parser.add_argument("--out", type=Path, default=None, help="results folder (default bench/; --quick: a temp folder)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="results folder (default bench/; --quick: a temp folder)"
+    )
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = sorted(set(chosen) - set(SCRIPTS))
@@ -119,17 +135,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         old = json.loads(previous.read_text(encoding="utf-8"))
         fresh = {s["name"]: s for s in sections}
         sections = [fresh.pop(s["name"], s) for s in old.get("sections", [])] + list(fresh.values())
-        machine["note"] = f"sections {', '.join(chosen)} rerun on {machine['date']}; the others are from {old['machine']['date']}"
+        machine["note"] = (
+            f"sections {', '.join(chosen)} rerun on {machine['date']}; the others are from {old['machine']['date']}"
+        )
         machine["date"] = old["machine"]["date"]
         total = sum(float(s.get("wall_seconds", 0)) for s in sections)
     markdown = out_dir / RESULTS_MD.name
     markdown.write_text(render(sections, machine, total, args.quick), encoding="utf-8")
     payload = {"machine": machine, "quick": args.quick, "total_seconds": total, "sections": sections}
-    (out_dir / RESULTS_JSON.name).write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (out_dir / RESULTS_JSON.name).write_text(
+        json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     missed = [g["goal"] for s in sections for g in s.get("goals", []) if g["status"] == "missed"]
     failed = [s["name"] for s in sections if "error" in s]
-    print(f"\nwrote {markdown} and {out_dir / RESULTS_JSON.name} in {total / 60:.1f} min; "
-          f"{len(missed)} goal(s) missed, {len(failed)} script(s) failed")
+    print(
+        f"\nwrote {markdown} and {out_dir / RESULTS_JSON.name} in {total / 60:.1f} min; "
+        f"{len(missed)} goal(s) missed, {len(failed)} script(s) failed"
+    )
     return 1 if failed else 0
 
 

@@ -31,23 +31,78 @@ TRAIT_SHARE: dict[int, float] = {1: 0.165, 2: 0.402, 3: 0.461, 4: 0.189, 5: 0.46
 
 # Syllables of everyday Vietnamese, combined into idioms that are distinct but not real ones.
 _SUBJECTS = (
-    "Con trâu", "Cái cày", "Hạt lúa", "Bát cơm", "Giọt mưa", "Cánh cò", "Con đò", "Mái đình",
-    "Bờ tre", "Gốc đa", "Chum tương", "Nồi canh", "Con mèo", "Con chó", "Con gà", "Ngọn đèn",
-    "Chiếc nón", "Tấm áo", "Lưỡi dao", "Hòn đá", "Ao bèo", "Cây cau", "Nắm muối", "Đôi đũa",
+    "Con trâu",
+    "Cái cày",
+    "Hạt lúa",
+    "Bát cơm",
+    "Giọt mưa",
+    "Cánh cò",
+    "Con đò",
+    "Mái đình",
+    "Bờ tre",
+    "Gốc đa",
+    "Chum tương",
+    "Nồi canh",
+    "Con mèo",
+    "Con chó",
+    "Con gà",
+    "Ngọn đèn",
+    "Chiếc nón",
+    "Tấm áo",
+    "Lưỡi dao",
+    "Hòn đá",
+    "Ao bèo",
+    "Cây cau",
+    "Nắm muối",
+    "Đôi đũa",
 )
 _VERBS = (
-    "nhớ", "chờ", "theo", "xa", "gần", "giữ", "bỏ", "tìm", "đợi", "thương", "trông", "ghét",
-    "mượn", "trả", "nhường", "khoe",
+    "nhớ",
+    "chờ",
+    "theo",
+    "xa",
+    "gần",
+    "giữ",
+    "bỏ",
+    "tìm",
+    "đợi",
+    "thương",
+    "trông",
+    "ghét",
+    "mượn",
+    "trả",
+    "nhường",
+    "khoe",
 )
 _OBJECTS = (
-    "bến cũ", "ruộng sâu", "trăng rằm", "gió bấc", "nước lũ", "sân đình", "chợ phiên", "nắng hạ",
-    "mạ non", "lửa rơm", "rượu nhạt", "sương sớm", "đất khách", "quê nhà", "lối mòn", "mùa gặt",
-    "bạn cũ", "lời thề",
+    "bến cũ",
+    "ruộng sâu",
+    "trăng rằm",
+    "gió bấc",
+    "nước lũ",
+    "sân đình",
+    "chợ phiên",
+    "nắng hạ",
+    "mạ non",
+    "lửa rơm",
+    "rượu nhạt",
+    "sương sớm",
+    "đất khách",
+    "quê nhà",
+    "lối mòn",
+    "mùa gặt",
+    "bạn cũ",
+    "lời thề",
 )
 _TAILS = ("", "", "", ", chớ quên ngày sau", ", ai ơi", ", mấy ai hay", ", khó lòng yên")
 
 _OPENINGS = (
-    "Chỉ người", "Nói về kẻ", "Ví như người", "Khuyên ai", "Chê kẻ", "Ý nói người",
+    "Chỉ người",
+    "Nói về kẻ",
+    "Ví như người",
+    "Khuyên ai",
+    "Chê kẻ",
+    "Ý nói người",
 )
 _MIDDLES = (
     "làm việc gì cũng vội vàng, không nghĩ trước nghĩ sau",
@@ -117,7 +172,7 @@ def rows(count: int = FULL_ROWS, seed: int = 0) -> list[list[str]]:
     for code, share in TRAIT_SHARE.items():
         traits[code] = set(rng.sample(range(count), round(share * count)))
     out = []
-    for n, (idiom, theme) in enumerate(zip(idioms(count), themes)):
+    for n, (idiom, theme) in enumerate(zip(idioms(count), themes, strict=True)):
         flags = [f"{float(n in traits[code]):.1f}" for code in TRAIT_BY_CODE]
         out.append([idiom, meaning(rng, idiom, theme), *flags, f"{float(theme):.1f}"])
     return out
@@ -135,7 +190,9 @@ def write_synthetic(path: Path, count: int = FULL_ROWS, seed: int = 0) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write the file named on the command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("out", type=Path)
     parser.add_argument("--rows", type=int, default=FULL_ROWS)
     parser.add_argument("--seed", type=int, default=0)

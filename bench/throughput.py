@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from _common import ServerProcess, Section, cpu_seconds, emit, finish, peak_rss_mib, run_worker, scratch_env
+from _common import Section, ServerProcess, cpu_seconds, emit, finish, peak_rss_mib, run_worker, scratch_env
 from synthetic import FULL_ROWS, write_synthetic
 
 GOAL_EFFICIENCY = 0.90
@@ -159,13 +159,28 @@ def measure(items: int, connections: Sequence[int], cpu_floor: float | None, htt
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the throughput measurement, or one worker when ``--worker`` is given."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="160 items (smoke check)")
-    parser.add_argument("--items", type=int, default=None, help=f"items (default {DEFAULT_ITEMS}; the full data is {FULL_ROWS})")
-    parser.add_argument("--connections", default=",".join(map(str, CONNECTIONS)), help="comma list (default 32,64)")
-    parser.add_argument("--cpu-floor-per-item", type=float, default=None,
-                        help="item 1's wall time per item of our task with mocks, s (default: measure it here)")
-    parser.add_argument("--no-http-floor", action="store_true", help="skip the run with no latency (the HTTP path's floor)")
+    parser.add_argument(
+        "--items",
+        type=int,
+        default=None,
+        help=f"items (default {DEFAULT_ITEMS}; the full data is {FULL_ROWS})",
+    )
+    parser.add_argument(
+        "--connections", default=",".join(map(str, CONNECTIONS)), help="comma list (default 32,64)"
+    )
+    parser.add_argument(
+        "--cpu-floor-per-item",
+        type=float,
+        default=None,
+        help="item 1's wall time per item of our task with mocks, s (default: measure it here)",
+    )
+    parser.add_argument(
+        "--no-http-floor", action="store_true", help="skip the run with no latency (the HTTP path's floor)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the section as JSON here")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)

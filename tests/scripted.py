@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 
@@ -27,7 +35,9 @@ def prompt_text(messages: list[ChatMessage]) -> str:
 def scripted_model(answer: Callable[[str], str], calls: list[str] | None = None) -> Model:
     """A mockllm model that answers ``answer(prompt)`` and records each prompt in ``calls``."""
 
-    def respond(messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig) -> ModelOutput:
+    def respond(
+        messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
+    ) -> ModelOutput:
         prompt = prompt_text(messages)
         if calls is not None:
             calls.append(prompt)

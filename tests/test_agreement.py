@@ -57,10 +57,14 @@ def test_statistics_equal_the_libraries(judge: dict[int, int], human: dict[int, 
     j, h = as_arrays(judge, human)
     assert result.n == len(j)
     assert result.kappa == pytest.approx(cohen_kappa_score(h, j, labels=list(range(6))))
-    assert result.weighted_kappa == pytest.approx(cohen_kappa_score(h, j, labels=list(range(6)), weights="quadratic"))
+    assert result.weighted_kappa == pytest.approx(
+        cohen_kappa_score(h, j, labels=list(range(6)), weights="quadratic")
+    )
     assert result.spearman == pytest.approx(stats.spearmanr(h, j).statistic)
     expected_alpha = krippendorff.alpha(
-        reliability_data=np.vstack([h, j]).astype(float), level_of_measurement="ordinal", value_domain=list(range(6))
+        reliability_data=np.vstack([h, j]).astype(float),
+        level_of_measurement="ordinal",
+        value_domain=list(range(6)),
     )
     assert result.alpha == pytest.approx(expected_alpha)
     assert np.array_equal(np.array(result.confusion), confusion_matrix(h, j, labels=list(range(6))))
@@ -169,7 +173,11 @@ NO_OVERLAP = "no items scored by both judge and human"
     "judge, human, undefined, note",
     [
         pytest.param(
-            {1: 3}, {2: 3}, ["kappa", "spearman", "alpha", "exact", "mae", "judge_mean"], NO_OVERLAP, id="no-overlap"
+            {1: 3},
+            {2: 3},
+            ["kappa", "spearman", "alpha", "exact", "mae", "judge_mean"],
+            NO_OVERLAP,
+            id="no-overlap",
         ),
         pytest.param({}, {}, ["kappa", "human_mean"], NO_OVERLAP, id="empty"),
         pytest.param(
@@ -202,7 +210,9 @@ NO_OVERLAP = "no items scored by both judge and human"
         ),
     ],
 )
-def test_degenerate_inputs_give_none_and_a_note(judge: dict, human: dict, undefined: list[str], note: str) -> None:
+def test_degenerate_inputs_give_none_and_a_note(
+    judge: dict, human: dict, undefined: list[str], note: str
+) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # library warnings must be suppressed, not leaked
         result = agreement(judge, human, n_boot=N_BOOT)
@@ -352,7 +362,9 @@ def test_kappa_half_down_rounds_the_halves_of_two_annotators_down() -> None:
     down = [math.ceil(means[i] - 0.5) for i in ids]
     assert up != down
     assert result.kappa == pytest.approx(cohen_kappa_score(up, judge, labels=list(range(6))), abs=1e-12)
-    assert result.kappa_half_down == pytest.approx(cohen_kappa_score(down, judge, labels=list(range(6))), abs=1e-12)
+    assert result.kappa_half_down == pytest.approx(
+        cohen_kappa_score(down, judge, labels=list(range(6))), abs=1e-12
+    )
     assert result.kappa != pytest.approx(result.kappa_half_down)
     assert any("4 score(s) end in .5" in note for note in result.notes)
 
@@ -380,9 +392,14 @@ def test_each_annotator_as_a_rater_equals_scikit_learn_and_krippendorff() -> Non
     extra = {9: 4, 10: 1}  # annotator a alone scored items 9 and 10
     judge = {**JUDGE_AB, 9: 4, 10: 0, 11: 5}  # 11: no annotator, left out
     result = rater_agreement(judge, {"b": ANN_B, "a": {**ANN_A, **extra}}, n_boot=N_BOOT)
-    kappa_a = cohen_kappa_score([{**ANN_A, **extra}[i] for i in range(1, 11)], [judge[i] for i in range(1, 11)])
+    kappa_a = cohen_kappa_score(
+        [{**ANN_A, **extra}[i] for i in range(1, 11)], [judge[i] for i in range(1, 11)]
+    )
     kappa_b = cohen_kappa_score([ANN_B[i] for i in range(1, 9)], [judge[i] for i in range(1, 9)])
-    assert result.per_annotator == (("a", 10, pytest.approx(kappa_a, abs=1e-12)), ("b", 8, pytest.approx(kappa_b, abs=1e-12)))
+    assert result.per_annotator == (
+        ("a", 10, pytest.approx(kappa_a, abs=1e-12)),
+        ("b", 8, pytest.approx(kappa_b, abs=1e-12)),
+    )
     assert result.n == 10 and result.annotators == 2
     assert result.kappa_mean == pytest.approx((kappa_a + kappa_b) / 2, abs=1e-12)
     assert result.kappa_lo <= result.kappa_mean <= result.kappa_hi
@@ -394,7 +411,9 @@ def test_each_annotator_as_a_rater_equals_scikit_learn_and_krippendorff() -> Non
         ],
         dtype=float,
     )
-    expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal", value_domain=list(range(6)))
+    expected = krippendorff.alpha(
+        reliability_data=matrix, level_of_measurement="ordinal", value_domain=list(range(6))
+    )
     assert result.alpha == pytest.approx(expected, abs=1e-12)
 
 
@@ -415,17 +434,27 @@ def test_masked_kappa_replicates_equal_scikit_learn_on_each_annotators_items() -
 @pytest.mark.parametrize(
     ("judge", "annotators", "note"),
     [
-        pytest.param({1: 3, 2: 4}, {"a": {5: 3}}, "no item scored by both the judge and an annotator", id="no-overlap"),
         pytest.param(
-            {1: 3, 2: 4, 3: 1}, {"a": {1: 3}, "b": {1: 2, 2: 4, 3: 0}}, "annotator 'a' undefined: 1 item(s)", id="one-item"
+            {1: 3, 2: 4}, {"a": {5: 3}}, "no item scored by both the judge and an annotator", id="no-overlap"
         ),
         pytest.param(
-            {1: 3, 2: 4, 3: 1}, {"a": {1: 2, 2: 2, 3: 2}}, "all annotator 'a' scores are 2", id="constant-annotator"
+            {1: 3, 2: 4, 3: 1},
+            {"a": {1: 3}, "b": {1: 2, 2: 4, 3: 0}},
+            "annotator 'a' undefined: 1 item(s)",
+            id="one-item",
+        ),
+        pytest.param(
+            {1: 3, 2: 4, 3: 1},
+            {"a": {1: 2, 2: 2, 3: 2}},
+            "all annotator 'a' scores are 2",
+            id="constant-annotator",
         ),
         pytest.param({1: 3, 2: 3}, {"a": {1: 3, 2: 3}}, "every score is 3", id="everything-equal"),
     ],
 )
-def test_rater_agreement_degenerate_inputs_give_none_and_a_note(judge: dict, annotators: dict, note: str) -> None:
+def test_rater_agreement_degenerate_inputs_give_none_and_a_note(
+    judge: dict, annotators: dict, note: str
+) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         result = rater_agreement(judge, annotators, n_boot=N_BOOT)

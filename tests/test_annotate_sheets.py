@@ -151,7 +151,11 @@ def test_import_reads_only_ids_scores_and_annotators_so_what_is_scored_never_cha
             writer = csv.DictWriter(handle, fieldnames=list(SHEET_COLUMNS))
             writer.writeheader()
             for row in rows:
-                changed = {column: text for column in ("idiom", "reference_meaning", "explanation")} if text is not None else {}
+                changed = (
+                    {column: text for column in ("idiom", "reference_meaning", "explanation")}
+                    if text is not None
+                    else {}
+                )
                 writer.writerow(row | changed | {"score": str(scores[int(row["id"])]), "annotator": "lan"})
         return path
 
@@ -173,7 +177,12 @@ def _export(log: Path, out: Path | str, *extra: str) -> int:
 @pytest.mark.parametrize("force", [False, True], ids=["plain", "force"])
 @pytest.mark.parametrize("shape", ["same-path", "symlink", "relative", "hard-link", "record-of-out"])
 def test_export_never_writes_over_its_log(
-    hostile_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], shape: str, force: bool
+    hostile_log: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    shape: str,
+    force: bool,
 ) -> None:
     log = tmp_path / hostile_log.name
     log.write_bytes(hostile_log.read_bytes())
@@ -205,7 +214,9 @@ def test_export_inside_the_log_folder_never_writes_over_the_chosen_log(
     assert "is the input" in capsys.readouterr().err
 
 
-def test_an_existing_sheet_is_replaced_only_with_force(hostile_log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_existing_sheet_is_replaced_only_with_force(
+    hostile_log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     sheet = tmp_path / "sheet.csv"
     sheet.write_text("id,score\n1,4\n", encoding="utf-8")  # a filled sheet
     assert _export(hostile_log, sheet) == 2
@@ -222,14 +233,20 @@ def test_an_existing_record_is_not_replaced_either(hostile_log: Path, tmp_path: 
     assert not sheet.exists() and record_path(sheet).read_text(encoding="utf-8") == "{}"
 
 
-def test_a_folder_as_out_is_refused(hostile_log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_folder_as_out_is_refused(
+    hostile_log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert _export(hostile_log, tmp_path, "--force") == 2
     assert "is a folder" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("shape", ["same-path", "symlink", "relative", "another-sheet", "sheet-record"])
 def test_import_never_writes_over_a_sheet(
-    hostile_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], shape: str
+    hostile_log: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    shape: str,
 ) -> None:
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
     for sheet in (a, b):
@@ -274,16 +291,30 @@ LONG = "x" * 200_000
 @pytest.mark.parametrize(
     ("content", "where"),
     [
-        pytest.param(f"id,score,annotator\n1,4,lan\n2,3,{LONG}\n", "data row 2 (line 3), column 'annotator'", id="last-column"),
-        pytest.param(f"id,score,annotator\n{LONG},4,lan\n", "data row 1 (line 2), column 'id'", id="first-column"),
         pytest.param(
-            f'id,score,annotator\n1,4,"a, b\nc"\n2,"{LONG}",lan\n', "data row 2 (line 4), column 'score'", id="after-multiline"
+            f"id,score,annotator\n1,4,lan\n2,3,{LONG}\n",
+            "data row 2 (line 3), column 'annotator'",
+            id="last-column",
         ),
-        pytest.param(f'id,score,annotator\n1,4,"say ""{LONG}"""\n', "data row 1 (line 2), column 'annotator'", id="quoted"),
+        pytest.param(
+            f"id,score,annotator\n{LONG},4,lan\n", "data row 1 (line 2), column 'id'", id="first-column"
+        ),
+        pytest.param(
+            f'id,score,annotator\n1,4,"a, b\nc"\n2,"{LONG}",lan\n',
+            "data row 2 (line 4), column 'score'",
+            id="after-multiline",
+        ),
+        pytest.param(
+            f'id,score,annotator\n1,4,"say ""{LONG}"""\n',
+            "data row 1 (line 2), column 'annotator'",
+            id="quoted",
+        ),
         pytest.param(f"id,score,{LONG}\n1,4,lan\n", "header (line 1)", id="header"),
     ],
 )
-def test_a_field_over_the_csv_limit_names_its_row_and_column(tmp_path: Path, content: str, where: str) -> None:
+def test_a_field_over_the_csv_limit_names_its_row_and_column(
+    tmp_path: Path, content: str, where: str
+) -> None:
     path = tmp_path / "human.csv"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(HumanScoresError) as caught:
@@ -301,7 +332,9 @@ def test_a_sheet_with_a_200_kb_cell_names_its_row_and_column(hostile_log: Path, 
         writer = csv.DictWriter(handle, fieldnames=list(SHEET_COLUMNS))
         writer.writeheader()
         writer.writerows(rows)
-    with pytest.raises(ValueError, match=r"data row 2 \(line 3\), column 'explanation': a field is longer than 131,072"):
+    with pytest.raises(
+        ValueError, match=r"data row 2 \(line 3\), column 'explanation': a field is longer than 131,072"
+    ):
         import_sheets([sheet], tmp_path / "human.csv")
 
 
@@ -316,10 +349,16 @@ def _fifo(path: Path) -> Path:
         pytest.param(lambda p: (p.mkdir(), p)[1], "is a folder, not a human scores file", id="folder"),
         pytest.param(_fifo, "is a named pipe (FIFO), not a human scores file", id="fifo"),
         pytest.param(lambda p: p, "human scores file not found", id="missing"),
-        pytest.param(lambda p: (p.symlink_to(p.parent / "nowhere"), p)[1], "human scores file not found", id="dangling-link"),
+        pytest.param(
+            lambda p: (p.symlink_to(p.parent / "nowhere"), p)[1],
+            "human scores file not found",
+            id="dangling-link",
+        ),
     ],
 )
-def test_a_human_file_that_is_not_a_file_says_what_it_is_without_blocking(tmp_path: Path, make, said: str) -> None:
+def test_a_human_file_that_is_not_a_file_says_what_it_is_without_blocking(
+    tmp_path: Path, make, said: str
+) -> None:
     path = make(tmp_path / "human.csv")
     outcome: list[BaseException] = []
     reader = threading.Thread(target=lambda: _capture(outcome, path), daemon=True)
@@ -336,9 +375,14 @@ def _capture(outcome: list[BaseException], path: Path) -> None:
         outcome.append(error)
 
 
-def test_report_and_validate_say_a_folder_is_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_and_validate_say_a_folder_is_a_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "humans").mkdir()
-    assert main(["report", str(tmp_path), "--human", str(tmp_path / "humans"), "--out", str(tmp_path / "r")]) == 2
+    assert (
+        main(["report", str(tmp_path), "--human", str(tmp_path / "humans"), "--out", str(tmp_path / "r")])
+        == 2
+    )
     assert "is a folder" in capsys.readouterr().err
     spec = tmp_path / "spec.yaml"
     spec.write_text(
@@ -382,7 +426,9 @@ def _cli_error(tmp_path: Path, path: Path, capsys: pytest.CaptureFixture[str]) -
     return capsys.readouterr().err
 
 
-def test_a_sheet_that_is_not_a_sheet_is_quoted_short_and_redacted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_sheet_that_is_not_a_sheet_is_quoted_short_and_redacted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "notes.csv"
     path.write_text(f"id,score\n{SECRET},4\n", encoding="utf-8")
     assert main(["annotate", "import", str(path), "--out", str(tmp_path / "h.csv")]) == 2
@@ -390,7 +436,9 @@ def test_a_sheet_that_is_not_a_sheet_is_quoted_short_and_redacted(tmp_path: Path
     assert SECRET not in err and "[REDACTED]" in err
 
 
-def test_export_from_a_file_that_is_not_a_log_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_from_a_file_that_is_not_a_log_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     notes = tmp_path / "notes.eval"
     notes.write_text(f"OPENAI_API_KEY={SECRET}\n", encoding="utf-8")
     assert _export(notes, tmp_path / "sheet.csv") == 2

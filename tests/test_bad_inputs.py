@@ -53,7 +53,9 @@ DATA_CASES = [
         id="repeated-column",
     ),
     pytest.param(
-        _rows(GOOD_ROW, header=HEADER.lower()), "line 1 (header): missing column(s)", id="header-in-lower-case"
+        _rows(GOOD_ROW, header=HEADER.lower()),
+        "line 1 (header): missing column(s)",
+        id="header-in-lower-case",
     ),
     # values
     pytest.param(
@@ -103,7 +105,9 @@ DATA_CASES = [
         id="unquoted-comma",
     ),
     pytest.param(
-        _rows(GOOD_ROW, ROW_2.rsplit(",", 1)[0]), "row 2 (line 3): has 7 fields, expected 8", id="missing-field"
+        _rows(GOOD_ROW, ROW_2.rsplit(",", 1)[0]),
+        "row 2 (line 3): has 7 fields, expected 8",
+        id="missing-field",
     ),
     # the file as a whole
     pytest.param("", "the file is empty", id="empty-file"),
@@ -123,7 +127,9 @@ DATA_CASES = [
         "row 2 (line 3), column Meaning: 160,000 characters, more than the 131,072 a field may hold",
         id="huge-field",
     ),
-    pytest.param(_rows(GOOD_ROW).encode() + b"C\xe0 ph\xea,\xe9,0,0,0,0,0,7\n", "line 3: byte 0x", id="not-utf8"),
+    pytest.param(
+        _rows(GOOD_ROW).encode() + b"C\xe0 ph\xea,\xe9,0,0,0,0,0,7\n", "line 3: byte 0x", id="not-utf8"
+    ),
 ]
 
 
@@ -160,7 +166,10 @@ def test_nfd_bom_and_crlf_load_as_nfc(tmp_path: Path) -> None:
     content = _rows(unicodedata.normalize("NFD", GOOD_ROW), ROW_2).replace("\n", "\r\n")
     path = _write(tmp_path, b"\xef\xbb\xbf" + content.encode("utf-8"))
     samples = list(load_vivid(str(path)).dataset)
-    assert [s.metadata["idiom"] for s in samples if s.metadata] == ["Ăn quả nhớ kẻ trồng cây", "Nước đổ đầu vịt"]
+    assert [s.metadata["idiom"] for s in samples if s.metadata] == [
+        "Ăn quả nhớ kẻ trồng cây",
+        "Nước đổ đầu vịt",
+    ]
     assert all(unicodedata.is_normalized("NFC", str(s.metadata)) for s in samples)
 
 
@@ -172,30 +181,46 @@ HUMAN_CASES = [
     pytest.param("", "the file is empty", id="empty-file"),
     pytest.param("id,score\n", "no data rows below the header", id="header-only"),
     pytest.param("id,grade\n1,4\n", "header (line 1): missing column(s) 'score'", id="missing-column"),
-    pytest.param("id,score,note\n1,4,ok\n", "header (line 1): unexpected column(s) 'note'", id="unexpected-column"),
     pytest.param(
-        "id,score,score\n1,4,4\n", "header (line 1): column(s) 'score' appear more than once", id="repeated-column"
+        "id,score,note\n1,4,ok\n", "header (line 1): unexpected column(s) 'note'", id="unexpected-column"
     ),
     pytest.param(
-        "id,score\nabc,4\n", "data row 1 (line 2), column 'id': id must be an integer, found 'abc'", id="id-word"
+        "id,score,score\n1,4,4\n",
+        "header (line 1): column(s) 'score' appear more than once",
+        id="repeated-column",
+    ),
+    pytest.param(
+        "id,score\nabc,4\n",
+        "data row 1 (line 2), column 'id': id must be an integer, found 'abc'",
+        id="id-word",
     ),
     pytest.param(
         "id,score\n1,4\n2.5,3\n",
         "data row 2 (line 3), column 'id': id must be an integer, found '2.5'",
         id="id-fraction",
     ),
-    pytest.param("id,score\n1,6\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '6'", id="score-6"),
     pytest.param(
-        "id,score\n1,-1\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '-1'", id="score-negative"
+        "id,score\n1,6\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '6'", id="score-6"
     ),
     pytest.param(
-        "id,score\n1,4.5\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '4.5'", id="score-half"
+        "id,score\n1,-1\n",
+        f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '-1'",
+        id="score-negative",
     ),
     pytest.param(
-        "id,score\n1,\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, but it is empty", id="score-empty"
+        "id,score\n1,4.5\n",
+        f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '4.5'",
+        id="score-half",
     ),
     pytest.param(
-        "id,score\n1,bốn\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found 'bốn'", id="score-word"
+        "id,score\n1,\n",
+        f"data row 1 (line 2), column 'score': {SCORE_RULE}, but it is empty",
+        id="score-empty",
+    ),
+    pytest.param(
+        "id,score\n1,bốn\n",
+        f"data row 1 (line 2), column 'score': {SCORE_RULE}, found 'bốn'",
+        id="score-word",
     ),
     pytest.param(
         "id,score,annotator\n1,4,\n",
@@ -213,7 +238,9 @@ HUMAN_CASES = [
         id="same-id-twice",
     ),
     pytest.param(
-        "id,score\n1,4,extra\n", "data row 1 (line 2): expected 2 fields (id,score), found 3", id="extra-field"
+        "id,score\n1,4,extra\n",
+        "data row 1 (line 2): expected 2 fields (id,score), found 3",
+        id="extra-field",
     ),
     pytest.param('id,score\n1,"4\n2,5\n', "data row 1 (line 2)", id="truncated-quote"),
     pytest.param("id,score,annotator\n1,4,H\xe0\n".encode("latin-1"), "not UTF-8 text", id="not-utf8"),

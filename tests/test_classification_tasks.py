@@ -97,11 +97,17 @@ LENIENT_CASES = {
 
 
 def test_traits_lenient_credit_needs_valid_codes_and_failures_are_recorded() -> None:
-    log, metrics = _run(traits(data="sample"), {idiom: answer for idiom, (answer, _, _) in LENIENT_CASES.items()})
+    log, metrics = _run(
+        traits(data="sample"), {idiom: answer for idiom, (answer, _, _) in LENIENT_CASES.items()}
+    )
     scores = _scores(log)
 
     for idiom, (_, lenient, status) in LENIENT_CASES.items():
-        assert (idiom, scores[idiom]["lenient_correct"], scores[idiom]["parse_status"]) == (idiom, lenient, status)
+        assert (idiom, scores[idiom]["lenient_correct"], scores[idiom]["parse_status"]) == (
+            idiom,
+            lenient,
+            status,
+        )
     assert scores["Uống nước nhớ nguồn"]["predicted_ids"] is None
     assert scores["Khẩu Phật tâm xà"]["predicted_ids"] == [2, 5]
     # Strict accuracy is unchanged: only the exact empty answer is right.

@@ -34,7 +34,12 @@ print(json.dumps({"code": code, "heavy": heavy, "out": out.getvalue()}))
 
 def _probe(*argv: str) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE % (HEAVY,), *argv], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-c", _PROBE % (HEAVY,), *argv],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -42,8 +47,15 @@ def _probe(*argv: str) -> dict[str, object]:
 
 def test_importing_the_cli_imports_nothing_heavy() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", f"import sys, vivid_inspect.cli.main; print([m for m in {HEAVY!r} if m in sys.modules])"],
-        capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            "-c",
+            f"import sys, vivid_inspect.cli.main; print([m for m in {HEAVY!r} if m in sys.modules])",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.stdout.strip() == "[]", done.stderr
 

@@ -37,8 +37,11 @@ def fresh_loader() -> Iterator[None]:
 
 
 def release_like(trait_columns: Sequence[str], theme_codes: Sequence[str], rows: int = ROWS) -> bytes:
-    """A file in the release's format whose column k holds the trait ``trait_columns[k-1]`` and
-    whose theme code k means ``theme_codes[k-1]``, at the paper's prevalences."""
+    """A file in the release's format, at the paper's prevalences, in a chosen code order.
+
+    Its column k holds the trait ``trait_columns[k-1]`` and its theme code k means
+    ``theme_codes[k-1]``.
+    """
     rng = random.Random(1636)
     trait_counts = [round(PAPER_TRAIT_PREVALENCE[name] * rows / 100) for name in trait_columns]
     theme_counts = [round(PAPER_THEME_PREVALENCE[name] * rows / 100) for name in theme_codes]
@@ -50,8 +53,13 @@ def release_like(trait_columns: Sequence[str], theme_codes: Sequence[str], rows:
     writer.writerow(COLUMNS)
     for row in range(rows):
         idiom = f"Câu thứ {row}, nói về làng {row % 13}" if row % 3 == 0 else f"Thành ngữ số {row}"
-        meaning = f"( Làng : xóm.) Nghĩa của câu {row}." if row % 5 == 0 else f" Nghĩa của câu {row}, có “ngoặc”."
-        traits = ["1.0" if (row + 331 * column) % rows < count else "0.0" for column, count in enumerate(trait_counts)]
+        meaning = (
+            f"( Làng : xóm.) Nghĩa của câu {row}." if row % 5 == 0 else f" Nghĩa của câu {row}, có “ngoặc”."
+        )
+        traits = [
+            "1.0" if (row + 331 * column) % rows < count else "0.0"
+            for column, count in enumerate(trait_counts)
+        ]
         writer.writerow([idiom, meaning, *traits, f"{themes[row]}.0"])
     return out.getvalue().encode("utf-8")
 
@@ -84,7 +92,11 @@ def test_best_assignment_is_optimal_not_greedy() -> None:
     # Greedy in code order gives code 1 "a" (gap 0.5) and code 2 "b" (gap 10): 10.5 in all; the
     # optimum gives code 1 "b" (8.5) and code 2 "a" (1): 9.5.
     assert best_assignment({1: 11.5, 2: 10.0}, {"a": 11.0, "b": 20.0}) == {1: "b", 2: "a"}
-    assert best_assignment({1: 46.1, 2: 46.9, 3: 40.2}, {"p": 46.9, "u": 46.1, "s": 40.2}) == {1: "u", 2: "p", 3: "s"}
+    assert best_assignment({1: 46.1, 2: 46.9, 3: 40.2}, {"p": 46.9, "u": 46.1, "s": 40.2}) == {
+        1: "u",
+        2: "p",
+        3: "s",
+    }
 
 
 def test_generated_file_has_the_paper_prevalences(tmp_path: Path) -> None:
@@ -118,9 +130,11 @@ def test_matching_file_agrees_and_exits_0(tmp_path: Path, capsys: pytest.Capture
             swapped(TRAIT_NAMES, 2, 3),
             THEME_NAMES,
             [
-                ("traits: the best-fitting assignment DIFFERS from vivid_inspect/taxonomy.py: "
-                "code 2 fits 'Uncommon vocabulary' (taxonomy.py: 'Sino-Vietnamese'), "
-                "code 3 fits 'Sino-Vietnamese' (taxonomy.py: 'Uncommon vocabulary')."),
+                (
+                    "traits: the best-fitting assignment DIFFERS from vivid_inspect/taxonomy.py: "
+                    "code 2 fits 'Uncommon vocabulary' (taxonomy.py: 'Sino-Vietnamese'), "
+                    "code 3 fits 'Sino-Vietnamese' (taxonomy.py: 'Uncommon vocabulary')."
+                ),
                 "themes: the best-fitting assignment is the one in",
             ],
             id="sino-vietnamese-and-uncommon-swapped",
@@ -136,15 +150,21 @@ def test_matching_file_agrees_and_exits_0(tmp_path: Path, capsys: pytest.Capture
             swapped(THEME_NAMES, 1, 2),
             [
                 "traits: the best-fitting assignment is the one in",
-                ("themes: the best-fitting assignment DIFFERS from vivid_inspect/taxonomy.py: "
-                "code 1 fits 'Virtues' (taxonomy.py: 'Love'), code 2 fits 'Love' (taxonomy.py: 'Virtues')."),
+                (
+                    "themes: the best-fitting assignment DIFFERS from vivid_inspect/taxonomy.py: "
+                    "code 1 fits 'Virtues' (taxonomy.py: 'Love'), code 2 fits 'Love' (taxonomy.py: 'Virtues')."
+                ),
             ],
             id="love-and-virtues-swapped",
         ),
     ],
 )
 def test_swapped_codes_exit_1_and_name_the_best_fit(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], traits: list[str], themes: list[str], expected: list[str]
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    traits: list[str],
+    themes: list[str],
+    expected: list[str],
 ) -> None:
     path = write(tmp_path, release_like(traits, themes))
 
@@ -163,7 +183,11 @@ def test_swapped_codes_exit_1_and_name_the_best_fit(
 def test_small_source_is_too_small_to_tell(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str, rows: int
 ) -> None:
-    data = spec if spec == "sample" else str(write(tmp_path, release_like(swapped(TRAIT_NAMES, 2, 3), THEME_NAMES, rows)))
+    data = (
+        spec
+        if spec == "sample"
+        else str(write(tmp_path, release_like(swapped(TRAIT_NAMES, 2, 3), THEME_NAMES, rows)))
+    )
 
     code, out, _ = check(capsys, "--data", data)
 
@@ -224,7 +248,9 @@ def _taxonomy_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if "taxonomy.py" in r.getMessage()]
 
 
-def test_loading_a_contradicting_full_size_source_warns_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_loading_a_contradicting_full_size_source_warns_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = write(tmp_path, release_like(swapped(TRAIT_NAMES, 2, 3), THEME_NAMES))
 
     with caplog.at_level(logging.WARNING):
@@ -233,7 +259,9 @@ def test_loading_a_contradicting_full_size_source_warns_once(tmp_path: Path, cap
         load_vivid(str(path))
 
     [message] = _taxonomy_warnings(caplog)
-    assert message.startswith(f"{path}: the label prevalences fit another code order than vivid_inspect/taxonomy.py")
+    assert message.startswith(
+        f"{path}: the label prevalences fit another code order than vivid_inspect/taxonomy.py"
+    )
     assert "traits: code 2 fits 'Uncommon vocabulary', not 'Sino-Vietnamese'" in message
     assert f"`vivid data check --data {path}` shows the evidence" in message
 
@@ -242,7 +270,9 @@ def test_loading_a_contradicting_full_size_source_warns_once(tmp_path: Path, cap
     "content",
     [
         pytest.param(lambda: release_like(TRAIT_NAMES, THEME_NAMES), id="matching-full-size"),
-        pytest.param(lambda: release_like(swapped(TRAIT_NAMES, 2, 3), THEME_NAMES, 120), id="swapped-but-small"),
+        pytest.param(
+            lambda: release_like(swapped(TRAIT_NAMES, 2, 3), THEME_NAMES, 120), id="swapped-but-small"
+        ),
     ],
 )
 def test_no_warning_when_the_mapping_fits_or_the_source_is_small(

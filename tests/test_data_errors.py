@@ -28,8 +28,26 @@ from vivid_inspect.data import (
 )
 from vivid_inspect.data.csv_format import MAX_FIELD_CHARS
 
-BASE_ROW = ["Nước chảy chỗ trũng", " Của cải thường dồn về nơi đã sẵn của.", "0.0", "0.0", "0.0", "0.0", "1.0", "3.0"]
-OTHER_ROW = ["Gieo gió gặt bão", "Ai gây điều ác sẽ gánh hậu quả nặng hơn.", "0.0", "0.0", "0.0", "0.0", "0.0", "6.0"]
+BASE_ROW = [
+    "Nước chảy chỗ trũng",
+    " Của cải thường dồn về nơi đã sẵn của.",
+    "0.0",
+    "0.0",
+    "0.0",
+    "0.0",
+    "1.0",
+    "3.0",
+]
+OTHER_ROW = [
+    "Gieo gió gặt bão",
+    "Ai gây điều ác sẽ gánh hậu quả nặng hơn.",
+    "0.0",
+    "0.0",
+    "0.0",
+    "0.0",
+    "0.0",
+    "6.0",
+]
 SECRET = "sk-proj-h6SecretValue0123456789abcdef"
 
 
@@ -77,7 +95,10 @@ def test_field_over_the_limit_is_reported_as_too_long_with_row_and_column(
     message = load_error(str(path))
 
     where = f"row {row_index + 1} (line {row_index + 2}), column {COLUMNS[column]}"
-    assert f"{where}: {MAX_FIELD_CHARS + 5:,} characters, more than the {MAX_FIELD_CHARS:,} a field may hold" in message
+    assert (
+        f"{where}: {MAX_FIELD_CHARS + 5:,} characters, more than the {MAX_FIELD_CHARS:,} a field may hold"
+        in message
+    )
     assert "quote left open" not in message
     assert len(message) < 600, "the long field itself is never echoed"
 
@@ -129,7 +150,9 @@ def test_the_field_limit_of_the_csv_module_is_left_as_it_was(tmp_path: Path) -> 
 
 
 def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "repeat" in r.getMessage()]
+    return [
+        r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "repeat" in r.getMessage()
+    ]
 
 
 def test_a_few_duplicates_are_each_listed_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -149,7 +172,9 @@ def test_a_few_duplicates_are_each_listed_once(tmp_path: Path, caplog: pytest.Lo
     ]
 
 
-@pytest.mark.parametrize("copies", [pytest.param(7, id="just-over-the-list"), pytest.param(1_001, id="a-thousand")])
+@pytest.mark.parametrize(
+    "copies", [pytest.param(7, id="just-over-the-list"), pytest.param(1_001, id="a-thousand")]
+)
 def test_many_duplicates_are_summarised_with_count_first_few_and_where_to_see_all(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, copies: int
 ) -> None:
@@ -162,8 +187,13 @@ def test_many_duplicates_are_summarised_with_count_first_few_and_where_to_see_al
     [message] = _warnings(caplog)
     lines = message.splitlines()
     assert lines[0] == f"{path}: {copies - 1:,} rows repeat the idiom of an earlier row; every row is kept:"
-    assert lines[1:6] == [f"  - row {n} (line {n + 1}) repeats 'Nước chảy chỗ trũng' of row 1" for n in range(2, 7)]
-    assert lines[6] == f"  … and {copies - 6:,} more: `vivid data check --data {path} --duplicates` lists them all"
+    assert lines[1:6] == [
+        f"  - row {n} (line {n + 1}) repeats 'Nước chảy chỗ trũng' of row 1" for n in range(2, 7)
+    ]
+    assert (
+        lines[6]
+        == f"  … and {copies - 6:,} more: `vivid data check --data {path} --duplicates` lists them all"
+    )
     assert len(lines) == 7
 
 
@@ -172,7 +202,9 @@ def test_100k_duplicates_print_a_handful_of_lines_through_the_cli(tmp_path: Path
     path.write_bytes(csv_bytes([BASE_ROW] * 100_001))
     code = "import logging, sys; logging.basicConfig(); from vivid_inspect.data import load_items; load_items(sys.argv[1])"
 
-    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120, check=False
+    )
 
     assert done.returncode == 0, done.stderr
     assert len(done.stderr.splitlines()) <= 10, done.stderr[:2000]
@@ -262,7 +294,9 @@ def test_non_csv_file_is_quoted_only_as_a_short_redacted_excerpt(
     "column",
     [pytest.param(2, id="trait-cell"), pytest.param(7, id="theme-cell")],
 )
-def test_bad_cell_holding_a_secret_is_redacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, column: int) -> None:
+def test_bad_cell_holding_a_secret_is_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, column: int
+) -> None:
     monkeypatch.setenv("MY_SERVICE_TOKEN", SECRET)
     row = list(BASE_ROW)
     row[column] = f"{SECRET} and a lot more text " * 20

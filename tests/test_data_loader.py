@@ -173,7 +173,8 @@ def test_good_fixture_loads_every_row_with_exact_fields() -> None:
         for s in loaded.dataset
     ]
     expected = [
-        (i, idiom, meaning, tid, theme, tids, traits) for i, idiom, meaning, tid, theme, tids, traits in GOOD_ITEMS
+        (i, idiom, meaning, tid, theme, tids, traits)
+        for i, idiom, meaning, tid, theme, tids, traits in GOOD_ITEMS
     ]
     assert got == expected
     assert loaded.source == str(GOOD)
@@ -238,7 +239,11 @@ def test_columns_in_another_order_are_read_by_name(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "written",
-    [pytest.param("1", id="int"), pytest.param("1.00", id="two-decimals"), pytest.param(" 1.0 ", id="padded")],
+    [
+        pytest.param("1", id="int"),
+        pytest.param("1.00", id="two-decimals"),
+        pytest.param(" 1.0 ", id="padded"),
+    ],
 )
 def test_other_spellings_of_a_code_are_accepted(tmp_path: Path, written: str) -> None:
     path = write(tmp_path, csv_text([{**BASE_ROW, T1: written, "Semantic_Theme": written}]))
@@ -312,17 +317,27 @@ def test_multiline_meaning_keeps_later_line_numbers_right(tmp_path: Path) -> Non
         pytest.param(T4, "yes", f"column {T4}: 'yes' is not 0 or 1", id="trait-yes"),
         pytest.param(T1, "", f"column {T1}: '' is not 0 or 1", id="trait-empty"),
         pytest.param(T5, "0.5", f"column {T5}: '0.5' is not 0 or 1", id="trait-half"),
-        pytest.param("Semantic_Theme", "0.0", "column Semantic_Theme: '0.0' is not a theme code 1-7", id="theme-0"),
-        pytest.param("Semantic_Theme", "8.0", "column Semantic_Theme: '8.0' is not a theme code 1-7", id="theme-8"),
-        pytest.param("Semantic_Theme", "3.5", "column Semantic_Theme: '3.5' is not a theme code 1-7", id="theme-3.5"),
-        pytest.param("Semantic_Theme", "", "column Semantic_Theme: '' is not a theme code 1-7", id="theme-empty"),
+        pytest.param(
+            "Semantic_Theme", "0.0", "column Semantic_Theme: '0.0' is not a theme code 1-7", id="theme-0"
+        ),
+        pytest.param(
+            "Semantic_Theme", "8.0", "column Semantic_Theme: '8.0' is not a theme code 1-7", id="theme-8"
+        ),
+        pytest.param(
+            "Semantic_Theme", "3.5", "column Semantic_Theme: '3.5' is not a theme code 1-7", id="theme-3.5"
+        ),
+        pytest.param(
+            "Semantic_Theme", "", "column Semantic_Theme: '' is not a theme code 1-7", id="theme-empty"
+        ),
         pytest.param("Idiom_Proverb", "", "column Idiom_Proverb: empty idiom", id="idiom-empty"),
         pytest.param("Idiom_Proverb", "   ", "column Idiom_Proverb: empty idiom", id="idiom-blank"),
         pytest.param("Meaning", "", "column Meaning: empty meaning", id="meaning-empty"),
         pytest.param("Meaning", "  ", "column Meaning: empty meaning", id="meaning-blank"),
     ],
 )
-def test_bad_cell_is_named_by_file_row_line_and_column(tmp_path: Path, column: str, value: str, problem: str) -> None:
+def test_bad_cell_is_named_by_file_row_line_and_column(
+    tmp_path: Path, column: str, value: str, problem: str
+) -> None:
     path = write(tmp_path, csv_text([BASE_ROW, spoilt(column, value)]))
 
     message = load_error(path)
@@ -333,11 +348,15 @@ def test_bad_cell_is_named_by_file_row_line_and_column(tmp_path: Path, column: s
 @pytest.mark.parametrize(
     ("header", "problem"),
     [
-        pytest.param([c for c in COLUMNS if c != "Semantic_Theme"], "missing column(s): Semantic_Theme", id="missing"),
+        pytest.param(
+            [c for c in COLUMNS if c != "Semantic_Theme"], "missing column(s): Semantic_Theme", id="missing"
+        ),
         pytest.param([*COLUMNS, "Notes"], "unexpected column(s): 'Notes'", id="unexpected"),
         pytest.param([*COLUMNS, "Meaning"], "repeated column(s): Meaning", id="repeated"),
         pytest.param(
-            ["Idiom", *COLUMNS[1:]], "missing column(s): Idiom_Proverb; unexpected column(s): 'Idiom'", id="renamed"
+            ["Idiom", *COLUMNS[1:]],
+            "missing column(s): Idiom_Proverb; unexpected column(s): 'Idiom'",
+            id="renamed",
         ),
     ],
 )
@@ -390,7 +409,9 @@ def test_row_with_too_many_fields_is_named(tmp_path: Path) -> None:
 
 
 def test_row_with_too_few_fields_is_named(tmp_path: Path) -> None:
-    path = write(tmp_path, csv_text([BASE_ROW]) + "Nước chảy đá mòn,Kiên trì thì việc gì cũng thành.,0.0,6.0\n")
+    path = write(
+        tmp_path, csv_text([BASE_ROW]) + "Nước chảy đá mòn,Kiên trì thì việc gì cũng thành.,0.0,6.0\n"
+    )
 
     assert "row 2 (line 3): has 4 fields, expected 8" in load_error(path)
 
@@ -402,7 +423,9 @@ def test_row_with_too_few_fields_is_named(tmp_path: Path) -> None:
         pytest.param(b"\xef\xbb\xbf", "the file is empty", id="bom-only"),
         pytest.param((HEADER + "\n").encode(), "the file has a header but no data rows", id="header-only"),
         pytest.param(HEADER.encode(), "the file has a header but no data rows", id="header-no-newline"),
-        pytest.param((HEADER + "\n\n\n").encode(), "the file has a header but no data rows", id="header-blank-lines"),
+        pytest.param(
+            (HEADER + "\n\n\n").encode(), "the file has a header but no data rows", id="header-blank-lines"
+        ),
     ],
 )
 def test_file_without_rows_is_refused(tmp_path: Path, content: bytes, expected: str) -> None:
@@ -443,14 +466,20 @@ def test_long_problem_lists_are_cut_with_a_count(tmp_path: Path) -> None:
 def test_idiom_that_would_break_the_prompt_marker_is_refused(tmp_path: Path, idiom: str) -> None:
     path = write(tmp_path, csv_text([spoilt("Idiom_Proverb", idiom)]))
 
-    assert "row 1 (line 2), column Idiom_Proverb: guillemets or line breaks are not allowed" in load_error(path)
+    assert "row 1 (line 2), column Idiom_Proverb: guillemets or line breaks are not allowed" in load_error(
+        path
+    )
 
 
 # --- duplicates --------------------------------------------------------------------------------
 
 
 def _duplicate_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "earlier row" in r.getMessage()]
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.WARNING and "earlier row" in r.getMessage()
+    ]
 
 
 def test_duplicate_idioms_warn_naming_both_rows_and_keep_both(caplog: pytest.LogCaptureFixture) -> None:
@@ -476,9 +505,13 @@ def test_duplicate_idioms_warn_naming_both_rows_and_keep_both(caplog: pytest.Log
         pytest.param("Đầu voi,  đuôi chuột", id="comma-and-double-space"),
     ],
 )
-def test_duplicates_are_found_across_spellings(tmp_path: Path, caplog: pytest.LogCaptureFixture, variant: str) -> None:
+def test_duplicates_are_found_across_spellings(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, variant: str
+) -> None:
     idiom = "Đầu voi đuôi chuột"
-    path = write(tmp_path, csv_text([spoilt("Idiom_Proverb", idiom), BASE_ROW, spoilt("Idiom_Proverb", variant)]))
+    path = write(
+        tmp_path, csv_text([spoilt("Idiom_Proverb", idiom), BASE_ROW, spoilt("Idiom_Proverb", variant)])
+    )
 
     with caplog.at_level(logging.WARNING):
         loaded = load_vivid(str(path))
@@ -489,7 +522,9 @@ def test_duplicates_are_found_across_spellings(tmp_path: Path, caplog: pytest.Lo
 
 
 def test_tone_mark_variants_are_duplicates(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    path = write(tmp_path, csv_text([spoilt("Idiom_Proverb", "Khoẻ như voi"), spoilt("Idiom_Proverb", "Khỏe như voi")]))
+    path = write(
+        tmp_path, csv_text([spoilt("Idiom_Proverb", "Khoẻ như voi"), spoilt("Idiom_Proverb", "Khỏe như voi")])
+    )
 
     with caplog.at_level(logging.WARNING):
         load_vivid(str(path))
@@ -599,7 +634,9 @@ def test_exclusion_is_not_a_substring_match() -> None:
 
 
 def test_target_callable_sets_the_sample_target() -> None:
-    loaded = load_vivid(str(GOOD), target=lambda item: f"{item.theme_id}|{','.join(map(str, item.trait_ids))}")
+    loaded = load_vivid(
+        str(GOOD), target=lambda item: f"{item.theme_id}|{','.join(map(str, item.trait_ids))}"
+    )
 
     assert [s.target for s in loaded.dataset] == ["6|", "2|", "5|3", "1|4,5", "7|1,2,3,4,5", "3|3,5", "4|1,4"]
 

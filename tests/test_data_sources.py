@@ -61,7 +61,9 @@ class FileServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:
@@ -156,7 +158,10 @@ def test_sample_spec_reads_the_bundled_file() -> None:
 
 @pytest.mark.parametrize(
     ("kind", "says"),
-    [pytest.param("file", "no such data file.", id="missing-file"), pytest.param("dir", "is a folder", id="a-directory")],
+    [
+        pytest.param("file", "no such data file.", id="missing-file"),
+        pytest.param("dir", "is a folder", id="a-directory"),
+    ],
 )
 def test_unusable_local_path_says_how_to_choose_data(tmp_path: Path, kind: str, says: str) -> None:
     spec = str(tmp_path / "vivid.csv") if kind == "file" else str(tmp_path)
@@ -220,7 +225,9 @@ def test_default_data_is_the_hf_release(monkeypatch: pytest.MonkeyPatch, server:
     assert server.requests == [HF_PATH]
 
 
-def test_hf_redirect_to_the_file_store_is_followed(monkeypatch: pytest.MonkeyPatch, server: FileServer) -> None:
+def test_hf_redirect_to_the_file_store_is_followed(
+    monkeypatch: pytest.MonkeyPatch, server: FileServer
+) -> None:
     # The hub answers /resolve/ with a redirect to its file store.
     server.redirects[HF_PATH] = "/store/abc123"
     server.files["/store/abc123"] = GOOD.read_bytes()
@@ -230,7 +237,9 @@ def test_hf_redirect_to_the_file_store_is_followed(monkeypatch: pytest.MonkeyPat
     assert server.requests == [HF_PATH, "/store/abc123"]
 
 
-def test_hf_unreachable_without_cache_says_what_happened(monkeypatch: pytest.MonkeyPatch, isolated: Path) -> None:
+def test_hf_unreachable_without_cache_says_what_happened(
+    monkeypatch: pytest.MonkeyPatch, isolated: Path
+) -> None:
     endpoint = closed_port_url()
     monkeypatch.setenv("HF_ENDPOINT", endpoint)
 
@@ -321,7 +330,9 @@ def test_invalid_download_is_reported_under_its_source_name(server: FileServer) 
     ]
 
 
-def test_invalid_download_is_not_cached_so_a_fixed_server_is_asked_again(server: FileServer, isolated: Path) -> None:
+def test_invalid_download_is_not_cached_so_a_fixed_server_is_asked_again(
+    server: FileServer, isolated: Path
+) -> None:
     server.files["/mirror/vivid.csv"] = b"<html>Please log in</html>"
     url = f"{server.url}/mirror/vivid.csv"
     with pytest.raises(VividDataError, match="does not look like a VIVID CSV header"):

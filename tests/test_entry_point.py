@@ -19,9 +19,28 @@ def test_cli_eval_from_another_folder_by_package_name_and_by_file_path(tmp_path:
     by_file = str(REPO / "vivid_inspect" / "tasks.py") + "@traits"
     # One subprocess for both references: starting Inspect is the slow part of this test.
     result = subprocess.run(
-        [str(inspect), "eval", by_package, by_file, "--model", "vivid/oracle", "-M", "data=sample",
-         "-T", "data=sample", "--limit", "5", "--log-dir", str(log_dir), "--display", "none"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        [
+            str(inspect),
+            "eval",
+            by_package,
+            by_file,
+            "--model",
+            "vivid/oracle",
+            "-M",
+            "data=sample",
+            "-T",
+            "data=sample",
+            "--limit",
+            "5",
+            "--log-dir",
+            str(log_dir),
+            "--display",
+            "none",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr
     # `inspect eval` exits 0 even when a task errors: each log's status is the verdict.
@@ -39,8 +58,12 @@ def _generated_log(folder: Path) -> Path:
     from vivid_inspect.tasks import explain
 
     (log,) = inspect_eval(
-        explain(data="sample", judge="none"), model="vivid/literal", model_args={"data": "sample"},
-        limit=3, log_dir=str(folder), display="none",
+        explain(data="sample", judge="none"),
+        model="vivid/literal",
+        model_args={"data": "sample"},
+        limit=3,
+        log_dir=str(folder),
+        display="none",
     )
     assert log.status == "success", log.error
     return Path(log.location)
@@ -49,10 +72,18 @@ def _generated_log(folder: Path) -> Path:
 @pytest.mark.parametrize(
     ("scorer_args", "column", "params"),
     [
-        pytest.param(["vivid_inspect/judge", "-S", "strategy=cot", "-S", "repeat=2"], "judge_cot",
-                     {"strategy": "cot", "repeat": 2}, id="alias-with-strategy-and-repeat"),
-        pytest.param(["vivid_inspect/judge_demonstration", "-S", "repeat=1"], "judge_demonstration",
-                     {"repeat": 1}, id="strategy-scorer"),
+        pytest.param(
+            ["vivid_inspect/judge", "-S", "strategy=cot", "-S", "repeat=2"],
+            "judge_cot",
+            {"strategy": "cot", "repeat": 2},
+            id="alias-with-strategy-and-repeat",
+        ),
+        pytest.param(
+            ["vivid_inspect/judge_demonstration", "-S", "repeat=1"],
+            "judge_demonstration",
+            {"repeat": 1},
+            id="strategy-scorer",
+        ),
     ],
 )
 def test_cli_inspect_score_by_package_name_writes_the_strategy_column(
@@ -64,9 +95,23 @@ def test_cli_inspect_score_by_package_name_writes_the_strategy_column(
     out = tmp_path / "judged.eval"
     inspect = Path(sys.executable).with_name("inspect")
     result = subprocess.run(
-        [str(inspect), "score", str(log), "--scorer", *scorer_args, "--model-role", "grader=vivid/chrf",
-         "--output-file", str(out), "--display", "none"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        [
+            str(inspect),
+            "score",
+            str(log),
+            "--scorer",
+            *scorer_args,
+            "--model-role",
+            "grader=vivid/chrf",
+            "--output-file",
+            str(out),
+            "--display",
+            "none",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr
 

@@ -37,9 +37,6 @@ from vivid_inspect.runner.spec.model import Retries, Spec
 from vivid_inspect.tasks import explain, topic, traits
 from vivid_inspect.testing.openai_server import FakeOpenAIServer, Fault, fail_prompts
 
-if sys.version_info < (3, 11):  # pragma: no cover - the builtin from 3.11, Inspect's backport before
-    from exceptiongroup import ExceptionGroup
-
 SECRET = "sk-fail-fast-canary-0123456789"
 
 
@@ -59,7 +56,9 @@ def only_sample(log: EvalLog) -> EvalSample:
 def model_configs(log: EvalLog) -> list[GenerateConfig]:
     """The generation options of every model call in a log, as Inspect recorded them."""
     full = read_eval_log(log.location) if log.samples is None else log
-    return [event.config for sample in full.samples or [] for event in sample.events if event.event == "model"]
+    return [
+        event.config for sample in full.samples or [] for event in sample.events if event.event == "model"
+    ]
 
 
 # -- the table of limits -------------------------------------------------------------------------
@@ -89,7 +88,9 @@ def test_spec_retries_defaults_are_the_table() -> None:
         pytest.param(GenerateConfig(), (3, 300, 180), id="nothing-set"),
         pytest.param(GenerateConfig(max_retries=0, attempt_timeout=5), (0, 300, 5), id="user-values-win"),
         pytest.param(GenerateConfig(batch=True), (3, 300, None), id="batch-has-no-attempt-timeout"),
-        pytest.param(GenerateConfig(batch=True, attempt_timeout=60), (3, 300, 60), id="batch-with-chosen-timeout"),
+        pytest.param(
+            GenerateConfig(batch=True, attempt_timeout=60), (3, 300, 60), id="batch-with-chosen-timeout"
+        ),
     ],
 )
 def test_bounded_config_fills_only_what_is_unset(given: GenerateConfig, expected: tuple[Any, ...]) -> None:
@@ -122,7 +123,9 @@ def _mock_outputs(n: int) -> list[ModelOutput]:
     ("options", "expected"),
     [
         pytest.param({}, (3, 300, 180), id="task-defaults"),
-        pytest.param({"max_retries": 1, "timeout": 30, "attempt_timeout": 7}, (1, 30, 7), id="command-line-wins"),
+        pytest.param(
+            {"max_retries": 1, "timeout": 30, "attempt_timeout": 7}, (1, 30, 7), id="command-line-wins"
+        ),
         pytest.param({"batch": True}, (3, 300, None), id="batch-calls-are-not-cut"),
     ],
 )
@@ -164,7 +167,10 @@ def test_inspect_eval_on_a_closed_port_ends_within_two_minutes_naming_model_and_
 
     output = " ".join((done.stdout + done.stderr).split())  # rich wraps long lines
     assert elapsed < 120, f"took {elapsed:.0f} s"
-    assert f"ModelCallError: openai/gpt-4o: no connection to {url}/chat/completions (Connection refused)" in output
+    assert (
+        f"ModelCallError: openai/gpt-4o: no connection to {url}/chat/completions (Connection refused)"
+        in output
+    )
     assert f"gave up after {GENERATION.max_retries + 1} attempts" in output
     assert SECRET not in output
     (log,) = (tmp_path / "logs").glob("*.eval")
@@ -175,8 +181,14 @@ def test_a_lower_max_retries_on_the_command_line_ends_the_call_sooner(tmp_path: 
     port = closed_port()
     model = get_model("openai/gpt-4o", base_url=f"http://127.0.0.1:{port}/v1", api_key=SECRET, memoize=False)
     started = time.monotonic()
-    (log,) = eval(explain(data="sample", judge="none"), model=model, limit=1, max_retries=0, display="none",
-                  log_dir=str(tmp_path))
+    (log,) = eval(
+        explain(data="sample", judge="none"),
+        model=model,
+        limit=1,
+        max_retries=0,
+        display="none",
+        log_dir=str(tmp_path),
+    )
     elapsed = time.monotonic() - started
 
     sample = only_sample(log)
@@ -189,14 +201,22 @@ def test_a_lower_max_retries_on_the_command_line_ends_the_call_sooner(tmp_path: 
 
 FAILURES = [
     pytest.param(
-        "server_error", {}, "HTTP 500 from {url}/chat/completions: injected fault: server_error", id="http-500"
+        "server_error",
+        {},
+        "HTTP 500 from {url}/chat/completions: injected fault: server_error",
+        id="http-500",
     ),
     pytest.param(
-        "unauthorised", {"api_key": "the-right-key"}, "HTTP 401 from {url}/chat/completions: Incorrect API key",
+        "unauthorised",
+        {"api_key": "the-right-key"},
+        "HTTP 401 from {url}/chat/completions: Incorrect API key",
         id="http-401",
     ),
     pytest.param(
-        "stall", {}, "AttemptTimeoutError calling {url}: attempt_timeout '2' exceeded", id="attempt-timeout",
+        "stall",
+        {},
+        "AttemptTimeoutError calling {url}: attempt_timeout '2' exceeded",
+        id="attempt-timeout",
     ),
 ]
 
@@ -212,8 +232,14 @@ def test_a_failed_call_names_model_status_message_and_url(
         if fault != "unauthorised":
             server.faults = fail_prompts(lambda prompt: True, Fault(fault, delay=60))  # type: ignore[arg-type]
         model = fake_model(server, GEN)
-        (log,) = eval(explain(data="sample", judge="none"), model=model, limit=1, max_retries=0,
-                      attempt_timeout=2, display="none")
+        (log,) = eval(
+            explain(data="sample", judge="none"),
+            model=model,
+            limit=1,
+            max_retries=0,
+            attempt_timeout=2,
+            display="none",
+        )
         url = server.base_url
 
     sample = only_sample(log)
@@ -275,13 +301,17 @@ SHAPES = [
         id="status-error-redacted-url-without-credentials-or-query",
     ),
     pytest.param(
-        lambda: _retry_error(_status_error(404, {"error": {"message": "The model `gpt-5x` does not exist"}}), 1),
+        lambda: _retry_error(
+            _status_error(404, {"error": {"message": "The model `gpt-5x` does not exist"}}), 1
+        ),
         "HTTP 404 from https://api.example.com/v1/chat/completions: The model `gpt-5x` does not exist; "
         "gave up after 1 attempt",
         id="model-not-found",
     ),
     pytest.param(
-        lambda: openai.APITimeoutError(request=cast(Any, httpx.Request("POST", "http://h:1/v1/chat/completions"))),
+        lambda: openai.APITimeoutError(
+            request=cast(Any, httpx.Request("POST", "http://h:1/v1/chat/completions"))
+        ),
         "APITimeoutError calling http://h:1/v1/chat/completions: Request timed out",
         id="client-timeout",
     ),
@@ -314,10 +344,19 @@ def _spec(**top: Any) -> Spec:
     [
         pytest.param(_spec(), {}, (3, 300, 180), id="defaults"),
         pytest.param(_spec(batch=True), {}, (3, 300, None), id="batch-calls-are-not-cut"),
-        pytest.param(_spec(batch=True, retries={"attempt_timeout": 900}), {}, (3, 300, 900), id="batch-chosen-in-retries"),
-        pytest.param(_spec(batch=True), {"attempt_timeout": 600}, (3, 300, 600), id="batch-chosen-in-generate"),
+        pytest.param(
+            _spec(batch=True, retries={"attempt_timeout": 900}),
+            {},
+            (3, 300, 900),
+            id="batch-chosen-in-retries",
+        ),
+        pytest.param(
+            _spec(batch=True), {"attempt_timeout": 600}, (3, 300, 600), id="batch-chosen-in-generate"
+        ),
         pytest.param(_spec(), {"batch": True}, (3, 300, None), id="batch-in-a-judges-generate"),
-        pytest.param(_spec(retries={"max_retries": 0, "attempt_timeout": 5}), {}, (0, 300, 5), id="spec-values"),
+        pytest.param(
+            _spec(retries={"max_retries": 0, "attempt_timeout": 5}), {}, (0, 300, 5), id="spec-values"
+        ),
     ],
 )
 def test_vivid_run_limits_come_from_the_spec_with_batch_calls_uncut(

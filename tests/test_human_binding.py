@@ -93,7 +93,9 @@ def test_a_judged_copy_has_the_key_of_its_generation(offline: Path) -> None:
             assert generation_of(read_eval_log(str(copy), header_only=True)).key == generation.key
 
 
-BASE = Generation("explain", "1", "vivid/literal", "zero_shot", "VIVID_Dataset.csv", (1, 2, 3), "eval-a", "a.eval")
+BASE = Generation(
+    "explain", "1", "vivid/literal", "zero_shot", "VIVID_Dataset.csv", (1, 2, 3), "eval-a", "a.eval"
+)
 
 
 @pytest.mark.parametrize(
@@ -164,19 +166,25 @@ def test_a_selector_names_one_generation(selector: str, expected: Generation) ->
         pytest.param("vivid/oracle cot", "matches none", id="unknown-prompt"),
     ],
 )
-def test_an_ambiguous_or_unknown_selector_lists_candidates_by_model_and_prompt(selector: str, count: str) -> None:
+def test_an_ambiguous_or_unknown_selector_lists_candidates_by_model_and_prompt(
+    selector: str, count: str
+) -> None:
     with pytest.raises(GenerationChoiceError) as caught:
         choose(CANDIDATES, selector, option="--human-generation")
     message = str(caught.value)
     assert count in message and "--human-generation" in message
-    for candidate in CANDIDATES if count == "matches none" else [g for g in CANDIDATES if matches(g, selector)]:
+    for candidate in (
+        CANDIDATES if count == "matches none" else [g for g in CANDIDATES if matches(g, selector)]
+    ):
         assert f"{candidate.key}  {candidate.model}  {candidate.prompt}  {candidate.log}" in message
 
 
 # --- the report compares with the generation the humans scored -------------------------------------
 
 
-def test_table1_uses_the_generation_the_humans_scored_even_when_it_sorts_last(folder: Path, tmp_path: Path) -> None:
+def test_table1_uses_the_generation_the_humans_scored_even_when_it_sorts_last(
+    folder: Path, tmp_path: Path
+) -> None:
     found = generations(folder)
     last = max(found)  # the generation log whose path sorts last
     sheet = tmp_path / "sheet.csv"
@@ -200,12 +208,34 @@ def test_export_import_report_on_the_offline_job_needs_no_extra_option(
     folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sheet, human = tmp_path / "sheet.csv", tmp_path / "human.csv"
-    assert main(["annotate", "export", str(folder), "--generation", "vivid/literal zero_shot", "--out", str(sheet), "-n", "20"]) == 0
+    assert (
+        main(
+            [
+                "annotate",
+                "export",
+                str(folder),
+                "--generation",
+                "vivid/literal zero_shot",
+                "--out",
+                str(sheet),
+                "-n",
+                "20",
+            ]
+        )
+        == 0
+    )
     filled = fill(sheet, tmp_path / "ann_a.csv", 0)  # a renamed filled sheet: its record is found by key
     assert main(["annotate", "import", str(filled), "--out", str(human)]) == 0
     capsys.readouterr()
-    assert main(["report", str(folder), "--human", str(human), "--out", str(tmp_path / "report"), "--no-figures"]) == 0
-    literal = next(g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/literal", "zero_shot"))
+    assert (
+        main(
+            ["report", str(folder), "--human", str(human), "--out", str(tmp_path / "report"), "--no-figures"]
+        )
+        == 0
+    )
+    literal = next(
+        g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/literal", "zero_shot")
+    )
     assert table1_generation(tmp_path / "report") == literal.log
     table1 = pd.read_csv(tmp_path / "report" / "table1_judges.csv").set_index("judge")
     # The literal baseline's explanations score below 1: humans who gave 0 agree within one point.
@@ -239,11 +269,23 @@ def test_human_generation_picks_one_for_an_unbound_file(
     human = tmp_path / "human.csv"
     human.write_text("id,score\n1,4\n2,5\n3,0\n", encoding="utf-8")
     out = tmp_path / "r"
-    argv = ["report", str(offline), "--human", str(human), "--human-generation", selector, "--out", str(out), "--no-figures"]
+    argv = [
+        "report",
+        str(offline),
+        "--human",
+        str(human),
+        "--human-generation",
+        selector,
+        "--out",
+        str(out),
+        "--no-figures",
+    ]
     assert main(argv) == code
     assert said in capsys.readouterr().err
     if code == 0:
-        literal = next(g for g in generations(offline).values() if (g.model, g.prompt) == ("vivid/literal", "zero_shot"))
+        literal = next(
+            g for g in generations(offline).values() if (g.model, g.prompt) == ("vivid/literal", "zero_shot")
+        )
         assert table1_generation(out) == literal.log
 
 
@@ -266,10 +308,14 @@ def test_a_bound_file_refuses_a_human_generation_that_names_another(
 
 def test_a_bound_file_whose_generation_is_not_in_the_folder_is_refused(folder: Path, tmp_path: Path) -> None:
     human = _bound_human(folder, tmp_path)
-    drawn = next(g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/oracle", "few_shot"))
+    drawn = next(
+        g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/oracle", "few_shot")
+    )
     for log in [folder / drawn.log, *(folder / "judged").rglob(Path(drawn.log).name)]:
         log.unlink()
-    with pytest.raises(GenerationChoiceError, match=f"drawn from generation {drawn.key} .*no log in this folder"):
+    with pytest.raises(
+        GenerationChoiceError, match=f"drawn from generation {drawn.key} .*no log in this folder"
+    ):
         write_report(folder, out_dir=tmp_path / "r", human=human, formats=("md",), figures=False)
 
 
@@ -285,7 +331,9 @@ def _rerun_copy(folder: Path, rel: str) -> str:
 
 def test_the_recorded_eval_id_tells_apart_two_logs_of_one_generation(folder: Path, tmp_path: Path) -> None:
     human = _bound_human(folder, tmp_path)
-    drawn = next(g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/oracle", "few_shot"))
+    drawn = next(
+        g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/oracle", "few_shot")
+    )
     copy = _rerun_copy(folder, drawn.log)
     write_report(folder, out_dir=tmp_path / "r", human=human, formats=("md",), figures=False)
     assert table1_generation(tmp_path / "r") == drawn.log
@@ -298,7 +346,9 @@ def test_the_recorded_eval_id_tells_apart_two_logs_of_one_generation(folder: Pat
 
 def test_a_resumed_log_with_a_new_eval_id_is_still_bound_and_noted(folder: Path, tmp_path: Path) -> None:
     human = _bound_human(folder, tmp_path)
-    drawn = next(g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/oracle", "few_shot"))
+    drawn = next(
+        g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/oracle", "few_shot")
+    )
     log = read_eval_log(str(folder / drawn.log))
     log.eval.eval_id = "resumed-eval-id"  # what eval_set does when it replaces the log file on resume
     write_eval_log(log, str(folder / drawn.log))
@@ -362,14 +412,20 @@ def test_sheets_of_two_generations_are_not_merged(offline: Path, tmp_path: Path)
     export_sheet(offline, a, n=4, generation="vivid/literal zero_shot")
     export_sheet(offline, b, n=4, generation="vivid/oracle zero_shot")
     with pytest.raises(ValueError, match="drawn from different generations"):
-        import_sheets([fill(a, tmp_path / "fa.csv", 1), fill(b, tmp_path / "fb.csv", 5, "minh")], tmp_path / "h.csv")
+        import_sheets(
+            [fill(a, tmp_path / "fa.csv", 1), fill(b, tmp_path / "fb.csv", 5, "minh")], tmp_path / "h.csv"
+        )
 
 
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        pytest.param("id,score,generation\n1,4,abc\n2,3,\n", "column 'generation': generation is empty", id="empty"),
-        pytest.param("id,score,generation\n1,4,abc\n2,3,def\n", "a human scores file holds the scores of one", id="two"),
+        pytest.param(
+            "id,score,generation\n1,4,abc\n2,3,\n", "column 'generation': generation is empty", id="empty"
+        ),
+        pytest.param(
+            "id,score,generation\n1,4,abc\n2,3,def\n", "a human scores file holds the scores of one", id="two"
+        ),
     ],
 )
 def test_a_generation_column_holds_one_key(tmp_path: Path, content: str, message: str) -> None:
@@ -388,12 +444,34 @@ def test_a_hand_made_file_still_loads_unbound(tmp_path: Path) -> None:
 # --- export names its generation by key, model or prompt ---------------------------------------------
 
 
-def test_export_error_lists_candidates_by_model_and_prompt(offline: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["annotate", "export", str(offline), "--generation", "oracle", "--out", str(tmp_path / "s.csv")]) == 2
+def test_export_error_lists_candidates_by_model_and_prompt(
+    offline: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(["annotate", "export", str(offline), "--generation", "oracle", "--out", str(tmp_path / "s.csv")])
+        == 2
+    )
     err = capsys.readouterr().err
     assert "matches 2" in err and "vivid/oracle  zero_shot" in err and "vivid/oracle  few_shot" in err
-    key = next(g.key for g in generations(offline).values() if g.prompt == "few_shot" and g.model == "vivid/oracle")
-    assert main(["annotate", "export", str(offline), "--generation", key, "--out", str(tmp_path / "s.csv"), "-n", "3"]) == 0
+    key = next(
+        g.key for g in generations(offline).values() if g.prompt == "few_shot" and g.model == "vivid/oracle"
+    )
+    assert (
+        main(
+            [
+                "annotate",
+                "export",
+                str(offline),
+                "--generation",
+                key,
+                "--out",
+                str(tmp_path / "s.csv"),
+                "-n",
+                "3",
+            ]
+        )
+        == 0
+    )
     assert json.loads(record_path(tmp_path / "s.csv").read_text(encoding="utf-8"))["prompt"] == "few_shot"
 
 
@@ -423,17 +501,56 @@ def _spec(tmp_path: Path, human: object, *, human_file: str | None = None) -> Pa
 @pytest.mark.parametrize(
     ("human", "human_file", "where", "said"),
     [
-        pytest.param("smoke.csv", None, "human:", "ambiguous: smoke.csv names no generation", id="plain-file-four-cells"),
-        pytest.param({"file": "smoke.csv"}, None, "human:", "names no generation", id="mapping-without-generation"),
-        pytest.param({"file": "smoke.csv", "generation": "vivid/oracle"}, None, "human.generation:", "is ambiguous", id="model-only"),
-        pytest.param({"file": "smoke.csv", "generation": "few_shot"}, None, "human.generation:", "is ambiguous", id="prompt-only"),
-        pytest.param({"file": "smoke.csv", "generation": "gpt-4o zero_shot"}, None, "human.generation:", "names none", id="unknown"),
-        pytest.param({"file": "smoke.csv", "generation": 3}, None, "human.generation:", "string", id="not-a-string"),
-        pytest.param({"file": "smoke.csv", "generation": "x", "extra": 1}, None, "human.extra:", "unknown key", id="unknown-key"),
+        pytest.param(
+            "smoke.csv",
+            None,
+            "human:",
+            "ambiguous: smoke.csv names no generation",
+            id="plain-file-four-cells",
+        ),
+        pytest.param(
+            {"file": "smoke.csv"}, None, "human:", "names no generation", id="mapping-without-generation"
+        ),
+        pytest.param(
+            {"file": "smoke.csv", "generation": "vivid/oracle"},
+            None,
+            "human.generation:",
+            "is ambiguous",
+            id="model-only",
+        ),
+        pytest.param(
+            {"file": "smoke.csv", "generation": "few_shot"},
+            None,
+            "human.generation:",
+            "is ambiguous",
+            id="prompt-only",
+        ),
+        pytest.param(
+            {"file": "smoke.csv", "generation": "gpt-4o zero_shot"},
+            None,
+            "human.generation:",
+            "names none",
+            id="unknown",
+        ),
+        pytest.param(
+            {"file": "smoke.csv", "generation": 3}, None, "human.generation:", "string", id="not-a-string"
+        ),
+        pytest.param(
+            {"file": "smoke.csv", "generation": "x", "extra": 1},
+            None,
+            "human.extra:",
+            "unknown key",
+            id="unknown-key",
+        ),
     ],
 )
 def test_validate_refuses_an_ambiguous_human_generation(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], human: object, human_file: str | None, where: str, said: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    human: object,
+    human_file: str | None,
+    where: str,
+    said: str,
 ) -> None:
     assert main(["validate", str(_spec(tmp_path, human, human_file=human_file))]) == 2
     err = capsys.readouterr().err
@@ -443,7 +560,9 @@ def test_validate_refuses_an_ambiguous_human_generation(
 @pytest.mark.parametrize(
     ("human", "human_file"),
     [
-        pytest.param({"file": "smoke.csv", "generation": "vivid/literal few_shot"}, None, id="model-and-prompt"),
+        pytest.param(
+            {"file": "smoke.csv", "generation": "vivid/literal few_shot"}, None, id="model-and-prompt"
+        ),
         pytest.param({"file": "smoke.csv", "generation": "few_shot literal"}, None, id="any-order"),
         pytest.param("smoke.csv", "id,score,generation\n1,4,abcdef123456\n", id="file-names-its-generation"),
     ],
@@ -451,7 +570,9 @@ def test_validate_refuses_an_ambiguous_human_generation(
 def test_validate_accepts_a_named_or_recorded_generation(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], human: object, human_file: str | None
 ) -> None:
-    assert main(["validate", str(_spec(tmp_path, human, human_file=human_file))]) == 0, capsys.readouterr().err
+    assert main(["validate", str(_spec(tmp_path, human, human_file=human_file))]) == 0, (
+        capsys.readouterr().err
+    )
 
 
 def test_the_shipped_smoke_spec_names_its_generation() -> None:

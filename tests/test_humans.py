@@ -50,22 +50,34 @@ DUPLICATE = "id 1 scored by annotator 'lan' again (first in data row 1, line 2)"
 @pytest.mark.parametrize(
     "content, expected",
     [
-        pytest.param("id,score\n1,4.5\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '4.5'", id="half"),
         pytest.param(
-            "id,score\n1,4\n2,six\n", f"data row 2 (line 3), column 'score': {SCORE_RULE}, found 'six'", id="word"
+            "id,score\n1,4.5\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '4.5'", id="half"
         ),
-        pytest.param("id,score\n1,7\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '7'", id="above-5"),
+        pytest.param(
+            "id,score\n1,4\n2,six\n",
+            f"data row 2 (line 3), column 'score': {SCORE_RULE}, found 'six'",
+            id="word",
+        ),
+        pytest.param(
+            "id,score\n1,7\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '7'", id="above-5"
+        ),
         pytest.param(
             "id,score\n1,-1\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, found '-1'", id="below-0"
         ),
         pytest.param(
-            "id,score\n1,\n", f"data row 1 (line 2), column 'score': {SCORE_RULE}, but it is empty", id="empty"
+            "id,score\n1,\n",
+            f"data row 1 (line 2), column 'score': {SCORE_RULE}, but it is empty",
+            id="empty",
         ),
         pytest.param(
-            "id,score\nx1,3\n", "data row 1 (line 2), column 'id': id must be an integer, found 'x1'", id="id-text"
+            "id,score\nx1,3\n",
+            "data row 1 (line 2), column 'id': id must be an integer, found 'x1'",
+            id="id-text",
         ),
         pytest.param(
-            "id,score\n2.5,3\n", "data row 1 (line 2), column 'id': id must be an integer, found '2.5'", id="id-2.5"
+            "id,score\n2.5,3\n",
+            "data row 1 (line 2), column 'id': id must be an integer, found '2.5'",
+            id="id-2.5",
         ),
         pytest.param(
             "id,score,annotator\n1,3,\n",
@@ -83,7 +95,9 @@ DUPLICATE = "id 1 scored by annotator 'lan' again (first in data row 1, line 2)"
             id="duplicate-id-after-blank-line",
         ),
         pytest.param(
-            "id,score\n1,3,extra\n", "data row 1 (line 2): expected 2 fields (id,score), found 3", id="extra-field"
+            "id,score\n1,3,extra\n",
+            "data row 1 (line 2): expected 2 fields (id,score), found 3",
+            id="extra-field",
         ),
         pytest.param(
             'id,score,annotator\n1,3,"lan\nnguyen"\n2,9,lan\n',
@@ -114,9 +128,15 @@ def test_all_row_problems_are_reported_at_once(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "content, expected",
     [
-        pytest.param("id,annotator\n1,lan\n", "header (line 1): missing column(s) 'score'", id="missing-score-column"),
-        pytest.param("id,score,Score,note\n1,3,3,x\n", "unexpected column(s) 'Score', 'note'", id="unexpected-columns"),
-        pytest.param("id,score,score\n1,3,3\n", "column(s) 'score' appear more than once", id="repeated-column"),
+        pytest.param(
+            "id,annotator\n1,lan\n", "header (line 1): missing column(s) 'score'", id="missing-score-column"
+        ),
+        pytest.param(
+            "id,score,Score,note\n1,3,3,x\n", "unexpected column(s) 'Score', 'note'", id="unexpected-columns"
+        ),
+        pytest.param(
+            "id,score,score\n1,3,3\n", "column(s) 'score' appear more than once", id="repeated-column"
+        ),
         pytest.param("", "the file is empty", id="empty-file"),
         pytest.param("id,score\n", "no data rows below the header", id="header-only"),
         pytest.param(b"id,score\n1,\xff\n", "not UTF-8 text", id="not-utf8"),
@@ -137,7 +157,9 @@ def test_missing_file_is_named(tmp_path: Path) -> None:
 
 
 def test_human_means_average_over_annotators() -> None:
-    df = pd.DataFrame({"id": [2, 1, 1, 2, 3], "score": [4, 3, 4, 4, 0], "annotator": ["a", "a", "b", "b", "a"]})
+    df = pd.DataFrame(
+        {"id": [2, 1, 1, 2, 3], "score": [4, 3, 4, 4, 0], "annotator": ["a", "a", "b", "b", "a"]}
+    )
     assert human_means(df) == {1: 3.5, 2: 4.0, 3: 0.0}
 
 
@@ -169,7 +191,9 @@ def test_human_ceiling_compares_the_first_two_annotators_on_shared_items() -> No
     "df",
     [
         pytest.param(pd.DataFrame({"id": [1, 2], "score": [3, 4], "annotator": ["a", "b"]}), id="no-overlap"),
-        pytest.param(pd.DataFrame({"id": [1, 2], "score": [3, 4], "annotator": ["a", "a"]}), id="one-annotator"),
+        pytest.param(
+            pd.DataFrame({"id": [1, 2], "score": [3, 4], "annotator": ["a", "a"]}), id="one-annotator"
+        ),
         pytest.param(pd.DataFrame({"id": [1, 2], "score": [3, 4]}), id="no-annotator-column"),
     ],
 )

@@ -86,8 +86,12 @@ CITED = "a score inside quotes, code or a blockquote does not count"
         pytest.param("1\n```\nĐiểm: 5\n```", 1, id="fenced-code"),
         pytest.param("1\n~~~text\n5\n~~~", 1, id="tilde-fence-with-info"),
         pytest.param("1\n```\nĐiểm: 5\n``` \nĐúng.", 1, id="closed-fence-then-prose"),
-        pytest.param('Điểm: 2\nBài làm mở ngoặc "Điểm: 5 mà không đóng', 2, id="unclosed-quote-cites-rest-of-line"),
-        pytest.param("Điểm: 2\nBài làm có `Điểm: 5 mà không đóng", 2, id="unclosed-backtick-cites-rest-of-line"),
+        pytest.param(
+            'Điểm: 2\nBài làm mở ngoặc "Điểm: 5 mà không đóng', 2, id="unclosed-quote-cites-rest-of-line"
+        ),
+        pytest.param(
+            "Điểm: 2\nBài làm có `Điểm: 5 mà không đóng", 2, id="unclosed-backtick-cites-rest-of-line"
+        ),
         pytest.param("Điểm: 3\n```\nĐiểm: 5\nĐiểm: 5", 3, id="unclosed-fence-cites-rest-of-reply"),
         pytest.param('Điểm: 0\n"Dòng một\nĐiểm: 0', 0, id="quote-does-not-cross-lines"),
     ],
@@ -186,7 +190,9 @@ def test_cot_earlier_scores_never_count() -> None:
     ("reply", "reason_part"),
     [
         pytest.param(
-            REASONING + "3. Theo thang điểm: 5 là khớp hoàn toàn, 4 là", "not a score line", id="cut-mid-rubric"
+            REASONING + "3. Theo thang điểm: 5 là khớp hoàn toàn, 4 là",
+            "not a score line",
+            id="cut-mid-rubric",
         ),
         pytest.param(REASONING + "Điểm: 4\nHy vọng hữu ích.", "not a score line", id="text-after-score-line"),
         pytest.param(REASONING + "4", "not a score line", id="bare-number-last-line"),
@@ -199,7 +205,9 @@ def test_cot_earlier_scores_never_count() -> None:
         pytest.param(REASONING + "```\nĐiểm: 5", "code block", id="unclosed-fence"),
         pytest.param(REASONING + "Điểm: 7", "out of range", id="out-of-range"),
         pytest.param(REASONING + "Điểm: 8/10", "scale", id="other-scale"),
-        pytest.param(REASONING + "Điểm: " + "4" * (SCORE_LINE_MAX + 1), "characters long", id="overlong-line"),
+        pytest.param(
+            REASONING + "Điểm: " + "4" * (SCORE_LINE_MAX + 1), "characters long", id="overlong-line"
+        ),
         pytest.param("<think>Suy nghĩ mãi, Điểm: 4", "empty", id="unclosed-think"),
     ],
 )
@@ -212,7 +220,9 @@ def test_cot_without_a_final_score_line_is_unreadable(reply: str, reason_part: s
 @pytest.mark.parametrize(
     ("reply", "reasoning", "reason_start"),
     [
-        pytest.param("4/" + "9" * 5000, False, "score 4/999999999999… is not on", id="scale-over-int-digit-limit"),
+        pytest.param(
+            "4/" + "9" * 5000, False, "score 4/999999999999… is not on", id="scale-over-int-digit-limit"
+        ),
         pytest.param("9" * 5000, False, "score 999999999999… out of range", id="number-over-int-digit-limit"),
         pytest.param("Điểm: 4." + "5" * 5000, False, "non-integer score 4.5555555555…", id="long-fraction"),
         pytest.param("Điểm: 4." + "0" * 5000, False, "ok", id="long-zero-fraction-is-integral"),
@@ -222,10 +232,14 @@ def test_cot_without_a_final_score_line_is_unreadable(reply: str, reason_part: s
             "conflicting verdicts (0, 1, 2, 3 and 2 more)",
             id="many-verdicts",
         ),
-        pytest.param("Suy luận.\nĐiểm: 4/" + "9" * 150, True, "score 4/999999999999… is not on", id="cot-long-scale"),
+        pytest.param(
+            "Suy luận.\nĐiểm: 4/" + "9" * 150, True, "score 4/999999999999… is not on", id="cot-long-scale"
+        ),
     ],
 )
-def test_huge_numbers_never_crash_and_reasons_stay_short(reply: str, reasoning: bool, reason_start: str) -> None:
+def test_huge_numbers_never_crash_and_reasons_stay_short(
+    reply: str, reasoning: bool, reason_start: str
+) -> None:
     # A reason goes into the retry turn and the log: it quotes at most a few characters of the reply.
     reason = parse_judge_score(reply, reasoning=reasoning).reason
     assert reason.startswith(reason_start)

@@ -293,7 +293,9 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpen
         yield running
 
 
-def _spec(folder: Path, server: FakeOpenAIServer, *, items: int = ITEMS, repeats: int = REPEATS, generate: str = "") -> Path:
+def _spec(
+    folder: Path, server: FakeOpenAIServer, *, items: int = ITEMS, repeats: int = REPEATS, generate: str = ""
+) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "spec.yaml"
     extra = f"    generate: {generate}\n" if generate else ""
@@ -331,7 +333,9 @@ def test_random_judge_repeated_three_times_is_inconsistent_and_every_repeat_was_
         scores = _scores(path, "judge_aspect").values()
         assert {(s.metadata["repeat"], s.metadata["cached"]) for s in scores} == {(repeat, False)}
 
-    resolved = yaml.safe_load((tmp_path / "logs" / "vivid" / "repeats" / "spec.resolved.yaml").read_text("utf-8"))
+    resolved = yaml.safe_load(
+        (tmp_path / "logs" / "vivid" / "repeats" / "spec.resolved.yaml").read_text("utf-8")
+    )
     assert set(resolved["judges"]) == {"coin", "coin/repeat-1", "coin/repeat-2", "other"}
     report = write_report(tmp_path / "logs", figures=False)
 
@@ -339,14 +343,21 @@ def test_random_judge_repeated_three_times_is_inconsistent_and_every_repeat_was_
     assert "other" not in consistency.index  # judged once: nothing to compare
     row = consistency.loc["coin"]
     assert (row["runs_from"], row["runs"], row["n"], row["excluded"], row["temperature"]) == (
-        "repeats", REPEATS, ITEMS, 0, "0"
+        "repeats",
+        REPEATS,
+        ITEMS,
+        0,
+        "0",
     )
     assert abs(row["mean_kappa"]) < 0.3
     assert row["flip_rate"] > 0.8  # three draws agree on 1 item in 36
     # only the first repeat feeds the other tables and the panel
     first_scores = {i: s.as_float() for i, s in _scores(first, "judge_aspect").items()}
     summary = report.table("judge_summary").frame.set_index("judge").loc["coin"]
-    assert (summary["samples"], summary["mean"]) == (ITEMS, pytest.approx(np.mean(list(first_scores.values()))))
+    assert (summary["samples"], summary["mean"]) == (
+        ITEMS,
+        pytest.approx(np.mean(list(first_scores.values()))),
+    )
     (table3,) = report.table("table3_themes").frame.to_dict("records")
     assert table3["Average"] == pytest.approx(np.mean(list(first_scores.values())))
     (panel_log,) = (judged / "panel").glob("*.eval")
@@ -392,7 +403,12 @@ def test_repeats_redone_after_a_parser_change_replay_their_own_replies_and_still
 
     assert again.ok and {j.status for j in again.judged} == {"scored"}  # every judge cell redone
     assert server.model_counts.get("judge", 0) == 0  # the same prompts: each repeat's own cached replies
-    row = write_report(tmp_path / "logs", figures=False).table("judge_consistency").frame.set_index("judge").loc["coin"]
+    row = (
+        write_report(tmp_path / "logs", figures=False)
+        .table("judge_consistency")
+        .frame.set_index("judge")
+        .loc["coin"]
+    )
     assert (row["runs"], row["n"], row["excluded"]) == (2, items, 0)
     # the same replies as before the change, so the same agreement
     assert (row["mean_kappa"], row["flip_rate"]) == pytest.approx(

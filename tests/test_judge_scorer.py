@@ -136,7 +136,12 @@ def _isolated_inspect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_every_strategy_judges_the_same_generation_in_its_own_column(tmp_path: Path) -> None:
     solver, grader = _solver_model(), Scripted("grader", _judge_reply)
     strategies = parse_strategies("all")
-    log = _run(_task(*[judge(strategy=s) for s in strategies]), solver, tmp_path, model_roles={"grader": grader.model})
+    log = _run(
+        _task(*[judge(strategy=s) for s in strategies]),
+        solver,
+        tmp_path,
+        model_roles={"grader": grader.model},
+    )
 
     assert len(solver.calls) == 2  # one generation per sample, judged four ways
     assert len(grader.calls) == 2 * len(strategies)
@@ -171,7 +176,10 @@ def test_every_strategy_judges_the_same_generation_in_its_own_column(tmp_path: P
 def test_unreadable_reply_is_retried_then_unscored(tmp_path: Path) -> None:
     grader = Scripted("grader", lambda messages, config: "Lời giải thích này khá ổn.")
     log = _run(
-        _task(judge(strategy="aspect", retries=2)), _solver_model(), tmp_path, model_roles={"grader": grader.model}
+        _task(judge(strategy="aspect", retries=2)),
+        _solver_model(),
+        tmp_path,
+        model_roles={"grader": grader.model},
     )
 
     assert len(grader.calls) == 2 * 3  # first try + two retries, per sample
@@ -191,7 +199,9 @@ def test_unreadable_reply_is_retried_then_unscored(tmp_path: Path) -> None:
 
 def test_out_of_range_reply_is_retried_and_the_retry_counts(tmp_path: Path) -> None:
     grader = Scripted("grader", lambda messages, config: "7" if len(messages) == 1 else "3")
-    log = _run(_task(judge(strategy="zero_shot")), _solver_model(), tmp_path, model_roles={"grader": grader.model})
+    log = _run(
+        _task(judge(strategy="zero_shot")), _solver_model(), tmp_path, model_roles={"grader": grader.model}
+    )
 
     assert len(grader.calls) == 4
     follow_ups = [messages[-1].text for messages, _ in grader.calls if len(messages) == 3]
@@ -229,7 +239,11 @@ def test_empty_explanation_scores_zero_without_asking_the_judge(tmp_path: Path) 
     ],
 )
 def test_judge_model_precedence(
-    bind_role: bool, pass_judge_model: bool, expected_judge: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    bind_role: bool,
+    pass_judge_model: bool,
+    expected_judge: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     judges = {name: Scripted(name, lambda messages, config: "4") for name in ("role", "param", "default")}
     # The real default is GPT-4.1; swap in a mock so the fallback is observable offline.
@@ -252,7 +266,11 @@ def test_rescoring_a_log_with_another_strategy_never_calls_the_solver(tmp_path: 
     assert len(solver.calls) == 2
 
     rescored = score(
-        log, scorers=[judge(strategy="cot")], model_roles={"grader": grader.model}, action="append", display="none"
+        log,
+        scorers=[judge(strategy="cot")],
+        model_roles={"grader": grader.model},
+        action="append",
+        display="none",
     )
 
     assert len(solver.calls) == 2
@@ -270,13 +288,19 @@ def test_judge_alias_through_the_registry_writes_the_strategy_column(strategy: s
     # calls this resolve_scorers): create the alias from the registry by its name, which stamps
     # the factory's name on what it returns, then score the log with it.
     solver, grader = _solver_model(), Scripted("grader", _judge_reply)
-    log = _run(_task(judge_scorer("zero_shot" if strategy != "zero_shot" else "aspect")), solver, tmp_path,
-               model_roles={"grader": grader.model})
+    log = _run(
+        _task(judge_scorer("zero_shot" if strategy != "zero_shot" else "aspect")),
+        solver,
+        tmp_path,
+        model_roles={"grader": grader.model},
+    )
     [first] = [s.name for s in log.results.scores]  # type: ignore[union-attr]
     [created] = resolve_scorers(log, "vivid_inspect/judge", {"strategy": strategy})
     assert registry_info(created).name == f"vivid_inspect/judge_{strategy}"
 
-    rescored = score(log, scorers=[created], model_roles={"grader": grader.model}, action="append", display="none")
+    rescored = score(
+        log, scorers=[created], model_roles={"grader": grader.model}, action="append", display="none"
+    )
 
     assert rescored.results is not None
     assert [s.name for s in rescored.results.scores] == [first, f"judge_{strategy}"]
@@ -298,7 +322,9 @@ def test_each_strategy_is_a_registered_scorer_named_after_its_column(strategy: s
     assert judged.results is not None
     [result] = judged.results.scores
     assert (result.name, result.params, result.metrics["mean"].value) == (
-        f"judge_{strategy}", {"repeat": 1}, EXPECTED[strategy]
+        f"judge_{strategy}",
+        {"repeat": 1},
+        EXPECTED[strategy],
     )
     assert {(s.metadata or {})["repeat"] for s in _judged(judged, f"judge_{strategy}")} == {1}
 
@@ -427,7 +453,12 @@ def test_cut_off_cot_reply_is_retried_then_unscored(stop_reason: StopReason, tmp
     # Cut inside the rubric, where the old parser read "5" with status ok.
     cut = "1. Nghĩa cốt lõi: lời khuyên vô ích.\n3. Theo thang điểm: 5 là khớp hoàn toàn, 4 là"
     grader = Scripted("grader", lambda messages, config: _output(cut, stop_reason))
-    log = _run(_task(judge(strategy="cot"), samples=1), _solver_model(), tmp_path, model_roles={"grader": grader.model})
+    log = _run(
+        _task(judge(strategy="cot"), samples=1),
+        _solver_model(),
+        tmp_path,
+        model_roles={"grader": grader.model},
+    )
 
     assert len(grader.calls) == 2
     assert "cut off" in grader.calls[1][0][-1].text  # the retry turn says why
@@ -435,7 +466,10 @@ def test_cut_off_cot_reply_is_retried_then_unscored(stop_reason: StopReason, tmp
     unscored = log.samples[0].scores["judge_cot"]
     assert math.isnan(unscored.as_float())
     assert unscored.metadata is not None
-    assert unscored.metadata["parse_status"] == f"reply cut off (stop reason {stop_reason}) before its score line"
+    assert (
+        unscored.metadata["parse_status"]
+        == f"reply cut off (stop reason {stop_reason}) before its score line"
+    )
     assert unscored.metadata["stop_reason"] == stop_reason
 
 
@@ -446,7 +480,12 @@ def test_cut_off_cot_reply_with_a_score_line_is_not_trusted(tmp_path: Path) -> N
         return _output(COT_REPLY[:-1] + "5" if first else COT_REPLY, "max_tokens" if first else "stop")
 
     grader = Scripted("grader", reply)
-    log = _run(_task(judge(strategy="cot"), samples=1), _solver_model(), tmp_path, model_roles={"grader": grader.model})
+    log = _run(
+        _task(judge(strategy="cot"), samples=1),
+        _solver_model(),
+        tmp_path,
+        model_roles={"grader": grader.model},
+    )
 
     assert len(grader.calls) == 2
     assert log.samples is not None and log.samples[0].scores is not None
@@ -475,9 +514,18 @@ def test_repeats_are_fresh_calls_cached_apart_and_say_whether_they_were_cached(t
     solver, grader = _solver_model(), _counting_judge()
     generated = _run(_task(), solver, tmp_path)
     seen: dict[int, list[float]] = {}
-    for repeat, calls_after, cached in [(0, 2, False), (0, 2, True), (1, 4, False), (2, 6, False), (1, 6, True)]:
+    for repeat, calls_after, cached in [
+        (0, 2, False),
+        (0, 2, True),
+        (1, 4, False),
+        (2, 6, False),
+        (1, 6, True),
+    ]:
         judged = score(
-            generated, [judge(strategy="aspect", repeat=repeat)], model_roles={"grader": grader.model}, display="none"
+            generated,
+            [judge(strategy="aspect", repeat=repeat)],
+            model_roles={"grader": grader.model},
+            display="none",
         )
         assert len(grader.calls) == calls_after, repeat
         scores = _judged(judged)
@@ -521,7 +569,9 @@ def test_inspect_score_accepts_repeat_as_a_scorer_argument(tmp_path: Path) -> No
     solver, grader = _solver_model(), Scripted("grader", _judge_reply)
     log = _run(_task(judge(strategy="aspect")), solver, tmp_path, model_roles={"grader": grader.model})
     [created] = resolve_scorers(log, "vivid_inspect/judge", {"strategy": "cot", "repeat": 2})
-    rescored = score(log, scorers=[created], model_roles={"grader": grader.model}, action="append", display="none")
+    rescored = score(
+        log, scorers=[created], model_roles={"grader": grader.model}, action="append", display="none"
+    )
 
     assert rescored.results is not None
     assert rescored.results.scores[1].params == {"strategy": "cot", "repeat": 2}
@@ -531,19 +581,32 @@ def test_inspect_score_accepts_repeat_as_a_scorer_argument(tmp_path: Path) -> No
 def test_scores_record_prompt_and_parser_versions(tmp_path: Path) -> None:
     grader = Scripted("grader", _judge_reply)
     log = _run(
-        _task(judge(strategy="aspect"), samples=1), _solver_model(), tmp_path, model_roles={"grader": grader.model}
+        _task(judge(strategy="aspect"), samples=1),
+        _solver_model(),
+        tmp_path,
+        model_roles={"grader": grader.model},
     )
     empty = _run(
-        _task(judge(strategy="cot"), samples=1), _solver_model(""), tmp_path, model_roles={"grader": grader.model}
+        _task(judge(strategy="cot"), samples=1),
+        _solver_model(""),
+        tmp_path,
+        model_roles={"grader": grader.model},
     )
     for metadata in [(s.metadata or {}) for s in _judged(log) + _judged(empty, "judge_cot")]:
-        assert (metadata["prompt_version"], metadata["parser_version"]) == (JUDGE_PROMPT_VERSION, JUDGE_PARSER_VERSION)
+        assert (metadata["prompt_version"], metadata["parser_version"]) == (
+            JUDGE_PROMPT_VERSION,
+            JUDGE_PARSER_VERSION,
+        )
         assert metadata["repeat"] == 0
 
 
 # -- the judge's call limits ---------------------------------------------------------------------------
 
-LIMITS = {"max_retries": JUDGE.max_retries, "timeout": JUDGE.timeout, "attempt_timeout": JUDGE.attempt_timeout}
+LIMITS = {
+    "max_retries": JUDGE.max_retries,
+    "timeout": JUDGE.timeout,
+    "attempt_timeout": JUDGE.attempt_timeout,
+}
 
 
 def _limits(config: GenerateConfig) -> dict[str, object]:
@@ -559,7 +622,9 @@ def _limits(config: GenerateConfig) -> dict[str, object]:
             LIMITS | {"max_retries": 1, "attempt_timeout": 7, "max_tokens": 4096, "temperature": 0.7},
             id="role-settings-win",
         ),
-        pytest.param(GenerateConfig(batch=True), LIMITS | {"attempt_timeout": None}, id="batch-drops-attempt-timeout"),
+        pytest.param(
+            GenerateConfig(batch=True), LIMITS | {"attempt_timeout": None}, id="batch-drops-attempt-timeout"
+        ),
         pytest.param(
             GenerateConfig(batch=True, attempt_timeout=30),
             LIMITS | {"attempt_timeout": None},
@@ -579,7 +644,9 @@ def test_call_limits_apply_under_inspect_score_and_a_role_still_wins(tmp_path: P
     score(generated, [judge(strategy="cot")], model_roles={"grader": plain.model}, display="none")
     assert {tuple(_limits(config).items()) for _, config in plain.calls} == {tuple(LIMITS.items())}
 
-    tuned = Scripted("tuned", _judge_reply, config=GenerateConfig(max_retries=2, attempt_timeout=5, max_tokens=64))
+    tuned = Scripted(
+        "tuned", _judge_reply, config=GenerateConfig(max_retries=2, attempt_timeout=5, max_tokens=64)
+    )
     score(generated, [judge(strategy="cot")], model_roles={"grader": tuned.model}, display="none")
     assert {(c.max_retries, c.timeout, c.attempt_timeout, c.max_tokens) for _, c in tuned.calls} == {
         (2, JUDGE.timeout, 5, 64)

@@ -40,7 +40,11 @@ def data_file(tmp_path: Path, idioms: list[str]) -> Path:
 def test_judge_example_idioms_are_read_from_every_template() -> None:
     idioms = judge_example_idioms()
 
-    shown = {m for template in TEMPLATES.values() for m in re.findall(r"^Thành ngữ/tục ngữ: (.+)$", template, re.MULTILINE)}
+    shown = {
+        m
+        for template in TEMPLATES.values()
+        for m in re.findall(r"^Thành ngữ/tục ngữ: (.+)$", template, re.MULTILINE)
+    }
     assert set(idioms) == shown
     assert {"Há miệng chờ sung", "Chở củi về rừng", "Đẽo cày giữa đường"} <= set(idioms)
     assert len(idioms) == len(set(idioms))
@@ -65,7 +69,10 @@ def test_judge_examples_are_left_out_of_explain_for_every_judge(tmp_path: Path, 
     assert [sample.id for sample in task.dataset] == [4]
     assert task.metadata is not None
     assert (task.metadata["left_out"], task.metadata["left_out_ids"]) == (1, [3])
-    assert (task.metadata["judge_examples_left_out"], task.metadata["judge_examples_left_out_ids"]) == (2, [1, 2])
+    assert (task.metadata["judge_examples_left_out"], task.metadata["judge_examples_left_out_ids"]) == (
+        2,
+        [1, 2],
+    )
 
 
 def test_explain_on_the_sample_records_no_judge_example() -> None:
@@ -80,7 +87,9 @@ def test_load_vivid_records_the_two_reasons_apart(tmp_path: Path) -> None:
     path = data_file(tmp_path, ["Gieo gió gặt bão", "Há miệng chờ sung"])
 
     loaded = load_vivid(
-        str(path), exclude_idioms=["gieo gió gặt bão"], exclude_judge_examples=["Há miệng chờ sung", "Gieo gió gặt bão"]
+        str(path),
+        exclude_idioms=["gieo gió gặt bão"],
+        exclude_judge_examples=["Há miệng chờ sung", "Gieo gió gặt bão"],
     )
 
     assert loaded.left_out == [1]

@@ -211,11 +211,31 @@ def _with_task(header: EvalLog, **fields: object) -> EvalLog:
     ("fields", "ours"),
     [
         pytest.param({}, True, id="registry-name"),
-        pytest.param({"task": "topic", "task_registry_name": "topic", "task_file": "/x/vivid_inspect/tasks.py"}, True, id="tasks-py-file"),
-        pytest.param({"task": "explain", "task_registry_name": "explain", "task_file": "/x/mine/tasks.py"}, False, id="same-name-other-file"),
-        pytest.param({"task": "explain", "task_registry_name": "explain", "task_file": None}, False, id="same-name-no-file"),
-        pytest.param({"task": "other_pkg/explain", "task_registry_name": "other_pkg/explain"}, False, id="other-package"),
-        pytest.param({"task": "vivid_inspect/sanity", "task_registry_name": "vivid_inspect/sanity"}, False, id="not-a-report-task"),
+        pytest.param(
+            {"task": "topic", "task_registry_name": "topic", "task_file": "/x/vivid_inspect/tasks.py"},
+            True,
+            id="tasks-py-file",
+        ),
+        pytest.param(
+            {"task": "explain", "task_registry_name": "explain", "task_file": "/x/mine/tasks.py"},
+            False,
+            id="same-name-other-file",
+        ),
+        pytest.param(
+            {"task": "explain", "task_registry_name": "explain", "task_file": None},
+            False,
+            id="same-name-no-file",
+        ),
+        pytest.param(
+            {"task": "other_pkg/explain", "task_registry_name": "other_pkg/explain"},
+            False,
+            id="other-package",
+        ),
+        pytest.param(
+            {"task": "vivid_inspect/sanity", "task_registry_name": "vivid_inspect/sanity"},
+            False,
+            id="not-a-report-task",
+        ),
     ],
 )
 def test_which_logs_are_vivid_logs(good_log: Path, fields: dict[str, object], ours: bool) -> None:
@@ -231,7 +251,9 @@ BROKEN_HEADERS = [
 
 
 @pytest.mark.parametrize("content", BROKEN_HEADERS)
-def test_a_multi_line_error_stays_one_line_in_the_markdown_list(good_log: Path, tmp_path: Path, content: bytes) -> None:
+def test_a_multi_line_error_stays_one_line_in_the_markdown_list(
+    good_log: Path, tmp_path: Path, content: bytes
+) -> None:
     root = tmp_path / "logs"
     root.mkdir()
     (root / "good.eval").write_bytes(good_log.read_bytes())
@@ -248,7 +270,9 @@ def test_a_multi_line_error_stays_one_line_in_the_markdown_list(good_log: Path, 
 
 
 @pytest.mark.parametrize("inside", [False, True], ids=["the-file", "a-folder-inside-it"])
-def test_a_log_folder_that_is_a_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], inside: bool) -> None:
+def test_a_log_folder_that_is_a_file_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], inside: bool
+) -> None:
     (tmp_path / "logs").write_text("not a folder")
     target = tmp_path / "logs" / "x" if inside else tmp_path / "logs"
     code = main(["report", str(target)])

@@ -34,12 +34,32 @@ def _encoding_cached() -> bool:
 def test_mockllm_cli_runs_both_classification_tasks_with_every_metric(tmp_path: Path) -> None:
     inspect = Path(sys.executable).with_name("inspect")
     result = subprocess.run(
-        [str(inspect), "eval", "vivid_inspect/topic", "vivid_inspect/traits", "--model", "mockllm/model",
-         "-T", "data=sample", "--limit", "5", "--log-dir", str(tmp_path / "logs"), "--display", "none"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        [
+            str(inspect),
+            "eval",
+            "vivid_inspect/topic",
+            "vivid_inspect/traits",
+            "--model",
+            "mockllm/model",
+            "-T",
+            "data=sample",
+            "--limit",
+            "5",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--display",
+            "none",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    logs = {read_eval_log(info).eval.task.split("/")[-1]: read_eval_log(info) for info in list_eval_logs(str(tmp_path / "logs"))}
+    logs = {
+        read_eval_log(info).eval.task.split("/")[-1]: read_eval_log(info)
+        for info in list_eval_logs(str(tmp_path / "logs"))
+    }
     assert set(logs) == {"topic", "traits"}
     for log in logs.values():
         assert log.status == "success", log.error
@@ -47,4 +67,6 @@ def test_mockllm_cli_runs_both_classification_tasks_with_every_metric(tmp_path: 
     topic = logs["topic"].results.scores[0].metrics  # type: ignore[union-attr]
     traits = logs["traits"].results.scores[0].metrics  # type: ignore[union-attr]
     assert topic["accuracy"].value == 0.0 and "lenient_accuracy" in topic
-    assert {"accuracy", "lenient_accuracy", "micro_f1", "macro_f1", "jaccard", "hamming_accuracy"} <= set(traits)
+    assert {"accuracy", "lenient_accuracy", "micro_f1", "macro_f1", "jaccard", "hamming_accuracy"} <= set(
+        traits
+    )

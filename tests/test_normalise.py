@@ -64,7 +64,9 @@ def test_words_with_one_spelling_are_unchanged(word: str) -> None:
 
 
 def test_unify_returns_nfc() -> None:
-    assert unicodedata.is_normalized("NFC", unify_tone_marks(unicodedata.normalize("NFD", "Đầu voi đuôi chuột hòa")))
+    assert unicodedata.is_normalized(
+        "NFC", unify_tone_marks(unicodedata.normalize("NFD", "Đầu voi đuôi chuột hòa"))
+    )
 
 
 SAME_IDIOM = "Bán anh em xa, mua láng giềng gần"

@@ -12,10 +12,10 @@ REPO = Path(__file__).resolve().parents[1]
 THEMES = ["Love", "Virtues", "Criticism", "Work and Nature", "Social Relationships", "Life Lessons", "Other"]
 
 
-def test_offline_main_job_puts_the_oracle_far_above_the_literal_floor(
-    tmp_path: Path, capsys
-) -> None:
-    code = main(["run", str(REPO / "experiments" / "offline.yaml"), "--log-dir", str(tmp_path), "--display", "none"])
+def test_offline_main_job_puts_the_oracle_far_above_the_literal_floor(tmp_path: Path, capsys) -> None:
+    code = main(
+        ["run", str(REPO / "experiments" / "offline.yaml"), "--log-dir", str(tmp_path), "--display", "none"]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "Table 3" in printed and "Table 5" in printed

@@ -251,9 +251,7 @@ def test_latency_is_per_model_and_does_not_serialise_requests() -> None:
             durations[model].append(time.monotonic() - start)
 
     with FakeOpenAIServer(latency={"gen": 0.6, "judge": 0.1}) as server:
-        threads = [
-            threading.Thread(target=call, args=("gen" if i % 2 else "judge",)) for i in range(48)
-        ]
+        threads = [threading.Thread(target=call, args=("gen" if i % 2 else "judge",)) for i in range(48)]
         start = time.monotonic()
         for thread in threads:
             thread.start()
@@ -299,9 +297,7 @@ def test_stop_wakes_a_sleeping_reply() -> None:
     assert [r.status for r in server.log] == [None]
 
 
-def test_authorization_is_never_logged(
-    server: FakeOpenAIServer, capfd: pytest.CaptureFixture[str]
-) -> None:
+def test_authorization_is_never_logged(server: FakeOpenAIServer, capfd: pytest.CaptureFixture[str]) -> None:
     _post(server, _chat("gen", "q"), headers={"Authorization": f"Bearer {SECRET_KEY}"})
     server.stop()
     out, err = capfd.readouterr()
@@ -335,8 +331,7 @@ def test_fail_fraction_ignores_arrival_order() -> None:
 def test_fail_first_counts_per_model_and_prompt() -> None:
     plan = fail_first(2, "server_error")
     kinds = [
-        plan(0, model, prompt)
-        for model, prompt in [("gen", "a"), ("judge", "a"), ("gen", "a"), ("gen", "a")]
+        plan(0, model, prompt) for model, prompt in [("gen", "a"), ("judge", "a"), ("gen", "a"), ("gen", "a")]
     ]
     assert [f.kind if f else None for f in kinds] == [
         "server_error",

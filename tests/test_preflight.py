@@ -97,7 +97,10 @@ def test_closed_port_is_reported_per_model_and_nothing_runs(
 
 
 def test_wrong_key_is_a_401_at_preflight_with_no_model_call(
-    server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    server: FakeOpenAIServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("FAKE_API_KEY", SECRET)  # not the key the server wants
     spec = write_spec(tmp_path, server.base_url)
@@ -118,12 +121,16 @@ def test_wrong_key_is_a_401_at_preflight_with_no_model_call(
     ("generator", "judge", "path", "expected"),
     [
         pytest.param(
-            "gpt-4o-typo", "judge", "runs[0].models[0]",
+            "gpt-4o-typo",
+            "judge",
+            "runs[0].models[0]",
             "openai-api/fake/gpt-4o-typo: model 'gpt-4o-typo' not found: {url}/models lists gen, judge",
             id="unknown-generator",
         ),
         pytest.param(
-            "gen", "judgee", "judges[0]",
+            "gen",
+            "judgee",
+            "judges[0]",
             "openai-api/fake/judgee: model 'judgee' not found: {url}/models lists gen, judge",
             id="unknown-judge",
         ),
@@ -181,7 +188,10 @@ def test_healthy_endpoints_are_asked_once_then_a_finished_spec_asks_nothing(
 
 
 def test_no_preflight_skips_the_check(
-    server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    server: FakeOpenAIServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("FAKE_API_KEY", SECRET)
     spec = write_spec(tmp_path, server.base_url)
@@ -236,7 +246,9 @@ def test_a_dns_failure_is_reported_at_preflight(
         return real(host, *args, **kwargs)
 
     monkeypatch.setattr(socket, "getaddrinfo", no_such_host)
-    spec = write_spec(tmp_path, "http://no-such-host.invalid/v1", judge_url=f"http://127.0.0.1:{closed_port()}/v1")
+    spec = write_spec(
+        tmp_path, "http://no-such-host.invalid/v1", judge_url=f"http://127.0.0.1:{closed_port()}/v1"
+    )
 
     code, err, elapsed = run(spec, capsys)
 
@@ -268,7 +280,9 @@ class _Model:
         pytest.param("vivid/oracle", None, None, id="offline-baseline"),
         pytest.param("hf/Qwen/Qwen3-8B", None, "runs on this machine", id="hf-in-process"),
         pytest.param("vllm/Qwen/Qwen3-8B", None, "runs on this machine", id="vllm-started-by-inspect"),
-        pytest.param("vllm/Qwen/Qwen3-8B", "http://gpu:8000/v1", "http://gpu:8000/v1/models", id="vllm-server"),
+        pytest.param(
+            "vllm/Qwen/Qwen3-8B", "http://gpu:8000/v1", "http://gpu:8000/v1/models", id="vllm-server"
+        ),
         pytest.param("google/gemini-2.5-pro", None, "no cheap request for provider 'google'", id="other"),
     ],
 )

@@ -29,17 +29,31 @@ def _items(content: bytes) -> Sequence[object]:
 @pytest.mark.parametrize(
     ("content", "solver_runs", "agrees"),
     [
-        pytest.param(lambda: release_like(TRAIT_NAMES, THEME_NAMES), {"traits": False, "themes": False},
-                     {"traits": True, "themes": True}, id="matching"),
-        pytest.param(lambda: release_like(swapped(TRAIT_NAMES, 2, 3), THEME_NAMES), {"traits": True, "themes": False},
-                     {"traits": False, "themes": True}, id="traits-swapped"),
-        pytest.param(lambda: release_like(TRAIT_NAMES, swapped(THEME_NAMES, 1, 4)), {"traits": False, "themes": True},
-                     {"traits": True, "themes": False}, id="themes-swapped"),
+        pytest.param(
+            lambda: release_like(TRAIT_NAMES, THEME_NAMES),
+            {"traits": False, "themes": False},
+            {"traits": True, "themes": True},
+            id="matching",
+        ),
+        pytest.param(
+            lambda: release_like(swapped(TRAIT_NAMES, 2, 3), THEME_NAMES),
+            {"traits": True, "themes": False},
+            {"traits": False, "themes": True},
+            id="traits-swapped",
+        ),
+        pytest.param(
+            lambda: release_like(TRAIT_NAMES, swapped(THEME_NAMES, 1, 4)),
+            {"traits": False, "themes": True},
+            {"traits": True, "themes": False},
+            id="themes-swapped",
+        ),
     ],
 )
 def test_the_solver_runs_only_when_the_mapping_may_not_be_a_best_fit(
-    monkeypatch: pytest.MonkeyPatch, content: Callable[[], bytes],
-    solver_runs: dict[str, bool], agrees: dict[str, bool],
+    monkeypatch: pytest.MonkeyPatch,
+    content: Callable[[], bytes],
+    solver_runs: dict[str, bool],
+    agrees: dict[str, bool],
 ) -> None:
     items = _items(content())
     solver = prevalence_module.best_assignment

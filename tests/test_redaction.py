@@ -58,7 +58,9 @@ def test_tokens_are_redacted_without_their_variable(text: str) -> None:
     assert "abcdefghijkl" not in cleaned and "abc.def-ghi_jkl" not in cleaned
 
 
-def test_a_variable_named_by_a_spec_header_is_redacted_whatever_its_name(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_variable_named_by_a_spec_header_is_redacted_whatever_its_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("GATEWAY_PASSPHRASE_X", KEY)
     assert KEY in redact(f"echo {KEY}")  # not a credential-like name
     env_header_client(["GATEWAY_PASSPHRASE_X"])  # a spec's ${env:GATEWAY_PASSPHRASE_X} header
@@ -97,7 +99,9 @@ def test_log_records_are_redacted_message_and_traceback(monkeypatch: pytest.Monk
     assert KEY in records[2]
 
 
-def test_stdout_and_stderr_are_redacted(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+def test_stdout_and_stderr_are_redacted(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     with redacted_output():
         print(f"error body: {KEY}")
@@ -137,7 +141,9 @@ def test_scrub_rewrites_zip_members_and_text_files_keeping_json_valid(
     assert (tmp_path / MARKER).exists()
 
 
-def test_scrub_reads_only_files_written_since_the_last_scrub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scrub_reads_only_files_written_since_the_last_scrub(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FAKE_API_KEY", KEY)
     old = tmp_path / "old.json"
     old.write_text('{"a": 1}')

@@ -47,7 +47,17 @@ def _inspect(*args: str) -> None:
 
 
 def _score(log: Path, *args: str) -> None:
-    _inspect("score", str(log), "--scorer", "vivid_inspect/judge", "-S", "strategy=aspect", "--model-role", GRADER, *args)
+    _inspect(
+        "score",
+        str(log),
+        "--scorer",
+        "vivid_inspect/judge",
+        "-S",
+        "strategy=aspect",
+        "--model-role",
+        GRADER,
+        *args,
+    )
 
 
 @pytest.mark.parametrize(
@@ -57,7 +67,9 @@ def _score(log: Path, *args: str) -> None:
         pytest.param("aspect", [1, 2], id="its-own-judge-column-is-repeat-0"),
     ],
 )
-def test_a_repeat_loop_gives_fresh_repeats_the_report_compares(tmp_path: Path, judge: str, repeats: list[int]) -> None:
+def test_a_repeat_loop_gives_fresh_repeats_the_report_compares(
+    tmp_path: Path, judge: str, repeats: list[int]
+) -> None:
     log = _generate(tmp_path / "logs", judge=judge)
     # README: for r in 0 1 2; do inspect score LOG ... -S repeat=$r --action overwrite --output-file ...; done
     for repeat in repeats:
@@ -133,8 +145,14 @@ def test_rejudging_a_log_in_place_replaces_its_old_judgements(tmp_path: Path, st
 def _score_rows(*rows: tuple[str, object, object]) -> pd.DataFrame:
     """Score rows of one log: (strategy, prompt_version, parser_version) each."""
     records = [
-        {"task": "explain", "log": "gen.eval", "strategy": strategy, "error": False, "prompt_version": prompt,
-         "parser_version": parser}
+        {
+            "task": "explain",
+            "log": "gen.eval",
+            "strategy": strategy,
+            "error": False,
+            "prompt_version": prompt,
+            "parser_version": parser,
+        }
         for strategy, prompt, parser in rows
     ]
     return pd.DataFrame(records, columns=list(SCORE_COLUMNS))
@@ -147,10 +165,18 @@ NOW = (JUDGE_PROMPT_VERSION, JUDGE_PARSER_VERSION)
     ("rows", "expected"),
     [
         pytest.param([("aspect", *NOW), ("cot", *NOW)], None, id="current"),
-        pytest.param([("lexical", None, None), ("panel", None, None)], None, id="lexical-and-panel-use-no-prompt"),
-        pytest.param([("aspect", NOW[0] - 1, NOW[1])], f"1 under older judge versions (prompt {NOW[0] - 1}/", id="older-prompt"),
+        pytest.param(
+            [("lexical", None, None), ("panel", None, None)], None, id="lexical-and-panel-use-no-prompt"
+        ),
+        pytest.param(
+            [("aspect", NOW[0] - 1, NOW[1])],
+            f"1 under older judge versions (prompt {NOW[0] - 1}/",
+            id="older-prompt",
+        ),
         pytest.param([("cot", NOW[0], NOW[1] - 1)], f"parser {NOW[1] - 1})", id="older-parser"),
-        pytest.param([("aspect", None, None), ("aspect", *NOW)], "1 that record no judge version", id="unrecorded"),
+        pytest.param(
+            [("aspect", None, None), ("aspect", *NOW)], "1 that record no judge version", id="unrecorded"
+        ),
     ],
 )
 def test_the_report_names_judge_scores_made_under_other_versions(
@@ -160,4 +186,6 @@ def test_the_report_names_judge_scores_made_under_other_versions(
     if expected is None:
         assert found is None
     else:
-        assert found is not None and expected in found and "gen.eval" in found and "vivid run SPEC.yaml" in found
+        assert (
+            found is not None and expected in found and "gen.eval" in found and "vivid run SPEC.yaml" in found
+        )

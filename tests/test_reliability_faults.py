@@ -123,7 +123,9 @@ def test_transient_faults_are_cured_honouring_retry_after_and_every_sample_is_sc
     assert refusals
     for refused in refusals:
         retry = next(
-            r for r in records if (r.model, r.prompt) == (refused.model, refused.prompt) and r.started > refused.started
+            r
+            for r in records
+            if (r.model, r.prompt) == (refused.model, refused.prompt) and r.started > refused.started
         )
         assert retry.started - refused.finished >= RETRY_AFTER - CLOCK_SLACK
 
@@ -161,7 +163,9 @@ def test_persistent_failure_is_reported_and_a_rerun_completes_only_those(
     assert requests_by_idiom(server.log, JUDGE) == Counter(broken)
 
 
-def test_fail_on_error_false_would_hide_failures_from_a_rerun(server: FakeOpenAIServer, tmp_path: Path) -> None:
+def test_fail_on_error_false_would_hide_failures_from_a_rerun(
+    server: FakeOpenAIServer, tmp_path: Path
+) -> None:
     """Why runs must keep ``fail_on_error`` on: with it off, Inspect calls a run with errors a success.
 
     The log says ``success``, ``eval_set`` says the set is complete, and a rerun never retries
@@ -241,7 +245,9 @@ def test_judge_failure_while_rescoring_loses_no_generation(server: FakeOpenAISer
     # the generation log on disk is untouched: every explanation is still there
     on_disk = _samples(read_eval_log(generated.location))
     assert {s.output.completion for s in on_disk} == {explanation_of(item.idiom) for item in items}
-    answered = {idiom_of(r.prompt) for r in server.log if r.model == JUDGE and r.status == 200 and not r.fault}
+    answered = {
+        idiom_of(r.prompt) for r in server.log if r.model == JUDGE and r.status == 200 and not r.fault
+    }
     assert answered == {item.idiom for item in items} - judge_down
 
     server.reset()

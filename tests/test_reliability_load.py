@@ -18,7 +18,9 @@ ITEMS = 24
 CONNECTIONS = 12
 
 
-def test_scaled_down_load_scores_everything_without_deadlock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scaled_down_load_scores_everything_without_deadlock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "outer-cache"))
     result = run_load(
         ITEMS,

@@ -128,19 +128,34 @@ def test_sigkill_mid_run_then_rerun_repeats_no_finished_sample(
     server.latency = {GEN: 0.3, JUDGE: 0.0}
     server.responder = varied_responder  # scores differ per item, so equal metrics mean something
     spec = write_spec(tmp_path / "killed", server, limit=items, connections=2)
-    command = [sys.executable, "-m", "vivid_inspect.cli.main", "run", str(spec), "--display", "none", "--no-report"]
-    killed = subprocess.Popen(command, env=os.environ.copy(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = [
+        sys.executable,
+        "-m",
+        "vivid_inspect.cli.main",
+        "run",
+        str(spec),
+        "--display",
+        "none",
+        "--no-report",
+    ]
+    killed = subprocess.Popen(
+        command, env=os.environ.copy(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 180
         while sum(r.model == GEN and r.status == 200 for r in server.log) < items // 2:
-            assert killed.poll() is None and time.monotonic() < deadline, "the run ended before it could be killed"
+            assert killed.poll() is None and time.monotonic() < deadline, (
+                "the run ended before it could be killed"
+            )
             time.sleep(0.01)
     finally:
         killed.send_signal(signal.SIGKILL)
         killed.wait()
     assert killed.returncode == -signal.SIGKILL
     # what the killed run kept: Inspect writes finished samples into the log as it goes
-    (crashed,) = [read_eval_log(str(p)) for p in (tmp_path / "killed" / "logs" / "generations").glob("*.eval")]
+    (crashed,) = [
+        read_eval_log(str(p)) for p in (tmp_path / "killed" / "logs" / "generations").glob("*.eval")
+    ]
     assert crashed.status == "started" and crashed.samples is not None
     kept = {str(sample.metadata["idiom"]) for sample in crashed.samples}
     assert 0 < len(kept) < items
@@ -181,7 +196,9 @@ def test_persistent_failure_exits_1_and_a_rerun_completes_only_the_missing(
     errors = {str(s.metadata["idiom"]): s.error for s in generated.samples if s.error is not None}
     assert set(errors) == broken  # every failing item is reported, with the provider's reason
     for error in errors.values():
-        assert error is not None and "Error code: 500 - injected fault" in f"{error.message}\n{error.traceback}"
+        assert (
+            error is not None and "Error code: 500 - injected fault" in f"{error.message}\n{error.traceback}"
+        )
     finished = {str(s.metadata["idiom"]) for s in generated.samples if s.error is None}
     assert finished == {item.idiom for item in items} - broken  # and every other item is done
     assert not list((tmp_path / "logs").glob("judged/*/*.eval"))  # an incomplete log is not judged
@@ -225,7 +242,9 @@ def _api_key_in_spec(good: str) -> str:
 BAD_SPECS = [
     pytest.param(lambda good: "name: [unclosed\n", "spec.yaml:2: (spec): not valid YAML", id="yaml-syntax"),
     pytest.param(lambda good: "", "spec.yaml", id="empty-file"),
-    pytest.param(lambda good: good + "colour: red\n", "colour: unknown key; expected one of", id="unknown-key"),
+    pytest.param(
+        lambda good: good + "colour: red\n", "colour: unknown key; expected one of", id="unknown-key"
+    ),
     pytest.param(
         lambda good: good.replace("max_connections: 8", "max_connections: '8'"),
         "concurrency.max_connections: Input should be a valid integer (got '8')",
@@ -237,7 +256,9 @@ BAD_SPECS = [
         id="bad-strategy",
     ),
     pytest.param(
-        lambda good: good.replace("data: sample", "data: nowhere.csv"), "data: file not found", id="missing-data-file"
+        lambda good: good.replace("data: sample", "data: nowhere.csv"),
+        "data: file not found",
+        id="missing-data-file",
     ),
     pytest.param(lambda good: good + "human: absent.csv\n", "human: file not found", id="missing-human-file"),
     pytest.param(
@@ -270,11 +291,17 @@ def test_bad_spec_exits_2_names_the_key_and_writes_nothing(
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["spec.yaml"]
 
 
-H = "Idiom_Proverb,Meaning," + ",".join(f"Linguistic_Complexity_Taxonomy_{n}" for n in range(1, 6)) + ",Semantic_Theme"
+H = (
+    "Idiom_Proverb,Meaning,"
+    + ",".join(f"Linguistic_Complexity_Taxonomy_{n}" for n in range(1, 6))
+    + ",Semantic_Theme"
+)
 
 
 def _bad_data_spec(tmp_path: Path, server: FakeOpenAIServer) -> Path:
-    (tmp_path / "items.csv").write_text(f"{H}\nNước đổ đầu vịt,Nói mãi chẳng nghe,0,0,0,0,1,9\n", encoding="utf-8")
+    (tmp_path / "items.csv").write_text(
+        f"{H}\nNước đổ đầu vịt,Nói mãi chẳng nghe,0,0,0,0,1,9\n", encoding="utf-8"
+    )
     spec = write_spec(tmp_path, server)
     spec.write_text(spec.read_text().replace("data: sample", "data: items.csv"))
     return spec
@@ -343,7 +370,9 @@ def test_judge_failure_keeps_generations_and_a_rerun_calls_only_the_missing_judg
     # the failing judge calls end last (a reply slower than the client's timeout), after every other
     server.faults = judge_fails_for(judge_down, lambda: Fault("slow", delay=5.0))
     spec = write_spec(tmp_path, server, limit=len(items))
-    spec.write_text(spec.read_text().replace('model_args: {base_url: "', 'model_args: {client_timeout: 1, base_url: "'))
+    spec.write_text(
+        spec.read_text().replace('model_args: {base_url: "', 'model_args: {client_timeout: 1, base_url: "')
+    )
 
     code, err = vivid_run(spec, capsys, "--no-report")
 
@@ -352,7 +381,9 @@ def test_judge_failure_keeps_generations_and_a_rerun_calls_only_the_missing_judg
     (generated,) = [read_eval_log(str(p)) for p in (tmp_path / "logs" / "generations").glob("*.eval")]
     assert generated.status == "success" and generated.samples is not None
     assert {s.output.completion for s in generated.samples} == {explanation_of(item.idiom) for item in items}
-    answered = {idiom_of(r.prompt) for r in server.log if r.model == JUDGE and r.status == 200 and not r.fault}
+    answered = {
+        idiom_of(r.prompt) for r in server.log if r.model == JUDGE and r.status == 200 and not r.fault
+    }
     assert answered == {item.idiom for item in items} - judge_down
 
     resumed_at = time.monotonic()

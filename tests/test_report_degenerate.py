@@ -1,5 +1,8 @@
-"""The report never crashes on degenerate data: each figure is drawn with what is defined, or is
-named in report.md with the reason it was not drawn."""
+"""The report never crashes on degenerate data.
+
+Each figure is drawn with what is defined, or is named in report.md with the reason it was not
+drawn.
+"""
 
 from __future__ import annotations
 
@@ -37,7 +40,9 @@ DRAWABLE = [
     pytest.param({"a": _with(0.3, math.nan, math.nan)}, id="all-nan-ci"),
     pytest.param({"a": _with(0.3, math.nan, 0.5)}, id="half-nan-ci"),
     pytest.param({"a": _with(-0.8, -1.0, -0.5)}, id="negative-kappa"),
-    pytest.param({"a": GOOD, "b": ONE_ITEM, "c": CONSTANT, "d": _with(math.nan, None, None)}, id="some-undefined"),
+    pytest.param(
+        {"a": GOOD, "b": ONE_ITEM, "c": CONSTANT, "d": _with(math.nan, None, None)}, id="some-undefined"
+    ),
 ]
 
 
@@ -56,11 +61,15 @@ def test_agreement_plot_draws_every_defined_kappa(agreements: dict[str, Agreemen
         pytest.param({}, "no judge could be compared", id="no-judge"),
         pytest.param({"a": ONE_ITEM}, "a [m]: only 1 paired item", id="single-item"),
         pytest.param({"a": CONSTANT}, "a [m]: kappa undefined: all judge scores are 3", id="constant-judge"),
-        pytest.param({"a": NO_OVERLAP, "b": CONSTANT}, "a [m]: no items scored by both", id="no-overlap-and-constant"),
+        pytest.param(
+            {"a": NO_OVERLAP, "b": CONSTANT}, "a [m]: no items scored by both", id="no-overlap-and-constant"
+        ),
         pytest.param({"a": _with(math.nan, 0.1, 0.2)}, "a [m]: kappa undefined", id="nan-kappa"),
     ],
 )
-def test_agreement_plot_without_any_kappa_says_why(agreements: dict[str, Agreement], reason: str, tmp_path: Path) -> None:
+def test_agreement_plot_without_any_kappa_says_why(
+    agreements: dict[str, Agreement], reason: str, tmp_path: Path
+) -> None:
     keyed = {JudgeKey(name, "m"): result for name, result in agreements.items()}
     result = plots.agreement_plot(keyed, tmp_path / "a.png")
     assert isinstance(result, str) and reason in result
@@ -75,7 +84,10 @@ def test_confusion_plot_without_shared_items_says_why(tmp_path: Path) -> None:
 
 def _table(columns: tuple[str, ...], rows: list[tuple[str, str, list[float]]]) -> pd.DataFrame:
     return pd.DataFrame(
-        [{"model": model, "prompt": prompt, **dict(zip(columns, values, strict=True))} for model, prompt, values in rows]
+        [
+            {"model": model, "prompt": prompt, **dict(zip(columns, values, strict=True))}
+            for model, prompt, values in rows
+        ]
     )
 
 
@@ -87,18 +99,26 @@ NAN = math.nan
 TABLES = [
     pytest.param([("m", "zero_shot", [3.0] * 8)], id="single-row-constant"),
     pytest.param([("m", "zero_shot", [0.0] * 8), ("m", "few_shot", [5.0] * 8)], id="zeros-and-fives"),
-    pytest.param([("m", "zero_shot", [NAN] * 8), ("m", "few_shot", [1.0, NAN, 2, NAN, 3, NAN, 4, 2.5])], id="nan-row"),
-    pytest.param([(f"m{i}", p, [float(i % 6)] * 8) for i in range(12) for p in ("zero_shot", "few_shot")], id="24-rows"),
+    pytest.param(
+        [("m", "zero_shot", [NAN] * 8), ("m", "few_shot", [1.0, NAN, 2, NAN, 3, NAN, 4, 2.5])], id="nan-row"
+    ),
+    pytest.param(
+        [(f"m{i}", p, [float(i % 6)] * 8) for i in range(12) for p in ("zero_shot", "few_shot")], id="24-rows"
+    ),
     pytest.param([("m", "custom_prompt", [1.0] * 8), ("m", "zero_shot", [2.0] * 8)], id="unknown-prompt"),
 ]
 
 
 @pytest.mark.parametrize("rows", TABLES)
-def test_theme_and_trait_figures_draw_degenerate_tables(rows: list[tuple[str, str, list[float]]], tmp_path: Path) -> None:
+def test_theme_and_trait_figures_draw_degenerate_tables(
+    rows: list[tuple[str, str, list[float]]], tmp_path: Path
+) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         heatmap = plots.theme_heatmap(_themes(rows), tmp_path / "h.png")
-        bars = plots.trait_bars(_table(TRAIT_COLUMNS, [(m, p, v[:5]) for m, p, v in rows]), tmp_path / "b.png")
+        bars = plots.trait_bars(
+            _table(TRAIT_COLUMNS, [(m, p, v[:5]) for m, p, v in rows]), tmp_path / "b.png"
+        )
     assert heatmap == tmp_path / "h.png" and bars == tmp_path / "b.png"
 
 
@@ -114,7 +134,10 @@ def test_theme_and_trait_figures_that_cannot_be_drawn_say_why(
 ) -> None:
     themes = _themes(rows) if rows else pd.DataFrame(columns=["model", "prompt", *THEME_COLUMNS, "Average"])
     traits = _table(TRAIT_COLUMNS, [(m, p, v[:5]) for m, p, v in rows]) if rows else themes.iloc[0:0]
-    for result in (plots.theme_heatmap(themes, tmp_path / "h.png"), plots.trait_bars(traits, tmp_path / "b.png")):
+    for result in (
+        plots.theme_heatmap(themes, tmp_path / "h.png"),
+        plots.trait_bars(traits, tmp_path / "b.png"),
+    ):
         assert isinstance(result, str) and reason in result
 
 
@@ -141,7 +164,11 @@ def test_report_md_names_each_figure_not_drawn_with_its_reason(tmp_path: Path) -
 def test_trait_bars_pair_a_models_prompts_in_one_hue_and_mark_zero(tmp_path: Path) -> None:
     table = _table(
         TRAIT_COLUMNS,
-        [("a", "zero_shot", [0.0, 1, 2, 3, 4]), ("a", "few_shot", [1, 2, 3, 4, 5]), ("b", "zero_shot", [0.5] * 5)],
+        [
+            ("a", "zero_shot", [0.0, 1, 2, 3, 4]),
+            ("a", "few_shot", [1, 2, 3, 4, 5]),
+            ("b", "zero_shot", [0.5] * 5),
+        ],
     )
     colours = plots._paired_colours(table)
     (a_zero, _), (a_few, _), (b_zero, _) = colours

@@ -1,5 +1,7 @@
-"""`vivid report` from real Inspect logs made by scripted mock models: a judge ablation with human
-scores, and a small paper sweep (two models x two prompts, topic and traits).
+"""`vivid report` from real Inspect logs made by scripted mock models.
+
+The logs are a judge ablation with human scores, and a small paper sweep (two models x two
+prompts, topic and traits).
 
 Every expected number is computed here from the scripts below (which score each item knowingly),
 never read back from the report's own code; kappas are scikit-learn's on the same pairs.
@@ -139,7 +141,9 @@ def _output(text: str) -> ModelOutput:
 
 
 def _scripted(name: str, reply: Callable[[str], str]) -> Model:
-    def respond(messages: list[ChatMessage], tools: object, choice: object, config: GenerateConfig) -> ModelOutput:
+    def respond(
+        messages: list[ChatMessage], tools: object, choice: object, config: GenerateConfig
+    ) -> ModelOutput:
         return _output(reply("\n\n".join(m.text for m in messages if isinstance(m, ChatMessageUser))))
 
     return get_model(name, custom_outputs=respond, memoize=False)
@@ -213,12 +217,19 @@ def _judged_copy(root: Path, generation: EvalLog) -> None:
     log = read_eval_log(generation.location)
     scorer = judge_scorer(strategy="aspect")
     scored = asyncio.run(
-        score_async(log, [scorer], model_roles={"grader": judge_model(JUDGE_B_MODEL, "aspect-b")}, action="overwrite")
+        score_async(
+            log, [scorer], model_roles={"grader": judge_model(JUDGE_B_MODEL, "aspect-b")}, action="overwrite"
+        )
     )
     rel = Path(generation.location).relative_to(root).as_posix()
     scored.eval.metadata = {
         **(scored.eval.metadata or {}),
-        "vivid_judge": {"name": "aspect-b", "strategy": "aspect", "model": JUDGE_B_MODEL, "generation_log": rel},
+        "vivid_judge": {
+            "name": "aspect-b",
+            "strategy": "aspect",
+            "model": JUDGE_B_MODEL,
+            "generation_log": rel,
+        },
     }
     target = root / "judged" / "aspect-b" / Path(generation.location).name
     target.parent.mkdir(parents=True)
@@ -280,7 +291,9 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
 @pytest.fixture(scope="module")
 def report(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> Report:
     out = tmp_path_factory.mktemp("report")
-    return write_report(logs.root, out_dir=out, human=logs.human, formats=("md", "csv", "tex"), human_generation=ABLATION)
+    return write_report(
+        logs.root, out_dir=out, human=logs.human, formats=("md", "csv", "tex"), human_generation=ABLATION
+    )
 
 
 def _missing(value: object) -> bool:
@@ -329,7 +342,9 @@ def test_table1_kappa_equals_scikit_learn_on_the_same_pairs(
 
 def test_table1_has_the_human_rows_and_counts_unscored_not_as_zero(report: Report) -> None:
     human = _row(report, "table1_judges", judge="human")
-    assert human["human_mean"] == pytest.approx(np.mean([human_mean(i) for i in sorted(set(ANNOTATOR_A) | set(ANNOTATOR_B))]))
+    assert human["human_mean"] == pytest.approx(
+        np.mean([human_mean(i) for i in sorted(set(ANNOTATOR_A) | set(ANNOTATOR_B))])
+    )
     assert human["kappa"] == 1.0
     between = _row(report, "table1_judges", judge="human (annotator vs annotator)")
     overlap = sorted(set(ANNOTATOR_A) & set(ANNOTATOR_B))
@@ -363,7 +378,8 @@ def test_strategy_differences_and_judge_pairs(report: Report) -> None:
     row = differences[(differences["judge_a"] == a) & (differences["judge_b"] == b)].iloc[0]
     humans = sorted(set(ANNOTATOR_A) | set(ANNOTATOR_B))
     diffs = [
-        expected_judge("zero_shot", GPT, "zero_shot", i) - expected_judge("cot", GPT, "zero_shot", i) for i in humans
+        expected_judge("zero_shot", GPT, "zero_shot", i) - expected_judge("cot", GPT, "zero_shot", i)
+        for i in humans
     ]
     assert row["n"] == len(humans) and row["mean_diff"] == pytest.approx(np.mean(diffs))
     assert row["mean_diff_lo"] <= row["mean_diff"] <= row["mean_diff_hi"]
@@ -371,7 +387,8 @@ def test_strategy_differences_and_judge_pairs(report: Report) -> None:
     pairs = report.table("judge_pairs").frame
     # Judges of one strategy are ordered by name: aspect-b before judge_aspect.
     same = pairs[
-        (pairs["judge_a"] == f"aspect-b [{JUDGE_B_MODEL}]") & (pairs["judge_b"] == f"judge_aspect [{JUDGE_MODEL}]")
+        (pairs["judge_a"] == f"aspect-b [{JUDGE_B_MODEL}]")
+        & (pairs["judge_b"] == f"judge_aspect [{JUDGE_MODEL}]")
     ].iloc[0]
     a = [expected_judge("aspect-b", GPT, "zero_shot", i) for i in IDS]
     b = [expected_judge("aspect", GPT, "zero_shot", i) for i in IDS]
@@ -391,7 +408,9 @@ EXPLAIN_IDS = IDS  # 17, the demonstration idiom, is not among them
 
 
 @pytest.mark.parametrize(("model", "prompt"), ROWS)
-def test_table3_theme_means_are_hand_computed_means_without_unscored(report: Report, model: str, prompt: str) -> None:
+def test_table3_theme_means_are_hand_computed_means_without_unscored(
+    report: Report, model: str, prompt: str
+) -> None:
     values = {i: expected_judge("aspect", model, prompt, i) for i in EXPLAIN_IDS}
     row = _row(report, "table3_themes", model=model, prompt=prompt)
     for theme in {str(META[i]["theme"]) for i in EXPLAIN_IDS}:
@@ -404,7 +423,9 @@ def test_table3_theme_means_are_hand_computed_means_without_unscored(report: Rep
 
 
 @pytest.mark.parametrize(("model", "prompt"), ROWS)
-def test_table4_trait_means_count_an_item_toward_each_of_its_traits(report: Report, model: str, prompt: str) -> None:
+def test_table4_trait_means_count_an_item_toward_each_of_its_traits(
+    report: Report, model: str, prompt: str
+) -> None:
     row = _row(report, "table4_traits", model=model, prompt=prompt)
     for trait in TRAIT_NAMES:
         scored = [
@@ -429,7 +450,7 @@ def test_table3_rows_in_paper_layout(report: Report) -> None:
         "Other",
         "Average",
     ]
-    assert list(zip(frame["model"], frame["prompt"])) == [
+    assert list(zip(frame["model"], frame["prompt"], strict=True)) == [
         (GPT, "zero_shot"),
         (GPT, "few_shot"),
         (VISTRAL, "zero_shot"),
@@ -455,9 +476,15 @@ def test_table5_strict_and_lenient_accuracy_and_incomplete_row(report: Report) -
 
 def test_paper_numbers_beside_ours_for_models_the_paper_has(report: Report) -> None:
     table3 = report.table("table3_vs_paper").frame
-    row = table3[(table3["model"] == GPT) & (table3["prompt"] == "zero_shot") & (table3["column"] == "Average")].iloc[0]
+    row = table3[
+        (table3["model"] == GPT) & (table3["prompt"] == "zero_shot") & (table3["column"] == "Average")
+    ].iloc[0]
     ours = _row(report, "table3_themes", model=GPT, prompt="zero_shot")["Average"]
-    assert row["paper"] == 2.46 and row["ours"] == pytest.approx(ours) and row["diff"] == pytest.approx(ours - 2.46)
+    assert (
+        row["paper"] == 2.46
+        and row["ours"] == pytest.approx(ours)
+        and row["diff"] == pytest.approx(ours - 2.46)
+    )
     assert set(table3["paper_model"]) == {"GPT-4o", "Vistral-7B-Chat"}
     table5 = report.table("table5_vs_paper").frame
     assert VINALLAMA in set(table5["model"])  # matched, even though its row is incomplete
@@ -469,14 +496,18 @@ def test_usage_per_model_and_per_judge_including_rescoring_events(report: Report
     usage = report.table("usage").frame
     rescored = usage[(usage["kind"] == "judge") & (usage["judge"] == "aspect-b")].iloc[0]
     assert rescored["calls"] == len(IDS) and rescored["input_tokens"] == 10 * len(IDS)
-    generation = usage[(usage["kind"] == "generation") & (usage["task"] == "topic") & (usage["model"] == GPT)].iloc[0]
+    generation = usage[
+        (usage["kind"] == "generation") & (usage["task"] == "topic") & (usage["model"] == GPT)
+    ].iloc[0]
     assert generation["input_tokens"] == 10 * len(IDS)
 
 
 def test_counts_table_reports_unscored_and_empty_answers(report: Report) -> None:
     counts = report.table("counts").frame
     row = counts[(counts["model"] == VISTRAL) & (counts["prompt"] == "few_shot")].iloc[0]
-    assert row["unscored"] == sum(1 for i in IDS if i % 4 == 0) and row["scored"] + row["unscored"] == len(IDS)
+    assert row["unscored"] == sum(1 for i in IDS if i % 4 == 0) and row["scored"] + row["unscored"] == len(
+        IDS
+    )
     summary = report.table("judge_summary").frame
     aspect = summary[summary["judge"] == "judge_aspect"].iloc[0]
     assert aspect["empty_answers"] == 1 and aspect["generations"] == 4
@@ -488,7 +519,9 @@ def test_counts_table_reports_unscored_and_empty_answers(report: Report) -> None
 def test_second_run_writes_identical_bytes(logs: Logs, report: Report) -> None:
     before = {path.name: path.read_bytes() for path in report.files}
     out = report.files[0].parent
-    second = write_report(logs.root, out_dir=out, human=logs.human, formats=("md", "csv", "tex"), human_generation=ABLATION)
+    second = write_report(
+        logs.root, out_dir=out, human=logs.human, formats=("md", "csv", "tex"), human_generation=ABLATION
+    )
     after = {path.name: path.read_bytes() for path in second.files}
     assert before == after
     assert {
@@ -503,19 +536,37 @@ def test_second_run_writes_identical_bytes(logs: Logs, report: Report) -> None:
     assert second.markdown == report.markdown
 
 
-def test_cli_prints_the_markdown_and_writes_into_log_dir_report(logs: Logs, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_prints_the_markdown_and_writes_into_log_dir_report(
+    logs: Logs, capsys: pytest.CaptureFixture[str]
+) -> None:
     parser = argparse.ArgumentParser(prog="vivid")
     report_cli.register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(
-        ["report", str(logs.root), "--human", str(logs.human), "--human-generation", ABLATION, "--format", "md,tex", "--no-figures"]
+        [
+            "report",
+            str(logs.root),
+            "--human",
+            str(logs.human),
+            "--human-generation",
+            ABLATION,
+            "--format",
+            "md,tex",
+            "--no-figures",
+        ]
     )
     assert args.handler(args) == 0
     printed = capsys.readouterr().out
     written = logs.root / "report" / "report.md"
     assert printed == written.read_text(encoding="utf-8")
-    assert (logs.root / "report" / "table5_classification.tex").read_text(encoding="utf-8").startswith("\\begin{table}")
+    assert (
+        (logs.root / "report" / "table5_classification.tex")
+        .read_text(encoding="utf-8")
+        .startswith("\\begin{table}")
+    )
     # The report folder inside the log folder is not read as logs on the next run.
-    again = write_report(logs.root, human=logs.human, formats=("md",), figures=False, human_generation=ABLATION)
+    again = write_report(
+        logs.root, human=logs.human, formats=("md",), figures=False, human_generation=ABLATION
+    )
     assert again.markdown == printed
 
 
@@ -539,7 +590,7 @@ def test_cli_reports_bad_input(
 def test_judge_option_chooses_the_judge_of_tables_3_and_4(logs: Logs, tmp_path: Path) -> None:
     chosen = write_report(logs.root, out_dir=tmp_path, formats=("csv",), judge="aspect-b", figures=False)
     frame = chosen.table("table3_themes").frame
-    assert list(zip(frame["model"], frame["prompt"])) == [(GPT, "zero_shot")]
+    assert list(zip(frame["model"], frame["prompt"], strict=True)) == [(GPT, "zero_shot")]
     expected = np.mean([expected_judge("aspect-b", GPT, "zero_shot", i) for i in IDS])
     assert frame.iloc[0]["Average"] == pytest.approx(expected)
 
@@ -550,7 +601,9 @@ def test_judge_option_chooses_the_judge_of_tables_3_and_4(logs: Logs, tmp_path: 
 def test_humans_with_no_overlap_are_reported_not_a_crash(logs: Logs, tmp_path: Path) -> None:
     human = tmp_path / "elsewhere.csv"
     human.write_text("id,score\n900,3\n901,4\n", encoding="utf-8")
-    result = write_report(logs.root, out_dir=tmp_path / "out", human=human, formats=("md",), human_generation=ABLATION)
+    result = write_report(
+        logs.root, out_dir=tmp_path / "out", human=human, formats=("md",), human_generation=ABLATION
+    )
     row = _row(result, "table1_judges", judge="judge_aspect")
     assert row["n"] == 0 and _missing(row["kappa"]) and "no items scored by both" in str(row["notes"])
     assert not (tmp_path / "out" / "judge_agreement.png").exists()
@@ -647,7 +700,17 @@ def test_annotate_cli_export_needs_one_generation(
     assert "--generation" in capsys.readouterr().err
     name = Path(logs.ablation).name
     args = parser.parse_args(
-        ["annotate", "export", str(logs.root), "--generation", name, "-n", "5", "--out", str(tmp_path / "s.csv")]
+        [
+            "annotate",
+            "export",
+            str(logs.root),
+            "--generation",
+            name,
+            "-n",
+            "5",
+            "--out",
+            str(tmp_path / "s.csv"),
+        ]
     )
     assert args.handler(args) == 0
     assert len((tmp_path / "s.csv").read_text(encoding="utf-8-sig").splitlines()) == 6

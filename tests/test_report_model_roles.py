@@ -25,8 +25,13 @@ OTHER = "vivid/oracle"
 def judged_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("roles")
     (log,) = inspect_eval(
-        explain(data="sample", judge="aspect"), model="vivid/literal", model_args={"data": "sample"},
-        model_roles={"grader": JUDGE}, limit=3, log_dir=str(folder / "made"), display="none",
+        explain(data="sample", judge="aspect"),
+        model="vivid/literal",
+        model_args={"data": "sample"},
+        model_roles={"grader": JUDGE},
+        limit=3,
+        log_dir=str(folder / "made"),
+        display="none",
     )
     assert log.status == "success", log.error
     return Path(log.location)
@@ -37,15 +42,21 @@ def judged_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     [
         pytest.param({"grader": ModelConfig(model=JUDGE)}, JUDGE, id="one-model"),
         pytest.param({"grader": [ModelConfig(model=JUDGE)]}, JUDGE, id="list-of-one"),
-        pytest.param({"grader": [ModelConfig(model=JUDGE), ModelConfig(model=OTHER)]}, f"{JUDGE}, {OTHER}",
-                     id="list-of-two"),
+        pytest.param(
+            {"grader": [ModelConfig(model=JUDGE), ModelConfig(model=OTHER)]},
+            f"{JUDGE}, {OTHER}",
+            id="list-of-two",
+        ),
         pytest.param({"grader": []}, None, id="empty-list"),
         pytest.param({"other": ModelConfig(model=OTHER)}, None, id="no-grader-role"),
         pytest.param(None, None, id="no-roles"),
     ],
 )
 def test_a_grader_role_of_any_shape_is_read(
-    judged_log: Path, tmp_path: Path, roles: dict[str, ModelConfig | list[ModelConfig]] | None, expected: str | None
+    judged_log: Path,
+    tmp_path: Path,
+    roles: dict[str, ModelConfig | list[ModelConfig]] | None,
+    expected: str | None,
 ) -> None:
     log = read_eval_log(str(judged_log))
     log.eval.model_roles = roles

@@ -40,7 +40,10 @@ def _rescored(root: Path, generation: EvalLog, target: Path, vivid_judge: dict[s
     scored = asyncio.run(score_async(read_eval_log(generation.location), [lexical()], action="overwrite"))
     if vivid_judge is not None:
         rel = Path(generation.location).relative_to(root).as_posix()
-        scored.eval.metadata = {**(scored.eval.metadata or {}), "vivid_judge": {**vivid_judge, "generation_log": rel}}
+        scored.eval.metadata = {
+            **(scored.eval.metadata or {}),
+            "vivid_judge": {**vivid_judge, "generation_log": rel},
+        }
     target.parent.mkdir(parents=True, exist_ok=True)
     write_eval_log(scored, str(target))
 
@@ -87,7 +90,9 @@ def test_one_name_per_theme_in_metrics_viewer_metadata_and_tables(folder: Path, 
     assert metric_themes == viewer_themes == set(THEME_NAMES)
     report = write_report(folder, out_dir=tmp_path, formats=("md", "csv"), figures=False)
     table3 = report.table("table3_themes").frame
-    assert [c for c in table3.columns if c in metric_themes or c in PAPER_HEADINGS.values()] == list(THEME_NAMES)
+    assert [c for c in table3.columns if c in metric_themes or c in PAPER_HEADINGS.values()] == list(
+        THEME_NAMES
+    )
     assert not set(PAPER_HEADINGS.values()) & set(report.markdown.replace("|", " ").split("  "))
     header = (tmp_path / "table3_themes.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
     assert header[2:9] == list(THEME_NAMES)

@@ -1,5 +1,8 @@
-"""Report building blocks without Inspect runs: the paper's numbers, model matching, formatting,
-judge choice, reliability statistics against library values, degenerate inputs, sampling."""
+"""Report building blocks without Inspect runs.
+
+The paper's numbers, model matching, formatting, judge choice, reliability statistics against
+library values, degenerate inputs, sampling.
+"""
 
 from __future__ import annotations
 
@@ -44,7 +47,9 @@ def test_paper_results_cover_tables_1_3_4_5() -> None:
         pytest.param("table1", "GPT-4.1", "human", "mean", 3.47, id="t1-human-mean"),
         pytest.param("table3", "GPT-4o", "zero_shot", "Average", 2.46, id="t3-gpt4o-average"),
         pytest.param("table3", "Gemini Flash 2.5", "few_shot", "Average", 2.6, id="t3-gemini-few"),
-        pytest.param("table4", "Llama-4-Scout-17B-16E", "few_shot", "Sino-Vietnamese", 1.50, id="t4-scout-sino"),
+        pytest.param(
+            "table4", "Llama-4-Scout-17B-16E", "few_shot", "Sino-Vietnamese", 1.50, id="t4-scout-sino"
+        ),
         pytest.param("table5", "Gemini Flash 2.5", "", "topic", 0.535, id="t5-gemini-topic"),
         pytest.param("table5", "Vinallama-7b-chat", "", "traits", 0.016, id="t5-vinallama-traits"),
     ],
@@ -55,7 +60,9 @@ def test_paper_values_as_published(table: str, model: str, prompt: str, column: 
 
 def test_table3_average_lies_within_its_theme_range() -> None:
     frame = paper_results()
-    wide = frame[frame["table"] == "table3"].pivot_table(index=["model", "prompt"], columns="column", values="value")
+    wide = frame[frame["table"] == "table3"].pivot_table(
+        index=["model", "prompt"], columns="column", values="value"
+    )
     themes = wide.drop(columns="Average")
     assert ((wide["Average"] >= themes.min(axis=1)) & (wide["Average"] <= themes.max(axis=1))).all()
     assert len(wide) == 16
@@ -70,7 +77,9 @@ def test_table3_average_lies_within_its_theme_range() -> None:
         pytest.param("google/gemini-2.5-flash", "Gemini Flash 2.5", id="gemini"),
         pytest.param("hf/Qwen/Qwen3-14B", "Qwen-3-14B", id="hf-path"),
         pytest.param("ollama/qwen3:14b", "Qwen-3-14B", id="ollama-tag"),
-        pytest.param("vllm/meta-llama/Llama-4-Scout-17B-16E-Instruct", "Llama-4-Scout-17B-16E", id="instruct"),
+        pytest.param(
+            "vllm/meta-llama/Llama-4-Scout-17B-16E-Instruct", "Llama-4-Scout-17B-16E", id="instruct"
+        ),
         pytest.param("hf/vilm/vinallama-7b-chat", "Vinallama-7b-chat", id="vinallama"),
         pytest.param("mockllm/model", None, id="unknown"),
     ],
@@ -126,7 +135,11 @@ def test_table_text_forms_escape_and_fix_decimals() -> None:
     assert "| a\\|b | 1.23 | 3 |" in markdown and "|---|---:|---:|" in markdown and "- a note" in markdown
     assert to_csv(table) == "judge,mean,n\na|b,1.2346,3\njudge_x & 50%,,\n"
     latex = to_latex(table)
-    assert "judge\\_x \\& 50\\%" in latex and "\\caption{Title\\_1}" in latex and "\\begin{tabular}{lrr}" in latex
+    assert (
+        "judge\\_x \\& 50\\%" in latex
+        and "\\caption{Title\\_1}" in latex
+        and "\\begin{tabular}{lrr}" in latex
+    )
     assert latex_escape("{~^\\}") == "\\{\\textasciitilde{}\\textasciicircum{}\\textbackslash{}\\}"
 
 
@@ -235,7 +248,9 @@ def test_table1_kappa_and_unscored_against_scikit_learn() -> None:
         pytest.param(JUDGE_A, {1: 0}, "only 1 paired item", id="one-item"),
     ],
 )
-def test_table1_degenerate_inputs_are_reported(judge: dict[int, float], human: dict[int, int], note: str) -> None:
+def test_table1_degenerate_inputs_are_reported(
+    judge: dict[int, float], human: dict[int, int], note: str
+) -> None:
     result = build_reliability(_frame(_rows(judge)), _humans(human), n_boot=20)
     row = _table(result, "table1_judges").set_index("judge").loc["judge_aspect"]
     assert pd.isna(row["kappa"]) and note in row["notes"]
@@ -263,7 +278,9 @@ def test_self_consistency_of_a_judge_run_twice() -> None:
     result = build_reliability(_frame(first, second), None, n_boot=20)
     row = _table(result, "judge_consistency").iloc[0]
     both = [i for i in JUDGE_A if not math.isnan(JUDGE_A[i])]
-    expected = cohen_kappa_score([JUDGE_A[i] for i in both], [JUDGE_B[i] for i in both], labels=list(range(6)))
+    expected = cohen_kappa_score(
+        [JUDGE_A[i] for i in both], [JUDGE_B[i] for i in both], labels=list(range(6))
+    )
     assert row["runs_from"] == "repeated logs" and row["runs"] == 2 and row["n"] == len(both)
     assert row["mean_kappa"] == pytest.approx(expected, abs=1e-12)
     assert row["flip_rate"] == pytest.approx(np.mean([JUDGE_A[i] != JUDGE_B[i] for i in both]))
@@ -283,7 +300,7 @@ def test_latest_prefers_a_score_then_a_finished_log_then_the_newest() -> None:
     failed = _rows({1: 2.0}, log="b.eval", created="2026-01-03", status="error")
     new = _rows({1: 3.0}, log="c.eval", created="2026-01-02")
     chosen = latest(_frame(old, failed, new), ["judge", "judge_model"])
-    assert dict(zip(chosen["id"], chosen["value"])) == {1: 3.0, 2: 1.0}
+    assert dict(zip(chosen["id"], chosen["value"], strict=True)) == {1: 3.0, 2: 1.0}
 
 
 def test_table3_flags_rows_from_an_unfinished_log() -> None:
@@ -312,7 +329,9 @@ def _judges() -> pd.DataFrame:
         pytest.param(None, JudgeKey("judge_aspect", "openai/gpt-4.1"), id="default-aspect-paper-model"),
         pytest.param("cot", JudgeKey("judge_cot", "m/judge"), id="by-strategy"),
         pytest.param("cheap", JudgeKey("cheap", "openai/gpt-4o-mini"), id="by-name"),
-        pytest.param("aspect@openai/gpt-4o-mini", JudgeKey("cheap", "openai/gpt-4o-mini"), id="name-at-model"),
+        pytest.param(
+            "aspect@openai/gpt-4o-mini", JudgeKey("cheap", "openai/gpt-4o-mini"), id="name-at-model"
+        ),
     ],
 )
 def test_choose_judge(requested: str | None, expected: JudgeKey) -> None:

@@ -107,7 +107,9 @@ def test_wait_queues_behind_the_holder_then_runs(tmp_path: Path, capsys: pytest.
     assert not (log_dir / LOCK_FILE).exists()  # released
 
 
-def test_a_lock_left_by_a_killed_run_does_not_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_lock_left_by_a_killed_run_does_not_block(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     log_dir = tmp_path / "logs"
     spec = write_spec(tmp_path, "after_kill", log_dir)
     with holder(log_dir, 120) as held:
@@ -125,7 +127,9 @@ def test_a_lock_left_by_a_killed_run_does_not_block(tmp_path: Path, capsys: pyte
 @pytest.mark.parametrize(
     "content",
     [
-        pytest.param('{"pid": 999999999, "host": "elsewhere", "started": "2020-01-01T00:00:00+00:00"}\n', id="dead-pid"),
+        pytest.param(
+            '{"pid": 999999999, "host": "elsewhere", "started": "2020-01-01T00:00:00+00:00"}\n', id="dead-pid"
+        ),
         pytest.param("not json at all", id="garbage"),
         pytest.param("", id="empty"),
     ],
@@ -155,8 +159,20 @@ def test_the_lock_excludes_a_second_holder_until_released(tmp_path: Path) -> Non
 def test_two_specs_sharing_a_folder_run_one_after_the_other(tmp_path: Path) -> None:
     # Two real `vivid run --wait` started together, as open_judges.yaml beside judge_ablation.yaml.
     log_dir = tmp_path / "logs"
-    specs = [write_spec(tmp_path, "first", log_dir, "lexical"), write_spec(tmp_path, "second", log_dir, "lexical_b")]
-    command = [sys.executable, "-m", "vivid_inspect.cli.main", "run", "--display", "none", "--no-report", "--wait"]
+    specs = [
+        write_spec(tmp_path, "first", log_dir, "lexical"),
+        write_spec(tmp_path, "second", log_dir, "lexical_b"),
+    ]
+    command = [
+        sys.executable,
+        "-m",
+        "vivid_inspect.cli.main",
+        "run",
+        "--display",
+        "none",
+        "--no-report",
+        "--wait",
+    ]
     processes = [
         subprocess.Popen([*command, str(spec)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for spec in specs

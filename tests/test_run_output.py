@@ -1,5 +1,6 @@
-"""What `vivid run` prints: compact progress, one left-out warning, where the report went; and
-judged logs that the viewer can tell apart.
+"""What `vivid run` prints, and judged logs that the viewer can tell apart.
+
+It prints compact progress, one left-out warning and where the report went.
 
 One small offline spec is run twice through the real ``vivid`` CLI in a subprocess (a first run,
 then a rerun that has nothing to do); each test reads what those runs printed and wrote.
@@ -47,7 +48,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Run]:
         "data": "sample",
         "log_dir": "logs",
         "runs": [
-            {"tasks": ["explain"], "prompts": ["zero_shot", "few_shot"], "models": ["vivid/oracle"], "limit": 3},
+            {
+                "tasks": ["explain"],
+                "prompts": ["zero_shot", "few_shot"],
+                "models": ["vivid/oracle"],
+                "limit": 3,
+            },
             {"tasks": ["topic"], "models": ["vivid/oracle"], "limit": 3},
         ],
         "judges": JUDGES,
@@ -81,7 +87,9 @@ def test_first_run_prints_compact_progress_not_inspect_panels(runs: tuple[Run, R
 @pytest.mark.parametrize("which", [0, 1], ids=["first-run", "rerun"])
 def test_the_left_out_warning_is_printed_once_per_command(runs: tuple[Run, Run], which: int) -> None:
     # The report's own note (a markdown bullet) says it again, with the numbers.
-    warnings = [line for line in runs[which].out.splitlines() if LEFT_OUT in line and not line.startswith("- ")]
+    warnings = [
+        line for line in runs[which].out.splitlines() if LEFT_OUT in line and not line.startswith("- ")
+    ]
     assert len(warnings) == 1, runs[which].out
 
 
@@ -114,7 +122,9 @@ def test_the_report_notes_the_items_left_out(runs: tuple[Run, Run]) -> None:
 
 
 def test_judged_logs_are_tagged_with_their_judge(runs: tuple[Run, Run]) -> None:
-    judged = [read_eval_log(info, header_only=True) for info in list_eval_logs(str(runs[0].log_dir / "judged"))]
+    judged = [
+        read_eval_log(info, header_only=True) for info in list_eval_logs(str(runs[0].log_dir / "judged"))
+    ]
     assert len(judged) == len(JUDGES) * 2  # every judge on both explanation generations
     seen = set()
     for log in judged:
@@ -122,8 +132,13 @@ def test_judged_logs_are_tagged_with_their_judge(runs: tuple[Run, Run]) -> None:
         judge = next(j for j in JUDGES if j["name"] == name)
         model = judge.get("model") or "none"
         assert log.eval.tags is not None
-        assert {"judged", f"judge:{name}", f"strategy:{judge['strategy']}", f"judge_model:{model}"} <= set(log.eval.tags)
-        assert log.eval.task_display_name is not None and f"judge {name} ({judge['strategy']}" in log.eval.task_display_name
+        assert {"judged", f"judge:{name}", f"strategy:{judge['strategy']}", f"judge_model:{model}"} <= set(
+            log.eval.tags
+        )
+        assert (
+            log.eval.task_display_name is not None
+            and f"judge {name} ({judge['strategy']}" in log.eval.task_display_name
+        )
         seen.add((log.eval.task_display_name, log.eval.task_args.get("prompt")))
     assert len(seen) == len(judged), "two judged logs look the same in the viewer's list"
 
@@ -150,7 +165,14 @@ def test_display_option_reaches_the_run(
     monkeypatch.setattr(execute, "run_spec", fake_run_spec)
     spec = tmp_path / "spec.yaml"
     spec.write_text(
-        yaml.safe_dump({"name": "d", "data": "sample", "log_dir": "logs", "runs": [{"tasks": ["topic"], "models": ["vivid/oracle"]}]}),
+        yaml.safe_dump(
+            {
+                "name": "d",
+                "data": "sample",
+                "log_dir": "logs",
+                "runs": [{"tasks": ["topic"], "models": ["vivid/oracle"]}],
+            }
+        ),
         encoding="utf-8",
     )
     assert main(["run", str(spec), *argv]) == 130

@@ -131,7 +131,9 @@ def test_cot_strategy_reaches_the_judge(tmp_path: Path) -> None:
         prompts.append(prompt)
         return f"Suy luận ngắn.\nĐiểm: {discriminating(prompt)}"
 
-    result = run_sanity(scripted_judge(cot, "cot"), strategy="cot", limit=3, log_dir=str(tmp_path), display="none")
+    result = run_sanity(
+        scripted_judge(cot, "cot"), strategy="cot", limit=3, log_dir=str(tmp_path), display="none"
+    )
     assert result.strategy == "cot" and result.gap == 4.0 and result.passed
     assert len(prompts) == 6 and all("Điểm: N" in prompt for prompt in prompts)
 
@@ -139,7 +141,9 @@ def test_cot_strategy_reaches_the_judge(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        pytest.param({"strategy": "lexical"}, "unknown judge strategy 'lexical'", id="lexical-is-not-an-llm-strategy"),
+        pytest.param(
+            {"strategy": "lexical"}, "unknown judge strategy 'lexical'", id="lexical-is-not-an-llm-strategy"
+        ),
         pytest.param({"min_gap": 6.0}, "min_gap 6.0", id="gap-off-the-scale"),
         pytest.param({"min_share": 80.0}, "min_share 80.0", id="share-as-percent"),
         pytest.param({"max_unscored": -0.1}, "max_unscored -0.1", id="negative-unscored"),
@@ -217,7 +221,11 @@ def test_markdown_names_the_failures_and_the_items_missed() -> None:
 
 @pytest.mark.parametrize(
     ("limit", "expected_size"),
-    [pytest.param(3, 3, id="draw"), pytest.param(50, 20, id="more-than-there-are"), pytest.param(None, 20, id="all")],
+    [
+        pytest.param(3, 3, id="draw"),
+        pytest.param(50, 20, id="more-than-there-are"),
+        pytest.param(None, 20, id="all"),
+    ],
 )
 def test_choose_ids(limit: int | None, expected_size: int) -> None:
     ids = list(range(1, 21))
@@ -284,7 +292,9 @@ def test_cli_run_that_cannot_finish_exits_1(
         raise RuntimeError("judge server is down")
 
     def with_broken_judge(judge_model: str, **kwargs: Any) -> SanityResult:
-        return run_sanity(scripted_judge(broken, "broken"), **{**kwargs, "model_args": None, "display": "none"})
+        return run_sanity(
+            scripted_judge(broken, "broken"), **{**kwargs, "model_args": None, "display": "none"}
+        )
 
     monkeypatch.setattr("vivid_inspect.cli.sanity.run_sanity", with_broken_judge)
     assert _cli(["sanity", "any/judge", "--limit", "1", "--log-dir", str(tmp_path)]) == 1
@@ -313,8 +323,12 @@ def test_cli_rejects_bad_options_with_exit_2(argv: list[str]) -> None:
     ("argv", "message"),
     [
         pytest.param(["sanity", "nope/judge"], "not recognized", id="unknown-provider"),
-        pytest.param(["sanity", "vivid/chrf", "--data", "/no/such/file.csv"], "no such data file", id="missing-data"),
-        pytest.param(["sanity", "vivid/chrf", "-M", "colour=blue"], "takes only the model argument", id="bad-arg"),
+        pytest.param(
+            ["sanity", "vivid/chrf", "--data", "/no/such/file.csv"], "no such data file", id="missing-data"
+        ),
+        pytest.param(
+            ["sanity", "vivid/chrf", "-M", "colour=blue"], "takes only the model argument", id="bad-arg"
+        ),
     ],
 )
 def test_cli_bad_set_up_exits_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

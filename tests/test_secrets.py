@@ -147,7 +147,9 @@ def test_an_echoed_key_and_gateway_header_are_redacted_from_every_file_and_outpu
     with FakeOpenAIServer(responder=default_responder) as server:
         # one generation and one judgement fail with a body quoting the credential headers
         server.faults = fail_prompts(
-            lambda prompt: idiom_of(prompt) in broken and (idiom_of(prompt) == items[0].idiom) != ("Điểm" in prompt),
+            lambda prompt: (
+                idiom_of(prompt) in broken and (idiom_of(prompt) == items[0].idiom) != ("Điểm" in prompt)
+            ),
             "echo_auth",
         )
         spec = tmp_path / "echo.yaml"
@@ -224,12 +226,18 @@ SECRET_SHAPES = [
         id="judge-extra-headers-authorization",
     ),
     pytest.param(
-        lambda s: s.replace('model_args: {base_url: "http://127.0.0.1:9/v1"}\n    limit', f'model_args: {{base_url: "http://127.0.0.1:9/v1", default_headers: {{Authorization: "Bearer {CANARY}"}}}}\n    limit'),
+        lambda s: s.replace(
+            'model_args: {base_url: "http://127.0.0.1:9/v1"}\n    limit',
+            f'model_args: {{base_url: "http://127.0.0.1:9/v1", default_headers: {{Authorization: "Bearer {CANARY}"}}}}\n    limit',
+        ),
         "runs[0].models[0].model_args.default_headers.Authorization",
         id="default-headers-authorization",
     ),
     pytest.param(
-        lambda s: s.replace('model_args: {base_url: "http://127.0.0.1:9/v1"}\n    limit', 'model_args: {base_url: "http://127.0.0.1:9/v1", default_headers: {x-api-key: plain-looking-value}}\n    limit'),
+        lambda s: s.replace(
+            'model_args: {base_url: "http://127.0.0.1:9/v1"}\n    limit',
+            'model_args: {base_url: "http://127.0.0.1:9/v1", default_headers: {x-api-key: plain-looking-value}}\n    limit',
+        ),
         "runs[0].models[0].model_args.default_headers.x-api-key",
         id="x-api-key-header",
     ),
@@ -239,7 +247,10 @@ SECRET_SHAPES = [
         id="cookie-header",
     ),
     pytest.param(
-        _under("    limit: 2\n", "    generate: {extra_headers: {Proxy-Authorization: 'Basic dXNlcjpwYXNzd29yZA=='}}\n"),
+        _under(
+            "    limit: 2\n",
+            "    generate: {extra_headers: {Proxy-Authorization: 'Basic dXNlcjpwYXNzd29yZA=='}}\n",
+        ),
         "runs[0].generate.extra_headers.Proxy-Authorization",
         id="proxy-authorization-header",
     ),
@@ -249,7 +260,10 @@ SECRET_SHAPES = [
         id="azure-api-key-header",
     ),
     pytest.param(
-        lambda s: s.replace('base_url: "http://127.0.0.1:9/v1"}\n    limit', f'base_url: "https://user:{CANARY}@gateway.example/v1"}}\n    limit'),
+        lambda s: s.replace(
+            'base_url: "http://127.0.0.1:9/v1"}\n    limit',
+            f'base_url: "https://user:{CANARY}@gateway.example/v1"}}\n    limit',
+        ),
         "runs[0].models[0].model_args.base_url",
         id="url-userinfo",
     ),
@@ -264,7 +278,10 @@ SECRET_SHAPES = [
         id="key-in-free-text",
     ),
     pytest.param(
-        lambda s: s.replace('model_args: {base_url: "http://127.0.0.1:9/v1"}\n    limit', 'model_args: {base_url: "http://127.0.0.1:9/v1", default_headers: {Authorization: {env: MY_KEY}}}\n    limit'),
+        lambda s: s.replace(
+            'model_args: {base_url: "http://127.0.0.1:9/v1"}\n    limit',
+            'model_args: {base_url: "http://127.0.0.1:9/v1", default_headers: {Authorization: {env: MY_KEY}}}\n    limit',
+        ),
         "runs[0].models[0].model_args.default_headers.Authorization",
         id="env-mapping-form-is-not-the-placeholder",
     ),
@@ -308,10 +325,16 @@ def test_credentials_are_reported_beside_other_problems_in_one_pass(tmp_path: Pa
     [
         pytest.param(GOOD_SPEC, id="no-headers"),
         pytest.param(
-            GOOD_SPEC.replace("    limit: 2\n", '    limit: 2\n    generate: {extra_headers: {Authorization: "${env:MY_GATEWAY_KEY}", X-Trace: abc}}\n'),
+            GOOD_SPEC.replace(
+                "    limit: 2\n",
+                '    limit: 2\n    generate: {extra_headers: {Authorization: "${env:MY_GATEWAY_KEY}", X-Trace: abc}}\n',
+            ),
             id="env-placeholder-header",
         ),
-        pytest.param(GOOD_SPEC.replace("    limit: 2\n", "    limit: 2\n    generate: {max_tokens: 100}\n"), id="max-tokens-is-no-token"),
+        pytest.param(
+            GOOD_SPEC.replace("    limit: 2\n", "    limit: 2\n    generate: {max_tokens: 100}\n"),
+            id="max-tokens-is-no-token",
+        ),
     ],
 )
 def test_secret_free_specs_pass(tmp_path: Path, text: str) -> None:

@@ -40,7 +40,9 @@ def _good() -> dict[str, Any]:
 
 def _write(tmp_path: Path, data: dict[str, Any] | str) -> Path:
     path = tmp_path / "spec.yaml"
-    path.write_text(data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    path.write_text(
+        data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False), encoding="utf-8"
+    )
     return path
 
 
@@ -160,10 +162,16 @@ CASES = [
         "the lexical judge takes no repeats: chrF is deterministic",
         id="lexical-judge-with-repeats",
     ),
-    pytest.param(("judges", 0, "repeats"), 0, "judges[0].repeats", "greater than or equal to 1", id="zero-repeats"),
+    pytest.param(
+        ("judges", 0, "repeats"), 0, "judges[0].repeats", "greater than or equal to 1", id="zero-repeats"
+    ),
     pytest.param(("judges", 0, "repeats"), "3", "judges[0].repeats", "valid integer", id="string-repeats"),
-    pytest.param(("judges", 0, "repeats"), 2.5, "judges[0].repeats", "valid integer", id="fractional-repeats"),
-    pytest.param(("judges", 1, "name"), "a", "judges[1].name", "already used by judges[0]", id="duplicate-judge-name"),
+    pytest.param(
+        ("judges", 0, "repeats"), 2.5, "judges[0].repeats", "valid integer", id="fractional-repeats"
+    ),
+    pytest.param(
+        ("judges", 1, "name"), "a", "judges[1].name", "already used by judges[0]", id="duplicate-judge-name"
+    ),
     pytest.param(("judges", 0, "retries"), "2", "judges[0].retries", "valid integer", id="string-for-int"),
     pytest.param(
         ("judges", 0, "model_args"),
@@ -249,7 +257,9 @@ CASES = [
         "set by the runner",
         id="task-arg-set-by-runner",
     ),
-    pytest.param(("runs", 0, "sample"), {"n": 5}, "runs[0].sample", "choose the items one way", id="two-selections"),
+    pytest.param(
+        ("runs", 0, "sample"), {"n": 5}, "runs[0].sample", "choose the items one way", id="two-selections"
+    ),
     pytest.param(("runs", 0, "limit"), 0, "runs[0].limit", "greater than or equal to 1", id="zero-limit"),
     pytest.param(
         ("panel", "members"),
@@ -283,7 +293,11 @@ def test_a_bad_value_is_reported_at_its_yaml_path(
 
 def test_a_lexical_judge_gets_one_problem_per_key_and_nothing_else(tmp_path: Path) -> None:
     data = _good()
-    data["judges"][3] |= {"model": "vivid/chrf", "retries": 0, "model_args": {"base_url": "http://localhost:8000/v1"}}
+    data["judges"][3] |= {
+        "model": "vivid/chrf",
+        "retries": 0,
+        "model_args": {"base_url": "http://localhost:8000/v1"},
+    }
     problems = _problems(tmp_path, data)
     assert sorted(problems) == ["judges[3].model", "judges[3].model_args", "judges[3].retries"], problems
 
@@ -318,7 +332,9 @@ def test_a_human_scores_file_is_checked_before_anything_runs(tmp_path: Path) -> 
     assert "data row 1 (line 2), column 'score'" in problem
 
 
-def test_run_refuses_data_it_cannot_use_with_exit_code_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_refuses_data_it_cannot_use_with_exit_code_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     header = "Idiom_Proverb,Meaning," + ",".join(f"Linguistic_Complexity_Taxonomy_{n}" for n in range(1, 6))
     (tmp_path / "items.csv").write_text(
         f"{header},Semantic_Theme\nNước đổ đầu vịt,Nói mãi,0,0,0,0,1,9\n", encoding="utf-8"
@@ -402,10 +418,16 @@ def test_cli_validate_accepts_a_good_spec(tmp_path: Path, capsys: pytest.Capture
     assert "valid" in capsys.readouterr().out
 
 
-def test_plan_of_the_judge_ablation_counts_its_calls(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_plan_of_the_judge_ablation_counts_its_calls(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     assert main(["plan", str(EXPERIMENTS / "judge_ablation.yaml"), "--log-dir", str(tmp_path / "logs")]) == 0
     out = capsys.readouterr().out
-    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.strip().startswith(("openai/", "total"))}
+    rows = {
+        line.split()[0]: line.split()
+        for line in out.splitlines()
+        if line.strip().startswith(("openai/", "total"))
+    }
     assert rows["openai/gpt-4o"][1:3] == ["generation", "200"]
     assert rows["openai/gpt-4.1"][1:4] == ["judge", "800", "1,600"]  # 4 strategies x 200; with one retry each
     assert rows["total"][1] == "1,000"
@@ -448,7 +470,9 @@ PAPER_THEMES = {
         pytest.param({"a": 100, "b": 1, "c": 1}, 2, {"a": 2, "b": 0, "c": 0}, id="fewer-than-themes"),
     ],
 )
-def test_allocation_is_proportional_with_one_per_theme(sizes: dict[str, int], n: int, expected: dict[str, int]) -> None:
+def test_allocation_is_proportional_with_one_per_theme(
+    sizes: dict[str, int], n: int, expected: dict[str, int]
+) -> None:
     assert allocate(sizes, n) == expected
 
 

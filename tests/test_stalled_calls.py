@@ -89,7 +89,9 @@ def test_vivid_run_ends_a_stalled_call_exits_1_and_a_rerun_completes(
 ) -> None:
     items = explain_items()[:3]
     stalled = items[1].idiom
-    server.faults = lambda index, model, prompt: fault if model == GEN and idiom_of(prompt) == stalled else None
+    server.faults = lambda index, model, prompt: (
+        fault if model == GEN and idiom_of(prompt) == stalled else None
+    )
     spec = tmp_path / "spec.yaml"
     text = SPEC.format(
         url=server.base_url, limit=len(items), max_retries=MAX_RETRIES, attempt_timeout=ATTEMPT_TIMEOUT
@@ -104,7 +106,9 @@ def test_vivid_run_ends_a_stalled_call_exits_1_and_a_rerun_completes(
     assert code == 1
     assert elapsed < 120  # for ever without attempt_timeout: the server never finishes its reply
     assert_cut_by_attempt_timeout(starts(server, GEN)[stalled])
-    assert f"AttemptTimeoutError calling {server.base_url}: attempt_timeout '{ATTEMPT_TIMEOUT}' exceeded" in err
+    assert (
+        f"AttemptTimeoutError calling {server.base_url}: attempt_timeout '{ATTEMPT_TIMEOUT}' exceeded" in err
+    )
     assert "rerun `vivid run" in err
 
     server.faults = None
@@ -156,12 +160,17 @@ def test_the_judge_under_inspect_score_bounds_a_stalled_call(
     server: FakeOpenAIServer, tmp_path: Path, fault: Fault
 ) -> None:
     (generated,) = eval(
-        explain(data="sample", judge="none"), model=fake_model(server, GEN), limit=1, display="none",
+        explain(data="sample", judge="none"),
+        model=fake_model(server, GEN),
+        limit=1,
+        display="none",
         log_dir=str(tmp_path / "generate"),
     )
     server.faults = lambda index, model, prompt: fault if model == JUDGE else None
     # as `inspect score` builds it: the grader's own config only, here with short limits
-    grader = fake_model(server, JUDGE, sdk_retries=2, config=GenerateConfig(max_retries=0, attempt_timeout=QUICK_TIMEOUT))
+    grader = fake_model(
+        server, JUDGE, sdk_retries=2, config=GenerateConfig(max_retries=0, attempt_timeout=QUICK_TIMEOUT)
+    )
 
     started = time.monotonic()
     with pytest.raises(Exception) as raised:
@@ -175,15 +184,24 @@ def test_the_judge_under_inspect_score_bounds_a_stalled_call(
 def test_the_judge_carries_its_own_attempt_timeout(server: FakeOpenAIServer, tmp_path: Path) -> None:
     """A grader role does not inherit the task's attempt_timeout: the judge's own limit applies."""
     (generated,) = eval(
-        explain(data="sample", judge="none"), model=fake_model(server, GEN), limit=1, display="none",
+        explain(data="sample", judge="none"),
+        model=fake_model(server, GEN),
+        limit=1,
+        display="none",
         log_dir=str(tmp_path / "generate"),
     )
 
-    scored = score(generated, judge(strategy="zero_shot"), model_roles={"grader": fake_model(server, JUDGE)},
-                   display="none")
+    scored = score(
+        generated,
+        judge(strategy="zero_shot"),
+        model_roles={"grader": fake_model(server, JUDGE)},
+        display="none",
+    )
 
     assert scored.samples is not None
-    configs = [e.config for s in scored.samples for e in s.events if e.event == "model" and e.role == "grader"]
+    configs = [
+        e.config for s in scored.samples for e in s.events if e.event == "model" and e.role == "grader"
+    ]
     assert configs and {(c.max_retries, c.attempt_timeout) for c in configs} == {
         (JUDGE_LIMITS.max_retries, JUDGE_LIMITS.attempt_timeout)
     }

@@ -1,5 +1,7 @@
-"""Table 1's numbers cannot mislead: paired means with n, the rounding rule beside its alternative,
-agreement that rounds nothing, and no stray mean without human scores.
+"""Table 1's numbers cannot mislead.
+
+Paired means with n, the rounding rule beside its alternative, agreement that rounds nothing, and
+no stray mean without human scores.
 
 Expected values are computed here from the inputs (scikit-learn and ``krippendorff`` on the raw
 scores), never read back from the report's own code.
@@ -31,7 +33,9 @@ def _table1(rows: pd.DataFrame, humans: pd.DataFrame | None) -> pd.DataFrame:
 
 def _annotations(**by_annotator: dict[int, int]) -> pd.DataFrame:
     records = [(item, score, name) for name, scores in by_annotator.items() for item, score in scores.items()]
-    return pd.DataFrame(records, columns=["id", "score", "annotator"]).astype({"id": "int64", "score": "int64"})
+    return pd.DataFrame(records, columns=["id", "score", "annotator"]).astype(
+        {"id": "int64", "score": "int64"}
+    )
 
 
 # --- 11.2: the judge's mean over the items the humans scored ---------------------------------
@@ -61,7 +65,9 @@ def test_comparison_with_the_paper_uses_the_paired_judge_mean() -> None:
     rows = _frame(_rows(judge, model="openai/gpt-4.1"))
     result = build_reliability(rows, _annotations(a=human), n_boot=0)
     chosen, why = choose_judge(rows)
-    comparisons = _comparisons(result.tables[0], table3(rows, chosen, why), table4(rows, chosen, why), table5(rows))
+    comparisons = _comparisons(
+        result.tables[0], table3(rows, chosen, why), table4(rows, chosen, why), table5(rows)
+    )
     frame = next(t for t in comparisons if t.name == "table1_vs_paper").frame
     means = frame[frame["column"] == "mean"].set_index("prompt")["ours"]
     assert means["aspect"] == pytest.approx(np.mean([judge[i] for i in human]))
@@ -80,7 +86,9 @@ def test_comparison_with_the_paper_uses_the_paired_judge_mean() -> None:
     ],
 )
 def test_without_humans_table1_shows_no_mean(values: dict[int, float]) -> None:
-    result = build_reliability(_frame(_rows(values), _rows(values, judge="lexical", strategy="lexical")), None, n_boot=0)
+    result = build_reliability(
+        _frame(_rows(values), _rows(values, judge="lexical", strategy="lexical")), None, n_boot=0
+    )
     table = result.tables[0]
     for column in ("mean_all_items", "judge_mean", "human_mean", "n", "kappa", "kappa_per_annotator"):
         assert table.frame[column].isna().all(), column
@@ -115,7 +123,9 @@ def test_two_annotators_on_halves_get_both_roundings_and_rater_agreement() -> No
     assert row["alpha_raters"] == pytest.approx(alpha, abs=1e-12)
     assert "6 score(s) end in .5" in row["notes"]
     between = table.loc["human (annotator vs annotator)"]
-    humans_only = krippendorff.alpha(reliability_data=matrix[:2], level_of_measurement="ordinal", value_domain=LABELS)
+    humans_only = krippendorff.alpha(
+        reliability_data=matrix[:2], level_of_measurement="ordinal", value_domain=LABELS
+    )
     assert between["alpha_raters"] == pytest.approx(humans_only, abs=1e-12)
 
 
@@ -154,7 +164,9 @@ def test_table5_counts_items_and_reports_epochs(epochs: int) -> None:
     for task, scorer in (("topic", "topic_match"), ("traits", "traits_match")):
         for epoch in range(1, epochs + 1):
             for row in _rows({1: 1.0, 2: 0.0, 3: 1.0, 4: 0.0}, epoch=epoch):
-                records.append(row | {"task": task, "scorer": scorer, "judge": None, "judge_model": None, "shots": 3})
+                records.append(
+                    row | {"task": task, "scorer": scorer, "judge": None, "judge_model": None, "shots": 3}
+                )
     frame = pd.DataFrame(records)
     record = table5(frame).frame.iloc[0]
     assert (record["n_topic"], record["n_traits"], record["epochs"]) == (4, 4, epochs)

@@ -35,7 +35,9 @@ class Case:
 
 
 CASES: dict[str, Case] = {
-    "bad-judge": Case("explain", ("judge=vibes", "data=sample"), ("explain: unknown judge 'vibes'", "aspect")),
+    "bad-judge": Case(
+        "explain", ("judge=vibes", "data=sample"), ("explain: unknown judge 'vibes'", "aspect")
+    ),
     "bad-judge-in-list": Case(
         "explain", ("judge=aspect,vibes", "data=sample"), ("explain: unknown judge 'vibes'",)
     ),
@@ -43,9 +45,13 @@ CASES: dict[str, Case] = {
     "negative-judge-retries": Case(
         "explain", ("judge_retries=-1", "data=sample"), ("retries must be 0 or more, got -1",)
     ),
-    "shots-too-many": Case("topic", ("shots=9", "data=sample"), ("topic: shots must be between 0 and 5, got 9",)),
+    "shots-too-many": Case(
+        "topic", ("shots=9", "data=sample"), ("topic: shots must be between 0 and 5, got 9",)
+    ),
     "shots-not-a-number": Case(
-        "traits", ("shots=many", "data=sample"), ("traits: shots must be a whole number from 0 to 5, got 'many'",)
+        "traits",
+        ("shots=many", "data=sample"),
+        ("traits: shots must be a whole number from 0 to 5, got 'many'",),
     ),
     "missing-data-file": Case(
         "explain", ("data=/nonexistent.csv",), ("/nonexistent.csv: no such data file", "-T data=sample")
@@ -78,7 +84,9 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, st
             command += ["-T", arg.format(tmp=tmp)]
         command += ["--log-dir", str(tmp / "logs")]
         running[name] = (
-            subprocess.Popen(command, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True),
+            subprocess.Popen(
+                command, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            ),
             tmp,
         )
     results = {}

@@ -55,18 +55,32 @@ def padded(size: int) -> str:
 
 
 SHAPES = [
-    pytest.param(lambda: billion_laughs(), "aliases (*name) expand the spec to more than", id="billion-laughs"),
     pytest.param(
-        lambda: billion_laughs(levels=30, width=2), "aliases (*name) expand the spec to more than", id="deep-binary-laughs"
+        lambda: billion_laughs(), "aliases (*name) expand the spec to more than", id="billion-laughs"
+    ),
+    pytest.param(
+        lambda: billion_laughs(levels=30, width=2),
+        "aliases (*name) expand the spec to more than",
+        id="deep-binary-laughs",
     ),
     pytest.param(quadratic_keys, "aliases (*name) expand the spec to more than", id="merge-key-fanout"),
     pytest.param(lambda: "name: &a [*a]\n", "a recursive alias", id="recursive-alias"),
     pytest.param(lambda: "a: &m {b: *m}\n", "a recursive alias", id="recursive-mapping-alias"),
-    pytest.param(lambda: padded(MAX_SPEC_BYTES), f"a spec may be at most {MAX_SPEC_BYTES:,} bytes", id="over-1MB"),
+    pytest.param(
+        lambda: padded(MAX_SPEC_BYTES), f"a spec may be at most {MAX_SPEC_BYTES:,} bytes", id="over-1MB"
+    ),
     pytest.param(lambda: padded(50_000_000), f"a spec may be at most {MAX_SPEC_BYTES:,} bytes", id="50MB"),
-    pytest.param(lambda: "[" * 50_000 + "]" * 50_000, f"nested more than {MAX_DEPTH} levels deep", id="deep-flow-lists"),
-    pytest.param(lambda: "[" * 50_000, f"nested more than {MAX_DEPTH} levels deep", id="unclosed-deep-flow-lists"),
-    pytest.param(lambda: "{a: " * 5_000 + "1" + "}" * 5_000, f"nested more than {MAX_DEPTH} levels deep", id="deep-flow-maps"),
+    pytest.param(
+        lambda: "[" * 50_000 + "]" * 50_000, f"nested more than {MAX_DEPTH} levels deep", id="deep-flow-lists"
+    ),
+    pytest.param(
+        lambda: "[" * 50_000, f"nested more than {MAX_DEPTH} levels deep", id="unclosed-deep-flow-lists"
+    ),
+    pytest.param(
+        lambda: "{a: " * 5_000 + "1" + "}" * 5_000,
+        f"nested more than {MAX_DEPTH} levels deep",
+        id="deep-flow-maps",
+    ),
     pytest.param(
         lambda: "".join("  " * i + "- \n" for i in range(200)) + "  " * 200 + "- 1\n",
         f"nested more than {MAX_DEPTH} levels deep",

@@ -167,5 +167,7 @@ def iter_members(path: Path, limit: int) -> Iterator[tuple[zipfile.ZipInfo, byte
     """
     with zipfile.ZipFile(path) as archive, path.open("rb") as handle:
         for info in archive.infolist():
-            data = _inflate(_chunks(handle, info), info.compress_type, info.filename, Budget(limit), keep=True)
+            data = _inflate(
+                _chunks(handle, info), info.compress_type, info.filename, Budget(limit), keep=True
+            )
             yield info, data

@@ -60,7 +60,14 @@ class Generation:
     @property
     def key(self) -> str:
         """The generation key: ``g`` and 12 hex digits of a hash of what identifies the content."""
-        content = [self.task, self.task_version, self.model, self.prompt, self.data, sorted(map(str, self.sample_ids))]
+        content = [
+            self.task,
+            self.task_version,
+            self.model,
+            self.prompt,
+            self.data,
+            sorted(map(str, self.sample_ids)),
+        ]
         digest = hashlib.sha256(json.dumps(content, ensure_ascii=False).encode("utf-8")).hexdigest()
         return KEY_PREFIX + digest[:KEY_LENGTH]
 

@@ -178,7 +178,9 @@ class SanityResult:
         unscored = f"{unreadable} of {2 * self.n_items} verdicts unreadable ({_pct(self.unscored_share)})"
         return (
             SanityCheck("gap", self.gap, self.min_gap, gap),
-            SanityCheck("share", self.share_oracle_higher, self.min_share, f"{share}; needs >= {_pct(self.min_share)}"),
+            SanityCheck(
+                "share", self.share_oracle_higher, self.min_share, f"{share}; needs >= {_pct(self.min_share)}"
+            ),
             SanityCheck(
                 "unscored",
                 self.unscored_share,
@@ -238,7 +240,12 @@ class SanityResult:
             lines += ["", f"Only {self.n_paired} paired items: the verdict is noisy; run more (`--limit`)."]
         misses = [item for item in self.items if not (item.paired and item.oracle > item.literal)]
         if misses:
-            lines += ["", "Items where the oracle did not score higher:", "", "| id | idiom | oracle | literal |"]
+            lines += [
+                "",
+                "Items where the oracle did not score higher:",
+                "",
+                "| id | idiom | oracle | literal |",
+            ]
             lines += ["| --- | --- | --- | --- |"]
             lines += [
                 f"| {item.id} | {item.idiom} | {_num(item.oracle, 'g')} | {_num(item.literal, 'g')} |"
@@ -317,7 +324,9 @@ def summarise(
         unscored_oracle=unscored_oracle,
         unscored_literal=unscored_literal,
         unscored_share=_ratio(unscored_oracle + unscored_literal, 2 * len(items)),
-        sign_test_p=float(_binomtest(wins, decided, 0.5, alternative="greater").pvalue) if decided else math.nan,
+        sign_test_p=float(_binomtest(wins, decided, 0.5, alternative="greater").pvalue)
+        if decided
+        else math.nan,
         min_gap=min_gap,
         min_share=min_share,
         max_unscored=max_unscored,
@@ -374,7 +383,9 @@ def choose_ids(ids: Sequence[int | str], limit: int | None, seed: int) -> list[i
         raise ValueError(f"limit must be 1 or more, got {limit}")
     if limit is None or limit >= len(ids):
         return list(ids)
-    return sorted(random.Random(seed).sample(list(ids), limit), key=lambda value: (isinstance(value, str), value))
+    return sorted(
+        random.Random(seed).sample(list(ids), limit), key=lambda value: (isinstance(value, str), value)
+    )
 
 
 def _log_scores(log: EvalLog, column: str) -> dict[int | str, tuple[str, float]]:
@@ -387,7 +398,9 @@ def _log_scores(log: EvalLog, column: str) -> dict[int | str, tuple[str, float]]
     return scores
 
 
-def _binomtest(wins: int, decided: int, p: float, alternative: str) -> Any:
+def _binomtest(
+    wins: int, decided: int, p: float, alternative: Literal["two-sided", "less", "greater"]
+) -> Any:
     # scipy takes ~0.3 s to load; only a finished run needs it, not `vivid --help`.
     from scipy.stats import binomtest
 
@@ -447,7 +460,9 @@ def run_sanity(
     validate_thresholds(min_gap, min_share, max_unscored)
     if isinstance(judge_model, Model):
         if model_args:
-            raise ValueError(f"model_args {sorted(model_args)} apply to a judge given by name, not to a Model")
+            raise ValueError(
+                f"model_args {sorted(model_args)} apply to a judge given by name, not to a Model"
+            )
         judge = judge_model
     else:
         judge = get_model(judge_model, **dict(model_args or {}))

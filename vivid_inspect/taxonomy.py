@@ -39,7 +39,13 @@ THEMES: tuple[Label, ...] = (
     Label(2, "Virtues", "Phẩm chất", "chuẩn mực đạo đức, đức tính tốt đẹp đáng noi theo"),
     Label(3, "Criticism", "Phê phán", "chê bai, chế giễu, phê phán thói xấu hay hành vi sai"),
     Label(4, "Work and Nature", "Lao động và tự nhiên", "lao động, nghề nông, thời tiết, thiên nhiên"),
-    Label(5, "Social Relationships", "Quan hệ xã hội", "gia đình, họ hàng, bạn bè, làng xóm, cộng đồng", "Society"),
+    Label(
+        5,
+        "Social Relationships",
+        "Quan hệ xã hội",
+        "gia đình, họ hàng, bạn bè, làng xóm, cộng đồng",
+        "Society",
+    ),
     Label(6, "Life Lessons", "Bài học cuộc sống", "kinh nghiệm sống, lời khuyên, triết lý nhân sinh"),
     Label(7, "Other", "Khác", "những chủ đề còn lại, mô tả sự vật hay tình huống cụ thể", "Others"),
 )

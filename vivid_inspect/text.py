@@ -31,10 +31,10 @@ def nfc(text: str) -> str:
 
 
 def has_lone_surrogate(text: str) -> bool:
-    """Whether ``text`` holds a surrogate code point, which UTF-8 cannot encode.
+    r"""Whether ``text`` holds a surrogate code point, which UTF-8 cannot encode.
 
-    A provider that sends a JSON ``"\\ud800"`` escape gives Python such a string; writing it into a
-    log raises ``UnicodeEncodeError``. (A valid pair like ``"\\ud83d\\ude00"`` is decoded by JSON into
+    A provider that sends a JSON ``"\ud800"`` escape gives Python such a string; writing it into a
+    log raises ``UnicodeEncodeError``. (A valid pair like ``"\ud83d\ude00"`` is decoded by JSON into
     one character, so any surrogate left in a ``str`` is a broken one.)
 
     Args:
@@ -93,11 +93,9 @@ def strip_reasoning(text: str) -> str:
             position, opened = tag.end(), -1
     kept.append(text[position:])
     text = "".join(kept)
-    last_close = None
-    for last_close in _THINK_CLOSE.finditer(text):
-        pass
-    if last_close is not None:
-        text = text[last_close.end() :]
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        text = text[closes[-1].end() :]
     first_open = _THINK_OPEN.search(text)
     if first_open:
         text = text[: first_open.start()]

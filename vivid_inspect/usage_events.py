@@ -18,8 +18,9 @@ from vivid_inspect.log_contract import USAGE_KEY
 __all__ = ["USAGE_KEY", "read_usage_record", "scorer_usage", "usage_record"]
 
 
-
-def scorer_usage(samples_events: Iterable[list[dict[str, Any]]], scorer: str) -> tuple[ModelUsage | None, int, int]:
+def scorer_usage(
+    samples_events: Iterable[list[dict[str, Any]]], scorer: str
+) -> tuple[ModelUsage | None, int, int]:
     """Sum the model calls made inside one scorer's spans.
 
     Args:
@@ -53,14 +54,22 @@ def usage_record(usage: ModelUsage | None, calls: int, cached: int) -> dict[str,
 def read_usage_record(record: dict[str, Any]) -> tuple[ModelUsage | None, int, int]:
     """Inverse of :func:`usage_record`."""
     usage = record.get("usage")
-    return (ModelUsage.model_validate(usage) if usage else None, int(record["calls"]), int(record["cached_calls"]))
+    return (
+        ModelUsage.model_validate(usage) if usage else None,
+        int(record["calls"]),
+        int(record["cached_calls"]),
+    )
 
 
 def _scorer_model_events(events: list[dict[str, Any]], scorer: str) -> Iterator[dict[str, Any]]:
     spans: dict[str, tuple[str | None, str, str]] = {}
     for event in events:
         if event.get("event") == "span_begin":
-            spans[str(event.get("id"))] = (event.get("parent_id"), str(event.get("name")), str(event.get("type")))
+            spans[str(event.get("id"))] = (
+                event.get("parent_id"),
+                str(event.get("name")),
+                str(event.get("type")),
+            )
     for event in events:
         if event.get("event") != "model":
             continue

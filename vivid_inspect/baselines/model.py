@@ -46,20 +46,22 @@ class BaselineModel(ModelAPI):
         model_name: str,
         base_url: str | None = None,
         api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
+        config: GenerateConfig | None = None,
         data: str | None = None,
         **model_args: Any,
     ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         if model_name not in BASELINES and model_name not in GRADERS:
             raise ValueError(f"unknown vivid model {model_name!r}; expected one of: {MODEL_NAMES}")
         if model_args:
-            raise ValueError(f"vivid/{model_name} takes only the model argument 'data', got {sorted(model_args)}")
+            raise ValueError(
+                f"vivid/{model_name} takes only the model argument 'data', got {sorted(model_args)}"
+            )
         self.answers: BaselineAnswers | None = None
         if model_name in BASELINES:
             self.source, items = load_items(data)
             self.items = {item.idiom: item for item in items}
-            self.answers = BaselineAnswers(model_name, items)  # type: ignore[arg-type]
+            self.answers = BaselineAnswers(model_name, items)
 
     async def generate(
         self,
@@ -68,6 +70,7 @@ class BaselineModel(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
+        """Answer from the data (a baseline) or grade by chrF (``vivid/chrf``), counting words."""
         prompt = "\n\n".join(message.text for message in input if isinstance(message, ChatMessageUser))
         text = self._grade(prompt) if self.answers is None else self._answer(prompt, self.answers)
         output = ModelOutput.from_content(model=f"vivid/{self.model_name}", content=text)

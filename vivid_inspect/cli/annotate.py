@@ -33,7 +33,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     export.add_argument("source", metavar="LOG", help="a generation log, or a folder of logs")
     export.add_argument(
-        "--out", required=True, metavar="SHEET.csv", help="the sheet to write (its record goes to SHEET.csv.generation.json)"
+        "--out",
+        required=True,
+        metavar="SHEET.csv",
+        help="the sheet to write (its record goes to SHEET.csv.generation.json)",
     )
     # The default stays in report.annotate (DEFAULT_N), which imports pandas and Inspect: not
     # imported here, where `vivid --help` registers every command. tests/test_cli_startup.py
@@ -45,7 +48,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         metavar="SELECTOR",
         help='the generation inside a folder: its key, model, prompt or part of its log path, or several (e.g. "vivid/literal zero_shot")',
     )
-    export.add_argument("--force", action="store_true", help="replace an existing sheet (an input is never replaced)")
+    export.add_argument(
+        "--force", action="store_true", help="replace an existing sheet (an input is never replaced)"
+    )
     export.set_defaults(handler=run_export)
 
     imported = commands.add_parser(
@@ -54,9 +59,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     imported.add_argument("sheets", nargs="+", metavar="SHEET.csv", help="filled sheets")
     imported.add_argument("--out", required=True, metavar="HUMAN.csv", help="the human scores file to write")
     imported.add_argument(
-        "--annotator", metavar="NAME", help="annotator of rows with an empty annotator cell (default: the sheet's file name)"
+        "--annotator",
+        metavar="NAME",
+        help="annotator of rows with an empty annotator cell (default: the sheet's file name)",
     )
-    imported.add_argument("--force", action="store_true", help="replace an existing scores file (an input is never replaced)")
+    imported.add_argument(
+        "--force", action="store_true", help="replace an existing scores file (an input is never replaced)"
+    )
     imported.set_defaults(handler=run_import)
 
     served = commands.add_parser(
@@ -64,15 +73,39 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="score explanations in the browser: one item per screen, keys 0-5, resumable, one URL per annotator",
         description="A local web page for scoring; every score is saved as given, in sheets `import` reads.",
     )
-    served.add_argument("source", metavar="SOURCE", help="a sheet written by `export`, a generation log, or a folder of logs")
-    served.add_argument("--annotators", required=True, metavar="NAME[,NAME...]", help="annotator names, comma-separated")
-    served.add_argument("--overlap", type=int, default=0, metavar="K", help="items every annotator scores, for agreement (default 0)")
-    served.add_argument("--port", type=int, default=8765, metavar="N", help="port (default 8765; 0 picks a free one)")
-    served.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)")
-    served.add_argument("--out-dir", metavar="DIR", help="the annotation folder (default: SOURCE's name + .annotation, beside it)")
-    served.add_argument("-n", "--n", type=int, default=None, help="items to draw from a log, as `export` (default 200)")
-    served.add_argument("--seed", type=int, default=0, help="seed of the draw and of each annotator's order (default 0)")
-    served.add_argument("--generation", metavar="SELECTOR", help="the generation inside a folder, as `export --generation`")
+    served.add_argument(
+        "source", metavar="SOURCE", help="a sheet written by `export`, a generation log, or a folder of logs"
+    )
+    served.add_argument(
+        "--annotators", required=True, metavar="NAME[,NAME...]", help="annotator names, comma-separated"
+    )
+    served.add_argument(
+        "--overlap",
+        type=int,
+        default=0,
+        metavar="K",
+        help="items every annotator scores, for agreement (default 0)",
+    )
+    served.add_argument(
+        "--port", type=int, default=8765, metavar="N", help="port (default 8765; 0 picks a free one)"
+    )
+    served.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)"
+    )
+    served.add_argument(
+        "--out-dir",
+        metavar="DIR",
+        help="the annotation folder (default: SOURCE's name + .annotation, beside it)",
+    )
+    served.add_argument(
+        "-n", "--n", type=int, default=None, help="items to draw from a log, as `export` (default 200)"
+    )
+    served.add_argument(
+        "--seed", type=int, default=0, help="seed of the draw and of each annotator's order (default 0)"
+    )
+    served.add_argument(
+        "--generation", metavar="SELECTOR", help="the generation inside a folder, as `export --generation`"
+    )
     served.add_argument(
         "--write-log",
         action="store_true",
@@ -89,7 +122,9 @@ def run_export(args: argparse.Namespace) -> int:
 
     n = DEFAULT_N if args.n is None else args.n
     try:
-        sheet = export_sheet(args.source, args.out, n=n, seed=args.seed, generation=args.generation, force=args.force)
+        sheet = export_sheet(
+            args.source, args.out, n=n, seed=args.seed, generation=args.generation, force=args.force
+        )
     except ValueError as error:
         print(f"vivid annotate export: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -149,7 +184,10 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         sock = bind(args.host, args.port)
     except OSError as error:
-        print(f"vivid annotate serve: cannot listen on {args.host}:{args.port} ({error.strerror}); choose another --port", file=sys.stderr)
+        print(
+            f"vivid annotate serve: cannot listen on {args.host}:{args.port} ({error.strerror}); choose another --port",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     announce(workspace, args.host, sock.getsockname()[1])
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C is how an annotation session ends

@@ -46,7 +46,9 @@ def register(subparsers: Any) -> None:
         metavar="SOURCE",
         help="sample, hf, an http(s) URL or a CSV path (default: $VIVID_DATA, else hf)",
     )
-    check.add_argument("--duplicates", action="store_true", help="also list every row that repeats an earlier idiom")
+    check.add_argument(
+        "--duplicates", action="store_true", help="also list every row that repeats an earlier idiom"
+    )
     check.set_defaults(handler=run_check)
 
 
@@ -99,7 +101,11 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _table(fit: Any, *, with_best: bool) -> str:
-    title = "Traits (share of rows with the column set to 1)" if fit.kind == "traits" else "Themes (share of rows)"
+    title = (
+        "Traits (share of rows with the column set to 1)"
+        if fit.kind == "traits"
+        else "Themes (share of rows)"
+    )
     header = f"  {'code':<5}{'column':<36}{'data':>7}   {'taxonomy.py name':<22}{'paper':>7}"
     if with_best:
         header += f"   {'best fit':<22}{'paper':>7}{'diff':>7}"
@@ -131,5 +137,7 @@ def _verdict(fit: Any) -> str:
             f"{fit.kind}: the best-fitting assignment is the one in vivid_inspect/taxonomy.py "
             f"(largest gap {fit.largest_gap:.1f} points).{unlike}"
         )
-    moved = ", ".join(f"code {code.code} fits {code.best!r} (taxonomy.py: {code.mapped!r})" for code in fit.differing)
+    moved = ", ".join(
+        f"code {code.code} fits {code.best!r} (taxonomy.py: {code.mapped!r})" for code in fit.differing
+    )
     return f"{fit.kind}: the best-fitting assignment DIFFERS from vivid_inspect/taxonomy.py: {moved}.{unlike}"

@@ -28,13 +28,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
             "byte-identical files."
         ),
     )
-    parser.add_argument("log_dir", metavar="LOG_DIR", help="folder of .eval/.json logs (searched recursively)")
+    parser.add_argument(
+        "log_dir", metavar="LOG_DIR", help="folder of .eval/.json logs (searched recursively)"
+    )
     parser.add_argument(
         "--human", metavar="FILE", help="human scores CSV (id, score[, annotator][, generation]) for Table 1"
     )
     parser.add_argument("--out", metavar="DIR", help="output folder (default: LOG_DIR/report)")
     parser.add_argument(
-        "--format", default="md,csv", metavar="md,csv,tex", help="files to write, comma-separated (default: md,csv)"
+        "--format",
+        default="md,csv",
+        metavar="md,csv,tex",
+        help="files to write, comma-separated (default: md,csv)",
     )
     parser.add_argument(
         "--judge",

@@ -119,7 +119,10 @@ def _say_where(loaded: LoadedSpec, files: list[Path]) -> None:
         folder = files[0].parent
         names = ", ".join(path.name if path.parent == folder else str(path) for path in files)
         print(f"vivid run: report in {folder}: {names}", file=sys.stderr)
-    print(f"vivid run: logs in {loaded.log_dir}; browse them with `inspect view --log-dir {loaded.log_dir}`", file=sys.stderr)
+    print(
+        f"vivid run: logs in {loaded.log_dir}; browse them with `inspect view --log-dir {loaded.log_dir}`",
+        file=sys.stderr,
+    )
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:

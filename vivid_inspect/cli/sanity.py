@@ -42,7 +42,9 @@ def model_arg(text: str) -> tuple[str, Any]:
     """
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"model argument {text!r} is not key=value (e.g. base_url=http://...)")
+        raise argparse.ArgumentTypeError(
+            f"model argument {text!r} is not key=value (e.g. base_url=http://...)"
+        )
     try:
         value = yaml.safe_load(raw)
     except yaml.YAMLError:
@@ -99,10 +101,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("judge", metavar="JUDGE", help="judge model, e.g. openai/gpt-4.1 or vivid/chrf")
     parser.add_argument(
         # The strategy names from the prompts module: the scorer module would import Inspect.
-        "--strategy", choices=list(TEMPLATES), default="aspect", help="judge prompting strategy (default: aspect)"
+        "--strategy",
+        choices=list(TEMPLATES),
+        default="aspect",
+        help="judge prompting strategy (default: aspect)",
     )
     parser.add_argument(
-        "--data", default="sample", help="sample (default, bundled, offline), hf, a CSV path or an http(s) URL"
+        "--data",
+        default="sample",
+        help="sample (default, bundled, offline), hf, a CSV path or an http(s) URL",
     )
     parser.add_argument(
         "--limit", type=_positive_int, default=DEFAULT_LIMIT, help=f"items to run (default: {DEFAULT_LIMIT})"

@@ -71,7 +71,9 @@ def _load_cached(spec: str) -> tuple[str, tuple[VividItem, ...]]:
         items = tuple(parse_vivid_csv(raw.content, raw.source))
     except VividDataError as exc:
         if raw.from_cache:
-            raise VividDataError(f"{exc}\n(read from the cached copy {raw.cache_path}; delete it to download again)") from None
+            raise VividDataError(
+                f"{exc}\n(read from the cached copy {raw.cache_path}; delete it to download again)"
+            ) from None
         raise
     keep_in_cache(raw)
     _warn_duplicates(find_duplicates(list(items)), raw.source, spec)

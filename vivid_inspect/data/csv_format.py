@@ -217,7 +217,9 @@ def _check_header(header: list[str], text: str, source: str) -> None:
     if duplicated:
         problems.append(f"repeated column(s): {', '.join(duplicated)}")
     if problems:
-        raise VividDataError(f"{source}: line 1 (header): {'; '.join(problems)}. Expected exactly: {expected}")
+        raise VividDataError(
+            f"{source}: line 1 (header): {'; '.join(problems)}. Expected exactly: {expected}"
+        )
     if tuple(header) != COLUMNS:
         logger.info("%s: columns are in a different order than the release; reading them by name", source)
 
@@ -235,7 +237,7 @@ def _parse_row(
         return None, long
     if len(row) != len(columns):
         return None, [f"{where}: has {len(row)} fields, expected {len(columns)}; is a comma unquoted?"]
-    cells = dict(zip(columns, row))
+    cells = dict(zip(columns, row, strict=True))
     problems: list[str] = []
 
     idiom = nfc(cells[IDIOM_COLUMN].strip())
@@ -243,12 +245,14 @@ def _parse_row(
     if not idiom:
         problems.append(f"{where}, column {IDIOM_COLUMN}: empty idiom")
     elif "«" in idiom or "»" in idiom or "\n" in idiom:
-        problems.append(f"{where}, column {IDIOM_COLUMN}: guillemets or line breaks are not allowed in an idiom")
+        problems.append(
+            f"{where}, column {IDIOM_COLUMN}: guillemets or line breaks are not allowed in an idiom"
+        )
     if not meaning:
         problems.append(f"{where}, column {MEANING_COLUMN}: empty meaning")
 
     trait_ids: list[int] = []
-    for code, column in zip(TRAIT_BY_CODE, TRAIT_COLUMNS):
+    for code, column in zip(TRAIT_BY_CODE, TRAIT_COLUMNS, strict=True):
         value = _code(cells[column])
         if value not in (0, 1):
             problems.append(f"{where}, column {column}: {_quote(cells[column])} is not 0 or 1 (0.0/1.0)")
@@ -257,7 +261,9 @@ def _parse_row(
 
     theme = _code(cells[THEME_COLUMN])
     if theme not in THEME_BY_CODE:
-        problems.append(f"{where}, column {THEME_COLUMN}: {_quote(cells[THEME_COLUMN])} is not a theme code 1-7")
+        problems.append(
+            f"{where}, column {THEME_COLUMN}: {_quote(cells[THEME_COLUMN])} is not a theme code 1-7"
+        )
 
     if problems:
         return None, problems

@@ -27,5 +27,7 @@ def judge_example_idioms() -> tuple[str, ...]:
     """
     from vivid_inspect.scorers.judge_prompts import TEMPLATES
 
-    found = (match.group("idiom") for template in TEMPLATES.values() for match in _EXAMPLE_LINE.finditer(template))
+    found = (
+        match.group("idiom") for template in TEMPLATES.values() for match in _EXAMPLE_LINE.finditer(template)
+    )
     return tuple(dict.fromkeys(found))

@@ -139,12 +139,12 @@ def best_assignment(observed: Mapping[int, float], paper: Mapping[str, float]) -
     """
     # Imported here: scipy takes a while to import and only full-size loads need it.
     import numpy as np
-    from scipy.optimize import linear_sum_assignment  # type: ignore[import-untyped]
+    from scipy.optimize import linear_sum_assignment
 
     codes, names = list(observed), list(paper)
     cost = np.abs(np.array([[observed[code] - paper[name] for name in names] for code in codes]))
     rows, columns = linear_sum_assignment(cost)
-    return {codes[row]: names[column] for row, column in zip(rows, columns)}
+    return {codes[row]: names[column] for row, column in zip(rows, columns, strict=True)}
 
 
 def fit_map(items: Sequence[VividItem], kind: Kind) -> MapFit:
@@ -173,7 +173,7 @@ def fit_map(items: Sequence[VividItem], kind: Kind) -> MapFit:
     }
     if cost["mapped"] - cost["best"] <= TIE_TOLERANCE:
         best = mapped
-    columns = dict(zip(TRAIT_BY_CODE, TRAIT_COLUMNS)) if kind == "traits" else {}
+    columns = dict(zip(TRAIT_BY_CODE, TRAIT_COLUMNS, strict=True)) if kind == "traits" else {}
     fits = tuple(
         CodeFit(
             code=code,
@@ -204,7 +204,8 @@ def warn_if_contradicted(items: Sequence[VividItem], source: str, hint: str) -> 
     contradicted = [fit for fit in (fit_map(items, "traits"), fit_map(items, "themes")) if not fit.agrees]
     if contradicted:
         details = "; ".join(
-            f"{fit.kind}: " + ", ".join(f"code {c.code} fits {c.best!r}, not {c.mapped!r}" for c in fit.differing)
+            f"{fit.kind}: "
+            + ", ".join(f"code {c.code} fits {c.best!r}, not {c.mapped!r}" for c in fit.differing)
             for fit in contradicted
         )
         logger.warning(

@@ -1,5 +1,7 @@
-"""Human annotation sheets: export a blind, theme-stratified sample of generated explanations and
-import the filled sheets as a human scores file (``id, score, annotator, generation``).
+"""Human annotation sheets: export a blind sample of explanations, import the filled sheets.
+
+The export draws a theme-stratified sample of generated explanations; the import turns the filled
+sheets into a human scores file (``id, score, annotator, generation``).
 
 A sheet shows what an annotator needs and nothing that reveals who wrote the explanation or what
 a judge thought: ``id`` (the sample id), ``idiom``, ``reference_meaning``, ``explanation``, the
@@ -54,7 +56,15 @@ from vivid_inspect.report.sheet_files import check_output, cut, neutralise, writ
 from vivid_inspect.taxonomy import THEME_NAMES
 from vivid_inspect.text import nfc, strip_reasoning
 
-SHEET_COLUMNS: tuple[str, ...] = ("id", "idiom", "reference_meaning", "explanation", "score", "annotator", "generation")
+SHEET_COLUMNS: tuple[str, ...] = (
+    "id",
+    "idiom",
+    "reference_meaning",
+    "explanation",
+    "score",
+    "annotator",
+    "generation",
+)
 HUMAN_COLUMNS: tuple[str, ...] = ("id", "score", "annotator")
 DEFAULT_N = 200
 _TEXT_COLUMNS = ("idiom", "reference_meaning", "explanation")
@@ -87,7 +97,10 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
             raise ValueError(f"{path}: is a {short_task(header.eval.task)} log, not an explanation log")
         found = generation_of(header, path.as_posix())
         if generation and not matches(found, generation):
-            raise ValueError(f"--generation {generation!r} does not name this log" + candidate_list([found], "--generation"))
+            raise ValueError(
+                f"--generation {generation!r} does not name this log"
+                + candidate_list([found], "--generation")
+            )
         return path, found
     # The report's own reading (size-capped, VIVID logs only), so both see the same generations.
     logset = read_logs(path)
@@ -142,13 +155,19 @@ def stratified_ids(themes: dict[Any, str], n: int, seed: int = 0) -> list[Any]:
     n = min(n, total)
     quotas = {name: n * len(strata[name]) / total for name in names}
     counts = {name: int(quotas[name]) for name in names}
-    by_remainder = sorted(names, key=lambda name: (-(quotas[name] - counts[name]), order.get(name, len(order)), name))
+    by_remainder = sorted(
+        names, key=lambda name: (-(quotas[name] - counts[name]), order.get(name, len(order)), name)
+    )
     for name in by_remainder[: n - sum(counts.values())]:
         counts[name] += 1
     chosen: list[Any] = []
     for name in names:
         pool = strata[name]
-        picks = rng.choice(len(pool), size=counts[name], replace=False) if counts[name] else np.empty(0, dtype=int)
+        picks = (
+            rng.choice(len(pool), size=counts[name], replace=False)
+            if counts[name]
+            else np.empty(0, dtype=int)
+        )
         chosen.extend(pool[int(i)] for i in sorted(picks))
     return [chosen[int(i)] for i in rng.permutation(len(chosen))]
 
@@ -194,7 +213,10 @@ def export_sheet(
     summaries = [s for s in read_summaries(log) if int(s.get("epoch") or 1) == 1 and not s.get("error")]
     themes = {s["id"]: str((s.get("metadata") or {}).get("theme") or "") for s in summaries}
     samples = read_eval_log_samples_by_id(
-        str(log), [(item, 1) for item in sorted(themes, key=_id_key)], resolve_attachments=True, exclude_fields={"events", "messages", "store"}
+        str(log),
+        [(item, 1) for item in sorted(themes, key=_id_key)],
+        resolve_attachments=True,
+        exclude_fields={"events", "messages", "store"},
     )
     explanations = {s.id: nfc(strip_reasoning(s.output.completion)).strip() for s in samples}
     meta = {s.id: s.metadata for s in samples}
@@ -217,7 +239,12 @@ def export_sheet(
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(SHEET_COLUMNS)
     writer.writerows(sheet.itertuples(index=False, name=None))
-    record = described.record() | {"log": str(log.resolve()), "sheet": out.name, "sheet_ids": list(sheet["id"]), "seed": seed}
+    record = described.record() | {
+        "log": str(log.resolve()),
+        "sheet": out.name,
+        "sheet_ids": list(sheet["id"]),
+        "seed": seed,
+    }
     write_atomic(record_path(out), json.dumps(record, ensure_ascii=False, indent=1) + "\n")
     write_atomic(out, buffer.getvalue(), encoding="utf-8-sig")
     return sheet
@@ -274,7 +301,9 @@ def import_sheets(
     keys = {sheet: (record or {}).get("generation") for sheet, record in bound.items()}
     if len(set(keys.values())) > 1:
         listed = "\n".join(f"  - {sheet}: {key or 'no generation column'}" for sheet, key in keys.items())
-        errors.append(f"the sheets were drawn from different generations; import each generation on its own:\n{listed}")
+        errors.append(
+            f"the sheets were drawn from different generations; import each generation on its own:\n{listed}"
+        )
     if errors:
         raise ValueError("\n".join(errors))
     record = next(iter(bound.values()), None)
@@ -323,12 +352,16 @@ def _check_sheet(
     columns = [nfc(name).strip() for name in header]
     missing = [name for name in ("id", "score") if name not in columns]
     if missing:
-        raise HumanScoresError(path, [Problem(None, header_line, None, f"missing column(s) {', '.join(map(repr, missing))}")])
+        raise HumanScoresError(
+            path, [Problem(None, header_line, None, f"missing column(s) {', '.join(map(repr, missing))}")]
+        )
     record, samples = _generation_of_sheet(path, columns, records)
     problems: list[Problem] = []
     rows: list[tuple[int, int, str]] = []
     for row, (line, cells_list) in enumerate(records[1:], start=1):
-        cells = {name: (cells_list[i].strip() if i < len(cells_list) else "") for i, name in enumerate(columns)}
+        cells = {
+            name: (cells_list[i].strip() if i < len(cells_list) else "") for i, name in enumerate(columns)
+        }
         found: list[Problem] = []
         item = _whole(cells["id"])
         if item is None:
@@ -340,12 +373,23 @@ def _check_sheet(
         if cells["score"] == "":
             found.append(Problem(row, line, "score", "not scored yet (empty score)"))
         elif score is None or not 0 <= score <= 5:
-            found.append(Problem(row, line, "score", f"score must be a whole number from 0 to 5, found {_shown(cells['score'])}"))
+            found.append(
+                Problem(
+                    row,
+                    line,
+                    "score",
+                    f"score must be a whole number from 0 to 5, found {_shown(cells['score'])}",
+                )
+            )
         who = nfc(cells.get("annotator", "")) or default_annotator
         if item is not None:
             where = f"{path.name} data row {row}"
             if (item, who) in seen:
-                found.append(Problem(row, line, "id", f"id {item} scored again by {who!r} (first in {seen[(item, who)]})"))
+                found.append(
+                    Problem(
+                        row, line, "id", f"id {item} scored again by {who!r} (first in {seen[(item, who)]})"
+                    )
+                )
             else:
                 seen[(item, who)] = where
         problems.extend(found)
@@ -370,13 +414,19 @@ def _generation_of_sheet(
     for row, (line, cells) in enumerate(records[1:], start=1):
         key = cells[index].strip() if index < len(cells) else ""
         if not key:
-            problems.append(Problem(row, line, "generation", "generation key is empty; keep the exported column as it is"))
+            problems.append(
+                Problem(row, line, "generation", "generation key is empty; keep the exported column as it is")
+            )
         else:
             keys.setdefault(key, (row, line))
     if len(keys) > 1:
         (first, (row, line)), *others = keys.items()
         listed = ", ".join(f"{_shown(key)} (data row {where[0]})" for key, where in others)
-        problems.append(Problem(None, records[0][0], "generation", f"rows name several generations: {first!r} and {listed}"))
+        problems.append(
+            Problem(
+                None, records[0][0], "generation", f"rows name several generations: {first!r} and {listed}"
+            )
+        )
     if problems:
         raise HumanScoresError(path, problems)
     if not keys:

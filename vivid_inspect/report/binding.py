@@ -71,20 +71,28 @@ def bind_generation(
     """
     key = generation_key(humans) if humans is not None else None
     if key is not None:
-        return _bound(generations, key, record if record and record.get("generation") == key else None, selector)
+        return _bound(
+            generations, key, record if record and record.get("generation") == key else None, selector
+        )
     candidates = [generations[name] for name in sorted(judged) if name in generations]
     if selector:
         chosen = choose(candidates, selector, option=OPTION)
-        return chosen.log, f"generation named {selector!r} ({OPTION} or the spec's human.generation): {_describe(chosen)}"
+        return (
+            chosen.log,
+            f"generation named {selector!r} ({OPTION} or the spec's human.generation): {_describe(chosen)}",
+        )
     if humans is None:
         return None, None
     if len(candidates) == 1:
-        return candidates[0].log, f"the only judged generation ({_describe(candidates[0])}); the human file names none"
+        return candidates[
+            0
+        ].log, f"the only judged generation ({_describe(candidates[0])}); the human file names none"
     if not candidates:
         return None, None
     raise GenerationChoiceError(
         f"the human scores name no generation and {len(candidates)} generations are judged; the report never "
-        "guesses which one the humans scored (`vivid annotate import` records it)" + candidate_list(candidates, OPTION)
+        "guesses which one the humans scored (`vivid annotate import` records it)"
+        + candidate_list(candidates, OPTION)
     )
 
 
@@ -101,14 +109,17 @@ def _bound(
     if selector:
         narrowed = [g for g in found if matches(g, selector)]
         if not narrowed:
-            raise GenerationChoiceError(f"{drawn}; {OPTION} {selector!r} names another" + candidate_list(found, OPTION))
+            raise GenerationChoiceError(
+                f"{drawn}; {OPTION} {selector!r} names another" + candidate_list(found, OPTION)
+            )
         found = narrowed
     eval_id = str(record.get("eval_id") or "") if record is not None else ""
     if len(found) > 1 and eval_id:
         found = [g for g in found if g.eval_id == eval_id] or found
     if len(found) > 1:
         raise GenerationChoiceError(
-            f"{drawn}, and {len(found)} logs hold that generation (repeated runs of one cell)" + candidate_list(found, OPTION)
+            f"{drawn}, and {len(found)} logs hold that generation (repeated runs of one cell)"
+            + candidate_list(found, OPTION)
         )
     chosen = found[0]
     note = f"{drawn} ({chosen.model} {chosen.prompt}, {chosen.log}), named in the human file"
@@ -118,7 +129,9 @@ def _bound(
 
 
 def _recorded(record: Mapping[str, Any] | None) -> str:
-    return f" ({record.get('model')} {record.get('prompt')}, {record.get('log')})" if record is not None else ""
+    return (
+        f" ({record.get('model')} {record.get('prompt')}, {record.get('log')})" if record is not None else ""
+    )
 
 
 def _describe(generation: Generation) -> str:

@@ -149,7 +149,15 @@ def build_tables(
     chosen, why = choose_judge(first, judge)
     t3, t4, t5 = table3(first, chosen, why), table4(first, chosen, why), table5(logset.scores)
     comparisons = _comparisons(reliability.tables[0], t3, t4, t5)
-    return (*reliability.tables, t3, t4, t5, *comparisons, counts(logset.scores), usage_table(logset)), reliability
+    return (
+        *reliability.tables,
+        t3,
+        t4,
+        t5,
+        *comparisons,
+        counts(logset.scores),
+        usage_table(logset),
+    ), reliability
 
 
 def _comparisons(t1: Table, t3: Table, t4: Table, t5: Table) -> list[Table]:
@@ -174,14 +182,22 @@ def _comparisons(t1: Table, t3: Table, t4: Table, t5: Table) -> list[Table]:
         frame = paper.compare(name, ours, model="model", prompt=prompt, columns=columns)
         if name == "table1":
             # The human row's kappa is 1 by definition on both sides; its mean is worth comparing.
-            frame = frame[~((frame["prompt"] == "human") & (frame["column"] == "kappa"))].reset_index(drop=True)
+            frame = frame[~((frame["prompt"] == "human") & (frame["column"] == "kappa"))].reset_index(
+                drop=True
+            )
             frame.loc[frame["prompt"] == "human", "model"] = "humans"
         if frame.empty:
             continue
         notes: tuple[str, ...] = ("diff = ours - paper; only models (and judge models) the paper evaluated",)
         if name == "table1":
-            notes += ("mean: a judge's mean over the items the humans scored (judge_mean); on the humans' row, theirs",)
-        tables.append(Table(f"{name}_vs_paper", f"{title}: ours beside the paper's", frame, decimals=decimals, notes=notes))
+            notes += (
+                "mean: a judge's mean over the items the humans scored (judge_mean); on the humans' row, theirs",
+            )
+        tables.append(
+            Table(
+                f"{name}_vs_paper", f"{title}: ours beside the paper's", frame, decimals=decimals, notes=notes
+            )
+        )
     return tables
 
 
@@ -195,10 +211,14 @@ def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool) -> st
         lines.append("- no Inspect logs found")
     else:
         tasks = ", ".join(f"{task} {n}" for task, n in sorted(by_task.items()))
-        lines.append(f"- logs read: {len(logset.logs)} ({tasks}; {judged} of them judged copies of a generation)")
+        lines.append(
+            f"- logs read: {len(logset.logs)} ({tasks}; {judged} of them judged copies of a generation)"
+        )
     incomplete = sorted(ref.rel for ref in logset.logs if not ref.complete)
     if incomplete:
-        lines.append(f"- incomplete logs (their completed samples are used, rows flagged): {', '.join(incomplete)}")
+        lines.append(
+            f"- incomplete logs (their completed samples are used, rows flagged): {', '.join(incomplete)}"
+        )
     for skipped in logset.skipped:
         lines.append(f"- skipped: {skipped}")
     stale = stale_judgements(logset.scores)
@@ -216,8 +236,16 @@ def _left_out_notes(logset: LogSet) -> list[str]:
     tasks_by_ids: dict[tuple[int, ...], set[str]] = {}
     for ref in logset.logs:
         if ref.left_out and ref.vivid_judge is None:
-            setting = ref.prompt if ref.prompt is not None else f"{ref.shots} shots" if ref.shots is not None else None
-            tasks_by_ids.setdefault(ref.left_out, set()).add(f"{ref.task} ({setting})" if setting else ref.task)
+            setting = (
+                ref.prompt
+                if ref.prompt is not None
+                else f"{ref.shots} shots"
+                if ref.shots is not None
+                else None
+            )
+            tasks_by_ids.setdefault(ref.left_out, set()).add(
+                f"{ref.task} ({setting})" if setting else ref.task
+            )
     return [
         f"- left out {len(ids)} item(s) whose idiom is a demonstration of the prompt, in {', '.join(sorted(tasks))}: "
         f"ids {', '.join(map(str, ids))} (no score counts them)"
@@ -242,7 +270,9 @@ def _write_text(path: Path, text: str) -> Path:
     return path
 
 
-def _figures(out: Path, tables: tuple[Table, ...], reliability: Reliability, has_humans: bool) -> list[plots.Drawn]:
+def _figures(
+    out: Path, tables: tuple[Table, ...], reliability: Reliability, has_humans: bool
+) -> list[plots.Drawn]:
     by_name = {table.name: table for table in tables}
     table3, table4 = by_name["table3_themes"].frame, by_name["table4_traits"].frame
     return plots.draw_figures(out, table3, table4, reliability.agreements, has_humans)

@@ -8,7 +8,9 @@ finished over one that did not, then the newest log.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -42,7 +44,7 @@ def judge_rows(scores: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
-def key_of(row: pd.Series | dict[str, object]) -> JudgeKey:
+def key_of(row: pd.Series | Mapping[Any, Any]) -> JudgeKey:
     """The judge key of a score row."""
     return JudgeKey(str(row["judge"]), str(row["judge_model"] or ""))
 
@@ -117,7 +119,8 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
         candidates = [
             key
             for key in keys
-            if name in (key.name, strategies[key], strategy_of_column(key.name)) and (not model or key.model == model)
+            if name in (key.name, strategies[key], strategy_of_column(key.name))
+            and (not model or key.model == model)
         ]
         if not candidates:
             available = ", ".join(f"{key.name}@{key.model}" if key.model else key.name for key in keys)
@@ -125,12 +128,12 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
         why = f"chosen with --judge {requested}"
     else:
         candidates = [key for key in keys if strategies[key] == DEFAULT_STRATEGY] or keys
-        why = "the aspect-based judge (the paper's default)" if strategies[candidates[0]] == DEFAULT_STRATEGY else (
-            "the only judge" if len(keys) == 1 else "no aspect-based judge in the logs"
+        why = (
+            "the aspect-based judge (the paper's default)"
+            if strategies[candidates[0]] == DEFAULT_STRATEGY
+            else ("the only judge" if len(keys) == 1 else "no aspect-based judge in the logs")
         )
-    coverage = {
-        key: select(rows, key)[["model", "prompt"]].drop_duplicates().shape[0] for key in candidates
-    }
+    coverage = {key: select(rows, key)[["model", "prompt"]].drop_duplicates().shape[0] for key in candidates}
     best = min(
         candidates,
         key=lambda key: (-coverage[key], paper_model(key.model) != PAPER_JUDGE, key.name, key.model),
@@ -141,4 +144,8 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
 
 
 def _strategy_rank(strategy: str) -> tuple[int, str]:
-    return (STRATEGY_ORDER.index(strategy), "") if strategy in STRATEGY_ORDER else (len(STRATEGY_ORDER), strategy)
+    return (
+        (STRATEGY_ORDER.index(strategy), "")
+        if strategy in STRATEGY_ORDER
+        else (len(STRATEGY_ORDER), strategy)
+    )

@@ -43,7 +43,9 @@ def _key(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-_BY_KEY: dict[str, str] = {_key(alias): paper for paper, aliases in PAPER_MODELS.items() for alias in (paper, *aliases)}
+_BY_KEY: dict[str, str] = {
+    _key(alias): paper for paper, aliases in PAPER_MODELS.items() for alias in (paper, *aliases)
+}
 
 
 def paper_model(model: str) -> str | None:
@@ -88,7 +90,10 @@ def paper_value(table: str, model: str, prompt: str, column: str) -> float | Non
         raise ValueError(f"unknown paper table {table!r}; expected one of {', '.join(PAPER_TABLES)}")
     frame = paper_results()
     hit = frame[
-        (frame["table"] == table) & (frame["model"] == model) & (frame["prompt"] == prompt) & (frame["column"] == column)
+        (frame["table"] == table)
+        & (frame["model"] == model)
+        & (frame["prompt"] == prompt)
+        & (frame["column"] == column)
     ]
     return float(hit["value"].iloc[0]) if len(hit) else None
 

@@ -63,7 +63,11 @@ FIGURES: dict[str, str] = {
 
 
 def draw_figures(
-    out: Path, table3: pd.DataFrame, table4: pd.DataFrame, agreements: dict[JudgeKey, Agreement], has_humans: bool
+    out: Path,
+    table3: pd.DataFrame,
+    table4: pd.DataFrame,
+    agreements: dict[JudgeKey, Agreement],
+    has_humans: bool,
 ) -> list[Drawn]:
     """Every figure of the report, in report order, each drawn or with the reason it is not.
 
@@ -125,7 +129,15 @@ def theme_heatmap(table3: pd.DataFrame, path: Path) -> Path | str:
         axes.set_yticks(range(len(table3)), labels=_row_labels(table3))
         for (i, j), value in np.ndenumerate(values):
             if not math.isnan(value):
-                axes.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8, color="white" if value < 2.5 else "black")
+                axes.text(
+                    j,
+                    i,
+                    f"{value:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if value < 2.5 else "black",
+                )
         figure.colorbar(image, ax=axes, label="mean judge score (0-5)")
         axes.set_title("Mean judge score by theme (Table 3)")
         figure.tight_layout()
@@ -153,7 +165,9 @@ def trait_bars(table4: pd.DataFrame, path: Path) -> Path | str:
     label_size = 8 if rows <= 4 else 7
     vertical = rows > 4
     with matplotlib.style.context("default"):
-        figure = Figure(figsize=(min(16.0, max(9.0, 2.2 + traits * (0.42 * rows + 0.5))), 6.0), layout="constrained")
+        figure = Figure(
+            figsize=(min(16.0, max(9.0, 2.2 + traits * (0.42 * rows + 0.5))), 6.0), layout="constrained"
+        )
         axes = figure.add_subplot()
         for i, label in enumerate(_row_labels(table4)):
             face, edge = colours[i]
@@ -167,9 +181,17 @@ def trait_bars(table4: pd.DataFrame, path: Path) -> Path | str:
                 else:
                     text, top, colour = f"{value:.2f}", value + 0.05, "black"
                     if value == 0:
-                        axes.hlines(0.0, position - width * 0.46, position + width * 0.46, colors=edge, linewidth=3)
+                        axes.hlines(
+                            0.0, position - width * 0.46, position + width * 0.46, colors=edge, linewidth=3
+                        )
                 axes.text(
-                    position, top, text, ha="center", va="bottom", fontsize=label_size, color=colour,
+                    position,
+                    top,
+                    text,
+                    ha="center",
+                    va="bottom",
+                    fontsize=label_size,
+                    color=colour,
                     rotation=90 if vertical else 0,
                 )
         names = [name.replace(" ", "\n", 1) if len(name) > 12 else name for name in TRAIT_COLUMNS]
@@ -199,7 +221,9 @@ def _paired_colours(table: pd.DataFrame) -> list[tuple[Rgb, Rgb]]:
     colours = []
     for model, prompt in zip(table["model"], table["prompt"], strict=True):
         base = np.array(to_rgb(palette(models.index(str(model)) % 10)))
-        mine = sorted(prompts_of[str(model)], key=lambda p: (PROMPT_ORDER.index(p) if p in PROMPT_ORDER else 99, p))
+        mine = sorted(
+            prompts_of[str(model)], key=lambda p: (PROMPT_ORDER.index(p) if p in PROMPT_ORDER else 99, p)
+        )
         # The last prompt (few-shot) is the full hue; each earlier one mixes in more white.
         steps = len(mine) - 1
         lightness = 0.0 if steps == 0 else 0.55 * (steps - mine.index(str(prompt))) / steps
@@ -237,7 +261,14 @@ def agreement_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
             else:
                 axes.plot(kappa, y, "o", color="tab:blue")
             lows.append(kappa)
-            axes.annotate(f"{kappa:.3f} (n={result.n})", (kappa, y), xytext=(0, 7), textcoords="offset points", ha="center", fontsize=8)
+            axes.annotate(
+                f"{kappa:.3f} (n={result.n})",
+                (kappa, y),
+                xytext=(0, 7),
+                textcoords="offset points",
+                ha="center",
+                fontsize=8,
+            )
         axes.set_yticks(range(len(keys)), labels=[key.label for key in keys])
         axes.set_ylim(len(keys) - 0.3, -0.7)  # Table 1's order, top to bottom
         axes.set_xlim(min(-0.1, *lows) - 0.05, 1.05)
@@ -268,7 +299,15 @@ def confusion_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
             for (i, j), count in np.ndenumerate(matrix):
                 if count:
                     dark = count > matrix.max() / 2
-                    axes.text(j, i, str(count), ha="center", va="center", fontsize=8, color="white" if dark else "black")
+                    axes.text(
+                        j,
+                        i,
+                        str(count),
+                        ha="center",
+                        va="center",
+                        fontsize=8,
+                        color="white" if dark else "black",
+                    )
             axes.set_xticks(range(len(SCORES)), labels=[str(s) for s in SCORES])
             axes.set_yticks(range(len(SCORES)), labels=[str(s) for s in SCORES])
             axes.set_xlabel("judge score")
@@ -289,7 +328,11 @@ def _no_kappa_reason(agreements: dict[JudgeKey, Agreement]) -> str:
     reasons = []
     for key, result in agreements.items():
         why = next(
-            (note for note in result.notes if note.startswith(("kappa undefined", "only 1 paired", "no items scored"))),
+            (
+                note
+                for note in result.notes
+                if note.startswith(("kappa undefined", "only 1 paired", "no items scored"))
+            ),
             "kappa undefined",
         )
         reasons.append(f"{key.label}: {why}")

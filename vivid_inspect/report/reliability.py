@@ -1,5 +1,7 @@
-"""Judge reliability tables: Table 1 (each judge against humans), judge against judge, strategy
-against strategy with paired intervals, self-consistency and parse failures.
+"""Judge reliability tables.
+
+Table 1 (each judge against humans), judge against judge, strategy against strategy with paired
+intervals, self-consistency and parse failures.
 
 Table 1 and the strategy differences need the items the humans scored, so they are computed on
 one generation (the "reliability generation"): the one the human scores were drawn from, chosen by
@@ -38,13 +40,32 @@ from vivid_inspect.report.repeats import GROUP, consistency_runs, first_repeat, 
 N_BOOT = 1000
 SEED = 0
 _STATS = (
-    "n", "judge_mean", "human_mean", "kappa", "kappa_lo", "kappa_hi", "kappa_half_down", "weighted_kappa", "spearman",
-    "alpha", "exact", "within1", "mae",
+    "n",
+    "judge_mean",
+    "human_mean",
+    "kappa",
+    "kappa_lo",
+    "kappa_hi",
+    "kappa_half_down",
+    "weighted_kappa",
+    "spearman",
+    "alpha",
+    "exact",
+    "within1",
+    "mae",
 )
 _RATERS = ("kappa_per_annotator", "kappa_per_annotator_lo", "kappa_per_annotator_hi", "alpha_raters")
 TABLE1_COLUMNS = (
-    "judge", "strategy", "judge_model", "scored", "unscored", "parse_failure_rate", "mean_all_items", *_STATS,
-    *_RATERS, "notes",
+    "judge",
+    "strategy",
+    "judge_model",
+    "scored",
+    "unscored",
+    "parse_failure_rate",
+    "mean_all_items",
+    *_STATS,
+    *_RATERS,
+    "notes",
 )
 _DECIMALS = {"mean_all_items": 2, "judge_mean": 2, "human_mean": 2, "*": 3}
 
@@ -58,7 +79,9 @@ class Reliability:
     generation: str | None = None
 
 
-def reliability_generation(rows: pd.DataFrame, human_ids: set[Hashable], requested: str | None = None) -> str | None:
+def reliability_generation(
+    rows: pd.DataFrame, human_ids: set[Hashable], requested: str | None = None
+) -> str | None:
     """The generation Table 1 is computed on.
 
     Args:
@@ -223,7 +246,14 @@ def _table1(
         notes.insert(0, f"computed on generation {generation} ({what})")
     frame = pd.DataFrame(records, columns=list(TABLE1_COLUMNS))
     title = "Table 1: judge strategies (x judge model) against human scores"
-    table = Table("table1_judges", title, frame, decimals=_DECIMALS, notes=tuple(notes), counts=("scored", "unscored", "n"))
+    table = Table(
+        "table1_judges",
+        title,
+        frame,
+        decimals=_DECIMALS,
+        notes=tuple(notes),
+        counts=("scored", "unscored", "n"),
+    )
     return table, agreements
 
 
@@ -247,7 +277,9 @@ _TABLE1_COLUMN_NOTES = (
 def _annotators(humans: pd.DataFrame) -> dict[str, dict[Hashable, float]]:
     """Each annotator's scores; a file without an ``annotator`` column is one annotator."""
     if "annotator" not in humans.columns:
-        return {"(no annotator column)": dict(zip(humans["id"].tolist(), humans["score"].tolist(), strict=True))}
+        return {
+            "(no annotator column)": dict(zip(humans["id"].tolist(), humans["score"].tolist(), strict=True))
+        }
     return {
         str(name): dict(zip(group["id"].tolist(), group["score"].tolist(), strict=True))
         for name, group in humans.groupby(humans["annotator"].astype(str), sort=True)
@@ -274,10 +306,29 @@ def _rater_stats(result: RaterAgreement) -> dict[str, object]:
 
 
 def _differences(
-    rows: pd.DataFrame, human: dict[int, float], generation: str | None, has_humans: bool, n_boot: int, seed: int
+    rows: pd.DataFrame,
+    human: dict[int, float],
+    generation: str | None,
+    has_humans: bool,
+    n_boot: int,
+    seed: int,
 ) -> Table:
-    columns = ["judge_a", "judge_b", "n", "kappa_a", "kappa_b", "kappa_diff", "kappa_diff_lo", "kappa_diff_hi",
-               "mean_a", "mean_b", "mean_diff", "mean_diff_lo", "mean_diff_hi", "notes"]
+    columns = [
+        "judge_a",
+        "judge_b",
+        "n",
+        "kappa_a",
+        "kappa_b",
+        "kappa_diff",
+        "kappa_diff_lo",
+        "kappa_diff_hi",
+        "mean_a",
+        "mean_b",
+        "mean_diff",
+        "mean_diff_lo",
+        "mean_diff_hi",
+        "notes",
+    ]
     mine, notes = _generation_rows(rows, generation)
     records: list[dict[str, object]] = []
     keys = judge_keys(mine)
@@ -288,20 +339,37 @@ def _differences(
     else:
         for a, b in itertools.combinations(keys, 2):
             try:
-                result = paired_difference(_scores(mine, a), _scores(mine, b), human, n_boot=n_boot, seed=seed)
+                result = paired_difference(
+                    _scores(mine, a), _scores(mine, b), human, n_boot=n_boot, seed=seed
+                )
             except ValueError as error:
                 records.append({"judge_a": a.label, "judge_b": b.label, "notes": f"not comparable: {error}"})
                 continue
             values = {k: getattr(result, k) for k in columns[2:-1]}
-            records.append({"judge_a": a.label, "judge_b": b.label, **values, "notes": "; ".join(result.notes)})
+            records.append(
+                {"judge_a": a.label, "judge_b": b.label, **values, "notes": "; ".join(result.notes)}
+            )
     title = "Judge strategy against strategy: kappa with humans and mean score, A minus B, paired bootstrap 95% CI"
     frame = pd.DataFrame(records, columns=columns)
     return Table("judge_differences", title, frame, decimals=3, notes=tuple(notes), counts=("n",))
 
 
 def _pairs(rows: pd.DataFrame, n_boot: int, seed: int) -> Table:
-    columns = ["judge_a", "judge_b", "n", "kappa", "kappa_lo", "kappa_hi", "weighted_kappa", "spearman", "exact",
-               "within1", "mean_a", "mean_b", "notes"]
+    columns = [
+        "judge_a",
+        "judge_b",
+        "n",
+        "kappa",
+        "kappa_lo",
+        "kappa_hi",
+        "weighted_kappa",
+        "spearman",
+        "exact",
+        "within1",
+        "mean_a",
+        "mean_b",
+        "notes",
+    ]
     deduped = latest(rows, ["generation", "judge", "judge_model"])
     keys = judge_keys(deduped)
     records: list[dict[str, object]] = []
@@ -319,7 +387,10 @@ def _pairs(rows: pd.DataFrame, n_boot: int, seed: int) -> Table:
             {
                 "judge_a": a.label,
                 "judge_b": b.label,
-                **{k: getattr(result, k) for k in ("n", "kappa", "kappa_lo", "kappa_hi", "weighted_kappa", "spearman")},
+                **{
+                    k: getattr(result, k)
+                    for k in ("n", "kappa", "kappa_lo", "kappa_hi", "weighted_kappa", "spearman")
+                },
                 "exact": result.exact,
                 "within1": result.within1,
                 "mean_a": result.judge_mean,
@@ -329,7 +400,9 @@ def _pairs(rows: pd.DataFrame, n_boot: int, seed: int) -> Table:
         )
     notes = () if records else (f"needs two judges scoring the same items; found {len(keys)} judge(s)",)
     title = "Judge against judge, on the items both scored (all generations)"
-    return Table("judge_pairs", title, pd.DataFrame(records, columns=columns), decimals=3, notes=notes, counts=("n",))
+    return Table(
+        "judge_pairs", title, pd.DataFrame(records, columns=columns), decimals=3, notes=notes, counts=("n",)
+    )
 
 
 _SLOTS = re.compile(r"\b(human|judge)\b")
@@ -341,8 +414,20 @@ def _as_judges(note: str) -> str:
 
 
 def _consistency(rows: pd.DataFrame) -> Table:
-    columns = ["judge", "judge_model", "generation", "runs_from", "runs", "n", "temperature", "excluded",
-               "mean_kappa", "mean_exact", "flip_rate", "notes"]
+    columns = [
+        "judge",
+        "judge_model",
+        "generation",
+        "runs_from",
+        "runs",
+        "n",
+        "temperature",
+        "excluded",
+        "mean_kappa",
+        "mean_exact",
+        "flip_rate",
+        "notes",
+    ]
     records: list[dict[str, object]] = []
     unrecorded_temperature = False
     for (_, name, model), group in with_source(rows).groupby(list(GROUP), sort=True):
@@ -381,7 +466,9 @@ def _consistency(rows: pd.DataFrame) -> Table:
         notes_out = _CONSISTENCY_NOTES + ((_NO_TEMPERATURE,) if unrecorded_temperature else ())
     title = "Judge self-consistency (the same judge run k times on the same items)"
     frame = pd.DataFrame(records, columns=columns)
-    return Table("judge_consistency", title, frame, decimals=3, notes=notes_out, counts=("runs", "n", "excluded"))
+    return Table(
+        "judge_consistency", title, frame, decimals=3, notes=notes_out, counts=("runs", "n", "excluded")
+    )
 
 
 _NO_TEMPERATURE = (
@@ -403,8 +490,20 @@ _CONSISTENCY_NOTES = (
 
 
 def _summary(rows: pd.DataFrame) -> Table:
-    columns = ["judge", "strategy", "judge_model", "generations", "samples", "scored", "unscored", "errors",
-               "parse_failure_rate", "retried", "empty_answers", "mean"]
+    columns = [
+        "judge",
+        "strategy",
+        "judge_model",
+        "generations",
+        "samples",
+        "scored",
+        "unscored",
+        "errors",
+        "parse_failure_rate",
+        "retried",
+        "empty_answers",
+        "mean",
+    ]
     deduped = latest(rows, ["generation", "judge", "judge_model"])
     records: list[dict[str, object]] = []
     for key in judge_keys(deduped):
@@ -437,4 +536,11 @@ def _summary(rows: pd.DataFrame) -> Table:
     )
     title = "Judges: scored and unscored counts and parse-failure rate (all generations)"
     counted = ("generations", "samples", "scored", "unscored", "errors", "retried", "empty_answers")
-    return Table("judge_summary", title, pd.DataFrame(records, columns=columns), decimals=3, notes=notes, counts=counted)
+    return Table(
+        "judge_summary",
+        title,
+        pd.DataFrame(records, columns=columns),
+        decimals=3,
+        notes=notes,
+        counts=counted,
+    )

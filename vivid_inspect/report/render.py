@@ -12,6 +12,7 @@ import csv
 import io
 import math
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -175,7 +176,7 @@ def _md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def parse_formats(spec: str | tuple[str, ...] | list[str]) -> tuple[Format, ...]:
+def parse_formats(spec: str | Sequence[str]) -> tuple[Format, ...]:
     """Read ``md,csv,tex`` (or a sequence of names) into formats, in the canonical order.
 
     Raises:
@@ -185,7 +186,9 @@ def parse_formats(spec: str | tuple[str, ...] | list[str]) -> tuple[Format, ...]
     names = [name.strip().lower() for name in names if name.strip()]
     unknown = [name for name in names if name not in FORMATS]
     if unknown:
-        raise ValueError(f"unknown report format(s) {', '.join(map(repr, unknown))}; expected some of {', '.join(FORMATS)}")
+        raise ValueError(
+            f"unknown report format(s) {', '.join(map(repr, unknown))}; expected some of {', '.join(FORMATS)}"
+        )
     if not names:
         raise ValueError(f"no report format given; expected some of {', '.join(FORMATS)}")
     return tuple(fmt for fmt in FORMATS if fmt in names)

@@ -26,11 +26,11 @@ class OutputError(ValueError):
 
 
 def neutralise(cell: str) -> str:
-    """A cell as a spreadsheet shows it, never evaluates it: a leading ``'`` when needed.
+    r"""A cell as a spreadsheet shows it, never evaluates it: a leading ``'`` when needed.
 
     A cell needs it when it starts with ``=``, ``+``, ``-``, ``@`` (or their full-width and
     small forms, or a minus sign), a tab, CR or LF, including after leading spaces or invisible
-    characters that a spreadsheet, or a user tidying the sheet, would strip (``"\\t=1+1"``).
+    characters that a spreadsheet, or a user tidying the sheet, would strip (``"\t=1+1"``).
 
     Args:
         cell: The text of a cell.

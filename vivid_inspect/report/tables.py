@@ -1,5 +1,7 @@
-"""The paper's result tables from the score frame: Table 3 (themes), 4 (traits), 5 (classification)
-and the counts of scored, unscored and failed samples.
+"""The paper's result tables from the score frame.
+
+Table 3 (themes), 4 (traits), 5 (classification) and the counts of scored, unscored and failed
+samples.
 
 Means leave out unscored judge scores (NaN) and samples without a score; both are counted in
 their own columns, never as 0. A row built from a log that did not finish is flagged
@@ -9,6 +11,7 @@ their own columns, never as 0. A row built from a log that did not finish is fla
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import pandas as pd
 
@@ -27,7 +30,16 @@ _COUNTS_NOTE = (
     "unscored, errors: judgements (item x epoch) without a readable score, or without a score at all"
 )
 TABLE5_COLUMNS = (
-    "model", "shots", "topic", "traits", "topic_lenient", "traits_lenient", "n_topic", "n_traits", "epochs", "incomplete",
+    "model",
+    "shots",
+    "topic",
+    "traits",
+    "topic_lenient",
+    "traits_lenient",
+    "n_topic",
+    "n_traits",
+    "epochs",
+    "incomplete",
 )
 
 
@@ -60,7 +72,11 @@ def table4(rows: pd.DataFrame, judge: JudgeKey | None, why: str) -> Table:
         {"model": model, "prompt": prompt, **_trait_means(group), **_counts(group)}
         for (model, prompt), group in _by_model_prompt(rows, judge)
     ]
-    notes = (why, "an item counts toward each of its traits; items without a trait count toward none", _COUNTS_NOTE)
+    notes = (
+        why,
+        "an item counts toward each of its traits; items without a trait count toward none",
+        _COUNTS_NOTE,
+    )
     title = "Table 4: mean judge score (0-5) by complexity trait"
     return Table("table4_traits", title, _frame(records, columns), decimals=2, notes=notes, counts=_COUNTS)
 
@@ -78,7 +94,8 @@ def table5(scores: pd.DataFrame) -> Table:
     ]
     wanted = latest(wanted, ["task", "model", "shots"])
     records: list[dict[str, object]] = []
-    for (model, shots), group in wanted.groupby(["model", "shots"], sort=True, dropna=False):
+    for (model, shots_key), group in wanted.groupby(["model", "shots"], sort=True, dropna=False):
+        shots = cast("float | None", shots_key)  # the stubs type group keys as Hashable
         record: dict[str, object] = {"model": model, "shots": None if pd.isna(shots) else int(shots)}
         for task in ("topic", "traits"):
             mine = group[(group["task"] == task) & ~group["error"]]
@@ -98,13 +115,33 @@ def table5(scores: pd.DataFrame) -> Table:
         "n_topic, n_traits: items with a score; epochs: epochs run (accuracies are over every item x epoch score)",
     )
     counted = ("shots", "n_topic", "n_traits", "epochs")
-    return Table("table5_classification", "Table 5: classification accuracy", frame, decimals=3, notes=notes, counts=counted)
+    return Table(
+        "table5_classification",
+        "Table 5: classification accuracy",
+        frame,
+        decimals=3,
+        notes=notes,
+        counts=counted,
+    )
 
 
 def counts(scores: pd.DataFrame) -> Table:
     """Samples, scored, unscored and failed per log group (task, model, prompt/shots, scorer)."""
-    columns = ["task", "model", "prompt", "shots", "scorer", "judge", "judge_model", "logs", "samples", "scored",
-               "unscored", "errors", "incomplete"]
+    columns = [
+        "task",
+        "model",
+        "prompt",
+        "shots",
+        "scorer",
+        "judge",
+        "judge_model",
+        "logs",
+        "samples",
+        "scored",
+        "unscored",
+        "errors",
+        "incomplete",
+    ]
     keys = ["task", "model", "prompt", "shots", "scorer", "judge", "judge_model"]
     frame = scores.copy()
     for key in keys:
@@ -133,10 +170,14 @@ def counts(scores: pd.DataFrame) -> Table:
         ),
     )
     counted = ("logs", "samples", "scored", "unscored", "errors")
-    return Table("counts", "Scored, unscored and failed samples", out, decimals=0, notes=notes, counts=counted)
+    return Table(
+        "counts", "Scored, unscored and failed samples", out, decimals=0, notes=notes, counts=counted
+    )
 
 
-def _by_model_prompt(rows: pd.DataFrame, judge: JudgeKey | None) -> list[tuple[tuple[str, str], pd.DataFrame]]:
+def _by_model_prompt(
+    rows: pd.DataFrame, judge: JudgeKey | None
+) -> list[tuple[tuple[str, str], pd.DataFrame]]:
     if judge is None or rows.empty:
         return []
     mine = latest(select(rows, judge), ["model", "prompt", "judge", "judge_model"])
@@ -153,7 +194,10 @@ def _theme_means(group: pd.DataFrame) -> dict[str, float | None]:
 
 def _trait_means(group: pd.DataFrame) -> dict[str, float | None]:
     present = group[~group["error"]]
-    return {trait: _mean(present.loc[present["traits"].map(lambda t, n=trait: n in t), "value"]) for trait in TRAIT_COLUMNS}
+    return {
+        trait: _mean(present.loc[present["traits"].map(lambda t, n=trait: n in t), "value"])
+        for trait in TRAIT_COLUMNS
+    }
 
 
 def _counts(group: pd.DataFrame) -> dict[str, object]:
@@ -173,7 +217,9 @@ def _unknown_themes(rows: pd.DataFrame, judge: JudgeKey | None) -> tuple[str, ..
     themes = set(select(rows, judge)["theme"].dropna().astype(str)) - set(THEME_COLUMNS)
     if not themes:
         return ()
-    return (f"themes outside the taxonomy left out of the theme columns (kept in {AVERAGE}): {', '.join(sorted(themes))}",)
+    return (
+        f"themes outside the taxonomy left out of the theme columns (kept in {AVERAGE}): {', '.join(sorted(themes))}",
+    )
 
 
 def _mean(values: pd.Series) -> float | None:

@@ -62,7 +62,15 @@ def topic_match() -> Scorer:
 
 
 @scorer(
-    metrics=[accuracy(), stderr(), lenient_accuracy(), unreadable(), trait_prf(), trait_set_agreement(), _per_theme()]
+    metrics=[
+        accuracy(),
+        stderr(),
+        lenient_accuracy(),
+        unreadable(),
+        trait_prf(),
+        trait_set_agreement(),
+        _per_theme(),
+    ]
 )
 def traits_match() -> Scorer:
     """Strict exact match of the ascending trait-code list (``""`` for none) plus a lenient parse.

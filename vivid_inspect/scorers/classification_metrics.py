@@ -73,8 +73,8 @@ def trait_prf() -> Metric:
     def compute(scores: list[SampleScore]) -> Value:
         # Imported here: scikit-learn takes seconds to import, and every `inspect eval` and `vivid`
         # command imports this module through the task registry.
-        from sklearn.exceptions import UndefinedMetricWarning  # type: ignore[import-untyped]
-        from sklearn.metrics import precision_recall_fscore_support  # type: ignore[import-untyped]
+        from sklearn.exceptions import UndefinedMetricWarning
+        from sklearn.metrics import precision_recall_fscore_support
 
         if not scores:
             return {}
@@ -84,9 +84,15 @@ def trait_prf() -> Metric:
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             for average in ("micro", "macro"):
                 p, r, f, _ = precision_recall_fscore_support(gold, pred, average=average, zero_division=0)
-                result.update({f"{average}_precision": float(p), f"{average}_recall": float(r), f"{average}_f1": float(f)})
+                result.update(
+                    {
+                        f"{average}_precision": float(p),
+                        f"{average}_recall": float(r),
+                        f"{average}_f1": float(f),
+                    }
+                )
             _, _, per_trait, _ = precision_recall_fscore_support(gold, pred, average=None, zero_division=0)
-        for name, value in zip(TRAIT_NAMES, per_trait):
+        for name, value in zip(TRAIT_NAMES, per_trait, strict=True):
             result[f"f1/{name}"] = float(value)
         return result
 

@@ -66,7 +66,6 @@ DEFAULT_JUDGE_MODEL = "openai/gpt-4.1"
 """The paper's judge; used when neither the grader role nor ``judge_model`` names one."""
 
 
-
 @dataclass(frozen=True)
 class JudgeStrategy:
     """How one prompting strategy asks the judge and what it lets the judge write.
@@ -109,7 +108,9 @@ def get_strategy(name: str) -> JudgeStrategy:
     try:
         return STRATEGIES[name]
     except KeyError:
-        raise ValueError(f"unknown judge strategy {name!r}; expected one of {', '.join(STRATEGIES)}") from None
+        raise ValueError(
+            f"unknown judge strategy {name!r}; expected one of {', '.join(STRATEGIES)}"
+        ) from None
 
 
 def parse_strategies(spec: str) -> list[str]:
@@ -126,7 +127,9 @@ def parse_strategies(spec: str) -> list[str]:
     """
     names = [part.strip() for part in spec.split(",") if part.strip()]
     if not names:
-        raise ValueError(f"empty judge strategy spec {spec!r}; expected 'all' or some of {', '.join(STRATEGIES)}")
+        raise ValueError(
+            f"empty judge strategy spec {spec!r}; expected 'all' or some of {', '.join(STRATEGIES)}"
+        )
     if names == ["all"]:
         return list(STRATEGIES)
     for name in names:
@@ -153,7 +156,11 @@ def judge_config(strategy: JudgeStrategy, role_config: GenerateConfig) -> Genera
     Returns:
         The merged config.
     """
-    merged = GenerateConfig(temperature=0.0, max_tokens=strategy.max_tokens).merge(JUDGE.config()).merge(role_config)
+    merged = (
+        GenerateConfig(temperature=0.0, max_tokens=strategy.max_tokens)
+        .merge(JUDGE.config())
+        .merge(role_config)
+    )
     if merged.batch:
         merged = merged.model_copy(update={"attempt_timeout": None})
     return merged
@@ -253,7 +260,9 @@ def _build(strategy: str, judge_model: str | Model | None, retries: int, cache: 
 
         idiom = state.metadata.get("idiom")
         if not idiom:
-            raise ValueError(f"sample {state.sample_id} has no 'idiom' metadata; the judge needs the VIVID item")
+            raise ValueError(
+                f"sample {state.sample_id} has no 'idiom' metadata; the judge needs the VIVID item"
+            )
         reference = state.metadata.get("meaning") or target.text
         candidate = sanitize(nfc(strip_reasoning(state.output.completion)).strip())
         if not candidate:
@@ -302,7 +311,9 @@ def _build(strategy: str, judge_model: str | Model | None, retries: int, cache: 
                 ChatMessageAssistant(content=reply),
                 ChatMessageUser(content=retry_turn.format(reason=parsed.reason)),
             ]
-        return Score.unscored(reason="grader_failed", answer=candidate, explanation=replies[-1], metadata=metadata)
+        return Score.unscored(
+            reason="grader_failed", answer=candidate, explanation=replies[-1], metadata=metadata
+        )
 
     return score
 
@@ -348,7 +359,9 @@ def judge_demonstration(
 
 
 @scorer(metrics=judge_metrics())
-def judge_cot(judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0) -> Scorer:
+def judge_cot(
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+) -> Scorer:
     """Judge an explanation 0-5 after step-by-step reasoning ending ``Điểm: N`` (column ``judge_cot``).
 
     Args:
@@ -473,4 +486,6 @@ def judge(
     Raises:
         ValueError: If the strategy is unknown, or ``retries`` or ``repeat`` is negative.
     """
-    return _StrategyNamed(judge_scorer(strategy, judge_model=judge_model, retries=retries, cache=cache, repeat=repeat))
+    return _StrategyNamed(
+        judge_scorer(strategy, judge_model=judge_model, retries=retries, cache=cache, repeat=repeat)
+    )

@@ -57,9 +57,7 @@ _LABEL = (
     rf"|tổng{_GAP}điểm|final{_GAP}score|score)"
 )
 # Label, then ":", "=" or " là", then the number: "Điểm: 4", "**Điểm số:** 4/5", "Điểm cuối cùng là 4".
-_STATEMENT_BODY = (
-    rf"{_LABEL}(?!\w)[^\S\n*_]*+[*_]*+[^\S\n]*+(?:[:：=]|(?<=\s)là(?!\w))[^\S\n]*+[*_]*+[^\S\n]*+{_NUMBER}{_SCALE}"
-)
+_STATEMENT_BODY = rf"{_LABEL}(?!\w)[^\S\n*_]*+[*_]*+[^\S\n]*+(?:[:：=]|(?<=\s)là(?!\w))[^\S\n]*+[*_]*+[^\S\n]*+{_NUMBER}{_SCALE}"
 _STATEMENT = re.compile(rf"(?<!\w){_STATEMENT_BODY}(?![.,]?\d)", re.IGNORECASE)
 # Markup a line may carry around its verdict: bold, italics, brackets, a heading or list marker.
 _LINE_DECORATION = " \t*_()[]#"
@@ -139,7 +137,9 @@ def _mask_line(line: str) -> str:
         token = found.group()
         if token[0] == "`":
             # a code span closes with a run of exactly as many backticks
-            closing = next((run for run in _BACKTICKS.finditer(line, found.end()) if run.group() == token), None)
+            closing = next(
+                (run for run in _BACKTICKS.finditer(line, found.end()) if run.group() == token), None
+            )
             end = len(line) if closing is None else closing.end()
         elif token in _APOSTROPHE_QUOTES:
             if start > 0 and _is_word(line[start - 1]):
@@ -238,9 +238,14 @@ def _unread(reason: str, read: list[tuple[str, str]]) -> JudgeParse:
 
 def _parse_bare(text: str) -> JudgeParse:
     if len(text) > BARE_WINDOW:
-        return JudgeParse(None, f"reply too long for a bare score ({len(text)} characters, at most {BARE_WINDOW})")
+        return JudgeParse(
+            None, f"reply too long for a bare score ({len(text)} characters, at most {BARE_WINDOW})"
+        )
     fenced = {line_no for first, last in _fence_blocks(text) for line_no in range(first, last + 1)}
-    read = [(line, _CITED if line_no in fenced else _mask_line(line)) for line_no, line in enumerate(text.split("\n"))]
+    read = [
+        (line, _CITED if line_no in fenced else _mask_line(line))
+        for line_no, line in enumerate(text.split("\n"))
+    ]
     verdicts = [verdict for _, masked in read for verdict in _line_verdicts(masked)]
     if not verdicts:
         return _unread("no score found", read)

@@ -69,7 +69,9 @@ def chrf(candidate: str, reference: str, *, tone_marks: ToneMarks = "unify") -> 
     Returns:
         The chrF value.
     """
-    return float(_CHRF.sentence_score(_normalise(candidate, tone_marks), [_normalise(reference, tone_marks)]).score)
+    return float(
+        _CHRF.sentence_score(_normalise(candidate, tone_marks), [_normalise(reference, tone_marks)]).score
+    )
 
 
 def bin_chrf(value: float) -> int:

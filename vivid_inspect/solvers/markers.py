@@ -36,7 +36,9 @@ def item_block(idiom: str, kind: TaskKind, answer: str = "") -> str:
         Two lines: ``Thành ngữ/tục ngữ: «…»`` and ``<tag> <answer>``.
     """
     tag = ANSWER_TAGS[kind]
-    return f"{ITEM_LABEL}: «{idiom}»\n{tag} {answer}".rstrip() if answer else f"{ITEM_LABEL}: «{idiom}»\n{tag}"
+    return (
+        f"{ITEM_LABEL}: «{idiom}»\n{tag} {answer}".rstrip() if answer else f"{ITEM_LABEL}: «{idiom}»\n{tag}"
+    )
 
 
 def last_item(prompt: str) -> tuple[str, TaskKind] | None:
