@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from vivid_inspect.inputs.human_scores import HumanScoresError, read_human_scores
+from vivid_inspect.inputs.human_scores import HumanScoresError, read_human_scores, whole_number
 from vivid_inspect.report.humans import human_ceiling, human_means
 
 
@@ -214,3 +214,23 @@ def test_read_then_ceiling_end_to_end(tmp_path: Path) -> None:
     assert result is not None and result.n == 40
     assert result.kappa_lo is not None and result.kappa_lo <= result.kappa <= result.kappa_hi
     assert len(human_means(df)) == 40
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        pytest.param("4", 4, id="plain"),
+        pytest.param("4.0", 4, id="spreadsheet-float"),
+        pytest.param("4.", 4, id="trailing-point"),
+        pytest.param("+4", 4, id="plus-sign"),
+        pytest.param("-1", -1, id="negative-is-read-then-range-checked"),
+        pytest.param("4.5", None, id="half"),
+        pytest.param("1e0", None, id="exponent"),
+        pytest.param("4_0", None, id="underscore-digits"),
+        pytest.param("four", None, id="word"),
+        pytest.param("", None, id="empty"),
+    ],
+)
+def test_one_whole_number_rule_for_every_reader_of_ids_and_scores(cell: str, expected: int | None) -> None:
+    # Human scores files, annotation sheets and the annotation server all read cells with this rule.
+    assert whole_number(cell) == expected

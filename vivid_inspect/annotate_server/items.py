@@ -17,6 +17,7 @@ from vivid_inspect.inputs.human_scores import (
     read_generation_record,
     read_records,
     record_path,
+    whole_number,
 )
 from vivid_inspect.report.sheet_files import neutralise
 from vivid_inspect.text import nfc
@@ -94,7 +95,7 @@ def read_sheet(path: Path) -> Sheet:
     keys: set[str] = set()
     for row, (line, cells) in enumerate(records[1:], start=1):
         values = {name: (cells[i] if i < len(cells) else "") for i, name in enumerate(columns)}
-        item = _whole(values["id"].strip())
+        item = whole_number(values["id"].strip())
         if item is None:
             problems.append(
                 Problem(row, line, "id", f"id must be a whole number, found {values['id'][:40]!r}")
@@ -138,11 +139,3 @@ def read_sheet(path: Path) -> Sheet:
                 path, f"the sheet names generation {key!r} but its record is of {record['generation']!r}"
             )
     return Sheet(path, tuple(items), record)
-
-
-def _whole(cell: str) -> int | None:
-    try:
-        number = float(cell)
-    except ValueError:
-        return None
-    return int(number) if number.is_integer() else None

@@ -145,10 +145,10 @@ def _check_cells(
 ) -> tuple[int | None, int | None, str | None, list[Problem]]:
     """One row's id, score and annotator (NFC), each checked on its own, with its problems."""
     problems: list[Problem] = []
-    sample_id = _whole(cells["id"])
+    sample_id = whole_number(cells["id"])
     if sample_id is None:
         problems.append(Problem(row, line, "id", _bad("id must be an integer", cells["id"])))
-    score = _whole(cells["score"])
+    score = whole_number(cells["score"])
     if score is None or not 0 <= score <= 5:
         message = _bad("score must be a whole number from 0 to 5", cells["score"])
         problems.append(Problem(row, line, "score", message))
@@ -354,7 +354,18 @@ def _check_header(path: Path, line: int, header: list[str]) -> list[str]:
     return columns
 
 
-def _whole(cell: str) -> int | None:
+def whole_number(cell: str) -> int | None:
+    """Read a cell as a whole number, as spreadsheets write one (``4``, ``4.0``, ``+4``).
+
+    The one rule for ids and scores in human scores files, annotation sheets and the annotation
+    server, so a cell means the same wherever it is read.
+
+    Args:
+        cell: The cell's text, already stripped.
+
+    Returns:
+        The number, or None when the cell is not a whole number (``4.5``, ``1e0``, ``four``, empty).
+    """
     match = _WHOLE.fullmatch(cell)
     return int(match["value"]) if match else None
 

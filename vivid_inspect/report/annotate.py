@@ -47,6 +47,7 @@ from vivid_inspect.inputs.human_scores import (
     read_human_scores,
     read_records,
     record_path,
+    whole_number,
 )
 from vivid_inspect.log_contract import short_task
 from vivid_inspect.redact import excerpt
@@ -363,13 +364,13 @@ def _check_sheet(
             name: (cells_list[i].strip() if i < len(cells_list) else "") for i, name in enumerate(columns)
         }
         found: list[Problem] = []
-        item = _whole(cells["id"])
+        item = whole_number(cells["id"])
         if item is None:
             found.append(Problem(row, line, "id", f"id must be an integer, found {_shown(cells['id'])}"))
         elif samples is not None and str(item) not in samples:
             message = f"id {item} is not a sample of generation {record['generation']!r} (the sheet's; {len(samples)} samples)"  # type: ignore[index]
             found.append(Problem(row, line, "id", message))
-        score = _whole(cells["score"])
+        score = whole_number(cells["score"])
         if cells["score"] == "":
             found.append(Problem(row, line, "score", "not scored yet (empty score)"))
         elif score is None or not 0 <= score <= 5:
@@ -442,11 +443,3 @@ def _shown(cell: str) -> str:
 
 def _id_key(item: Any) -> tuple[int, Any]:
     return (0, item) if isinstance(item, int) else (1, str(item))
-
-
-def _whole(cell: str) -> int | None:
-    try:
-        number = float(cell)
-    except ValueError:
-        return None
-    return int(number) if number.is_integer() else None
