@@ -9,7 +9,11 @@ other's internals):
 - a log the runner wrote by judging a generation log again carries eval metadata
   ``vivid_judge`` (:data:`VIVID_JUDGE_KEY`), a :class:`JudgedRecord`;
 - a log's task is named by its short name (:func:`short_task`), whatever path or package
-  prefix Inspect recorded.
+  prefix Inspect recorded;
+- a log written by ``vivid audit`` (one per probe) carries the tag :data:`AUDIT_TAG` and eval
+  metadata ``vivid_audit`` (:data:`VIVID_AUDIT_KEY`), an :class:`AuditRecord`: it judges a probe's
+  made-up candidates, never a model's generations, so the report, Table 3 and annotation sheets
+  must not read it as a generation (:func:`is_audit_log`).
 
 Every field of :class:`JudgedRecord` has a default, so a judged log written before a field existed
 still reads.
@@ -128,3 +132,71 @@ def read_judged_record(metadata: dict[str, Any] | None) -> JudgedRecord | None:
     except ValidationError as error:
         logger.info("ignoring a malformed %s record: %s", VIVID_JUDGE_KEY, error)
         return None
+
+
+AUDIT_TAG = "vivid-audit"
+"""Eval tag of every log ``vivid audit`` writes (one log per probe)."""
+VIVID_AUDIT_KEY = "vivid_audit"
+"""Eval metadata key holding the :class:`AuditRecord` of an audit log."""
+
+
+class AuditRecord(BaseModel):
+    """The ``vivid_audit`` eval metadata of an audit log: which probe of which judge's audit it holds.
+
+    Attributes:
+        audit_id: Identifies one audit (judge, strategy, language, data, items, seed, probe
+            version); every probe log of that audit shares it.
+        probe: The probe whose candidates the log's samples hold (``reference``, ``padding``, ...).
+        comparison: The probe this one is compared with (``reference``, ``partial``, ``wrong``),
+            None for the base and for probes judged on an absolute scale.
+        expectation: What a sound judge does on this probe (``high``, ``same``, ``not_higher``,
+            ``lower``, ``at_most_1``, ``within_1``).
+        judge: The audited judge model.
+        strategy: The judge strategy.
+        language: The judge prompt's language (``vi`` or ``en``).
+        data: The data source of the items.
+        seed: Seed of the item draw and of every seeded derivation.
+        probe_version: Version of the probe derivations; a change re-runs the audit.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    audit_id: str | None = None
+    probe: str | None = None
+    comparison: str | None = None
+    expectation: str | None = None
+    judge: str | None = None
+    strategy: str | None = None
+    language: str | None = None
+    data: str | None = None
+    seed: int | None = None
+    probe_version: int | None = None
+
+    def metadata(self) -> dict[str, Any]:
+        """The record as eval metadata: ``{VIVID_AUDIT_KEY: {...}}`` (unset fields left out)."""
+        return {VIVID_AUDIT_KEY: self.model_dump(mode="json", exclude_unset=True)}
+
+
+def read_audit_record(metadata: dict[str, Any] | None) -> AuditRecord | None:
+    """The audit record in a log's eval metadata; None when there is none or it is malformed."""
+    value = (metadata or {}).get(VIVID_AUDIT_KEY)
+    if not isinstance(value, dict):
+        return None
+    try:
+        return AuditRecord.model_validate(value)
+    except ValidationError as error:
+        logger.info("ignoring a malformed %s record: %s", VIVID_AUDIT_KEY, error)
+        return None
+
+
+def is_audit_log(tags: list[str] | None, metadata: dict[str, Any] | None) -> bool:
+    """Whether a log was written by ``vivid audit`` (by its tag or its record), so holds no generations.
+
+    Args:
+        tags: ``log.eval.tags``.
+        metadata: ``log.eval.metadata``.
+
+    Returns:
+        True for an audit log.
+    """
+    return AUDIT_TAG in (tags or []) or VIVID_AUDIT_KEY in (metadata or {})
