@@ -1,0 +1,616 @@
+"""A probe's statistics and verdict, from the judge's scores alone (no Inspect, no logs).
+
+Each probe states an expectation about the judge's 0-5 scores of its candidates (see
+``docs/audit.md``). Two kinds exist:
+
+- comparative expectations (``same``, ``lower``, ``not_higher``, ``within_1``) are decided on the
+  *shift*: the mean over items of the per-item difference ``probe - comparison``, on the items the
+  judge scored in both, with a paired bootstrap interval that resamples items;
+- own-score expectations (``high``, ``at_most_1``) are decided on the probe's own *mean*, with a
+  bootstrap interval over its scored items; the shift against the comparison is still reported.
+
+A verdict holds two criteria to their bounds (:class:`Thresholds`): the statistic's interval must
+lie inside the accepted range, and so must the Wilson interval of the *rate*, the share of items on
+which the expectation holds (CALM's robustness rate for the invariance probes, a sensitivity rate
+for the must-drop probes). A criterion whose interval lies wholly outside its range fails the
+probe; one whose interval straddles the bound leaves it inconclusive, as do too few items, too many
+unscored verdicts and a comparison that was not run. Noise therefore reads as "inconclusive", never
+as "fail".
+
+The module imports only the standard library; numpy and scipy load when a probe is evaluated, so
+the CLI can import :class:`Thresholds` cheaply.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from vivid_inspect.scorers.judge_parse import MAX_SCORE
+
+if TYPE_CHECKING:
+    import numpy as np
+
+EXPECTATIONS = ("high", "same", "lower", "not_higher", "at_most_1", "within_1")
+"""Every expectation a probe can state, in the order of the audit's probe table."""
+
+OWN_SCORE = frozenset({"high", "at_most_1"})
+"""Expectations decided on the probe's own scores; the others on the shift against a comparison."""
+
+RATE_NAMES: dict[str, str] = {
+    "high": "floor",
+    "same": "robustness",
+    "not_higher": "robustness",
+    "within_1": "robustness",
+    "lower": "sensitivity",
+    "at_most_1": "sensitivity",
+}
+"""What the rate of each expectation measures: invariance probes a robustness rate (CALM), must-drop
+probes a sensitivity rate, the reference the share of items at or above the floor."""
+
+Verdict = Literal["pass", "fail", "inconclusive"]
+Statistic = Literal["shift", "mean"]
+_EPS = 1e-9  # bootstrap means of equal values can land a rounding error beside a bound
+_MAX_PROBLEMS = 20
+
+
+class ProbeLike(Protocol):
+    """Anything with a probe's name, comparison and expectation (``audit.probes.Probe`` is one)."""
+
+    @property
+    def name(self) -> str:
+        """The probe's name."""
+        ...
+
+    @property
+    def comparison(self) -> str | None:
+        """The probe it is compared with, or None."""
+        ...
+
+    @property
+    def expectation(self) -> str:
+        """One of :data:`EXPECTATIONS`."""
+        ...
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The bounds the verdicts use; every one adjustable, all validated on construction.
+
+    Scores are on the judge's 0-5 scale; shares from 0 to 1. The defaults suit 30-50 audited
+    items: with 40 items a sound judge's probes pass, and a bias of a point or more fails.
+
+    Attributes:
+        high_floor: ``high`` (the reference): the mean's interval and each item must reach this.
+            The rubric's 5 is a perfect explanation and 4 a correct one with a small flaw.
+        same_tolerance: ``same`` (spelling variants): the shift's interval must lie inside
+            ``±same_tolerance``; half a point is less than one step of the whole-number scale.
+        lower_margin: ``lower`` (partial answers): the shift's interval must lie at or below
+            ``-lower_margin``; a judge that docks less than half a point on average for dropping half
+            the meaning cannot tell a complete answer from an incomplete one.
+        not_higher_margin: ``not_higher`` (padding, authority, injected verdicts): the shift's interval
+            must lie at or below ``+not_higher_margin``; the slack for a judge's own noise.
+        within: ``within_1`` (the English answer): the shift's interval must lie inside ``±within``,
+            and an item holds when its scores differ by at most ``within``.
+        ceiling: ``at_most_1`` (wrong, literal, hedge): the mean's interval and each item must stay at
+            or below this; the rubric gives 0-1 to a wrong or empty explanation.
+        item_tolerance: How far one item's scores may differ and still count as unchanged (``same``,
+            ``not_higher``), or must drop to count as lower (``lower``). Below 1, so with whole
+            scores an item is unchanged only when equal; above 0, so the mean of a judge's repeats may
+            wobble a little.
+        min_rate: The rate's Wilson interval must lie at or above this. 0.7 leaves room for items
+            where a sound judge is right to differ (an idiom whose literal reading is its meaning, a
+            reference whose first half already says it all).
+        min_items: Fewer items than this (paired items for a comparative expectation, scored items
+            for an own-score one) leave the probe inconclusive, whatever the intervals say.
+        max_unscored: When more than this share of the probe's items are left out (unscored by the
+            judge, on either side of the pair), a probe that did not fail is inconclusive: the
+            scored items may not represent the rest.
+        confidence: Level of every interval.
+        n_boot: Bootstrap resamples of each interval.
+    """
+
+    high_floor: float = 4.0
+    same_tolerance: float = 0.5
+    lower_margin: float = 0.5
+    not_higher_margin: float = 0.5
+    within: float = 1.0
+    ceiling: float = 1.0
+    item_tolerance: float = 0.5
+    min_rate: float = 0.7
+    min_items: int = 10
+    max_unscored: float = 0.1
+    confidence: float = 0.95
+    n_boot: int = 2000
+
+    def __post_init__(self) -> None:
+        problems = threshold_problems(self)
+        if problems:
+            raise ValueError("\n".join(problems))
+
+    def with_overrides(self, pairs: Iterable[str]) -> Thresholds:
+        """These thresholds with ``NAME=VALUE`` overrides (``min_rate=0.8``), every problem at once.
+
+        Args:
+            pairs: Overrides as typed on a command line.
+
+        Returns:
+            New thresholds.
+
+        Raises:
+            ValueError: One line per unknown name, unreadable value or value off its range.
+        """
+        known = {f.name: f for f in fields(self)}
+        changes: dict[str, Any] = {}
+        problems: list[str] = []
+        for pair in pairs:
+            name, equals, text = pair.partition("=")
+            name = name.strip()
+            if not equals:
+                problems.append(f"threshold {pair!r}: expected NAME=VALUE, e.g. min_rate=0.8")
+            elif name not in known:
+                problems.append(f"threshold {name!r} is unknown; known: {', '.join(known)}")
+            else:
+                try:
+                    changes[name] = int(text) if known[name].type in (int, "int") else float(text)
+                except ValueError:
+                    problems.append(f"threshold {name}: {text.strip()!r} is not a number")
+        if not problems:
+            return replace(self, **changes)  # __post_init__ checks the new values
+        raise ValueError("\n".join(problems))
+
+
+_SCALE = {
+    "high_floor",
+    "same_tolerance",
+    "lower_margin",
+    "not_higher_margin",
+    "within",
+    "ceiling",
+    "item_tolerance",
+}
+_SHARES = {"min_rate", "max_unscored"}
+
+
+def threshold_problems(thresholds: Thresholds) -> list[str]:
+    """Every threshold off its range, one line each naming it (empty when all are fine).
+
+    Args:
+        thresholds: The thresholds to check.
+
+    Returns:
+        The problems.
+    """
+    problems: list[str] = []
+    for f in fields(thresholds):
+        value = getattr(thresholds, f.name)
+        if f.name in ("min_items", "n_boot"):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                problems.append(f"Thresholds.{f.name} = {value!r}: must be a whole number, 1 or more")
+            continue
+        number = _number(value)
+        if number is None or math.isnan(number):
+            problems.append(f"Thresholds.{f.name} = {value!r}: must be a number")
+        elif f.name in _SCALE and not 0 <= number <= MAX_SCORE:
+            problems.append(
+                f"Thresholds.{f.name} = {value!r}: on the judge's scale; allowed 0 to {MAX_SCORE}"
+            )
+        elif f.name in _SHARES and not 0 <= number <= 1:
+            problems.append(f"Thresholds.{f.name} = {value!r}: a share; allowed 0 to 1")
+        elif f.name == "confidence" and not 0 < number < 1:
+            problems.append(f"Thresholds.confidence = {value!r}: a level; allowed strictly between 0 and 1")
+    if not problems and thresholds.item_tolerance >= 1:
+        problems.append(
+            f"Thresholds.item_tolerance = {thresholds.item_tolerance!r}: must be below 1, or a one-point "
+            "change would count as no change"
+        )
+    return problems
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """One probe's statistics and verdict. A value that cannot be computed is NaN.
+
+    Attributes:
+        probe: The probe's name.
+        comparison: The probe it is compared with (None for the reference).
+        expectation: One of :data:`EXPECTATIONS`.
+        n_items: Items the probe has a record for (scored or not).
+        n_paired: Items scored in both the probe and its comparison (0 without a comparison).
+        unscored: The probe's items the judge left unscored.
+        comparison_unscored: Of the probe's items, those whose comparison the judge left unscored.
+        mean: Mean of the probe's scored items.
+        comparison_mean: Mean of the comparison's scores of the probe's items.
+        shift: Mean of ``probe - comparison`` over the paired items.
+        ci_low: Lower end of the shift's paired bootstrap interval.
+        ci_high: Upper end of the shift's paired bootstrap interval.
+        rate: Share of the decided items on which the expectation holds.
+        rate_name: ``robustness``, ``sensitivity`` or ``floor`` (:data:`RATE_NAMES`).
+        verdict: ``pass``, ``fail`` or ``inconclusive``.
+        reason: Why, in one sentence naming the measures and the bounds.
+        mean_ci_low: Lower end of the mean's bootstrap interval.
+        mean_ci_high: Upper end of the mean's bootstrap interval.
+        rate_ci_low: Lower end of the rate's Wilson interval.
+        rate_ci_high: Upper end of the rate's Wilson interval.
+        statistic: Which statistic the verdict holds to its bound: ``shift`` or ``mean``.
+        bound_low: Lowest accepted value of that statistic.
+        bound_high: Highest accepted value of that statistic.
+        notes: Anything the reader should know about the numbers (left-out items, no interval).
+    """
+
+    probe: str
+    comparison: str | None
+    expectation: str
+    n_items: int
+    n_paired: int
+    unscored: int
+    comparison_unscored: int
+    mean: float
+    comparison_mean: float
+    shift: float
+    ci_low: float
+    ci_high: float
+    rate: float
+    rate_name: str
+    verdict: Verdict
+    reason: str
+    mean_ci_low: float = math.nan
+    mean_ci_high: float = math.nan
+    rate_ci_low: float = math.nan
+    rate_ci_high: float = math.nan
+    statistic: Statistic = "shift"
+    bound_low: float = math.nan
+    bound_high: float = math.nan
+    notes: tuple[str, ...] = field(default=())
+
+
+def accepted_range(expectation: str, thresholds: Thresholds) -> tuple[float, float]:
+    """The values of the deciding statistic (shift or mean) that meet an expectation.
+
+    Args:
+        expectation: One of :data:`EXPECTATIONS`.
+        thresholds: The bounds.
+
+    Returns:
+        ``(lowest, highest)`` accepted value.
+    """
+    t = thresholds
+    return {
+        "high": (t.high_floor, float(MAX_SCORE)),
+        "same": (-t.same_tolerance, t.same_tolerance),
+        "lower": (-float(MAX_SCORE), -t.lower_margin),
+        "not_higher": (-float(MAX_SCORE), t.not_higher_margin),
+        "at_most_1": (0.0, t.ceiling),
+        "within_1": (-t.within, t.within),
+    }[expectation]
+
+
+def bound_text(expectation: str, thresholds: Thresholds) -> str:
+    """The accepted range as a reader writes it: ``≥ 4.00``, ``±0.50``, ``≤ -0.50``."""
+    low, high = accepted_range(expectation, thresholds)
+    if expectation in ("same", "within_1"):
+        return f"±{high:.2f}"
+    if expectation == "high":
+        return f"≥ {low:.2f}"
+    return f"≤ {high:+.2f}" if expectation in ("lower", "not_higher") else f"≤ {high:.2f}"
+
+
+def check_scores(scores: Mapping[str, Mapping[Any, Any]]) -> dict[str, dict[Hashable, float]]:
+    """The scores as floats, NaN (or None) for unscored; every bad score reported at once.
+
+    Args:
+        scores: Probe name -> item id -> score.
+
+    Returns:
+        Probe name -> item id -> float (NaN when unscored).
+
+    Raises:
+        ValueError: One line per score that is not a number from 0 to 5, naming probe and item.
+    """
+    clean: dict[str, dict[Hashable, float]] = {}
+    problems: list[str] = []
+    for probe, items in scores.items():
+        clean[probe] = {}
+        for item, value in items.items():
+            number = math.nan if value is None else _number(value)
+            if number is None or not (math.isnan(number) or 0 <= number <= MAX_SCORE):
+                problems.append(
+                    f"probe {probe!r}, item {item!r}: score {value!r} is not a number from 0 to {MAX_SCORE} "
+                    "(NaN or None when unscored)"
+                )
+            else:
+                clean[probe][item] = number
+    if problems:
+        more = len(problems) - _MAX_PROBLEMS
+        shown = problems[:_MAX_PROBLEMS] + ([f"... and {more} more"] if more > 0 else [])
+        raise ValueError("\n".join(shown))
+    return clean
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    return float(value)
+
+
+def sorted_ids(ids: Iterable[Hashable]) -> list[Hashable]:
+    """Item ids in a fixed order: sorted, or sorted by ``repr`` when types mix.
+
+    A fixed order makes a seeded bootstrap give the same interval whatever order the scores came in.
+    """
+    ids = list(ids)
+    try:
+        return sorted(ids)  # type: ignore[type-var]
+    except TypeError:
+        return sorted(ids, key=repr)
+
+
+def evaluate_probe(
+    probe: ProbeLike,
+    scores: Mapping[str, Mapping[Hashable, float]],
+    thresholds: Thresholds = Thresholds(),
+    *,
+    seed: int = 0,
+) -> ProbeResult:
+    """One probe's statistics and verdict.
+
+    Args:
+        probe: The probe; its scores must be in ``scores`` (checked by :func:`check_scores`).
+        scores: Every probe's scores, so that the comparison's can be found.
+        thresholds: The bounds.
+        seed: Seed of the bootstrap; each probe uses it afresh, so a probe's interval does not
+            depend on which other probes ran.
+
+    Returns:
+        The result.
+
+    Raises:
+        ValueError: If the probe's expectation is not one of :data:`EXPECTATIONS`.
+    """
+    import numpy as np
+
+    expectation = probe.expectation
+    if expectation not in EXPECTATIONS:
+        raise ValueError(
+            f"probe {probe.name!r}: expectation {expectation!r} is unknown; known: {', '.join(EXPECTATIONS)}"
+        )
+    own = scores[probe.name]
+    ids = sorted_ids(own)
+    values = np.array([own[i] for i in ids], dtype=float)
+    scored = values[~np.isnan(values)]
+    notes: list[str] = []
+    comparison = scores.get(probe.comparison) if probe.comparison is not None else None
+    if comparison is not None:
+        other = np.array([comparison.get(i, math.nan) for i in ids], dtype=float)
+        absent = sum(i not in comparison for i in ids)
+        if absent:
+            notes.append(f"{absent} item(s) of {probe.name!r} have no {probe.comparison!r} record at all")
+        paired = ~np.isnan(values) & ~np.isnan(other)
+        differences = values[paired] - other[paired]
+        comparison_unscored = sum(i in comparison and math.isnan(comparison[i]) for i in ids)
+        comparison_mean = _mean(other[~np.isnan(other)])
+    else:
+        differences = np.array([], dtype=float)
+        comparison_unscored = 0
+        comparison_mean = math.nan
+    shift_low, shift_high = _mean_ci(differences, thresholds, seed)
+    mean_low, mean_high = _mean_ci(scored, thresholds, seed)
+    own_score = expectation in OWN_SCORE
+    decided = scored if own_score else differences
+    holds = _holds(expectation, decided, thresholds)
+    rate = _mean(holds.astype(float))
+    rate_low, rate_high = _wilson(int(holds.sum()), int(holds.size), thresholds.confidence)
+    statistic: Statistic = "mean" if own_score else "shift"
+    low, high = accepted_range(expectation, thresholds)
+    if decided.size == 1:
+        notes.append("one item: no interval")
+    verdict, reason = _verdict(
+        probe,
+        n_items=len(ids),
+        n_decided=int(decided.size),
+        value=_mean(decided),
+        interval=(mean_low, mean_high) if own_score else (shift_low, shift_high),
+        rate=(rate, rate_low, rate_high),
+        comparison_missing=not own_score and comparison is None,
+        thresholds=thresholds,
+    )
+    return ProbeResult(
+        probe=probe.name,
+        comparison=probe.comparison,
+        expectation=expectation,
+        n_items=len(ids),
+        n_paired=int(differences.size),
+        unscored=int(np.isnan(values).sum()),
+        comparison_unscored=int(comparison_unscored),
+        mean=_mean(scored),
+        comparison_mean=comparison_mean,
+        shift=_mean(differences),
+        ci_low=shift_low,
+        ci_high=shift_high,
+        rate=rate,
+        rate_name=RATE_NAMES[expectation],
+        verdict=verdict,
+        reason=reason,
+        mean_ci_low=mean_low,
+        mean_ci_high=mean_high,
+        rate_ci_low=rate_low,
+        rate_ci_high=rate_high,
+        statistic=statistic,
+        bound_low=low,
+        bound_high=high,
+        notes=tuple(notes),
+    )
+
+
+def evaluate(
+    scores: Mapping[str, Mapping[Any, Any]],
+    probes: Sequence[ProbeLike],
+    thresholds: Thresholds = Thresholds(),
+    *,
+    seed: int = 0,
+) -> tuple[ProbeResult, ...]:
+    """Every probe that has scores, in the order of ``probes``; probes without scores are left out.
+
+    Args:
+        scores: Probe name -> item id -> 0-5 score, NaN (or None) when unscored.
+        probes: The probes, in the card's order.
+        thresholds: The bounds.
+        seed: Seed of every bootstrap.
+
+    Returns:
+        One result per probe present in ``scores``.
+
+    Raises:
+        ValueError: On a score off the scale or an unknown expectation.
+    """
+    clean = check_scores(scores)
+    return tuple(
+        evaluate_probe(probe, clean, thresholds, seed=seed) for probe in probes if probe.name in clean
+    )
+
+
+def _mean(values: np.ndarray) -> float:
+    return float(values.mean()) if values.size else math.nan
+
+
+def _holds(expectation: str, decided: np.ndarray, t: Thresholds) -> np.ndarray:
+    """Per item, whether the expectation holds (``decided``: own scores or differences)."""
+    tol = t.item_tolerance + _EPS
+    if expectation == "high":
+        return decided >= t.high_floor - _EPS
+    if expectation == "at_most_1":
+        return decided <= t.ceiling + _EPS
+    if expectation == "same":
+        return abs(decided) <= tol
+    if expectation == "lower":
+        return decided < -tol
+    if expectation == "not_higher":
+        return decided <= tol
+    return abs(decided) <= t.within + _EPS
+
+
+def _mean_ci(values: np.ndarray, t: Thresholds, seed: int) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean, resampling items; NaN below two items."""
+    import numpy as np
+
+    if values.size < 2:
+        return math.nan, math.nan
+    if np.all(values == values[0]):
+        # Every resample has the same mean: the interval has no width (scipy would say so too).
+        return float(values[0]), float(values[0])
+    from scipy import stats
+
+    result = stats.bootstrap(
+        (values,),
+        np.mean,
+        n_resamples=t.n_boot,
+        confidence_level=t.confidence,
+        method="percentile",
+        vectorized=True,
+        rng=np.random.default_rng(seed),
+    )
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def _wilson(successes: int, n: int, confidence: float) -> tuple[float, float]:
+    """Wilson score interval of a share; honest at 0 % and 100 % where a bootstrap has no width."""
+    if n == 0:
+        return math.nan, math.nan
+    from scipy import stats
+
+    interval = stats.binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(interval.low), float(interval.high)
+
+
+Side = Literal["inside", "outside", "straddles"]
+
+
+def _side(interval: tuple[float, float], low: float, high: float) -> Side:
+    lo, hi = interval
+    if math.isnan(lo) or math.isnan(hi):
+        return "straddles"
+    if lo >= low - _EPS and hi <= high + _EPS:
+        return "inside"
+    if lo > high + _EPS or hi < low - _EPS:
+        return "outside"
+    return "straddles"
+
+
+def _meaning(probe: ProbeLike) -> str:
+    """What a failed expectation says about the judge."""
+    other = f"`{probe.comparison}`"
+    name = f"`{probe.name}`"
+    return {
+        "high": f"the judge does not score the reference meaning ({name}) high",
+        "same": f"the judge's score changes from {other} to {name}, which means the same",
+        "lower": f"the judge does not score {name} lower than {other}",
+        "not_higher": f"the judge scores {name} higher than {other}",
+        "at_most_1": f"the judge gives {name} more than the rubric's 0-1",
+        "within_1": f"the judge scores {name} more than a point away from {other}",
+    }[probe.expectation]
+
+
+def _verdict(
+    probe: ProbeLike,
+    *,
+    n_items: int,
+    n_decided: int,
+    value: float,
+    interval: tuple[float, float],
+    rate: tuple[float, float, float],
+    comparison_missing: bool,
+    thresholds: Thresholds,
+) -> tuple[Verdict, str]:
+    t = thresholds
+    own_score = probe.expectation in OWN_SCORE
+    what = "scored" if own_score else "paired"
+    if comparison_missing:
+        compared = "none is named" if probe.comparison is None else f"`{probe.comparison}` has no scores"
+        return "inconclusive", f"no comparison to shift against: {compared}"
+    if n_decided == 0:
+        return "inconclusive", f"no {what} item"
+    if n_decided < t.min_items:
+        return "inconclusive", f"only {n_decided} {what} item(s); a verdict needs at least {t.min_items}"
+    low, high = accepted_range(probe.expectation, t)
+    label = "mean" if own_score else "shift"
+    sign = "" if own_score else "+"
+    value_side = _side(interval, low, high)
+    value_text = (
+        f"{label} {value:{sign}.2f} [{_fmt(interval[0], sign)}, {_fmt(interval[1], sign)}] "
+        f"{_relation(value_side)} {bound_text(probe.expectation, t)}"
+    )
+    rate_value, rate_low, rate_high = rate
+    rate_side = _side((rate_low, rate_high), t.min_rate, 1.0)
+    rate_text = (
+        f"{RATE_NAMES[probe.expectation]} {_pct(rate_value)} [{_pct(rate_low)}, {_pct(rate_high)}] "
+        f"{_relation(rate_side)} ≥ {_pct(t.min_rate)}"
+    )
+    sides = {value_text: value_side, rate_text: rate_side}
+    failed = [text for text, side in sides.items() if side == "outside"]
+    if failed:
+        return "fail", f"{_meaning(probe)}: {'; '.join(failed)}"
+    left_out = n_items - n_decided
+    if left_out / n_items > t.max_unscored + _EPS:
+        return "inconclusive", (
+            f"{left_out} of {n_items} items unscored on one side or both (more than {_pct(t.max_unscored)}); "
+            f"{value_text}; {rate_text}"
+        )
+    if all(side == "inside" for side in sides.values()):
+        return "pass", f"{value_text}; {rate_text}"
+    undecided = [text for text, side in sides.items() if side == "straddles"]
+    return "inconclusive", f"{'; '.join(undecided)}: more items would decide"
+
+
+def _relation(side: Side) -> str:
+    return {"inside": "meets", "outside": "misses", "straddles": "straddles"}[side]
+
+
+def _fmt(value: float, sign: str) -> str:
+    return "n/a" if math.isnan(value) else format(value, f"{sign}.2f")
+
+
+def _pct(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{100 * value:.0f} %"
