@@ -1,0 +1,1 @@
+"""`vivid audit`: metamorphic probes of a judge, their statistics, verdicts and card."""
