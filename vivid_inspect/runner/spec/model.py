@@ -17,6 +17,9 @@ from vivid_inspect.call_limits import GENERATION, RUN_ATTEMPT_WAIT, RUN_ATTEMPTS
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=80)]
 """A name that is also safe as a folder name: letters, digits, ``_ . -``."""
 
+Family = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=40)]
+"""Who made a model (``openai``, ``qwen``, ...), for ``vivid audit --from``'s self-preference check."""
+
 Aggregate = Literal["mean", "median", "majority"]
 
 
@@ -52,12 +55,14 @@ class ModelEntry(_Strict):
 
     ``model_args`` go to the provider (``base_url`` of a running server, vLLM launch options,
     ``data`` of the ``vivid/*`` baselines). API keys never go here: providers read them from
-    the environment.
+    the environment. ``family`` declares who made the model, when its name does not say
+    (``vivid audit --from`` infers it from the name otherwise); it changes no score.
     """
 
     model: str
     model_args: dict[str, Any] = Field(default_factory=dict)
     price: Price | None = None
+    family: Family | None = None
 
 
 ModelItem = Annotated[ModelEntry, BeforeValidator(_model_shorthand)]
@@ -116,6 +121,8 @@ class Judge(_Strict):
             and cached apart from the others; the first is the one every table uses. They run at
             the judge's temperature: its own 0 unless ``generate`` sets another.
         price: For the cost estimate.
+        family: Who made the judge model (``openai``, ``qwen``, ...), when its name does not say;
+            read by ``vivid audit --from`` to check self-preference. It changes no score.
     """
 
     name: Name
@@ -126,6 +133,7 @@ class Judge(_Strict):
     retries: Annotated[int, Field(ge=0)] = 1
     repeats: Annotated[int, Field(ge=1)] = 1
     price: Price | None = None
+    family: Family | None = None
 
 
 class Panel(_Strict):

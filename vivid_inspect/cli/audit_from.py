@@ -1,0 +1,49 @@
+"""``vivid audit --from LOG_DIR``: self-preference of the judges in a run folder.
+
+``vivid audit``'s parser (:mod:`vivid_inspect.cli.audit`) calls :func:`handle_from` when
+``--from`` is given. Exit codes: 0 no judge is flagged, 1 a judge favours its own family beyond its
+interval, 2 bad input (no such folder, no logs, one judge or one generator, a bad ``--family``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EXIT_BAD_INPUT = 2
+
+
+def handle_from(args: argparse.Namespace) -> int:
+    """Estimate self-preference from ``args.from_dir``, print the card and write its files.
+
+    Args:
+        args: ``from_dir`` (the log folder), ``family`` (``MODEL=FAMILY`` strings or None),
+            ``seed`` (of the bootstrap) and ``out`` (output folder; default the log folder).
+
+    Returns:
+        The card's exit code (0 or 1), or 2 on bad input, with the reason on stderr.
+    """
+    # Imported here: `vivid --help` must not pay for pandas and Inspect.
+    from vivid_inspect.audit.family import FamilyError, parse_family_args
+    from vivid_inspect.audit.self_preference import SelfPreferenceError, run_self_preference
+
+    seed = getattr(args, "seed", None)
+    out = getattr(args, "out", None)
+    try:
+        families = parse_family_args(getattr(args, "family", None))
+        card = run_self_preference(
+            args.from_dir,
+            families=families,
+            seed=0 if seed is None else int(seed),
+            out_dir=Path(out) if out else None,
+        )
+    except (FamilyError, SelfPreferenceError) as error:
+        for line in str(error).splitlines():
+            print(f"vivid audit --from: {line}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    sys.stdout.write(card.markdown())
+    written = ", ".join(path.name for path in card.files)
+    folder = card.files[0].parent if card.files else None
+    print(f"vivid audit --from: wrote {written} to {folder}", file=sys.stderr)
+    return card.exit_code
