@@ -3,8 +3,9 @@
 The runner and the report agree on the log format here and nowhere else (neither imports the
 other's internals):
 
-- a judge's result column is ``judge_<strategy>`` (:func:`judge_column`); the lexical baseline's is
-  ``lexical`` and a panel's ``judge_panel``;
+- a judge's result column is ``judge_<strategy>`` (:func:`judge_column`), ``judge_<strategy>_en`` for
+  a judge given English instructions (:data:`JUDGE_LANGUAGES`); the lexical baseline's is ``lexical``
+  and a panel's ``judge_panel``;
 - the judge model is bound to the ``grader`` model role (:data:`GRADER_ROLE`);
 - a log the runner wrote by judging a generation log again carries eval metadata
   ``vivid_judge`` (:data:`VIVID_JUDGE_KEY`), a :class:`JudgedRecord`;
@@ -44,16 +45,47 @@ NO_JUDGE = "none"
 """``explain(judge=...)`` value of a generation-only log: no scorer; judged logs score it afterwards."""
 
 
-def judge_column(strategy: str) -> str:
-    """The result column a judge strategy writes: ``judge_aspect``; ``lexical`` for chrF.
+JUDGE_LANGUAGES = ("vi", "en")
+"""Languages an LLM judge's instructions can be written in; the data blocks stay Vietnamese."""
+DEFAULT_LANGUAGE = "vi"
+"""The paper's judge language. Its columns carry no suffix, so logs judged before English existed read."""
+
+
+def check_language(language: object) -> str:
+    """``language`` if it is one of :data:`JUDGE_LANGUAGES`.
+
+    Raises:
+        ValueError: Naming the allowed values, for anything else (``"EN"``, ``"fr"``, ``None``).
+    """
+    if isinstance(language, str) and language in JUDGE_LANGUAGES:
+        return language
+    raise ValueError(f"unknown judge language {language!r}; expected one of {', '.join(JUDGE_LANGUAGES)}")
+
+
+def judge_column(strategy: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """The result column a judge writes: ``judge_aspect``, ``judge_aspect_en``; ``lexical`` for chrF.
+
+    A judge that differs only in the language of its instructions is another judge: its column
+    carries the language (every language but :data:`DEFAULT_LANGUAGE`), so the two are never merged.
 
     Args:
         strategy: An LLM judge strategy (``aspect``, ``cot``, ...), ``lexical`` or ``panel``.
+        language: The language of the judge's instructions (:data:`JUDGE_LANGUAGES`).
 
     Returns:
         The scorer (column) name.
+
+    Raises:
+        ValueError: If the language is unknown, or given to the lexical judge or a panel, which
+            read no instructions.
     """
-    return LEXICAL if strategy == LEXICAL else f"{JUDGE_PREFIX}{strategy}"
+    check_language(language)
+    if strategy in (LEXICAL, PANEL_STRATEGY) and language != DEFAULT_LANGUAGE:
+        raise ValueError(f"the {strategy} judge reads no instructions, so it has no language")
+    if strategy == LEXICAL:
+        return LEXICAL
+    column = f"{JUDGE_PREFIX}{strategy}"
+    return column if language == DEFAULT_LANGUAGE else f"{column}_{language}"
 
 
 def is_judge_column(name: str) -> bool:
@@ -61,9 +93,32 @@ def is_judge_column(name: str) -> bool:
     return name.startswith(JUDGE_PREFIX) or name == LEXICAL
 
 
+def column_parts(name: str) -> tuple[str, str | None]:
+    """Inverse of :func:`judge_column`: ``judge_cot_en`` -> (``cot``, ``en``).
+
+    Args:
+        name: A judge column.
+
+    Returns:
+        The strategy and the language; the language is None for ``lexical`` and the panel.
+    """
+    strategy = name.removeprefix(JUDGE_PREFIX)
+    if name == LEXICAL or strategy == PANEL_STRATEGY:
+        return strategy, None
+    stem, _, suffix = strategy.rpartition("_")
+    if stem and suffix in JUDGE_LANGUAGES and suffix != DEFAULT_LANGUAGE:
+        return stem, suffix
+    return strategy, DEFAULT_LANGUAGE
+
+
 def strategy_of_column(name: str) -> str:
-    """Inverse of :func:`judge_column`: ``judge_cot`` -> ``cot``, ``lexical`` -> ``lexical``."""
-    return name.removeprefix(JUDGE_PREFIX)
+    """The strategy of a judge column: ``judge_cot`` and ``judge_cot_en`` -> ``cot``, ``lexical`` -> ``lexical``."""
+    return column_parts(name)[0]
+
+
+def language_of_column(name: str) -> str | None:
+    """The instruction language of a judge column: ``judge_cot_en`` -> ``en``; None for lexical and the panel."""
+    return column_parts(name)[1]
 
 
 def short_task(task: str) -> str:
@@ -79,6 +134,8 @@ class JudgedRecord(BaseModel):
         strategy: The judge strategy (``aspect``, ``lexical``, ``panel``, ...).
         model: The judge model; None for the lexical judge and panels, which call none.
         repeat: Which of the judge's repeated judgements this is, from 0 (None: unrecorded).
+        language: The language of the judge's instructions (``vi``, ``en``); None for the lexical
+            judge and panels, which read none, and for logs written before it was recorded (``vi``).
         temperature: The temperature the judge's calls ran at, read from their model events;
             a list when calls differed, None when no call was made or it was not recorded.
         generation_log: The judged generation log, relative to the spec's log folder (POSIX).
@@ -99,6 +156,7 @@ class JudgedRecord(BaseModel):
     strategy: str | None = None
     model: str | None = None
     repeat: int | None = None
+    language: str | None = None
     temperature: float | list[float] | None = None
     generation_log: str | None = None
     generation_eval_id: str | None = None
