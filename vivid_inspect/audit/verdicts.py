@@ -210,6 +210,16 @@ def threshold_problems(thresholds: Thresholds) -> list[str]:
     return problems
 
 
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    return float(value)
+
+
+DEFAULT_THRESHOLDS = Thresholds()
+"""The documented defaults."""
+
+
 @dataclass(frozen=True)
 class ProbeResult:
     """One probe's statistics and verdict. A value that cannot be computed is NaN.
@@ -330,12 +340,6 @@ def check_scores(scores: Mapping[str, Mapping[Any, Any]]) -> dict[str, dict[Hash
     return clean
 
 
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return None
-    return float(value)
-
-
 def sorted_ids(ids: Iterable[Hashable]) -> list[Hashable]:
     """Item ids in a fixed order: sorted, or sorted by ``repr`` when types mix.
 
@@ -351,7 +355,7 @@ def sorted_ids(ids: Iterable[Hashable]) -> list[Hashable]:
 def evaluate_probe(
     probe: ProbeLike,
     scores: Mapping[str, Mapping[Hashable, float]],
-    thresholds: Thresholds = Thresholds(),
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
     *,
     seed: int = 0,
 ) -> ProbeResult:
@@ -448,7 +452,7 @@ def evaluate_probe(
 def evaluate(
     scores: Mapping[str, Mapping[Any, Any]],
     probes: Sequence[ProbeLike],
-    thresholds: Thresholds = Thresholds(),
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
     *,
     seed: int = 0,
 ) -> tuple[ProbeResult, ...]:

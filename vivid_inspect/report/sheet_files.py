@@ -92,7 +92,7 @@ def _same(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
 
 
-def write_atomic(path: Path, text: str, *, encoding: str = "utf-8") -> None:
+def write_atomic(path: Path, text: str | bytes, *, encoding: str = "utf-8") -> None:
     """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``.
 
     An interrupted write leaves the old file (or none), never half a sheet. Characters that
@@ -100,10 +100,10 @@ def write_atomic(path: Path, text: str, *, encoding: str = "utf-8") -> None:
 
     Args:
         path: The file to write.
-        text: Its content.
+        text: Its content: text, or bytes written as they are (an image).
         encoding: ``utf-8`` or ``utf-8-sig`` (with the byte-order mark spreadsheets want).
     """
-    data = text.encode(encoding, errors="replace")
+    data = text if isinstance(text, bytes) else text.encode(encoding, errors="replace")
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
     try:
         with os.fdopen(handle, "wb") as file:
