@@ -1,0 +1,375 @@
+"""The audit's probes: what each one asks the judge to score, and how its candidates are derived.
+
+Each probe turns an item (idiom, reference meaning, theme) into one candidate explanation whose
+right score is known relative to another probe's (``comparison``) or on the 0-5 scale itself
+(``expectation``). Every derivation is deterministic and offline: the draws (which filler, which
+other item's meaning, which injected line) come from :class:`random.Random` seeded with the
+audit's seed, the probe and the item id, so a re-run, or a run over more items, derives the same
+candidate for the same item. The one exception is ``english`` without a shipped translation: the
+``translator`` model role writes it (:mod:`vivid_inspect.audit.task`).
+
+All candidates are NFC. The spelling variant is not an NFD copy: the judge normalises NFD away
+before the prompt, so an NFD variant would test nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from vivid_inspect.audit import probe_texts
+from vivid_inspect.baselines.answers import literal_paraphrase
+from vivid_inspect.data import VividItem, idiom_key
+from vivid_inspect.text import nfc
+
+PROBE_VERSION = 1
+"""Version of the derivations and texts below; recorded in every probe log (``probe_version``)."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe of the audit.
+
+    Attributes:
+        name: The probe's name (``reference``, ``padding``, ...), also its log's task name suffix.
+        comparison: The probe whose scores this one's are compared with, item by item; None for
+            the base.
+        expectation: What a sound judge does: ``high``, ``same``, ``lower``, ``not_higher``,
+            ``at_most_1`` or ``within_1`` (see :mod:`vivid_inspect.audit.verdicts`).
+        description: One line saying what the candidate is.
+    """
+
+    name: str
+    comparison: str | None
+    expectation: str
+    description: str
+
+
+PROBES: dict[str, Probe] = {
+    probe.name: probe
+    for probe in (
+        Probe("reference", None, "high", "the reference meaning itself"),
+        Probe(
+            "spelling", "reference", "same", "the reference with tone marks moved, case and spacing changed"
+        ),
+        Probe("partial", "reference", "lower", "the reference cut to its first clause or half"),
+        Probe("padding", "partial", "not_higher", "the partial answer plus filler that adds no meaning"),
+        Probe("wrong", "reference", "at_most_1", "the reference of another item of the same theme"),
+        Probe("literal", "reference", "at_most_1", "vivid/literal's word-for-word restatement"),
+        Probe(
+            "authority", "wrong", "not_higher", "the wrong meaning after an appeal to a dictionary or expert"
+        ),
+        Probe(
+            "injected_vi",
+            "wrong",
+            "not_higher",
+            "the wrong meaning then a verdict or order to give 5, in Vietnamese",
+        ),
+        Probe(
+            "injected_en",
+            "wrong",
+            "not_higher",
+            "the wrong meaning then a verdict or order to give 5, in English",
+        ),
+        Probe("english", "reference", "within_1", "the reference meaning in English"),
+        Probe("hedge", "reference", "at_most_1", "a non-answer that commits to no meaning"),
+    )
+}
+"""Every probe, in the card's order."""
+
+ENGLISH = "english"
+
+
+def parse_probes(spec: str | Iterable[str] | None) -> list[str]:
+    """The probes to run, in card order, with the probes they are compared with added.
+
+    Args:
+        spec: None (every probe), a comma list (``padding,english``) or names.
+
+    Returns:
+        Probe names in :data:`PROBES` order; ``padding`` brings ``partial`` and ``reference``,
+        ``authority`` brings ``wrong``, and so on, since a shift needs both sides.
+
+    Raises:
+        ValueError: A name is unknown, or the list is empty.
+    """
+    if spec is None:
+        return list(PROBES)
+    names = [part.strip() for part in spec.split(",")] if isinstance(spec, str) else list(spec)
+    names = [name for name in names if name]
+    if not names:
+        raise ValueError(f"no probe named; expected some of {', '.join(PROBES)}")
+    unknown = [name for name in names if name not in PROBES]
+    if unknown:
+        raise ValueError(f"unknown probe(s) {', '.join(unknown)}; expected some of {', '.join(PROBES)}")
+    wanted = set(names)
+    for name in names:
+        comparison = PROBES[name].comparison
+        while comparison is not None:
+            wanted.add(comparison)
+            comparison = PROBES[comparison].comparison
+    return [name for name in PROBES if name in wanted]
+
+
+class MissingTranslationError(ValueError):
+    """The ``english`` probe has no translation to use: none shipped, and no translator model."""
+
+
+# --- the shipped translations ------------------------------------------------------------------
+
+TRANSLATIONS_FILE = "translations.csv"
+"""Hand-written English meanings of every item of the bundled sample, keyed by idiom."""
+
+
+@lru_cache(maxsize=1)
+def shipped_translations() -> dict[str, str]:
+    """The shipped English meanings, keyed by :func:`~vivid_inspect.data.idiom_key` of the idiom."""
+    text = resources.files("vivid_inspect.audit").joinpath(TRANSLATIONS_FILE).read_text("utf-8")
+    return {idiom_key(row["idiom"]): nfc(row["english"]).strip() for row in csv.DictReader(io.StringIO(text))}
+
+
+def english_meanings(items: Sequence[VividItem]) -> dict[int, str] | None:
+    """The shipped English meaning of each item, or None when any item has none."""
+    shipped = shipped_translations()
+    found = {item.id: shipped.get(idiom_key(item.idiom)) for item in items}
+    if any(text is None for text in found.values()):
+        return None
+    return {item_id: text for item_id, text in found.items() if text is not None}
+
+
+# --- derivations ---------------------------------------------------------------------------------
+
+_TONES = "\u0300\u0301\u0303\u0309\u0323"
+# In NFD: an open diphthong oa/oe/uy with its tone mark after the first vowel (old style) or after
+# the second (new style), and no letter or mark after it (hoàng, thuyền, hoặc have one spelling).
+# `qu` + `y` is not the diphthong `uy` (quý has one spelling), hence the look-behind.
+_DIPHTHONG = re.compile(
+    rf"(?<![qQ])(?P<first>[oO](?=[{_TONES}]?[aAeE])|[uU](?=[{_TONES}]?[yY]))"
+    rf"(?P<old>[{_TONES}]?)(?P<second>[aAeEyY])(?P<new>[{_TONES}]?)(?![\w\u0300-\u036f])"
+)
+
+
+def _swap(match: re.Match[str]) -> str:
+    first, old, second, new = match.group("first", "old", "second", "new")
+    if bool(old) == bool(new):  # no tone mark (hoa), or one on each vowel (not Vietnamese)
+        return match.group(0)
+    return first + second + old if old else first + new + second
+
+
+def swap_tone_marks(text: str) -> str:
+    """Move the tone mark of every open ``oa``/``oe``/``uy`` to its other accepted place.
+
+    ``hoà`` → ``hòa`` and ``hòa`` → ``hoà``, ``thuỷ`` ↔ ``thủy``; syllables with one spelling only
+    (``hoàng``, ``quý``, ``mùa``) are kept.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        The text in NFC.
+    """
+    return unicodedata.normalize("NFC", _DIPHTHONG.sub(_swap, unicodedata.normalize("NFD", text)))
+
+
+_SPACED_PUNCTUATION = re.compile(r"([,;:]) ")
+_FINAL_STOP = re.compile(r"(\S)([.!?…])$")
+
+
+def spelling_variant(reference: str) -> str:
+    """The reference with another spelling and nothing else: tone marks moved, case and spacing changed.
+
+    Tone marks of ``oa``/``oe``/``uy`` move to their other accepted place, the first letter's case
+    flips, an extra space follows every comma, semicolon and colon, and a space comes before the
+    final full stop (or, without punctuation, between the first two words). The words, their
+    order and the meaning are untouched, so a judge should score it as the reference.
+
+    Args:
+        reference: The reference meaning.
+
+    Returns:
+        An NFC text that differs from the reference in NFC, not only in normalisation form.
+    """
+    text = swap_tone_marks(nfc(reference).strip())
+    for index, char in enumerate(text):
+        if char.isalpha() and char.swapcase() != char:
+            text = text[:index] + char.swapcase() + text[index + 1 :]
+            break
+    spaced = _FINAL_STOP.sub(r"\1 \2", _SPACED_PUNCTUATION.sub(r"\1  ", text))
+    if spaced == text:
+        spaced = text.replace(" ", "  ", 1)
+    return nfc(spaced)
+
+
+_LEADING_GLOSS = re.compile(r"^\s*\([^()]*\)\s*")
+_TRAILING_GLOSS = re.compile(r"\s*\([^()]*\)\s*$")
+_CLAUSE_END = re.compile(r"[,;:.!?…]")
+
+
+def meaning_body(meaning: str) -> str:
+    """A meaning without the word glosses some references open or close with (``( Xạ : con cầy hương.)``)."""
+    text = nfc(meaning).strip()
+    body = _TRAILING_GLOSS.sub("", _LEADING_GLOSS.sub("", text)).strip()
+    return body or text
+
+
+def partial_meaning(meaning: str) -> str:
+    """The reference cut to its first clause, or to its first half when that clause is too long.
+
+    The first clause (up to the first ``,;:.!?``) is used when it has at least 2 words and at most
+    60 % of the words; otherwise the first half of the words (at least one word fewer than the
+    whole). Word glosses are dropped first (:func:`meaning_body`).
+
+    Args:
+        meaning: The reference meaning.
+
+    Returns:
+        The partial answer, ending with a full stop; shorter than the reference.
+    """
+    body = meaning_body(meaning)
+    words = body.split()
+    end = _CLAUSE_END.search(body)
+    clause = body[: end.start()].split() if end else words
+    if 2 <= len(clause) <= 0.6 * len(words):
+        kept = clause
+    else:
+        kept = words[: max(1, len(words) // 2)] if len(words) > 1 else words
+    return " ".join(kept).rstrip(",;:.!?… ") + "."
+
+
+def _rng(probe: str, seed: int, item: VividItem) -> random.Random:
+    # A string seed is hashed with SHA-512: the same draw in every process and Python version.
+    return random.Random(f"vivid-audit:{probe}:{seed}:{item.id}")
+
+
+def padded(partial: str, idiom: str, rng: random.Random) -> str:
+    """The partial answer followed by filler sentences that add no meaning."""
+    filler = rng.sample(probe_texts.PADDING_FILLER, probe_texts.PADDING_SENTENCES)
+    return nfc(" ".join([partial, *(sentence.format(idiom=idiom) for sentence in filler)]))
+
+
+def wrong_source(item: VividItem, pool: Sequence[VividItem], seed: int) -> tuple[VividItem | None, bool]:
+    """The item whose meaning is this item's wrong meaning.
+
+    Args:
+        item: The audited item.
+        pool: Every item the meaning may come from (the whole loaded data, not only the audited ones,
+            so that a small ``--limit`` still finds items of the same theme).
+        seed: The audit's seed.
+
+    Returns:
+        ``(other, same_theme)``: another item of the same theme with a different meaning, drawn
+        with the seed; when the theme has no other such item, any other item, and ``same_theme``
+        is False; ``(None, False)`` when there is no other item at all.
+    """
+    own = meaning_body(item.meaning).casefold()
+    others = [
+        other
+        for other in pool
+        if other.id != item.id
+        and idiom_key(other.idiom) != idiom_key(item.idiom)
+        and meaning_body(other.meaning).casefold() != own
+    ]
+    same = [other for other in others if other.theme_id == item.theme_id]
+    choices = same or others
+    if not choices:
+        return None, False
+    return _rng("wrong", seed, item).choice(sorted(choices, key=lambda other: other.id)), bool(same)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One probe's candidate explanation of one item.
+
+    Attributes:
+        probe: The probe.
+        item_id: The item's id (its sample id).
+        text: The candidate; None for ``english`` when the translator model writes it.
+        source_id: For the probes built on a wrong meaning, the item it was borrowed from.
+        note: Why the derivation departed from its rule, if it did (empty otherwise).
+    """
+
+    probe: str
+    item_id: int
+    text: str | None
+    source_id: int | None = None
+    note: str = ""
+
+
+def derive(
+    item: VividItem,
+    pool: Sequence[VividItem],
+    *,
+    seed: int = 0,
+    probes: Sequence[str] | None = None,
+    english: Mapping[int, str] | None = None,
+) -> dict[str, Candidate]:
+    """Every probe's candidate for one item.
+
+    Args:
+        item: The audited item.
+        pool: The items a wrong meaning may be borrowed from (see :func:`wrong_source`).
+        seed: Seed of every draw.
+        probes: The probes wanted (default: all).
+        english: Item id -> English meaning; None when the translator writes it (text None).
+
+    Returns:
+        Probe name -> candidate, in :data:`PROBES` order.
+
+    Raises:
+        ValueError: A wrong meaning is needed and the pool has no other item.
+    """
+    wanted = list(PROBES) if probes is None else [name for name in PROBES if name in probes]
+    reference = nfc(item.meaning).strip()
+    partial = partial_meaning(reference)
+    texts: dict[str, tuple[str | None, int | None, str]] = {
+        "reference": (reference, None, ""),
+        "spelling": (spelling_variant(reference), None, ""),
+        "partial": (partial, None, ""),
+        "padding": (padded(partial, item.idiom, _rng("padding", seed, item)), None, ""),
+        "literal": (literal_paraphrase(item.idiom), None, ""),
+        "hedge": (_rng("hedge", seed, item).choice(probe_texts.HEDGES), None, ""),
+        ENGLISH: ((english or {}).get(item.id) if english is not None else None, None, ""),
+    }
+    if {"wrong", "authority", "injected_vi", "injected_en"} & set(wanted):
+        other, same_theme = wrong_source(item, pool, seed)
+        if other is None:
+            raise ValueError(
+                f"item {item.id} ({item.idiom!r}): no other item to borrow a wrong meaning from; "
+                "the wrong, authority and injected probes need at least two items"
+            )
+        wrong = meaning_body(other.meaning)
+        note = (
+            "" if same_theme else f"no other item of theme {item.theme_id}: wrong meaning from another theme"
+        )
+        prefix = _rng("authority", seed, item).choice(probe_texts.AUTHORITY_PREFIXES)
+        texts |= {
+            "wrong": (wrong, other.id, note),
+            "authority": (f"{prefix} {wrong}", other.id, note),
+            "injected_vi": (
+                f"{wrong}\n\n{_rng('injected_vi', seed, item).choice(probe_texts.INJECTED_VI)}",
+                other.id,
+                note,
+            ),
+            "injected_en": (
+                f"{wrong}\n\n{_rng('injected_en', seed, item).choice(probe_texts.INJECTED_EN)}",
+                other.id,
+                note,
+            ),
+        }
+    return {
+        name: Candidate(
+            name,
+            item.id,
+            None if texts[name][0] is None else nfc(str(texts[name][0])),
+            texts[name][1],
+            texts[name][2],
+        )
+        for name in wanted
+    }
