@@ -354,7 +354,7 @@ def sorted_ids(ids: Iterable[Hashable]) -> list[Hashable]:
 
 def evaluate_probe(
     probe: ProbeLike,
-    scores: Mapping[str, Mapping[Hashable, float]],
+    scores: Mapping[str, Mapping[Any, float]],
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
     *,
     seed: int = 0,
