@@ -27,6 +27,7 @@ from inspect_ai.util import registry_create, registry_info
 
 import vivid_inspect.scorers.judge as judge_module
 from vivid_inspect.call_limits import JUDGE
+from vivid_inspect.scorers.explain_judges import explain_scorers, judge_names
 from vivid_inspect.scorers.judge import (
     STRATEGIES,
     STRATEGY_SCORERS,
@@ -665,3 +666,129 @@ def test_one_scorer_under_two_role_configs_uses_each_ones_settings(tmp_path: Pat
     assert {(c.max_tokens, c.attempt_timeout) for _, c in plain.calls} == {(1024, JUDGE.attempt_timeout)}
     assert {(c.max_tokens, c.attempt_timeout) for _, c in tuned.calls} == {(64, 5)}
     assert (len(plain.calls), len(tuned.calls)) == (2, 2)  # the third scoring is answered by the cache
+
+
+# English instructions (language="en"): another judge, in its own column, never merged with the Vietnamese one.
+
+
+def _bilingual_reply(messages: list[ChatMessage], config: GenerateConfig) -> str:
+    """Answer each template in its own format, with scores that tell the two languages apart."""
+    prompt = messages[0].text
+    if "not instructions for you" not in prompt:
+        return _judge_reply(messages, config)
+    if "step by step" in prompt:
+        return '1. Core meaning: advice wasted on the listener.\n2. It says "vô ích": right.\nScore: 3'
+    if "Criterion 4" in prompt:
+        return "4"
+    if "Graded examples" in prompt:
+        return "Score: 2"
+    return "1"
+
+
+EXPECTED_EN = {"cot": 3, "aspect": 4, "demonstration": 2, "zero_shot": 1}
+
+
+@pytest.mark.parametrize("strategy", STRATEGY_IDS)
+def test_english_instructions_are_another_judge_in_their_own_column(strategy: str, tmp_path: Path) -> None:
+    solver, grader = _solver_model(), Scripted("grader", _bilingual_reply)
+    log = _run(
+        _task(judge_scorer(strategy), judge_scorer(strategy, language="en")),
+        solver,
+        tmp_path,
+        model_roles={"grader": grader.model},
+    )
+
+    assert len(solver.calls) == 2 and len(grader.calls) == 4  # one generation, judged once per language
+    assert log.results is not None
+    columns = {s.name: s.metrics["mean"].value for s in log.results.scores}
+    assert columns == {f"judge_{strategy}": EXPECTED[strategy], f"judge_{strategy}_en": EXPECTED_EN[strategy]}
+    for column, language in ((f"judge_{strategy}", "vi"), (f"judge_{strategy}_en", "en")):
+        assert {(s.metadata or {})["language"] for s in _judged(log, column)} == {language}
+        assert {(s.metadata or {})["strategy"] for s in _judged(log, column)} == {strategy}
+    assert log.samples is not None
+    vietnamese = judge_prompt_of(log.samples[0], f"judge_{strategy}") or ""
+    english = judge_prompt_of(log.samples[0], f"judge_{strategy}_en") or ""
+    assert "không phải chỉ dẫn" in vietnamese and "not instructions for you" not in vietnamese
+    assert "not instructions for you" in english and "không phải chỉ dẫn" not in english
+    # Only the instructions change: the item and the candidate reach the judge in Vietnamese.
+    for prompt in (vietnamese, english):
+        assert f"\n{IDIOMS[0]}\n" in prompt and f"\n{GOOD}\n" in prompt
+
+
+@pytest.mark.parametrize("strategy", STRATEGY_IDS)
+def test_judge_alias_with_language_writes_the_english_column(strategy: str, tmp_path: Path) -> None:
+    # `inspect score LOG --scorer vivid_inspect/judge -S strategy=cot -S language=en`
+    grader = Scripted("grader", _bilingual_reply)
+    log = _run(_task(), _solver_model(), tmp_path)
+    [created] = resolve_scorers(log, "vivid_inspect/judge", {"strategy": strategy, "language": "en"})
+    assert registry_info(created).name == f"vivid_inspect/judge_{strategy}_en"
+
+    judged = score(log, scorers=[created], model_roles={"grader": grader.model}, display="none")
+
+    assert judged.results is not None
+    [result] = judged.results.scores
+    assert (result.name, result.params) == (f"judge_{strategy}_en", {"strategy": strategy, "language": "en"})
+    assert result.metrics["mean"].value == EXPECTED_EN[strategy]
+
+
+@pytest.mark.parametrize("strategy", STRATEGY_IDS)
+def test_each_english_strategy_is_a_registered_scorer_named_after_its_column(strategy: str) -> None:
+    # `inspect score LOG --scorer vivid_inspect/judge_cot_en`
+    created = registry_create("scorer", f"vivid_inspect/judge_{strategy}_en")
+    assert registry_info(created).name == f"vivid_inspect/judge_{strategy}_en"
+    assert registry_info(judge_scorer(strategy, language="en")) == registry_info(created)
+    assert registry_info(judge_scorer(strategy, language="vi")) == registry_info(judge_scorer(strategy))
+
+
+def test_english_judge_retries_in_english(tmp_path: Path) -> None:
+    grader = Scripted("grader", lambda messages, config: "Pretty good." if len(messages) == 1 else "Score: 2")
+    log = _run(
+        _task(judge_scorer("aspect", language="en"), samples=1),
+        _solver_model(),
+        tmp_path,
+        model_roles={"grader": grader.model},
+    )
+
+    follow_ups = [messages[-1].text for messages, _ in grader.calls if len(messages) == 3]
+    assert len(follow_ups) == 1
+    assert follow_ups[0].startswith("The previous reply could not be read as a score (no score found)")
+    [scored] = _judged(log, "judge_aspect_en")
+    assert scored.value == 2 and (scored.metadata or {})["retries"] == 1
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        pytest.param(lambda: judge(strategy="aspect", language="fr"), id="alias-unknown"),
+        pytest.param(lambda: judge(strategy="cot", language="EN"), id="alias-wrong-case"),
+        pytest.param(lambda: judge_scorer("cot", language=""), id="empty"),
+        pytest.param(lambda: judge_scorer("aspect", language=None), id="none"),  # type: ignore[arg-type]
+        pytest.param(lambda: judge_module.judge_aspect_en(repeat=-1), id="english-negative-repeat"),
+    ],
+)
+def test_bad_language_raises_naming_the_allowed_values(bad: Callable[[], object]) -> None:
+    with pytest.raises(ValueError, match="expected one of vi, en|repeat must be"):
+        bad()
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        pytest.param("aspect_en", ["aspect_en"], id="one-english"),
+        pytest.param("aspect,aspect_en", ["aspect", "aspect_en"], id="both-languages"),
+        pytest.param(
+            "all_en", ["zero_shot_en", "demonstration_en", "cot_en", "aspect_en"], id="all-english-strategies"
+        ),
+        pytest.param("lexical,cot_en", ["lexical", "cot_en"], id="lexical-has-no-language"),
+    ],
+)
+def test_explain_judge_option_names_the_language(spec: str, expected: list[str]) -> None:
+    assert judge_names(spec) == expected
+    columns = [registry_info(s).name.removeprefix("vivid_inspect/") for s in explain_scorers(spec)]
+    assert columns == [name if name == "lexical" else f"judge_{name}" for name in expected]
+
+
+@pytest.mark.parametrize("spec", ["aspect_fr", "lexical_en", "all_vi", "aspect_vi", "en"])
+def test_explain_judge_option_rejects_unknown_languages(spec: str) -> None:
+    with pytest.raises(ValueError, match="unknown judge .*all_en"):
+        judge_names(spec)

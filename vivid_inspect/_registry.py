@@ -2,6 +2,16 @@
 
 # ruff: noqa: F401
 from vivid_inspect.baselines.provider import vivid
-from vivid_inspect.scorers.judge import judge, judge_aspect, judge_cot, judge_demonstration, judge_zero_shot
+from vivid_inspect.scorers.judge import (
+    judge,
+    judge_aspect,
+    judge_aspect_en,
+    judge_cot,
+    judge_cot_en,
+    judge_demonstration,
+    judge_demonstration_en,
+    judge_zero_shot,
+    judge_zero_shot_en,
+)
 from vivid_inspect.scorers.lexical import lexical
 from vivid_inspect.tasks import explain, topic, traits

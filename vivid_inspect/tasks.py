@@ -85,7 +85,8 @@ def explain(
         prompt: ``zero_shot`` (minimal) or ``few_shot`` (expert role, three demonstrations).
         judge: ``aspect`` (paper default), ``zero_shot``, ``demonstration``, ``cot``, ``lexical``
             (chrF, no model), a comma list, ``all`` (the four LLM strategies) or ``none``
-            (generate only); each adds its own scorer column on the same generations.
+            (generate only); each adds its own scorer column on the same generations. A strategy
+            with ``_en`` (``aspect_en``; ``all_en`` for all four) asks the judge in English.
         judge_model: Judge used when no ``grader`` role is given; default ``openai/gpt-4.1``.
         data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
             default ``$VIVID_DATA``, else ``hf``.

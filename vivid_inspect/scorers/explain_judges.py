@@ -1,23 +1,66 @@
-"""The explain task's ``judge`` option: the scoring options it names and their scorers."""
+"""The explain task's ``judge`` option: the scoring options it names and their scorers.
+
+An option is named after the column it writes, without the ``judge_`` prefix: ``aspect`` (Vietnamese
+instructions, the paper's), ``aspect_en`` (the same strategy with English instructions), ``lexical``.
+"""
 
 from __future__ import annotations
 
 from inspect_ai.scorer import Scorer
 
-from vivid_inspect.log_contract import LEXICAL, NO_JUDGE
+from vivid_inspect.log_contract import (
+    DEFAULT_LANGUAGE,
+    JUDGE_LANGUAGES,
+    JUDGE_PREFIX,
+    LEXICAL,
+    NO_JUDGE,
+    column_parts,
+    judge_column,
+)
 from vivid_inspect.scorers.judge import STRATEGIES, judge_scorer, parse_strategies
 from vivid_inspect.scorers.lexical import lexical
 
-JUDGE_CHOICES = (*STRATEGIES, LEXICAL)
-"""Every single scoring option ``judge`` may name (``all`` and ``none`` aside)."""
+ALL = "all"
+"""The four LLM strategies with Vietnamese instructions; ``all_<language>`` in another language."""
+
+
+def option_name(strategy: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """The ``judge`` option of a strategy and language: ``aspect``, ``aspect_en``, ``lexical``."""
+    return judge_column(strategy, language).removeprefix(JUDGE_PREFIX)
+
+
+JUDGE_CHOICES = (
+    *(option_name(strategy, language) for language in JUDGE_LANGUAGES for strategy in STRATEGIES),
+    LEXICAL,
+)
+"""Every single scoring option ``judge`` may name (``all``, ``all_en`` and ``none`` aside)."""
+
+_ALL_OF = {
+    ALL if language == DEFAULT_LANGUAGE else f"{ALL}_{language}": language for language in JUDGE_LANGUAGES
+}
+
+
+def option_parts(name: str) -> tuple[str, str]:
+    """The strategy and language of a single option: ``cot_en`` -> (``cot``, ``en``).
+
+    Raises:
+        ValueError: If ``name`` is not one of :data:`JUDGE_CHOICES`.
+    """
+    if name not in JUDGE_CHOICES:
+        raise ValueError(f"unknown judge {name!r}")
+    if name == LEXICAL:
+        return LEXICAL, DEFAULT_LANGUAGE
+    strategy, language = column_parts(f"{JUDGE_PREFIX}{name}")
+    return strategy, language or DEFAULT_LANGUAGE
 
 
 def judge_names(judge: str) -> list[str]:
     """Expand the ``judge`` task parameter into the scoring options it names.
 
     Args:
-        judge: One of :data:`JUDGE_CHOICES`, a comma list of them, ``all`` (the four LLM-judge
-            strategies) or ``none`` (generate only; judge later with ``inspect score`` or ``vivid run``).
+        judge: One of :data:`JUDGE_CHOICES` (``aspect``, ``aspect_en``, ..., ``lexical``), a comma
+            list of them, ``all`` (the four LLM-judge strategies), ``all_en`` (the four with English
+            instructions) or ``none`` (generate only; judge later with ``inspect score`` or ``vivid run``).
 
     Returns:
         Option names without duplicates, in the given order; empty for ``none``.
@@ -34,13 +77,14 @@ def judge_names(judge: str) -> list[str]:
         return []
     expanded: list[str] = []
     for name in names or [judge]:
-        if name == LEXICAL:
+        if name in _ALL_OF:
+            expanded.extend(option_name(strategy, _ALL_OF[name]) for strategy in parse_strategies(ALL))
+        elif name in JUDGE_CHOICES:
             expanded.append(name)
-        elif name in ("all", *STRATEGIES):
-            expanded.extend(parse_strategies(name))
         else:
             raise ValueError(
-                f"unknown judge {name!r}; expected {NO_JUDGE!r}, 'all' or a comma list of {', '.join(JUDGE_CHOICES)}"
+                f"unknown judge {name!r}; expected {NO_JUDGE!r}, {', '.join(repr(a) for a in _ALL_OF)} "
+                f"or a comma list of {', '.join(JUDGE_CHOICES)}"
             )
     return list(dict.fromkeys(expanded))
 
@@ -56,9 +100,14 @@ def explain_scorers(judge: str, judge_model: str | None = None, judge_retries: i
     Returns:
         The scorers, one result column each; none for ``none``.
     """
-    return [
-        lexical()
-        if name == LEXICAL
-        else judge_scorer(strategy=name, judge_model=judge_model, retries=judge_retries)
-        for name in judge_names(judge)
-    ]
+    scorers: list[Scorer] = []
+    for name in judge_names(judge):
+        strategy, language = option_parts(name)
+        scorers.append(
+            lexical()
+            if strategy == LEXICAL
+            else judge_scorer(
+                strategy=strategy, judge_model=judge_model, retries=judge_retries, language=language
+            )
+        )
+    return scorers

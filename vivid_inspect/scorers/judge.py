@@ -9,6 +9,13 @@ judged several ways in one task: ``inspect score LOG --scorer vivid_inspect/judg
 registered alias that takes the strategy as an argument (``--scorer vivid_inspect/judge -S
 strategy=cot``, the form the README has always shown); it too writes ``judge_cot``.
 
+Each strategy can also be asked with English instructions (``language="en"``; the templates of
+:mod:`~vivid_inspect.scorers.judge_prompts`): another judge, with its own column
+(``judge_cot_en``, :func:`~vivid_inspect.log_contract.judge_column`) and its own registered scorer
+(``judge_zero_shot_en``, ``judge_demonstration_en``, ``judge_cot_en``, ``judge_aspect_en``), so
+Vietnamese and English judgements of one generation sit side by side and are never merged.
+``--scorer vivid_inspect/judge -S strategy=cot -S language=en`` writes ``judge_cot_en``.
+
 The judge model is resolved when a sample is scored, Inspect's way: a model bound to the
 ``grader`` role (``--model-role grader=...``) wins over the ``judge_model`` argument, which wins over
 the paper's GPT-4.1.
@@ -42,7 +49,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import RegistryInfo, registry_info
 
 from vivid_inspect.call_limits import JUDGE
-from vivid_inspect.log_contract import GRADER_ROLE
+from vivid_inspect.log_contract import DEFAULT_LANGUAGE, GRADER_ROLE, check_language
 from vivid_inspect.scorers.judge_metrics import RETRIES_KEY, judge_metrics
 from vivid_inspect.scorers.judge_parse import (
     JUDGE_PARSER_VERSION,
@@ -54,10 +61,10 @@ from vivid_inspect.scorers.judge_prompts import (
     COT,
     DEMONSTRATION,
     JUDGE_PROMPT_VERSION,
-    RETRY_BARE,
-    RETRY_COT,
     ZERO_SHOT,
+    judge_template,
     render_judge_prompt,
+    retry_turn,
 )
 from vivid_inspect.stored_calls import model_event_of, sanitize_event
 from vivid_inspect.text import has_lone_surrogate, nfc, sanitize, strip_reasoning
@@ -72,7 +79,9 @@ class JudgeStrategy:
 
     Attributes:
         name: Strategy name, also the suffix of the result column (``judge_<name>``).
-        template: Judge prompt template from :mod:`vivid_inspect.scorers.judge_prompts`.
+        template: Judge prompt template from :mod:`vivid_inspect.scorers.judge_prompts`, with
+            Vietnamese instructions (:func:`~vivid_inspect.scorers.judge_prompts.judge_template`
+            gives each language's).
         reasoning: True when the judge reasons before a final ``Điểm: N`` line.
         max_tokens: Generation budget of the judge.
     """
@@ -224,25 +233,33 @@ def _parse(reply: str, strategy: JudgeStrategy, stop_reason: str) -> JudgeParse:
     return parse_judge_score(reply, reasoning=strategy.reasoning, stop_reason=stop_reason)
 
 
-def _build(strategy: str, judge_model: str | Model | None, retries: int, cache: bool, repeat: int) -> Scorer:
+def _build(
+    strategy: str,
+    judge_model: str | Model | None,
+    retries: int,
+    cache: bool,
+    repeat: int,
+    language: str = DEFAULT_LANGUAGE,
+) -> Scorer:
     """The one builder behind every judge scorer: ask the judge with ``strategy``'s prompt, read its verdict.
 
     Each Score carries ``answer`` (the explanation judged), ``explanation`` (the judge's raw reply)
-    and metadata ``strategy``, ``judge_model``, ``parse_status``, ``retries``, ``judge_replies``,
+    and metadata ``strategy``, ``language``, ``judge_model``, ``parse_status``, ``retries``, ``judge_replies``,
     ``stop_reason``, ``repeat``, ``cached`` (whether the reply that produced the score came from
     Inspect's cache rather than a call), ``prompt_version`` and ``parser_version``. Every stored
     text is sanitised: lone surrogates become U+FFFD. The prompt is in the judge call's model event
     (:func:`judge_prompt_of`), not copied into the score.
 
     Raises:
-        ValueError: If the strategy is unknown, or ``retries`` or ``repeat`` is negative.
+        ValueError: If the strategy or the language is unknown, or ``retries`` or ``repeat`` is negative.
     """
     spec = get_strategy(strategy)
+    template = judge_template(spec.name, check_language(language))
     if retries < 0:
         raise ValueError(f"retries must be 0 or more, got {retries}")
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
         raise ValueError(f"repeat must be an integer 0 or more, got {repeat!r}")
-    retry_turn = RETRY_COT if spec.reasoning else RETRY_BARE
+    retry = retry_turn(spec.reasoning, language)
     policy = cache_policy(cache, repeat)
     configs: dict[int, GenerateConfig] = {}
     role_configs: list[GenerateConfig] = []
@@ -252,6 +269,7 @@ def _build(strategy: str, judge_model: str | Model | None, retries: int, cache: 
         grader = get_model(role=GRADER_ROLE, default=judge_model or DEFAULT_JUDGE_MODEL)
         metadata: dict[str, Any] = {
             "strategy": spec.name,
+            "language": language,
             "judge_model": str(grader),
             "repeat": repeat,
             "prompt_version": JUDGE_PROMPT_VERSION,
@@ -274,7 +292,7 @@ def _build(strategy: str, judge_model: str | Model | None, retries: int, cache: 
                 metadata=metadata | {"parse_status": "empty_answer", RETRIES_KEY: 0, "cached": False},
             )
 
-        prompt = render_judge_prompt(spec.template, idiom=idiom, reference=reference, candidate=candidate)
+        prompt = render_judge_prompt(template, idiom=idiom, reference=reference, candidate=candidate)
         # Settings given explicitly with the role (--model-role grader="{model: ..., max_tokens: ...}") win.
         config = configs.get(id(grader.config))
         if config is None:
@@ -309,7 +327,7 @@ def _build(strategy: str, judge_model: str | Model | None, retries: int, cache: 
             messages = [
                 *messages,
                 ChatMessageAssistant(content=reply),
-                ChatMessageUser(content=retry_turn.format(reason=parsed.reason)),
+                ChatMessageUser(content=retry.format(reason=parsed.reason)),
             ]
         return Score.unscored(
             reason="grader_failed", answer=candidate, explanation=replies[-1], metadata=metadata
@@ -394,13 +412,96 @@ def judge_aspect(
     return _build("aspect", judge_model, retries, cache, repeat)
 
 
+@scorer(metrics=judge_metrics())
+def judge_zero_shot_en(
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+) -> Scorer:
+    """:func:`judge_zero_shot` with English instructions (column ``judge_zero_shot_en``).
+
+    Args:
+        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
+        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
+        cache: Cache judge replies with Inspect's cache.
+        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
+
+    Returns:
+        The scorer.
+    """
+    return _build("zero_shot", judge_model, retries, cache, repeat, "en")
+
+
+@scorer(metrics=judge_metrics())
+def judge_demonstration_en(
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+) -> Scorer:
+    """:func:`judge_demonstration` with English instructions (column ``judge_demonstration_en``).
+
+    The worked examples stay Vietnamese; their labels and notes are English.
+
+    Args:
+        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
+        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
+        cache: Cache judge replies with Inspect's cache.
+        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
+
+    Returns:
+        The scorer.
+    """
+    return _build("demonstration", judge_model, retries, cache, repeat, "en")
+
+
+@scorer(metrics=judge_metrics())
+def judge_cot_en(
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+) -> Scorer:
+    """:func:`judge_cot` with English instructions, ending ``Score: N`` (column ``judge_cot_en``).
+
+    Args:
+        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
+        retries: Further asks after an unreadable, cut-off or out-of-range reply (then unscored, never 0).
+        cache: Cache judge replies with Inspect's cache.
+        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
+
+    Returns:
+        The scorer.
+    """
+    return _build("cot", judge_model, retries, cache, repeat, "en")
+
+
+@scorer(metrics=judge_metrics())
+def judge_aspect_en(
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+) -> Scorer:
+    """:func:`judge_aspect` with English instructions (column ``judge_aspect_en``).
+
+    Args:
+        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
+        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
+        cache: Cache judge replies with Inspect's cache.
+        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
+
+    Returns:
+        The scorer.
+    """
+    return _build("aspect", judge_model, retries, cache, repeat, "en")
+
+
 STRATEGY_SCORERS: dict[str, Callable[..., Scorer]] = {
     "zero_shot": judge_zero_shot,
     "demonstration": judge_demonstration,
     "cot": judge_cot,
     "aspect": judge_aspect,
 }
-"""The registered scorer of each strategy (its column is ``judge_<strategy>``)."""
+"""The registered scorer of each strategy with Vietnamese instructions (column ``judge_<strategy>``)."""
+
+LANGUAGE_SCORERS: dict[tuple[str, str], Callable[..., Scorer]] = {
+    **{(strategy, DEFAULT_LANGUAGE): factory for strategy, factory in STRATEGY_SCORERS.items()},
+    ("zero_shot", "en"): judge_zero_shot_en,
+    ("demonstration", "en"): judge_demonstration_en,
+    ("cot", "en"): judge_cot_en,
+    ("aspect", "en"): judge_aspect_en,
+}
+"""The registered scorer of each (strategy, language); its name is :func:`~vivid_inspect.log_contract.judge_column`'s."""
 
 
 def judge_scorer(
@@ -409,6 +510,7 @@ def judge_scorer(
     retries: int = 1,
     cache: bool = True,
     repeat: int = 0,
+    language: str = DEFAULT_LANGUAGE,
 ) -> Scorer:
     """The registered judge scorer of a strategy, by name (``judge_scorer("cot")`` is ``judge_cot()``).
 
@@ -418,14 +520,16 @@ def judge_scorer(
         retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
         cache: Cache judge replies with Inspect's cache (re-runs and rescoring are free).
         repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
+        language: Language of the judge's instructions: ``vi`` (the paper's) or ``en``
+            (``judge_scorer("cot", language="en")`` is ``judge_cot_en()``).
 
     Returns:
-        The scorer, named ``judge_<strategy>``.
+        The scorer, named ``judge_<strategy>`` (``judge_<strategy>_en`` in English).
 
     Raises:
-        ValueError: If the strategy is unknown, or ``retries`` or ``repeat`` is negative.
+        ValueError: If the strategy or the language is unknown, or ``retries`` or ``repeat`` is negative.
     """
-    factory = STRATEGY_SCORERS[get_strategy(strategy).name]
+    factory = LANGUAGE_SCORERS[(get_strategy(strategy).name, check_language(language))]
     return factory(judge_model=judge_model, retries=retries, cache=cache, repeat=repeat)
 
 
@@ -436,7 +540,7 @@ class _StrategyNamed:
     (``--scorer vivid_inspect/judge`` would write a ``judge`` column whatever the strategy), and
     has no public way to name a factory's result after an argument. This object takes the
     metrics and metadata Inspect stamps on it and keeps the name of the strategy scorer it wraps,
-    so the alias writes the same ``judge_<strategy>`` column as that scorer. It is used by the
+    so the alias writes the same ``judge_<strategy>`` (or ``judge_<strategy>_en``) column as that scorer. It is used by the
     alias alone; tasks, the runner and ``--scorer vivid_inspect/judge_<strategy>`` never need it.
     ``tests/test_judge_scorer.py::test_judge_alias_through_the_registry_writes_the_strategy_column`` pins it.
     """
@@ -464,12 +568,13 @@ def judge(
     retries: int = 1,
     cache: bool = True,
     repeat: int = 0,
+    language: str = DEFAULT_LANGUAGE,
 ) -> Scorer:
     """Judge an explanation 0-5 with the strategy named by ``strategy`` (``-S strategy=cot``).
 
-    The alias of the four strategy scorers for ``inspect score --scorer vivid_inspect/judge -S
-    strategy=cot``: its column is the strategy scorer's (``judge_cot``). In Python, prefer
-    :func:`judge_scorer` or the strategy scorer itself.
+    The alias of the strategy scorers for ``inspect score --scorer vivid_inspect/judge -S
+    strategy=cot [-S language=en]``: its column is the strategy scorer's (``judge_cot``,
+    ``judge_cot_en``). In Python, prefer :func:`judge_scorer` or the strategy scorer itself.
 
     Args:
         strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect`` (paper default).
@@ -479,13 +584,17 @@ def judge(
         repeat: Which repeated judgement this is. 0 (the default) is the ordinary one; k > 0 caches
             its replies apart from every other repeat (:func:`cache_policy`), so that repeats are
             fresh calls (``inspect score ... -S repeat=2``).
+        language: Language of the judge's instructions: ``vi`` (the paper's) or ``en``
+            (``-S language=en``); the idiom, reference and explanation stay Vietnamese.
 
     Returns:
-        A scorer named ``judge_<strategy>``.
+        A scorer named :func:`~vivid_inspect.log_contract.judge_column` of the strategy and language.
 
     Raises:
-        ValueError: If the strategy is unknown, or ``retries`` or ``repeat`` is negative.
+        ValueError: If the strategy or the language is unknown, or ``retries`` or ``repeat`` is negative.
     """
     return _StrategyNamed(
-        judge_scorer(strategy, judge_model=judge_model, retries=retries, cache=cache, repeat=repeat)
+        judge_scorer(
+            strategy, judge_model=judge_model, retries=retries, cache=cache, repeat=repeat, language=language
+        )
     )
