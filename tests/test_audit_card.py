@@ -1,0 +1,295 @@
+"""The audit card: markdown like vivid sanity's, CSV rows, the forest plot, atomic writing, exit codes."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import struct
+import subprocess
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from tests.test_audit_verdicts import PROBES, N, Scores, changed, sound
+from vivid_inspect.audit import plot
+from vivid_inspect.audit.card import CARD_COLUMNS, FILES, THRESHOLD_USES, AuditCard, build_card
+from vivid_inspect.audit.verdicts import ProbeResult, Thresholds
+
+NAN = math.nan
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def card_of(scores: Scores, **options: object) -> AuditCard:
+    identity: dict[str, object] = {
+        "judge": "openai/gpt-4.1",
+        "strategy": "aspect",
+        "language": "vi",
+        "data": "sample",
+    }
+    return build_card(scores, PROBES, **(identity | options))  # type: ignore[arg-type]
+
+
+def length_rewarding() -> Scores:
+    return changed(padding=lambda s, i: min(5.0, s["partial"][i] + 2))()
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == PNG_SIGNATURE
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[AuditCard, Path]:
+    """A failing card written once (drawing the plot takes about a second)."""
+    card = card_of(length_rewarding())
+    out = tmp_path_factory.mktemp("card") / "new" / "audit"
+    assert card.write(out) == {name: out / name for name in FILES}
+    return card, out
+
+
+# --- verdict and exit code ----------------------------------------------------------------------------
+
+
+def test_a_sound_judge_passes_and_exits_0() -> None:
+    card = card_of(sound())
+    assert card.passed and card.exit_code == 0 and card.verdict == "pass"
+    assert card.markdown().startswith("## Judge audit: PASS\n")
+
+
+def test_one_failed_probe_fails_the_card_and_exits_1() -> None:
+    card = card_of(length_rewarding())
+    assert not card.passed and card.exit_code == 1
+    assert card.markdown().startswith("## Judge audit: FAIL\n")
+
+
+def test_inconclusive_probes_are_reported_not_failed() -> None:
+    few = {name: {i: v for i, v in values.items() if i < 5} for name, values in sound().items()}
+    card = card_of(few)
+    assert card.count("inconclusive") == len(PROBES)
+    assert card.exit_code == 0
+    assert "0 pass, 0 fail, 11 inconclusive" in card.markdown()
+
+
+# --- markdown ---------------------------------------------------------------------------------------------
+
+
+def test_the_header_names_judge_strategy_language_data_and_items() -> None:
+    text = card_of(sound(), language="en", data="tests/fixtures/x.csv").markdown()
+    assert (
+        "Judge `openai/gpt-4.1` (strategy `aspect`, instructions in `en`) on 40 items of tests/fixtures/x.csv: "
+        "11 pass, 0 fail, 0 inconclusive." in text
+    )
+    assert "paired bootstrap over items (2000 resamples, seed 0)" in text
+
+
+def test_one_row_per_probe_in_order_with_expectation_mean_comparison_shift_rate_unscored_verdict() -> None:
+    card = card_of(length_rewarding())
+    lines = card.markdown().splitlines()
+    header = lines.index(
+        "| probe | expectation | mean | comparison | shift [CI] | rate [CI] | unscored | verdict |"
+    )
+    rows = lines[header + 2 : header + 2 + len(PROBES)]
+    assert [row.split(" | ")[0] for row in rows] == [f"| `{p.name}`" for p in PROBES]
+    padding = rows[3].split(" | ")
+    result = card.results[3]
+    assert padding[1] == "not higher than `partial` (≤ +0.50)"
+    assert padding[2] == f"{result.mean:.2f}"
+    assert padding[3] == f"`partial` {result.comparison_mean:.2f}"
+    assert padding[4] == f"**{result.shift:+.2f}** [{result.ci_low:+.2f}, {result.ci_high:+.2f}]"
+    assert padding[5] == f"robustness {100 * result.rate:.0f} % [0 %, {100 * result.rate_ci_high:.0f} %]"
+    assert padding[6] == "0 / 0"
+    assert padding[7] == "**FAIL** |"
+    reference = rows[0].split(" | ")
+    assert reference[1] == "high (≥ 4.00)"
+    assert reference[2].startswith("**") and "[" in reference[2]  # the mean decides, with its interval
+    assert reference[3:5] == ["—", "n/a"]
+    assert rows[4].split(" | ")[1] == "at most 1 (≤ 1.00)"
+
+
+def test_every_probe_that_did_not_pass_is_explained() -> None:
+    scores = length_rewarding()
+    scores["hedge"] = {i: (NAN if i < 10 else v) for i, v in scores["hedge"].items()}
+    text = card_of(scores).markdown()
+    assert (
+        "Not passed:\n- `padding` **FAIL**: the judge scores `padding` higher than `partial`: shift +" in text
+    )
+    assert "- `hedge` inconclusive: 10 of 40 items unscored on one side or both" in text
+    assert "`spelling` pass" not in text
+
+
+def test_the_thresholds_used_are_listed_with_what_each_decides() -> None:
+    text = card_of(sound(), thresholds=Thresholds(min_rate=0.8)).markdown()
+    for f in fields(Thresholds):
+        assert (
+            f"| `{f.name}` | {getattr(Thresholds(min_rate=0.8), f.name)} | {THRESHOLD_USES[f.name]} |" in text
+        )
+    assert "| `min_rate` | 0.8 |" in text
+
+
+def test_notes_and_logs_close_the_card() -> None:
+    scores = sound()
+    scores["partial"] = {i: v for i, v in scores["partial"].items() if i >= 2}
+    scores["extra"] = {1: 3.0}
+    text = card_of(scores, log_locations=["logs/a.eval", "logs/b.eval"]).markdown()
+    assert "- scores of probe(s) not in the audit ignored: extra" in text
+    assert "- `padding`: 2 item(s) of 'padding' have no 'partial' record at all" in text
+    assert text.endswith("Logs (`inspect view`):\n- logs/a.eval\n- logs/b.eval\n")
+
+
+def test_an_all_unscored_card_reads_n_a() -> None:
+    scores = {probe.name: dict.fromkeys(range(N), NAN) for probe in PROBES}
+    card = card_of(scores)
+    text = card.markdown()
+    assert card.exit_code == 0
+    assert (
+        "| `reference` | high (≥ 4.00) | **n/a** [n/a, n/a] | — | n/a | floor n/a [n/a, n/a] | 40 |" in text
+    )
+    assert "| `spelling` | same as `reference` (±0.50) | n/a | `reference` n/a | n/a |" in text
+
+
+# --- build_card -------------------------------------------------------------------------------------------
+
+
+def test_a_subset_of_probes_makes_a_card_of_those() -> None:
+    scores = {k: v for k, v in sound().items() if k in ("reference", "english")}
+    card = card_of(scores)
+    assert [r.probe for r in card.results] == ["reference", "english"]
+    assert card.n_items == N
+
+
+def test_items_are_counted_over_every_probe() -> None:
+    scores = {"reference": {1: 5.0, 2: 5.0}, "hedge": {2: 0.0, 3: 0.0}}
+    assert card_of(scores).n_items == 3
+
+
+def test_no_probe_with_scores_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"no probe of the audit has scores \(probes: reference, spelling"):
+        card_of({"unknown": {1: 3.0}})
+    with pytest.raises(ValueError, match="scores of: none"):
+        card_of({})
+
+
+# --- rows and CSV -----------------------------------------------------------------------------------------
+
+
+def test_rows_carry_the_identity_then_every_statistic() -> None:
+    card = card_of(sound(), seed=4)
+    rows = card.rows()
+    assert len(rows) == len(PROBES)
+    assert list(rows[0]) == [*CARD_COLUMNS, *(f.name for f in fields(ProbeResult))]
+    assert {(r["judge"], r["strategy"], r["language"], r["data"], r["seed"]) for r in rows} == {
+        ("openai/gpt-4.1", "aspect", "vi", "sample", 4)
+    }
+    reference = rows[0]
+    assert reference["shift"] is None and reference["ci_low"] is None and reference["comparison"] is None
+    assert reference["mean"] == round(card.results[0].mean, 4)
+    assert reference["verdict"] == "pass" and reference["statistic"] == "mean"
+
+
+def test_the_csv_reads_back_as_the_rows(written: tuple[AuditCard, Path]) -> None:
+    card, out = written
+    with (out / "audit.csv").open(encoding="utf-8", newline="") as file:
+        read = list(csv.DictReader(file))
+    expected = [{k: "" if v is None else str(v) for k, v in row.items()} for row in card.rows()]
+    assert read == expected
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_neutralised() -> None:
+    text = card_of(sound(), judge='=HYPERLINK("http://x")').csv_text()
+    assert "'=HYPERLINK" in text
+    assert ",-4." in text  # numbers, negative ones too, stay numbers
+
+
+# --- writing --------------------------------------------------------------------------------------------
+
+
+def test_write_makes_the_three_files(written: tuple[AuditCard, Path]) -> None:
+    card, out = written
+    assert (out / "audit.md").read_text("utf-8") == card.markdown()
+    width, height = png_size((out / "audit_shifts.png").read_bytes())
+    assert width >= 1000 and height >= 500
+    assert sorted(p.name for p in out.iterdir()) == sorted(FILES)  # no temporary file left
+
+
+def test_writing_again_replaces_the_files(tmp_path: Path) -> None:
+    for name in FILES:
+        (tmp_path / name).write_text("an earlier audit\n", "utf-8")
+    card_of(sound()).write(tmp_path)
+    assert (tmp_path / "audit.md").read_text("utf-8").startswith("## Judge audit: PASS")
+    assert (tmp_path / "audit_shifts.png").read_bytes()[:8] == PNG_SIGNATURE
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(FILES)
+
+
+def test_a_plot_that_cannot_be_drawn_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "audit.md").write_text("an earlier card\n", "utf-8")
+
+    def broken(card: AuditCard) -> bytes:
+        raise RuntimeError("no canvas")
+
+    monkeypatch.setattr(plot, "render_png", broken)
+    with pytest.raises(RuntimeError, match="no canvas"):
+        card_of(sound()).write(tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["audit.md"]
+    assert (tmp_path / "audit.md").read_text("utf-8") == "an earlier card\n"
+
+
+# --- the forest plot --------------------------------------------------------------------------------------
+
+
+def test_the_plot_is_the_same_bytes_for_the_same_card(written: tuple[AuditCard, Path]) -> None:
+    _, out = written
+    assert plot.render_png(card_of(length_rewarding())) == (out / "audit_shifts.png").read_bytes()
+
+
+def test_the_plot_grows_with_the_probes(written: tuple[AuditCard, Path]) -> None:
+    two = card_of({k: v for k, v in sound().items() if k in ("reference", "spelling")})
+    _, small = png_size(plot.render_png(two))
+    _, large = png_size((written[1] / "audit_shifts.png").read_bytes())
+    assert large > small
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        pytest.param({p.name: dict.fromkeys(range(N), NAN) for p in PROBES}, id="all-unscored"),
+        pytest.param({name: {1: values[1]} for name, values in sound().items()}, id="one-item"),
+        pytest.param({p.name: dict.fromkeys(range(N), 5.0) for p in PROBES}, id="all-equal"),
+        pytest.param({"wrong": dict.fromkeys(range(N), 0.0)}, id="missing-comparison"),
+    ],
+)
+def test_the_plot_draws_degenerate_cards(scores: Scores) -> None:
+    assert png_size(plot.render_png(card_of(scores)))[0] > 0
+
+
+@pytest.mark.parametrize(
+    ("index", "label"),
+    [
+        (0, "reference: high"),
+        (1, "spelling: same as reference"),
+        (2, "partial: lower than reference"),
+        (3, "padding: not higher than partial"),
+        (4, "wrong: at most 1"),
+        (9, "english: within 1 of reference"),
+    ],
+)
+def test_plot_labels_say_what_each_probe_expects(index: int, label: str) -> None:
+    assert plot.label(card_of(sound()).results[index]) == label
+
+
+# --- imports ----------------------------------------------------------------------------------------------
+
+
+def test_the_card_modules_import_nothing_heavy() -> None:
+    heavy = ("inspect_ai", "pandas", "matplotlib", "sklearn", "scipy", "numpy")
+    code = (
+        "import json, sys\n"
+        "import vivid_inspect.audit.card, vivid_inspect.audit.verdicts, vivid_inspect.audit.plot\n"
+        f"print(json.dumps([m for m in {heavy!r} if m in sys.modules]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []
