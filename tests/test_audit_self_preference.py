@@ -1,0 +1,499 @@
+"""Self-preference from logs: the judge × generator interaction, its paired CI, and who is flagged.
+
+Synthetic score frames (the report's tidy frame) carry known effects: every score is an item's
+difficulty plus the generator's quality plus the judge's leniency plus a cell's own noise, plus the
+effect under test. Expected interactions are computed here from the scores by hand, never read
+back from the module's own arithmetic. Real logs come from the offline generators (vivid/oracle,
+vivid/literal) judged by scripted mockllm graders, and from `vivid run` on an offline spec.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import write_eval_log
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
+
+from vivid_inspect.audit.self_preference import (
+    SelfPreferenceCard,
+    SelfPreferenceError,
+    from_frame,
+    interaction,
+    run_self_preference,
+)
+from vivid_inspect.cli.audit_from import handle_from
+from vivid_inspect.cli.main import main
+from vivid_inspect.log_contract import AUDIT_TAG
+from vivid_inspect.report.logs import SCORE_COLUMNS
+from vivid_inspect.report.score_stats import resamples
+from vivid_inspect.tasks import explain
+from vivid_inspect.text import nfc
+
+GPT_JUDGE, CLAUDE_JUDGE, GEMINI_JUDGE = (
+    "openai/gpt-4.1",
+    "anthropic/claude-3-5-sonnet",
+    "google/gemini-2.0-flash",
+)
+GPT, CLAUDE, LLAMA = "openai/gpt-4o", "anthropic/claude-3-haiku", "together/meta-llama/Llama-3.3-70B"
+JUDGES = (GPT_JUDGE, CLAUDE_JUDGE, GEMINI_JUDGE)
+GENERATORS = (GPT, CLAUDE, LLAMA)
+N_ITEMS = 40
+
+
+def label(judge_model: str) -> str:
+    return f"judge_aspect [{judge_model}]"
+
+
+def _row(judge_model: str, model: str, item: int, value: float, **extra: object) -> dict[str, object]:
+    row: dict[str, object] = dict.fromkeys(SCORE_COLUMNS)
+    row |= {
+        "log": f"{model}.eval",
+        "generation": f"{model}.eval",
+        "task": "explain",
+        "model": model,
+        "prompt": "zero_shot",
+        "status": "success",
+        "created": "2026-01-01T00:00:00",
+        "id": item,
+        "epoch": 1,
+        "scorer": "judge_aspect",
+        "judge": "judge_aspect",
+        "judge_model": judge_model,
+        "strategy": "aspect",
+        "value": value,
+        "unscored": False,
+        "error": False,
+        "repeat": 0.0,
+    }
+    return row | extra
+
+
+Effect = Callable[[str, str, int], float]
+
+
+def scores(effect: Effect | None = None, *, judges=JUDGES, generators=GENERATORS, seed: int = 1) -> dict:
+    """(judge, generator) -> item -> 0-5 score: difficulty + quality + leniency + noise + effect."""
+    rng = np.random.default_rng(seed)
+    difficulty = rng.integers(0, 2, size=N_ITEMS)  # 0 or 1, shared by every cell
+    quality = {GPT: 1, CLAUDE: 1, LLAMA: 0}
+    out: dict[tuple[str, str], dict[int, float]] = {}
+    for judge in judges:
+        for model in generators:
+            noise = rng.integers(0, 2, size=N_ITEMS)  # 0 or 1, the cell's own
+            values = {}
+            for item in range(1, N_ITEMS + 1):
+                value = 1 + quality[model] + difficulty[item - 1] + noise[item - 1]
+                value += effect(judge, model, item) if effect else 0
+                assert 0 <= value <= 5, "the scripted scores must not be clipped, or effects would blur"
+                values[item] = float(value)
+            out[(judge, model)] = values
+    return out
+
+
+def frame_of(cells: Mapping[tuple[str, str], Mapping[int, float]], **extra: object) -> pd.DataFrame:
+    rows = [
+        _row(j, g, item, value, **extra) for (j, g), items in cells.items() for item, value in items.items()
+    ]
+    return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+
+
+def by_hand(cells: Mapping[tuple[str, str], Mapping[int, float]], judge: str, model: str, items) -> float:
+    judges = sorted({j for j, _ in cells})
+    models = sorted({g for _, g in cells})
+    m = {(j, g): float(np.mean([cells[(j, g)][i] for i in items])) for j in judges for g in models}
+    row = np.mean([m[(judge, g)] for g in models])
+    column = np.mean([m[(j, model)] for j in judges])
+    grand = np.mean(list(m.values()))
+    return m[(judge, model)] - row - column + grand
+
+
+def card_of(cells, **options) -> SelfPreferenceCard:
+    return from_frame(frame_of(cells), n_boot=500, **options)
+
+
+def test_a_self_preferring_judge_is_flagged_on_its_own_family_only() -> None:
+    # GPT judge adds 1 to GPT's explanations on odd items: half a point on average.
+    cells = scores(lambda judge, model, item: float(judge == GPT_JUDGE and model == GPT and item % 2))
+    card = card_of(cells)
+    own = card.cell(label(GPT_JUDGE), GPT)
+    assert own.interaction == pytest.approx(by_hand(cells, GPT_JUDGE, GPT, range(1, N_ITEMS + 1)))
+    assert own.own_family and own.flagged and own.ci_low > 0
+    assert [(c.judge, c.generator) for c in card.flagged] == [(label(GPT_JUDGE), GPT)]
+    assert card.exit_code == 1
+    markdown = card.markdown()
+    assert f"**Flagged**: {label(GPT_JUDGE)} scores {GPT}, of its own family" in markdown
+    assert "FLAGGED" in markdown
+
+
+@pytest.mark.parametrize("shift", [1.0, -1.0], ids=["lenient", "harsh"])
+def test_a_lenient_or_harsh_judge_is_not_self_preferring(shift: float) -> None:
+    # The GPT judge is one point off on every generator, its own family included.
+    cells = scores(lambda judge, model, item: shift if judge == GPT_JUDGE else 0.0)
+    card = card_of(cells)
+    own = card.cell(label(GPT_JUDGE), GPT)
+    assert own.own_family and not own.flagged
+    assert own.ci_low < 0 < own.ci_high
+    assert card.flagged == () and card.exit_code == 0
+    # the leniency shows in its means, not in the interaction
+    means = {c.generator: c.mean for c in card.cells if c.judge == label(GPT_JUDGE)}
+    others = {c.generator: c.mean for c in card.cells if c.judge == label(CLAUDE_JUDGE)}
+    assert np.mean(list(means.values())) - np.mean(list(others.values())) == pytest.approx(shift, abs=0.2)
+
+
+def test_no_effect_flags_nobody() -> None:
+    card = card_of(scores())
+    assert card.flagged == () and card.exit_code == 0
+    assert "No judge is flagged" in card.markdown()
+    assert all(c.ci_low <= c.interaction <= c.ci_high for c in card.cells)
+
+
+def test_a_judge_preferring_another_family_is_not_self_preferring() -> None:
+    # The GPT judge favours Claude's explanations: an interaction, but not with its own family.
+    cells = scores(lambda judge, model, item: float(judge == GPT_JUDGE and model == CLAUDE))
+    card = card_of(cells)
+    other = card.cell(label(GPT_JUDGE), CLAUDE)
+    assert other.ci_low > 0 and not other.own_family and not other.flagged
+    assert card.exit_code == 0
+
+
+def test_identical_judges_give_no_interaction_and_no_rounding_flag() -> None:
+    # Every judge gives the same scores: the interaction is 0 up to float rounding, never "above 0".
+    base = scores(judges=(GPT_JUDGE,))
+    cells = {(j, g): base[(GPT_JUDGE, g)] for j in JUDGES for g in GENERATORS}
+    card = card_of(cells)
+    assert all(abs(c.interaction) < 1e-12 for c in card.cells)
+    assert card.flagged == ()
+
+
+def test_the_interaction_matches_the_textbook_two_way_decomposition() -> None:
+    means = np.array([[4.0, 3.0], [3.0, 1.0]])
+    expected = np.array([[-0.25, 0.25], [0.25, -0.25]])
+    np.testing.assert_allclose(interaction(means), expected)
+    assert interaction(means).sum(axis=0) == pytest.approx([0, 0])
+
+
+def test_every_cell_is_resampled_on_the_same_items() -> None:
+    # Scores are an item's weight x_i times the cell's factor w[j, g] (the GPT judge's is 1.25 on
+    # GPT). On a resample drawn once for all cells, every cell mean is mean(x) * w[j, g], so the
+    # interaction is mean(x) * I(w): its interval is I(w) times the interval of mean(x) over the
+    # same draws. Cells resampled apart would each get their own mean(x) and a wider interval.
+    x = {item: float(1 + item % 4) for item in range(1, N_ITEMS + 1)}
+    w = {
+        (j, g): 1.25 if (j, g) == (GPT_JUDGE, GPT) else 1.0
+        for j in (GPT_JUDGE, GEMINI_JUDGE)
+        for g in GENERATORS
+    }
+    cells = {cell: {i: xi * factor for i, xi in x.items()} for cell, factor in w.items()}
+    n_boot, seed = 400, 5
+    card = from_frame(frame_of(cells), n_boot=n_boot, seed=seed)
+    weights = np.array([x[i] for i in sorted(x)])
+    means = weights[resamples(N_ITEMS, n_boot, seed)].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    i_w = 1.25 - 3.25 / 3 - 2.25 / 2 + 6.25 / 6  # I(w) of the GPT judge on GPT: 1/12
+    own = card.cell(label(GPT_JUDGE), GPT)
+    assert own.interaction == pytest.approx(i_w * weights.mean())
+    assert (own.ci_low, own.ci_high) == pytest.approx((i_w * low, i_w * high))
+    assert own.flagged
+
+
+def test_the_bootstrap_is_seeded() -> None:
+    cells = scores(lambda judge, model, item: float(judge == GPT_JUDGE and model == GPT and item % 3 == 0))
+    first, again, other = card_of(cells, seed=3), card_of(cells, seed=3), card_of(cells, seed=4)
+    assert first.cells == again.cells
+    assert [c.ci_low for c in first.cells] != [c.ci_low for c in other.cells]
+
+
+@pytest.mark.parametrize(
+    ("judges", "generators", "found"),
+    [
+        ((GPT_JUDGE,), GENERATORS, f"1 judge(s) ({label(GPT_JUDGE)}) and 3 generator(s)"),
+        (JUDGES, (LLAMA,), f"and 1 generator(s) ({LLAMA})"),
+        ((GPT_JUDGE,), (GPT,), f"1 judge(s) ({label(GPT_JUDGE)}) and 1 generator(s) ({GPT})"),
+    ],
+    ids=["one-judge", "one-generator", "one-of-each"],
+)
+def test_one_judge_or_one_generator_is_nothing_to_separate(judges, generators, found: str) -> None:
+    cells = scores(judges=judges, generators=generators)
+    with pytest.raises(SelfPreferenceError) as caught:
+        from_frame(frame_of(cells), source="logs/x")
+    message = str(caught.value)
+    assert message.startswith("nothing to separate in logs/x: ")
+    assert found in message
+
+
+def test_only_items_scored_in_every_cell_count() -> None:
+    cells = scores(lambda judge, model, item: float(judge == GPT_JUDGE and model == GPT and item % 2))
+    # Items 1-5 are missing for one cell, item 6 is unscored (NaN) in another.
+    del_items = range(1, 6)
+    cells[(CLAUDE_JUDGE, LLAMA)] = {
+        i: v for i, v in cells[(CLAUDE_JUDGE, LLAMA)].items() if i not in del_items
+    }
+    cells[(GEMINI_JUDGE, GPT)][6] = float("nan")
+    card = card_of(cells)
+    shared = range(7, N_ITEMS + 1)
+    assert (card.n_items, card.left_out) == (len(shared), 6)
+    for judge in JUDGES:
+        for model in GENERATORS:
+            cell = card.cell(label(judge), model)
+            assert cell.mean == pytest.approx(np.mean([cells[(judge, model)][i] for i in shared]))
+            assert cell.interaction == pytest.approx(by_hand(cells, judge, model, shared))
+    assert f"on {len(shared)} items scored in every cell (6 left out" in card.markdown()
+
+
+def test_no_item_shared_by_every_cell_is_refused() -> None:
+    cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT, CLAUDE))
+    cells[(GPT_JUDGE, GPT)] = {i: v for i, v in cells[(GPT_JUDGE, GPT)].items() if i <= 20}
+    cells[(CLAUDE_JUDGE, CLAUDE)] = {i: v for i, v in cells[(CLAUDE_JUDGE, CLAUDE)].items() if i > 20}
+    with pytest.raises(SelfPreferenceError, match="no item is scored by every judge for every generator"):
+        card_of(cells)
+
+
+def test_one_shared_item_gives_no_interval_and_no_flag() -> None:
+    cells = {(j, g): {1: 5.0 if (j, g) == (GPT_JUDGE, GPT) else 2.0} for j in JUDGES for g in GENERATORS}
+    card = card_of(cells)
+    own = card.cell(label(GPT_JUDGE), GPT)
+    assert own.interaction > 0 and own.ci_low is None and not own.flagged
+    assert "one shared item: no interval" in card.markdown()
+
+
+def test_declared_family_overrides_the_inferred_one() -> None:
+    cells = scores(lambda judge, model, item: float(judge == GPT_JUDGE and model == GPT and item % 2))
+    # Declared as another lab's model, the GPT judge's preference is no longer for its own family...
+    card = card_of(cells, families={GPT_JUDGE: "other-lab"})
+    assert card.flagged == () and not card.cell(label(GPT_JUDGE), GPT).own_family
+    assert f"{label(GPT_JUDGE)}: other-lab (declared)" in card.markdown()
+    # ...and a judge whose name says nothing is checked once its family is declared.
+    local = "openai-api/local/my-tune"
+    renamed = {(local if j == GPT_JUDGE else j, g): v for (j, g), v in cells.items()}
+    unknown = card_of(renamed)
+    assert unknown.flagged == ()
+    assert f"family unknown for {label(local)}" in unknown.markdown()
+    declared = card_of(renamed, families={local: "openai"})
+    assert [(c.judge, c.generator) for c in declared.flagged] == [(label(local), GPT)]
+
+
+def test_panels_and_repeated_judgements_are_left_out() -> None:
+    cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT, CLAUDE))
+    frame = frame_of(cells)
+    # A repeat that would flag the GPT judge, and a panel that would be a third judge.
+    boosted = frame_of({(GPT_JUDGE, GPT): {i: 5.0 for i in range(1, N_ITEMS + 1)}}, repeat=1.0)
+    panel = frame_of(
+        {(GPT_JUDGE, g): cells[(GPT_JUDGE, g)] for g in (GPT, CLAUDE)}, judge="panel", strategy="panel"
+    )
+    panel["judge_model"] = None
+    card = from_frame(pd.concat([frame, boosted, panel], ignore_index=True), n_boot=200)
+    assert [j.label for j in card.judges] == [label(CLAUDE_JUDGE), label(GPT_JUDGE)]  # by name, then model
+    assert card.cells == from_frame(frame, n_boot=200).cells
+    assert any("panel" in note for note in card.notes)
+    assert any("repeated judgements" in note for note in card.notes)
+
+
+def test_epochs_of_an_item_are_averaged_before_the_interaction() -> None:
+    cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT, CLAUDE))
+    second = {k: {i: min(5.0, v + 1) for i, v in items.items()} for k, items in cells.items()}
+    frame = pd.concat([frame_of(cells), frame_of(second, epoch=2)], ignore_index=True)
+    card = from_frame(frame, n_boot=200)
+    mean = {k: {i: (cells[k][i] + second[k][i]) / 2 for i in items} for k, items in cells.items()}
+    assert card.n_items == N_ITEMS
+    cell = card.cell(label(GPT_JUDGE), GPT)
+    assert cell.mean == pytest.approx(np.mean(list(mean[(GPT_JUDGE, GPT)].values())))
+    assert cell.interaction == pytest.approx(by_hand(mean, GPT_JUDGE, GPT, range(1, N_ITEMS + 1)))
+
+
+def test_a_model_with_two_prompts_is_two_generators() -> None:
+    cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT,))
+    frame = pd.concat([frame_of(cells), frame_of(cells, prompt="few_shot")], ignore_index=True)
+    card = from_frame(frame, n_boot=100)
+    assert [g.label for g in card.generators] == [f"{GPT} (few_shot)", f"{GPT} (zero_shot)"]
+    assert all(g.family == "openai" for g in card.generators)
+
+
+def test_the_card_files_hold_every_cell(tmp_path: Path) -> None:
+    cells = scores(lambda judge, model, item: float(judge == GPT_JUDGE and model == GPT and item % 2))
+    card = card_of(cells).write(tmp_path / "out")
+    assert [p.name for p in card.files] == ["self_preference.md", "self_preference.csv"]
+    assert (tmp_path / "out" / "self_preference.md").read_text("utf-8") == card.markdown()
+    table = pd.read_csv(tmp_path / "out" / "self_preference.csv")
+    assert len(table) == len(JUDGES) * len(GENERATORS)
+    flagged = table[table["flagged"] == "yes"]
+    assert flagged[["judge", "generator", "judge_family"]].values.tolist() == [
+        [label(GPT_JUDGE), GPT, "openai"]
+    ]
+    assert (table["n_items"] == N_ITEMS).all()
+
+
+def test_an_output_path_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "file.txt"
+    target.write_text("x")
+    with pytest.raises(SelfPreferenceError, match="is a file, not a folder"):
+        card_of(scores()).write(target)
+
+
+# --- the command's entry point on bad input ----------------------------------------------------
+
+
+def _args(from_dir: Path | str, *family: str, out: Path | None = None) -> argparse.Namespace:
+    return argparse.Namespace(
+        from_dir=str(from_dir), family=list(family) or None, seed=0, out=str(out) if out else None
+    )
+
+
+@pytest.mark.parametrize("kind", ["missing", "file", "empty"])
+def test_from_a_folder_without_logs_exits_2_naming_the_path(tmp_path: Path, kind: str, capsys) -> None:
+    path = tmp_path / "logs"
+    if kind == "file":
+        path.write_text("not a folder")
+    elif kind == "empty":
+        path.mkdir()
+    assert handle_from(_args(path)) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_bad_family_arguments_exit_2_one_line_each(tmp_path: Path, capsys) -> None:
+    assert handle_from(_args(tmp_path, "gpt", "x=")) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith("vivid audit --from: --family") for line in lines)
+
+
+# --- real logs ------------------------------------------------------------------------------------
+
+IDS = [1, 3, 5, 6, 7, 9, 11, 12, 13, 15]
+FAIR, FAN = "mockllm/fair-judge", "mockllm/literal-fan"
+_TAG = r"<{0}_\w+>\s*(.*?)\s*</{0}_\w+>"
+
+
+def _text(tag: str, prompt: str) -> str:
+    return nfc(re.findall(_TAG.format(tag), prompt, re.DOTALL)[-1])
+
+
+def grader(name: str) -> Model:
+    """A judge: 4 for the reference meaning, 1 otherwise; the fan gives a literal reading 1-2 more."""
+
+    def respond(
+        messages: list[ChatMessage], tools: object, choice: object, config: GenerateConfig
+    ) -> ModelOutput:
+        prompt = "\n\n".join(m.text for m in messages if isinstance(m, ChatMessageUser))
+        reference, candidate = _text("nghia_chuan", prompt), _text("giai_thich_can_cham", prompt)
+        value = 4 if candidate == reference else 1
+        if name == FAN and value == 1:
+            value += 1 + len(reference) % 2
+        output = ModelOutput.from_content(model=name, content=str(value))
+        output.usage = ModelUsage(input_tokens=10, output_tokens=1, total_tokens=11)
+        return output
+
+    return get_model(name, custom_outputs=respond, memoize=False)
+
+
+@pytest.fixture(scope="module")
+def real_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("self_preference_logs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        for generator in ("vivid/oracle", "vivid/literal"):
+            for judge in (FAIR, FAN):
+                logs = eval(
+                    explain(judge="aspect", data="sample"),
+                    model=generator,
+                    model_args={"data": "sample"},
+                    model_roles={"grader": grader(judge)},
+                    sample_id=IDS,
+                    log_dir=str(root),
+                    display="none",
+                )
+                assert logs[0].status == "success", logs[0].error
+    return root
+
+
+def test_real_logs_flag_a_judge_favouring_a_declared_family(real_logs: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "card"
+    code = handle_from(_args(real_logs, f"{FAN}=lab", "vivid/literal=lab", out=out))
+    printed = capsys.readouterr()
+    assert code == 1
+    assert f"**Flagged**: judge_aspect [{FAN}] scores vivid/literal, of its own family" in printed.out
+    table = pd.read_csv(out / "self_preference.csv").set_index(["judge", "generator"])
+    assert table["n_items"].iloc[0] == len(IDS)
+    assert table.loc[(f"judge_aspect [{FAIR}]", "vivid/oracle"), "mean"] == 4.0
+    assert table.loc[(f"judge_aspect [{FAIR}]", "vivid/literal"), "mean"] == 1.0
+    assert table.loc[(f"judge_aspect [{FAN}]", "vivid/literal"), "mean"] > 2.0
+    assert "wrote self_preference.md, self_preference.csv" in printed.err
+
+
+def test_real_logs_of_offline_models_have_no_family_to_prefer(real_logs: Path, tmp_path: Path) -> None:
+    card = run_self_preference(real_logs, out_dir=tmp_path)
+    fan = card.cell(f"judge_aspect [{FAN}]", "vivid/literal")
+    assert fan.ci_low > 0 and not fan.own_family  # a real interaction, but mockllm and vivid/* have no family
+    assert card.exit_code == 0
+    assert {p.family for p in (*card.judges, *card.generators)} == {"none"}
+
+
+def test_audit_logs_in_the_folder_are_left_out(real_logs: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "with_audit"
+    folder.mkdir()
+    for log in sorted(real_logs.glob("*.eval")):
+        (folder / log.name).write_bytes(log.read_bytes())
+    # An audit log: the fair judge's scores relabelled as a third judge's, tagged as an audit.
+    from inspect_ai.log import read_eval_log
+
+    source = read_eval_log(str(sorted(real_logs.glob("*.eval"))[0]))
+    source.eval.tags = [AUDIT_TAG]
+    source.eval.model_roles = None
+    for sample in source.samples or []:
+        for score in (sample.scores or {}).values():
+            score.metadata = {**(score.metadata or {}), "judge_model": "mockllm/audited"}
+    write_eval_log(source, str(folder / "2026-01-01T00-00-00_explain_audit.eval"))
+    card = run_self_preference(folder, out_dir=tmp_path / "out")
+    assert [j.label for j in card.judges] == [f"judge_aspect [{FAIR}]", f"judge_aspect [{FAN}]"]  # no audited
+    assert card.notes[0].startswith("left out 1 audit log(s)")
+
+
+def test_vivid_run_folder_with_families_declared_in_the_spec(tmp_path: Path, capsys) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "name: families\n"
+        "data: sample\n"
+        "log_dir: logs\n"
+        "runs:\n"
+        "  - tasks: [explain]\n"
+        "    limit: 6\n"
+        "    models:\n"
+        "      - vivid/oracle\n"
+        "      - {model: vivid/literal, family: Offline-Lab}\n"
+        "judges:\n"
+        "  - {name: chrf_aspect, strategy: aspect, model: vivid/chrf, family: offline-lab}\n"
+        "  - {name: lexical, strategy: lexical}\n",
+        encoding="utf-8",
+    )
+    assert main(["run", str(spec), "--display", "none"]) == 0
+    capsys.readouterr()
+    logs = tmp_path / "logs"
+    card = run_self_preference(logs)
+    assert [p.name for p in card.files] == ["self_preference.md", "self_preference.csv"]
+    assert card.files[0].parent == logs
+    families = {p.label: (p.family, p.source) for p in (*card.judges, *card.generators)}
+    assert families == {
+        "chrf_aspect [vivid/chrf]": ("offline-lab", "declared"),
+        "lexical": ("none", "inferred"),
+        "vivid/literal": ("offline-lab", "declared"),
+        "vivid/oracle": ("none", "inferred"),
+    }
+    own = card.cell("chrf_aspect [vivid/chrf]", "vivid/literal")
+    # Both judges score by chrF: no interaction, so the declared own family is not flagged.
+    assert own.own_family and abs(own.interaction) < 1e-12 and not own.flagged
+    assert card.exit_code == 0
