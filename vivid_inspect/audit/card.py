@@ -95,9 +95,14 @@ class AuditCard:
         return all(result.verdict != "fail" for result in self.results)
 
     @property
-    def verdict(self) -> Literal["pass", "fail"]:
-        """``pass`` or ``fail``."""
-        return "pass" if self.passed else "fail"
+    def verdict(self) -> Literal["pass", "fail", "inconclusive"]:
+        """``fail`` when a probe fails, else ``inconclusive`` when one is, else ``pass``.
+
+        An inconclusive card still exits 0: nothing was shown wrong, but not everything was shown right.
+        """
+        if not self.passed:
+            return "fail"
+        return "inconclusive" if self.count("inconclusive") else "pass"
 
     @property
     def exit_code(self) -> int:
@@ -135,7 +140,7 @@ class AuditCard:
             lines += ["", "Not passed:", *(f"- `{r.probe}` {_mark(r.verdict)}: {r.reason}" for r in reasons)]
         lines += [
             "",
-            "Thresholds (adjustable: `Thresholds(...)` in Python; see docs/audit.md):",
+            "Thresholds (adjustable: `--threshold NAME=VALUE`, or `Thresholds(...)` in Python; see docs/audit.md):",
             "",
             "| threshold | value | decides |",
             "| --- | --- | --- |",
