@@ -566,6 +566,18 @@ def test_bad_overrides_are_named(pairs: list[str], message: str) -> None:
         Thresholds().with_overrides(pairs)
 
 
+def test_every_bad_override_is_named_at_once() -> None:
+    with pytest.raises(ValueError) as caught:
+        Thresholds().with_overrides(["min_rat=0.8", "min_items=0", "min_rate=x", "ceiling=9"])
+    assert str(caught.value).splitlines() == [
+        "threshold 'min_rat' is unknown; known: high_floor, same_tolerance, lower_margin, not_higher_margin, "
+        "within, ceiling, item_tolerance, min_rate, min_items, max_unscored, confidence, n_boot",
+        "threshold min_rate: 'x' is not a number",
+        "Thresholds.ceiling = 9.0: on the judge's scale; allowed 0 to 5",
+        "Thresholds.min_items = 0: must be a whole number, 1 or more",
+    ]
+
+
 def test_thresholds_change_verdicts() -> None:
     reference = {"reference": dict.fromkeys(range(N), 4.0)}
     assert evaluate(reference, PROBES[:1])[0].verdict == "pass"

@@ -127,7 +127,7 @@ class Thresholds:
     n_boot: int = 2000
 
     def __post_init__(self) -> None:
-        problems = threshold_problems(self)
+        problems = threshold_problems({f.name: getattr(self, f.name) for f in fields(self)})
         if problems:
             raise ValueError("\n".join(problems))
 
@@ -158,9 +158,11 @@ class Thresholds:
                     changes[name] = int(text) if known[name].type in (int, "int") else float(text)
                 except ValueError:
                     problems.append(f"threshold {name}: {text.strip()!r} is not a number")
-        if not problems:
-            return replace(self, **changes)  # __post_init__ checks the new values
-        raise ValueError("\n".join(problems))
+        # The values that did read are checked too, so that one run reports every problem.
+        problems += threshold_problems({f.name: getattr(self, f.name) for f in fields(self)} | changes)
+        if problems:
+            raise ValueError("\n".join(problems))
+        return replace(self, **changes)
 
 
 _SCALE = {
@@ -175,38 +177,35 @@ _SCALE = {
 _SHARES = {"min_rate", "max_unscored"}
 
 
-def threshold_problems(thresholds: Thresholds) -> list[str]:
+def threshold_problems(values: Mapping[str, Any]) -> list[str]:
     """Every threshold off its range, one line each naming it (empty when all are fine).
 
     Args:
-        thresholds: The thresholds to check.
+        values: Threshold name -> value, for every field of :class:`Thresholds`.
 
     Returns:
         The problems.
     """
     problems: list[str] = []
-    for f in fields(thresholds):
-        value = getattr(thresholds, f.name)
-        if f.name in ("min_items", "n_boot"):
+    for name, value in values.items():
+        if name in ("min_items", "n_boot"):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                problems.append(f"Thresholds.{f.name} = {value!r}: must be a whole number, 1 or more")
+                problems.append(f"Thresholds.{name} = {value!r}: must be a whole number, 1 or more")
             continue
         number = _number(value)
         if number is None or math.isnan(number):
-            problems.append(f"Thresholds.{f.name} = {value!r}: must be a number")
-        elif f.name in _SCALE and not 0 <= number <= MAX_SCORE:
-            problems.append(
-                f"Thresholds.{f.name} = {value!r}: on the judge's scale; allowed 0 to {MAX_SCORE}"
-            )
-        elif f.name in _SHARES and not 0 <= number <= 1:
-            problems.append(f"Thresholds.{f.name} = {value!r}: a share; allowed 0 to 1")
-        elif f.name == "confidence" and not 0 < number < 1:
+            problems.append(f"Thresholds.{name} = {value!r}: must be a number")
+        elif name in _SCALE and not 0 <= number <= MAX_SCORE:
+            problems.append(f"Thresholds.{name} = {value!r}: on the judge's scale; allowed 0 to {MAX_SCORE}")
+        elif name in _SHARES and not 0 <= number <= 1:
+            problems.append(f"Thresholds.{name} = {value!r}: a share; allowed 0 to 1")
+        elif name == "confidence" and not 0 < number < 1:
             problems.append(f"Thresholds.confidence = {value!r}: a level; allowed strictly between 0 and 1")
-    if not problems and thresholds.item_tolerance >= 1:
-        problems.append(
-            f"Thresholds.item_tolerance = {thresholds.item_tolerance!r}: must be below 1, or a one-point "
-            "change would count as no change"
-        )
+        elif name == "item_tolerance" and number >= 1:
+            problems.append(
+                f"Thresholds.item_tolerance = {value!r}: must be below 1, or a one-point change would "
+                "count as no change"
+            )
     return problems
 
 
