@@ -17,8 +17,8 @@ probe; one whose interval straddles the bound leaves it inconclusive, as do too 
 unscored verdicts and a comparison that was not run. Noise therefore reads as "inconclusive", never
 as "fail".
 
-The module imports only the standard library; numpy and scipy load when a probe is evaluated, so
-the CLI can import :class:`Thresholds` cheaply.
+Importing the module loads nothing heavy; numpy and scipy load when a probe is evaluated, so the
+CLI can import :class:`Thresholds` cheaply (``tests/test_audit_card.py`` holds it to that).
 """
 
 from __future__ import annotations
