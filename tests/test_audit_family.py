@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from vivid_inspect.audit.family import (
@@ -12,6 +14,9 @@ from vivid_inspect.audit.family import (
     parse_family_args,
     resolve_family,
 )
+from vivid_inspect.runner.cells import expand
+from vivid_inspect.runner.spec.load import load_spec
+from vivid_inspect.runner.spec.problems import SpecError, format_path
 
 INFERRED = [
     # provider/name -> family
@@ -111,3 +116,60 @@ def test_every_bad_family_argument_is_reported_at_once() -> None:
 def test_the_same_family_twice_is_fine() -> None:
     assert parse_family_args(["m=x", "m=X"]) == {"m": "x"}
     assert parse_family_args(None) == {}
+
+
+# --- `family:` in a spec ---------------------------------------------------------------------------
+
+SPEC = """\
+name: families
+data: sample
+log_dir: logs
+runs:
+  - tasks: [explain]
+    limit: 3
+    models:
+      - vivid/oracle
+      - {{model: vivid/literal, family: {model_family}}}
+judges:
+  - {{name: chrf_aspect, strategy: aspect, model: vivid/chrf, family: {judge_family}}}
+"""
+
+
+def _load(tmp_path: Path, model_family: str, judge_family: str):
+    path = tmp_path / "spec.yaml"
+    path.write_text(SPEC.format(model_family=model_family, judge_family=judge_family), encoding="utf-8")
+    return load_spec(path)
+
+
+def test_a_spec_declares_families_on_models_and_judges(tmp_path: Path) -> None:
+    spec = _load(tmp_path, "Offline-Lab", "qwen").spec
+    assert [m.family for m in spec.runs[0].models] == [None, "Offline-Lab"]
+    assert spec.judges[0].family == "qwen"
+
+
+@pytest.mark.parametrize(
+    ("model_family", "judge_family", "where"),
+    [
+        ('"open lab"', "qwen", "runs[0].models[1].family"),
+        ("qwen", '"-x"', "judges[0].family"),
+        ("3", "qwen", "runs[0].models[1].family"),
+    ],
+    ids=["space-in-model-family", "leading-dash-in-judge-family", "number"],
+)
+def test_a_bad_family_in_a_spec_is_reported_at_its_key(
+    tmp_path: Path, model_family: str, judge_family: str, where: str
+) -> None:
+    with pytest.raises(SpecError) as caught:
+        _load(tmp_path, model_family, judge_family)
+    assert [format_path(p.path) for p in caught.value.problems] == [where]
+    message = caught.value.problems[0].message
+    assert "is not a family" in message or "valid string" in message, message
+
+
+def test_a_family_changes_no_judge_cell(tmp_path: Path) -> None:
+    # Declaring who made a model must not make a finished judge cell look stale.
+    first = _load(tmp_path, "lab", "qwen")
+    second = _load(tmp_path, "other", "other")
+    cells = [expand(loaded) for loaded in (first, second)]
+    assert [c.config for c in cells[0].judges] == [c.config for c in cells[1].judges]
+    assert [c.label for c in cells[0].generations] == [c.label for c in cells[1].generations]

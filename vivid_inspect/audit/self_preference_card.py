@@ -168,7 +168,8 @@ class SelfPreferenceCard:
             )
             + ".",
         ]
-        lines += [f"- {note}" for note in self.notes]
+        if self.notes:
+            lines += ["", *(f"- {note}" for note in self.notes)]
         return "\n".join(lines).rstrip("\n") + "\n"
 
     def _matrix(self, title: str, text: Any, *, means: bool = False) -> list[str]:

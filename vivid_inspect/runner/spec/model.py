@@ -8,16 +8,27 @@ one field or knowledge of the project (task parameters, providers, files) live i
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator
 
 from vivid_inspect.call_limits import GENERATION, RUN_ATTEMPT_WAIT, RUN_ATTEMPTS
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=80)]
 """A name that is also safe as a folder name: letters, digits, ``_ . -``."""
 
-Family = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=40)]
+
+def _family(value: str) -> str:
+    # Its own message: the generic pattern message speaks of folder names.
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}", value):
+        raise ValueError(
+            f"{value!r} is not a family: use up to 40 letters, digits, '_', '.' and '-' (e.g. openai, qwen)"
+        )
+    return value
+
+
+Family = Annotated[str, AfterValidator(_family)]
 """Who made a model (``openai``, ``qwen``, ...), for ``vivid audit --from``'s self-preference check."""
 
 Aggregate = Literal["mean", "median", "majority"]
