@@ -1,0 +1,224 @@
+"""Export a blind annotation sheet: a theme-stratified sample of one generation's explanations.
+
+The sheet's columns and what it hides from annotators are described in
+:mod:`vivid_inspect.report.annotate`; the record written beside it (``SHEET.csv.generation.json``)
+names the generation, so that import can check the ids and carry its key into the scores file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from inspect_ai.log import EvalLog, read_eval_log, read_eval_log_samples_by_id
+
+from vivid_inspect.generation_key import Generation, candidate_list, choose, generation_of, matches
+from vivid_inspect.inputs.human_scores import record_path
+from vivid_inspect.log_contract import short_task
+from vivid_inspect.report.binding import generations_in
+from vivid_inspect.report.logs import read_logs, read_summaries
+from vivid_inspect.report.sheet_files import check_output, cut, neutralise, write_atomic
+from vivid_inspect.taxonomy import THEME_NAMES
+from vivid_inspect.text import nfc, strip_reasoning
+
+SHEET_COLUMNS: tuple[str, ...] = (
+    "id",
+    "idiom",
+    "reference_meaning",
+    "explanation",
+    "score",
+    "annotator",
+    "generation",
+)
+DEFAULT_N = 200
+_TEXT_COLUMNS = ("idiom", "reference_meaning", "explanation")
+
+
+def find_generation(source: str | os.PathLike[str], generation: str | None = None) -> tuple[Path, Generation]:
+    """The generation log to sample from: a log file, or one explanation generation in a folder.
+
+    Args:
+        source: A log file or a folder of logs.
+        generation: A selector choosing among several generations: the generation key, the
+            model, the prompt, part of the log path, or several of these separated by spaces
+            (see :func:`vivid_inspect.generation_key.matches`).
+
+    Returns:
+        The log file and its generation. A judged copy (eval metadata ``vivid_judge``) stands in
+        for its generation only when the generation log itself is not in the folder; files that
+        are not readable VIVID logs are left out, as the report leaves them out.
+
+    Raises:
+        ValueError: Not an explanation log, no explanation log in the folder, or several and
+            ``generation`` does not pick one (the message lists them by key, model, prompt, log).
+    """
+    path = Path(source)
+    if path.is_file():
+        header = _header(path)
+        if header is None:
+            raise ValueError(f"{path}: not a readable Inspect log")
+        if short_task(header.eval.task) != "explain":
+            raise ValueError(f"{path}: is a {short_task(header.eval.task)} log, not an explanation log")
+        found = generation_of(header, path.as_posix())
+        if generation and not matches(found, generation):
+            raise ValueError(
+                f"--generation {generation!r} does not name this log"
+                + candidate_list([found], "--generation")
+            )
+        return path, found
+    # The report's own reading (size-capped, VIVID logs only), so both see the same generations.
+    logset = read_logs(path)
+    files: dict[str, Path] = {}
+    for ref in sorted(logset.logs, key=lambda ref: ref.rel != ref.generation):  # a generation log first
+        if ref.identity is not None:
+            files.setdefault(ref.generation, ref.path)
+    candidates = {found: files[rel] for rel, found in generations_in(logset).items()}
+    if generation:
+        chosen = choose(list(candidates), generation, option="--generation")
+        return candidates[chosen], chosen
+    if len(candidates) != 1:
+        raise ValueError(
+            f"expected one explanation generation under {str(path)!r}, found {len(candidates)}"
+            + candidate_list(list(candidates), "--generation")
+        )
+    chosen = next(iter(candidates))
+    return candidates[chosen], chosen
+
+
+def _header(log: Path) -> EvalLog | None:
+    """A log's header, or None for a file that is not a readable log (it is not a candidate)."""
+    try:
+        return read_eval_log(str(log), header_only=True)
+    except Exception:  # noqa: BLE001 - any unreadable file is skipped the same way
+        return None
+
+
+def stratified_ids(themes: dict[Any, str], n: int, seed: int = 0) -> list[Any]:
+    """Choose ``n`` ids, allocated to themes in proportion to their size (largest remainder).
+
+    Args:
+        themes: Theme of each candidate id.
+        n: How many to choose; all of them when ``n`` is at least the number of ids.
+        seed: Seed of ``numpy.random.default_rng``.
+
+    Returns:
+        The chosen ids in a seeded random order (so the sheet's order says nothing of theme).
+
+    Raises:
+        ValueError: If ``n`` is not positive.
+    """
+    if n <= 0:
+        raise ValueError(f"n must be a positive number of items, got {n}")
+    rng = np.random.default_rng(seed)
+    order = {name: i for i, name in enumerate(THEME_NAMES)}
+    strata: dict[str, list[Any]] = {}
+    for item, theme in sorted(themes.items(), key=lambda kv: _id_key(kv[0])):
+        strata.setdefault(str(theme), []).append(item)
+    names = sorted(strata, key=lambda t: (order.get(t, len(order)), t))
+    total = sum(len(v) for v in strata.values())
+    n = min(n, total)
+    quotas = {name: n * len(strata[name]) / total for name in names}
+    counts = {name: int(quotas[name]) for name in names}
+    by_remainder = sorted(
+        names, key=lambda name: (-(quotas[name] - counts[name]), order.get(name, len(order)), name)
+    )
+    for name in by_remainder[: n - sum(counts.values())]:
+        counts[name] += 1
+    chosen: list[Any] = []
+    for name in names:
+        pool = strata[name]
+        picks = (
+            rng.choice(len(pool), size=counts[name], replace=False)
+            if counts[name]
+            else np.empty(0, dtype=int)
+        )
+        chosen.extend(pool[int(i)] for i in sorted(picks))
+    return [chosen[int(i)] for i in rng.permutation(len(chosen))]
+
+
+def export_sheet(
+    source: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    n: int = DEFAULT_N,
+    seed: int = 0,
+    generation: str | None = None,
+    force: bool = False,
+) -> pd.DataFrame:
+    """Write a blind annotation sheet of ``n`` explanations stratified by theme, and its record.
+
+    Items of the first epoch with a non-empty explanation are candidates (an empty one is
+    scored 0 without a judge and needs no annotator). Text cells are cut to what a spreadsheet
+    cell holds and neutralised as formulas; the sheet and its record
+    (``out.generation.json``) are each written whole or not at all.
+
+    Args:
+        source: A generation log, or a folder of logs (see :func:`find_generation`).
+        out: The CSV sheet to write.
+        n: Number of items.
+        seed: Seed of the sample.
+        generation: Selector choosing the generation inside a folder (see :func:`find_generation`).
+        force: Replace an existing sheet and record (an input is never replaced).
+
+    Returns:
+        The sheet as written (text cells as in the file).
+
+    Raises:
+        ValueError: No single generation, ``n`` not positive, or ``out`` (or its record) is an
+            input or exists without ``force``.
+    """
+    out = Path(out)
+    inputs = [Path(source)]
+    check_output(out, inputs, force=force)
+    check_output(record_path(out), inputs, force=force)
+    log, described = find_generation(source, generation)
+    check_output(out, [log], force=force)
+    check_output(record_path(out), [log], force=force)
+    summaries = [s for s in read_summaries(log) if int(s.get("epoch") or 1) == 1 and not s.get("error")]
+    themes = {s["id"]: str((s.get("metadata") or {}).get("theme") or "") for s in summaries}
+    samples = read_eval_log_samples_by_id(
+        str(log),
+        [(item, 1) for item in sorted(themes, key=_id_key)],
+        resolve_attachments=True,
+        exclude_fields={"events", "messages", "store"},
+    )
+    explanations = {s.id: nfc(strip_reasoning(s.output.completion)).strip() for s in samples}
+    meta = {s.id: s.metadata for s in samples}
+    candidates = {item: theme for item, theme in themes.items() if explanations.get(item)}
+    texts = {
+        item: {
+            "idiom": nfc(str(meta[item].get("idiom", ""))),
+            "reference_meaning": nfc(str(meta[item].get("meaning", ""))).strip(),
+            "explanation": explanations[item],
+        }
+        for item in candidates
+    }
+    rows = [
+        {"id": item, **{column: neutralise(cut(texts[item][column])) for column in _TEXT_COLUMNS}}
+        | {"score": "", "annotator": "", "generation": described.key}
+        for item in stratified_ids(candidates, n, seed)
+    ]
+    sheet = pd.DataFrame(rows, columns=list(SHEET_COLUMNS))
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(SHEET_COLUMNS)
+    writer.writerows(sheet.itertuples(index=False, name=None))
+    record = described.record() | {
+        "log": str(log.resolve()),
+        "sheet": out.name,
+        "sheet_ids": list(sheet["id"]),
+        "seed": seed,
+    }
+    write_atomic(record_path(out), json.dumps(record, ensure_ascii=False, indent=1) + "\n")
+    write_atomic(out, buffer.getvalue(), encoding="utf-8-sig")
+    return sheet
+
+
+def _id_key(item: Any) -> tuple[int, Any]:
+    return (0, item) if isinstance(item, int) else (1, str(item))

@@ -1,0 +1,229 @@
+"""Import filled annotation sheets as one human scores file (``id, score, annotator[, generation]``).
+
+Every problem in every sheet is reported at once, one line each, naming the sheet, row, line and
+column. Only ids, scores, annotators and the generation key are read, so the text cells (which
+export neutralised as spreadsheet formulas) never change what is scored.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vivid_inspect.inputs.human_scores import (
+    RECORD_SUFFIX,
+    HumanScoresError,
+    Problem,
+    read_generation_record,
+    read_human_scores,
+    read_records,
+    record_path,
+    whole_number,
+)
+from vivid_inspect.redact import excerpt
+from vivid_inspect.report.sheet_files import check_output, write_atomic
+from vivid_inspect.text import nfc
+
+HUMAN_COLUMNS: tuple[str, ...] = ("id", "score", "annotator")
+
+
+def import_sheets(
+    sheets: Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    *,
+    annotator: str | None = None,
+    force: bool = False,
+) -> pd.DataFrame:
+    """Check filled sheets and write them as one human scores file (``id, score, annotator[, generation]``).
+
+    Every problem in every sheet is reported at once: a row without a score, a score that is not
+    a whole number 0-5, an id that is not an integer or not a sample of the sheet's generation,
+    the same id scored twice by one annotator, sheets of different generations. The generation
+    key of exported sheets is carried into the scores file, and their record (found beside the
+    sheet, or as any ``*.generation.json`` with that key in the sheet's folder) is copied beside
+    it. A sheet without a ``generation`` column (made by hand) gives an unbound scores file.
+
+    Args:
+        sheets: Filled sheets (columns ``id`` and ``score`` required; ``annotator``,
+            ``generation`` and the sheet's text columns optional).
+        out: The human scores CSV to write.
+        annotator: Annotator of rows whose ``annotator`` cell is empty; default the sheet's
+            file name without extension.
+        force: Replace an existing scores file (an input is never replaced).
+
+    Returns:
+        The scores as written (sorted by annotator, then id), as read back by
+        :func:`vivid_inspect.inputs.human_scores.read_human_scores`.
+
+    Raises:
+        ValueError: No sheet given, any problem in any sheet (the message lists them all), or
+            ``out`` is an input or exists without ``force``.
+    """
+    if not sheets:
+        raise ValueError("no sheet given; expected one or more filled annotation sheets")
+    out = Path(out)
+    inputs = [path for sheet in map(Path, sheets) for path in (sheet, record_path(sheet))]
+    check_output(out, inputs, force=force)
+    records: list[tuple[int, int, str]] = []
+    seen: dict[tuple[int, str], str] = {}
+    errors: list[str] = []
+    bound: dict[Path, dict[str, Any] | None] = {}
+    for sheet in map(Path, sheets):
+        try:
+            rows, bound[sheet] = _check_sheet(sheet, annotator or sheet.stem, seen)
+        except HumanScoresError as error:
+            errors.append(str(error))
+        else:
+            records.extend(rows)
+    keys = {sheet: (record or {}).get("generation") for sheet, record in bound.items()}
+    if len(set(keys.values())) > 1:
+        listed = "\n".join(f"  - {sheet}: {key or 'no generation column'}" for sheet, key in keys.items())
+        errors.append(
+            f"the sheets were drawn from different generations; import each generation on its own:\n{listed}"
+        )
+    if errors:
+        raise ValueError("\n".join(errors))
+    record = next(iter(bound.values()), None)
+    if record is not None:
+        check_output(record_path(out), inputs, force=force)
+    records.sort(key=lambda r: (r[2], r[0]))
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow((*HUMAN_COLUMNS, "generation") if record else HUMAN_COLUMNS)
+    writer.writerows((*row, record["generation"]) if record else row for row in records)
+    if record is not None:
+        kept = {key: value for key, value in record.items() if key not in ("sheet", "sheet_ids", "seed")}
+        kept["sheets"] = [str(sheet) for sheet in bound]
+        write_atomic(record_path(out), json.dumps(kept, ensure_ascii=False, indent=1) + "\n")
+    write_atomic(out, buffer.getvalue())
+    return read_human_scores(out)
+
+
+def _sheet_record(path: Path, key: str, line: int) -> dict[str, Any]:
+    """The record of the generation a sheet names: beside it, or with that key in its folder."""
+    beside = read_generation_record(path)
+    if beside is not None:
+        if beside["generation"] != key:
+            message = f"the sheet names generation {key!r} but its record {record_path(path).name} is of {beside['generation']!r}"
+            raise HumanScoresError(path, [Problem(1, line, "generation", message)])
+        return beside
+    for other in sorted(path.parent.glob(f"*{RECORD_SUFFIX}")):
+        try:
+            data = json.loads(other.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        if isinstance(data, dict) and data.get("generation") == key:
+            return data
+    message = (
+        f"no record of generation {key!r}: looked for {record_path(path).name} and any *{RECORD_SUFFIX} in "
+        f"{path.parent}; keep the record `vivid annotate export` wrote beside the sheet in the sheet's folder"
+    )
+    raise HumanScoresError(path, [Problem(1, line, "generation", message)])
+
+
+def _check_sheet(
+    path: Path, default_annotator: str, seen: dict[tuple[int, str], str]
+) -> tuple[list[tuple[int, int, str]], dict[str, Any] | None]:
+    records = read_records(path, "sheet", "expected the exported header with filled scores")
+    header_line, header = records[0]
+    columns = [nfc(name).strip() for name in header]
+    missing = [name for name in ("id", "score") if name not in columns]
+    if missing:
+        raise HumanScoresError(
+            path, [Problem(None, header_line, None, f"missing column(s) {', '.join(map(repr, missing))}")]
+        )
+    record, samples = _generation_of_sheet(path, columns, records)
+    problems: list[Problem] = []
+    rows: list[tuple[int, int, str]] = []
+    for row, (line, cells_list) in enumerate(records[1:], start=1):
+        cells = {
+            name: (cells_list[i].strip() if i < len(cells_list) else "") for i, name in enumerate(columns)
+        }
+        item, score, found = _check_cells(row, line, cells, record, samples)
+        who = nfc(cells.get("annotator", "")) or default_annotator
+        if item is not None:
+            where = f"{path.name} data row {row}"
+            if (item, who) in seen:
+                found.append(
+                    Problem(
+                        row, line, "id", f"id {item} scored again by {who!r} (first in {seen[(item, who)]})"
+                    )
+                )
+            else:
+                seen[(item, who)] = where
+        problems.extend(found)
+        if item is not None and score is not None and not found:
+            rows.append((item, score, who))
+    if problems:
+        raise HumanScoresError(path, problems)
+    if not rows:
+        raise HumanScoresError(path, "no data rows below the header")
+    return rows, record
+
+
+def _check_cells(
+    row: int, line: int, cells: dict[str, str], record: dict[str, Any] | None, samples: set[str] | None
+) -> tuple[int | None, int | None, list[Problem]]:
+    """A row's id (a sample of the sheet's generation) and score (0-5), each checked on its own.
+
+    The duplicate check, which carries state across rows and sheets, stays with the caller.
+    """
+    found: list[Problem] = []
+    item = whole_number(cells["id"])
+    if item is None:
+        found.append(Problem(row, line, "id", f"id must be an integer, found {_shown(cells['id'])}"))
+    elif samples is not None and record is not None and str(item) not in samples:
+        message = f"id {item} is not a sample of generation {record['generation']!r} (the sheet's; {len(samples)} samples)"
+        found.append(Problem(row, line, "id", message))
+    score = whole_number(cells["score"])
+    if cells["score"] == "":
+        found.append(Problem(row, line, "score", "not scored yet (empty score)"))
+    elif score is None or not 0 <= score <= 5:
+        message = f"score must be a whole number from 0 to 5, found {_shown(cells['score'])}"
+        found.append(Problem(row, line, "score", message))
+    return item, score, found
+
+
+def _generation_of_sheet(
+    path: Path, columns: list[str], records: list[tuple[int, list[str]]]
+) -> tuple[dict[str, Any] | None, set[str] | None]:
+    """The record of the generation a sheet was drawn from and its sample ids; None without a key."""
+    if "generation" not in columns:
+        return None, None
+    index = columns.index("generation")
+    keys: dict[str, tuple[int, int]] = {}
+    problems: list[Problem] = []
+    for row, (line, cells) in enumerate(records[1:], start=1):
+        key = cells[index].strip() if index < len(cells) else ""
+        if not key:
+            problems.append(
+                Problem(row, line, "generation", "generation key is empty; keep the exported column as it is")
+            )
+        else:
+            keys.setdefault(key, (row, line))
+    if len(keys) > 1:
+        (first, (row, line)), *others = keys.items()
+        listed = ", ".join(f"{_shown(key)} (data row {where[0]})" for key, where in others)
+        problems.append(
+            Problem(
+                None, records[0][0], "generation", f"rows name several generations: {first!r} and {listed}"
+            )
+        )
+    if problems:
+        raise HumanScoresError(path, problems)
+    if not keys:
+        return None, None
+    key, (_, line) = next(iter(keys.items()))
+    record = _sheet_record(path, key, line)
+    return record, {str(item) for item in record.get("sample_ids") or []}
+
+
+def _shown(cell: str) -> str:
+    return repr(excerpt(cell, 40))
