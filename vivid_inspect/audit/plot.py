@@ -109,7 +109,8 @@ def _row(
         bounds = [b for b in (result.bound_low, result.bound_high) if b not in (0.0, MAX_SCORE, -MAX_SCORE)]
         axes.vlines(bounds, y - 0.35, y + 0.35, colors=_BAND, linestyles="--", linewidth=1.0)
     if math.isnan(value):
-        axes.text(0.5, y, "n/a", transform=axes.get_yaxis_transform(), ha="center", va="center", color=_INFO)
+        text = "no comparison" if result.comparison is None else "n/a"
+        axes.text(0.5, y, text, transform=axes.get_yaxis_transform(), ha="center", va="center", color=_INFO)
         return
     colour = COLOURS[result.verdict] if decides else _INFO
     low, high = interval
