@@ -84,6 +84,18 @@ def _generated_log(folder: Path) -> Path:
             {"repeat": 1},
             id="strategy-scorer",
         ),
+        pytest.param(
+            ["vivid_inspect/judge", "-S", "strategy=cot", "-S", "language=en", "-S", "repeat=0"],
+            "judge_cot_en",
+            {"strategy": "cot", "language": "en", "repeat": 0},
+            id="alias-in-english",
+        ),
+        pytest.param(
+            ["vivid_inspect/judge_aspect_en", "-S", "repeat=1"],
+            "judge_aspect_en",
+            {"repeat": 1},
+            id="english-strategy-scorer",
+        ),
     ],
 )
 def test_cli_inspect_score_by_package_name_writes_the_strategy_column(

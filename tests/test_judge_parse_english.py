@@ -51,6 +51,7 @@ def test_cot_reads_an_english_score_line(line: str, expected: int) -> None:
             REASONING + "I would give it a 4.", "final line is not a score line", id="in-a-sentence"
         ),
         pytest.param(REASONING + "Score: four", "final line is not a score line", id="number-word"),
+        pytest.param(REASONING + "Overall score: 4", "final line is not a score line", id="unlisted-label"),
         pytest.param(REASONING + '"Score: 4"', "does not count", id="quoted-line"),
         pytest.param(REASONING + "`Score: 4`", "does not count", id="code-span"),
         pytest.param(REASONING + "> Score: 4", "does not count", id="blockquote"),

@@ -172,6 +172,21 @@ class JudgedRecord(BaseModel):
         return {VIVID_JUDGE_KEY: self.model_dump(mode="json", exclude_unset=True)}
 
 
+def recorded_column(record: JudgedRecord) -> str | None:
+    """The result column the judge of a judged log writes (``judge_aspect_en``), from its record.
+
+    Args:
+        record: The judged record; a record without a language is ``vi`` (written before English).
+
+    Returns:
+        The column; None when the recorded strategy and language name none.
+    """
+    try:
+        return judge_column(record.strategy or "", record.language or DEFAULT_LANGUAGE)
+    except ValueError:
+        return None
+
+
 def read_judged_record(metadata: dict[str, Any] | None) -> JudgedRecord | None:
     """The judged record in a log's eval metadata.
 

@@ -1,7 +1,9 @@
 """Which judge is which, which one the paper tables use, and one score per item when runs repeat.
 
 A judge is identified by its name and its model (``JudgeKey``): the same strategy run with two
-judge models is two judges. When several logs hold a score for the same item (a re-run, a retry
+judge models is two judges, and so is the same strategy asked in Vietnamese and in English (their
+names differ: the runner's judge names are unique, and ``inspect score`` names a judge after its
+column, ``judge_aspect`` or ``judge_aspect_en``). When several logs hold a score for the same item (a re-run, a retry
 of a failed eval, a judge run twice), the tables take one: a score over a missing one, a log that
 finished over one that did not, then the newest log.
 """
@@ -14,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from vivid_inspect.log_contract import strategy_of_column
+from vivid_inspect.log_contract import DEFAULT_LANGUAGE, JUDGE_PREFIX, language_of_column, strategy_of_column
 from vivid_inspect.report.paper import paper_model
 
 STRATEGY_ORDER: tuple[str, ...] = ("zero_shot", "cot", "demonstration", "aspect")
@@ -65,6 +67,12 @@ def strategy_of(rows: pd.DataFrame, key: JudgeKey) -> str:
     return values[0] if values else ""
 
 
+def language_of(rows: pd.DataFrame, key: JudgeKey) -> str | None:
+    """The language of a judge's instructions, read from its column (None for lexical and panels)."""
+    columns = sorted(str(v) for v in select(rows, key)["scorer"].dropna().unique())
+    return language_of_column(columns[0]) if columns else DEFAULT_LANGUAGE
+
+
 def select(rows: pd.DataFrame, key: JudgeKey) -> pd.DataFrame:
     """The rows of one judge."""
     return rows[(rows["judge"] == key.name) & (rows["judge_model"] == key.model)]
@@ -96,13 +104,14 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
     """The judge whose scores fill Tables 3 and 4.
 
     By default the aspect-based judge (the paper's), else the only judge; among several
-    candidates, the one covering the most (model, prompt) rows, then the paper's judge model
-    (GPT-4.1), then the first by name.
+    candidates, one with Vietnamese instructions (the paper's) over one with English ones, then
+    the one covering the most (model, prompt) rows, then the paper's judge model (GPT-4.1), then
+    the first by name.
 
     Args:
         rows: Judge rows of explanation logs (:func:`judge_rows`).
         requested: ``NAME`` or ``NAME@MODEL`` to choose explicitly; NAME may be the judge's name,
-            its strategy or ``judge_<strategy>``.
+            its strategy, its column (``judge_aspect_en``) or its column without ``judge_`` (``aspect_en``).
 
     Returns:
         The judge (None when there is no judge at all) and a sentence saying which and why.
@@ -119,7 +128,7 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
         candidates = [
             key
             for key in keys
-            if name in (key.name, strategies[key], strategy_of_column(key.name))
+            if name in (key.name, strategies[key], strategy_of_column(key.name), _option(key.name))
             and (not model or key.model == model)
         ]
         if not candidates:
@@ -134,13 +143,28 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
             else ("the only judge" if len(keys) == 1 else "no aspect-based judge in the logs")
         )
     coverage = {key: select(rows, key)[["model", "prompt"]].drop_duplicates().shape[0] for key in candidates}
+    translated = {key: language_of(rows, key) not in (DEFAULT_LANGUAGE, None) for key in candidates}
     best = min(
         candidates,
-        key=lambda key: (-coverage[key], paper_model(key.model) != PAPER_JUDGE, key.name, key.model),
+        key=lambda key: (
+            translated[key],
+            -coverage[key],
+            paper_model(key.model) != PAPER_JUDGE,
+            key.name,
+            key.model,
+        ),
     )
     if len(candidates) > 1:
-        why += f"; {len(candidates)} candidates, chosen by coverage, then the paper's judge model, then name"
+        why += (
+            f"; {len(candidates)} candidates, chosen by instruction language (Vietnamese first), coverage, "
+            "then the paper's judge model, then name"
+        )
     return best, f"Tables 3 and 4 use judge {best.label}: {why}"
+
+
+def _option(column: str) -> str:
+    """A judge column as the explain task's ``judge`` option names it: ``judge_aspect_en`` -> ``aspect_en``."""
+    return column.removeprefix(JUDGE_PREFIX)
 
 
 def _strategy_rank(strategy: str) -> tuple[int, str]:

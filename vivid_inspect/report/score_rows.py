@@ -19,7 +19,7 @@ from vivid_inspect.log_contract import (
     LEXICAL,
     JudgedRecord,
     is_judge_column,
-    judge_column,
+    recorded_column,
     strategy_of_column,
 )
 from vivid_inspect.report.log_refs import LogRef
@@ -120,7 +120,8 @@ def _designated_scorer(ref: LogRef, names: list[str]) -> list[str]:
     if ref.vivid_judge is None or not judges:
         return judges
     strategy = ref.vivid_judge.strategy or ""
-    for wanted in (judge_column(strategy), strategy, ref.vivid_judge.name or ""):
+    # The recorded language picks judge_aspect_en, not a judge_aspect the generation log already had.
+    for wanted in (recorded_column(ref.vivid_judge) or "", strategy, ref.vivid_judge.name or ""):
         if wanted in judges:
             return [wanted]
     # The judge the runner added is the last column appended to the log.

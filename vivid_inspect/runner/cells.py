@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from vivid_inspect.log_contract import LEXICAL
+from vivid_inspect.log_contract import DEFAULT_LANGUAGE, LEXICAL
 from vivid_inspect.runner.catalog import JUDGED_TASKS, task_args
 from vivid_inspect.runner.spec.load import LoadedSpec
 from vivid_inspect.runner.spec.model import Judge, ModelEntry, Panel, RunBlock
@@ -114,17 +114,24 @@ class JudgeCell:
         if self.lexical:
             # No model settings apply; the cut points do change the binned scores.
             return {"strategy": self.judge.strategy, "chrf_cuts": list(CHRF_CUTS)}
-        return {
+        config: dict[str, Any] = {
             "strategy": self.judge.strategy,
             "model": self.judge.model,
             "model_args": self.judge.model_args,
             "generate": self.judge.generate,
             "retries": self.judge.retries,
+            # The repeat number, not the judge's count of repeats: repeat r's replies do not depend
+            # on how many repeats follow, so raising `repeats` reuses the ones already judged.
             "repeat": self.repeat,
             # Read at call time (not imported as names) so that a bumped version is seen.
             "prompt_version": judge_prompts.JUDGE_PROMPT_VERSION,
             "parser_version": judge_parse.JUDGE_PARSER_VERSION,
         }
+        # Another language is another prompt, so another judgement. The paper's language is left
+        # out, so judged logs written before English existed keep their hash and are not redone.
+        if self.judge.language != DEFAULT_LANGUAGE:
+            config["language"] = self.judge.language
+        return config
 
     @property
     def max_tokens(self) -> int:

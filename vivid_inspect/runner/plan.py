@@ -28,8 +28,7 @@ from vivid_inspect.runner.prepare.prepared import Prepared, PreparedBlock, prepa
 from vivid_inspect.runner.spec.load import LoadedSpec
 from vivid_inspect.runner.spec.model import Price
 from vivid_inspect.runner.status import generation_done, judged_done, panel_waits
-from vivid_inspect.scorers.judge import STRATEGIES
-from vivid_inspect.scorers.judge_prompts import render_judge_prompt
+from vivid_inspect.scorers.judge_prompts import judge_template, render_judge_prompt
 
 CHARS_PER_TOKEN = 2.9
 """Characters per token of VIVID's Vietnamese prompts: GPT-4o's o200k_base gives 2.7-3.0 on every
@@ -179,7 +178,7 @@ def _judge_plan(cell: JudgeCell, block: PreparedBlock, items: int, epochs: int, 
     if cell.lexical:
         # chrF is computed here, on the machine: no call, no token, no cost.
         return CellPlan("judge", label, "", items, 0, 0, 0, 0, None, done)
-    template = STRATEGIES[cell.judge.strategy].template
+    template = judge_template(cell.judge.strategy, cell.judge.language)
     # The explanation is not known before generation; the reference meaning stands in for it.
     samples = _items(block.samples[task_key(cell.generation)])
     prompt = _mean_tokens(

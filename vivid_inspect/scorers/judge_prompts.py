@@ -63,7 +63,9 @@ What the judge's verdict is, for every template (the README's "Verdict grammar" 
    in its place, and a damaged reply is not trusted to carry an intact score.
 7. One grammar for both instruction languages. The Vietnamese templates ask for ``Điểm: N``, the
    English ones (``language=en``) for ``Score: N``; either label is read whatever the language, so
-   a judge answering in the other language's label is not failed for it.
+   a judge answering in the other language's label is not failed for it. A chain-of-thought line the
+   grammar does not list (``Overall score: 4``) is unreadable in either language, and the retry turn
+   asks for the listed form.
 """
 """The verdict grammar: what the parser reads as the judge's score, and what the templates ask for."""
 

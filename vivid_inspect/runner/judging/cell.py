@@ -85,6 +85,7 @@ async def _score(log: EvalLog, cell: JudgeCell, model: Model | None) -> EvalLog:
         judge_model=cell.judge.model,
         retries=cell.judge.retries,
         repeat=cell.repeat,
+        language=cell.judge.language,
     )
     scored = await score_async(
         log, [scorer], model=model, model_roles={GRADER_ROLE: model}, action="overwrite", copy=False
@@ -124,6 +125,8 @@ async def run_judge_cell(
         strategy=cell.judge.strategy,
         model=cell.judge.model,
         repeat=cell.repeat,
+        # The lexical judge reads no instructions: no language to record.
+        language=None if cell.lexical else cell.judge.language,
         temperature=_judge_temperature(scored),
         generation_log=rel_generation,
         generation_eval_id=header.eval.eval_id,
@@ -151,12 +154,13 @@ def judged_title(cell: JudgeCell) -> str:
 
 
 def judged_tags(cell: JudgeCell) -> list[str]:
-    """The eval tags of a judged log: ``judged``, its judge's name, strategy and model."""
+    """The eval tags of a judged log: ``judged``, its judge's name, strategy, model and language."""
     return [
         "judged",
         f"judge:{cell.label}",
         f"strategy:{cell.judge.strategy}",
         f"judge_model:{cell.judge.model or 'none'}",
+        *([] if cell.lexical else [f"language:{cell.judge.language}"]),
     ]
 
 

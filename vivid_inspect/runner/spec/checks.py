@@ -55,6 +55,7 @@ _NOT_LEXICAL: dict[str, str] = {
     "price": "it calls no model, so it costs nothing",
     "retries": "it reads no model reply, so there is nothing to retry",
     "repeats": "chrF is deterministic, so every repeat would give the same scores",
+    "language": "it reads no instructions, so there is no language to choose",
 }
 
 

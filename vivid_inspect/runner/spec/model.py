@@ -33,6 +33,9 @@ Family = Annotated[str, AfterValidator(_family)]
 
 Aggregate = Literal["mean", "median", "majority"]
 
+JudgeLanguage = Literal["vi", "en"]
+"""Language of an LLM judge's instructions (``log_contract.JUDGE_LANGUAGES``); the data stays Vietnamese."""
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
@@ -132,6 +135,9 @@ class Judge(_Strict):
             and cached apart from the others; the first is the one every table uses. They run at
             the judge's temperature: its own 0 unless ``generate`` sets another.
         price: For the cost estimate.
+        language: Language of the judge's instructions: ``vi`` (the paper's, the default) or ``en``
+            (the same rubric in English; another judge, with its own column and judged logs).
+            Refused by ``lexical``, which reads no instructions.
         family: Who made the judge model (``openai``, ``qwen``, ...), when its name does not say;
             read by ``vivid audit --from`` to check self-preference. It changes no score.
     """
@@ -144,6 +150,7 @@ class Judge(_Strict):
     retries: Annotated[int, Field(ge=0)] = 1
     repeats: Annotated[int, Field(ge=1)] = 1
     price: Price | None = None
+    language: JudgeLanguage = "vi"
     family: Family | None = None
 
 
