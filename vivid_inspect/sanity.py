@@ -10,6 +10,9 @@ scores are compared item by item.
 
 A judge that cannot separate these two extremes cannot separate real models either: the paper's
 best and worst models are about 2.3 points apart (GPT-4o 2.46, VinaLLaMA 0.13 on the 0-5 scale).
+
+This module runs the check; the verdict (criteria, thresholds, the markdown card) is
+:mod:`vivid_inspect.sanity_result`, whose names are importable from here.
 """
 
 from __future__ import annotations
@@ -17,18 +20,46 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from vivid_inspect.scorers.judge_parse import MAX_SCORE
+from vivid_inspect.sanity_result import (
+    DEFAULT_MAX_UNSCORED,
+    DEFAULT_MIN_GAP,
+    DEFAULT_MIN_SHARE,
+    FEW_ITEMS,
+    LITERAL,
+    ORACLE,
+    SanityCheck,
+    SanityItem,
+    SanityResult,
+    summarise,
+    validate_thresholds,
+)
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog
     from inspect_ai.model import Model
     from inspect_ai.util import DisplayType
 
-ORACLE = "vivid/oracle"
-LITERAL = "vivid/literal"
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DEFAULT_MAX_UNSCORED",
+    "DEFAULT_MIN_GAP",
+    "DEFAULT_MIN_SHARE",
+    "FEW_ITEMS",
+    "LITERAL",
+    "ORACLE",
+    "SANITY_TAG",
+    "SanityCheck",
+    "SanityError",
+    "SanityItem",
+    "SanityResult",
+    "choose_ids",
+    "run_sanity",
+    "summarise",
+    "validate_thresholds",
+]
+
 SANITY_TAG = "vivid-sanity"
 """Tag on the logs of a sanity run, so they can be told apart from real explain runs."""
 
@@ -36,333 +67,9 @@ DEFAULT_LIMIT = 40
 """Items per run: 80 judge calls, cheap for any API judge; 40 paired items put the standard error
 of an 80 % share at about 6 points. The bundled sample has 46 usable items."""
 
-DEFAULT_MIN_GAP = 1.5
-"""Oracle mean minus literal mean, on the 0-5 scale, that a judge must reach.
-
-A judge that follows the rubric gives the reference itself 5 and a literal reading of a
-figurative idiom 0-1, a gap near 4. The threshold sits well below that, leaving room for literal
-idioms (where the literal paraphrase is partly right) and for a judge's own calibration, but it
-is 30 % of the scale: a judge that separates a perfect answer from a literal one by less cannot
-resolve the ~2.3-point spread between the paper's best and worst models. A constant judge scores 0.
-"""
-
-DEFAULT_MIN_SHARE = 0.8
-"""Share of items on which the oracle must score strictly higher than the literal paraphrase.
-
-About 1 in 6 VIVID items (16.5 %, trait "literal expressions") mean what their words say, so a
-good judge may fairly tie the two explanations there; 80 % leaves that room and no more. A judge
-that picks at random prefers the oracle on about 42 % of items (15 of 36 ordered score pairs),
-a constant judge on none.
-"""
-
-DEFAULT_MAX_UNSCORED = 0.1
-"""Largest share of judge verdicts that may stay unreadable after the judge's retry.
-
-More than 1 in 10 means the template's answer format is not reaching the judge, and the scores
-that remain come from a subset the judge found easy to answer.
-"""
-
-FEW_ITEMS = 20
-"""Below this many paired items the markdown report warns that the verdict is noisy."""
-
 
 class SanityError(RuntimeError):
     """The sanity run did not complete (the judge or a model failed); there is no verdict."""
-
-
-@dataclass(frozen=True)
-class SanityItem:
-    """The judge's scores of one item's two explanations (NaN when unscored)."""
-
-    id: int | str
-    idiom: str
-    oracle: float
-    literal: float
-
-    @property
-    def paired(self) -> bool:
-        """Whether the judge scored both explanations."""
-        return not (math.isnan(self.oracle) or math.isnan(self.literal))
-
-
-@dataclass(frozen=True)
-class SanityCheck:
-    """One pass/fail criterion.
-
-    Attributes:
-        name: ``gap``, ``share`` or ``unscored``.
-        value: The measured value (NaN when nothing could be measured, which never passes).
-        threshold: The bound the value is held to: a floor, or a ceiling when ``ceiling``.
-        reason: One sentence saying what was measured against what.
-        ceiling: True when the value must not exceed the threshold.
-    """
-
-    name: str
-    value: float
-    threshold: float
-    reason: str
-    ceiling: bool = False
-
-    @property
-    def passed(self) -> bool:
-        """Whether the value meets its bound."""
-        if math.isnan(self.value):
-            return False
-        return self.value <= self.threshold if self.ceiling else self.value >= self.threshold
-
-
-@dataclass(frozen=True)
-class SanityResult:
-    """The outcome of a judge sanity check; build it with :func:`summarise`.
-
-    Means, gap and shares are over the paired items (both explanations scored), so each item
-    counts once on both sides. A value that cannot be computed (no paired item) is NaN.
-
-    Attributes:
-        judge: The judge model's name.
-        strategy: The judge prompting strategy.
-        data: The data source the items came from.
-        items: Per-item scores, in sample-id order.
-        n_items: Items run.
-        n_paired: Items whose two explanations were both scored.
-        oracle_mean: Mean score of the reference-meaning explanations.
-        literal_mean: Mean score of the literal paraphrases.
-        gap: ``oracle_mean - literal_mean``.
-        wins: Paired items where the oracle scored strictly higher.
-        ties: Paired items where both scored the same.
-        losses: Paired items where the literal paraphrase scored strictly higher.
-        share_oracle_higher: ``wins / n_paired``.
-        share_ties: ``ties / n_paired``.
-        share_literal_higher: ``losses / n_paired``.
-        unscored_oracle: Oracle explanations the judge left unscored.
-        unscored_literal: Literal paraphrases the judge left unscored.
-        unscored_share: Unscored verdicts over all verdicts asked for (two per item).
-        sign_test_p: One-sided sign-test p-value of "the oracle wins more often than chance"
-            (ties dropped); informative, not a criterion: it says whether there were enough items.
-        min_gap: Threshold of ``gap``.
-        min_share: Threshold of ``share_oracle_higher``.
-        max_unscored: Threshold of ``unscored_share``.
-        log_locations: Where Inspect wrote the two logs (``inspect view`` shows them).
-    """
-
-    judge: str
-    strategy: str
-    data: str
-    items: tuple[SanityItem, ...]
-    n_items: int
-    n_paired: int
-    oracle_mean: float
-    literal_mean: float
-    gap: float
-    wins: int
-    ties: int
-    losses: int
-    share_oracle_higher: float
-    share_ties: float
-    share_literal_higher: float
-    unscored_oracle: int
-    unscored_literal: int
-    unscored_share: float
-    sign_test_p: float
-    min_gap: float
-    min_share: float
-    max_unscored: float
-    log_locations: tuple[str, ...]
-
-    @property
-    def checks(self) -> tuple[SanityCheck, ...]:
-        """The three criteria (``gap``, ``share``, ``unscored``) with values and thresholds."""
-        unreadable = self.unscored_oracle + self.unscored_literal
-        gap = f"oracle mean - literal mean = {_num(self.gap)}; needs >= {self.min_gap:.2f}"
-        share = f"oracle scored higher on {_pct(self.share_oracle_higher)} of {self.n_paired} paired items"
-        unscored = f"{unreadable} of {2 * self.n_items} verdicts unreadable ({_pct(self.unscored_share)})"
-        return (
-            SanityCheck("gap", self.gap, self.min_gap, gap),
-            SanityCheck(
-                "share", self.share_oracle_higher, self.min_share, f"{share}; needs >= {_pct(self.min_share)}"
-            ),
-            SanityCheck(
-                "unscored",
-                self.unscored_share,
-                self.max_unscored,
-                f"{unscored}; allows <= {_pct(self.max_unscored)}",
-                ceiling=True,
-            ),
-        )
-
-    @property
-    def passed(self) -> bool:
-        """True when every check passes."""
-        return all(check.passed for check in self.checks)
-
-    @property
-    def verdict(self) -> Literal["pass", "fail"]:
-        """``pass`` or ``fail``."""
-        return "pass" if self.passed else "fail"
-
-    @property
-    def reasons(self) -> list[str]:
-        """Why the judge failed, one line per failed check; empty on a pass."""
-        return [check.reason for check in self.checks if not check.passed]
-
-    def markdown(self, max_items: int = 10) -> str:
-        """A report: verdict, measures against thresholds, reasons, the items the judge got wrong.
-
-        Args:
-            max_items: How many items where the oracle did not win to list.
-
-        Returns:
-            Markdown text.
-        """
-        gap, share, unscored = (_mark(check) for check in self.checks)
-        lines = [
-            f"## Judge sanity check: {self.verdict.upper()}",
-            "",
-            f"Judge `{self.judge}` (strategy `{self.strategy}`) scored `{ORACLE}` (the reference meaning) and "
-            f"`{LITERAL}` (a word-for-word paraphrase) on {self.n_items} items of {self.data}.",
-            "",
-            "| measure | value | pass when | check |",
-            "| --- | --- | --- | --- |",
-            f"| oracle mean (0-{MAX_SCORE}) | {_num(self.oracle_mean)} | | |",
-            f"| literal mean (0-{MAX_SCORE}) | {_num(self.literal_mean)} | | |",
-            f"| gap | {_num(self.gap)} | >= {self.min_gap:.2f} | {gap} |",
-            f"| oracle > literal | {_pct(self.share_oracle_higher)} ({self.wins}/{self.n_paired}) "
-            f"| >= {_pct(self.min_share)} | {share} |",
-            f"| ties | {_pct(self.share_ties)} | | |",
-            f"| literal > oracle | {_pct(self.share_literal_higher)} | | |",
-            f"| unscored verdicts | {_pct(self.unscored_share)} (oracle {self.unscored_oracle}, "
-            f"literal {self.unscored_literal}) | <= {_pct(self.max_unscored)} | {unscored} |",
-            f"| sign test p (oracle wins) | {_num(self.sign_test_p, '.2g')} | | |",
-        ]
-        if self.reasons:
-            lines += ["", "Failed:", *(f"- {reason}" for reason in self.reasons)]
-        if self.n_paired < FEW_ITEMS:
-            lines += ["", f"Only {self.n_paired} paired items: the verdict is noisy; run more (`--limit`)."]
-        misses = [item for item in self.items if not (item.paired and item.oracle > item.literal)]
-        if misses:
-            lines += [
-                "",
-                "Items where the oracle did not score higher:",
-                "",
-                "| id | idiom | oracle | literal |",
-            ]
-            lines += ["| --- | --- | --- | --- |"]
-            lines += [
-                f"| {item.id} | {item.idiom} | {_num(item.oracle, 'g')} | {_num(item.literal, 'g')} |"
-                for item in misses[:max_items]
-            ]
-            if len(misses) > max_items:
-                lines.append(f"| … | {len(misses) - max_items} more | | |")
-        if self.log_locations:
-            lines += ["", "Logs (`inspect view`):", *(f"- {location}" for location in self.log_locations)]
-        return "\n".join(lines) + "\n"
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else math.nan
-
-
-def _ratio(part: int, whole: int) -> float:
-    return part / whole if whole else math.nan
-
-
-def summarise(
-    items: Sequence[SanityItem],
-    *,
-    judge: str,
-    strategy: str,
-    data: str,
-    min_gap: float = DEFAULT_MIN_GAP,
-    min_share: float = DEFAULT_MIN_SHARE,
-    max_unscored: float = DEFAULT_MAX_UNSCORED,
-    log_locations: Sequence[str] = (),
-) -> SanityResult:
-    """Compare the judge's scores of the two explanations of each item.
-
-    Args:
-        items: Per-item scores (NaN when unscored).
-        judge: The judge model's name.
-        strategy: The judge prompting strategy.
-        data: The data source the items came from.
-        min_gap: Threshold of the gap (see :data:`DEFAULT_MIN_GAP`).
-        min_share: Threshold of the share of oracle wins (see :data:`DEFAULT_MIN_SHARE`).
-        max_unscored: Threshold of the unscored share (see :data:`DEFAULT_MAX_UNSCORED`).
-        log_locations: Where the logs of the run are.
-
-    Returns:
-        The result, with every measure computed.
-
-    Raises:
-        ValueError: If a threshold is off its scale.
-    """
-    validate_thresholds(min_gap, min_share, max_unscored)
-    paired = [item for item in items if item.paired]
-    oracle_mean = _mean([item.oracle for item in paired])
-    literal_mean = _mean([item.literal for item in paired])
-    wins = sum(item.oracle > item.literal for item in paired)
-    losses = sum(item.oracle < item.literal for item in paired)
-    ties = len(paired) - wins - losses
-    unscored_oracle = sum(math.isnan(item.oracle) for item in items)
-    unscored_literal = sum(math.isnan(item.literal) for item in items)
-    decided = wins + losses
-    return SanityResult(
-        judge=judge,
-        strategy=strategy,
-        data=data,
-        items=tuple(items),
-        n_items=len(items),
-        n_paired=len(paired),
-        oracle_mean=oracle_mean,
-        literal_mean=literal_mean,
-        gap=oracle_mean - literal_mean,
-        wins=wins,
-        ties=ties,
-        losses=losses,
-        share_oracle_higher=_ratio(wins, len(paired)),
-        share_ties=_ratio(ties, len(paired)),
-        share_literal_higher=_ratio(losses, len(paired)),
-        unscored_oracle=unscored_oracle,
-        unscored_literal=unscored_literal,
-        unscored_share=_ratio(unscored_oracle + unscored_literal, 2 * len(items)),
-        sign_test_p=float(_binomtest(wins, decided, 0.5, alternative="greater").pvalue)
-        if decided
-        else math.nan,
-        min_gap=min_gap,
-        min_share=min_share,
-        max_unscored=max_unscored,
-        log_locations=tuple(log_locations),
-    )
-
-
-def _num(value: float, spec: str = ".2f") -> str:
-    return "n/a" if math.isnan(value) else format(value, spec)
-
-
-def _pct(value: float) -> str:
-    return "n/a" if math.isnan(value) else f"{100 * value:.1f} %"
-
-
-def _mark(check: SanityCheck) -> str:
-    return "pass" if check.passed else "**FAIL**"
-
-
-def validate_thresholds(min_gap: float, min_share: float, max_unscored: float) -> None:
-    """Reject thresholds outside their scales.
-
-    Args:
-        min_gap: Least oracle-minus-literal mean gap, on the 0-5 judge scale.
-        min_share: Least share of items the oracle must win, 0 to 1.
-        max_unscored: Largest share of unreadable verdicts, 0 to 1.
-
-    Raises:
-        ValueError: Naming the bad value and its allowed range.
-    """
-    if not 0 <= min_gap <= MAX_SCORE:
-        raise ValueError(f"min_gap {min_gap} is outside the judge scale; allowed 0 to {MAX_SCORE}")
-    if not 0 <= min_share <= 1:
-        raise ValueError(f"min_share {min_share} is not a share; allowed 0 to 1")
-    if not 0 <= max_unscored <= 1:
-        raise ValueError(f"max_unscored {max_unscored} is not a share; allowed 0 to 1")
 
 
 def choose_ids(ids: Sequence[int | str], limit: int | None, seed: int) -> list[int | str]:
@@ -396,15 +103,6 @@ def _log_scores(log: EvalLog, column: str) -> dict[int | str, tuple[str, float]]
         value = score.as_float() if score is not None else math.nan
         scores[sample.id] = (str((sample.metadata or {}).get("idiom", "")), value)
     return scores
-
-
-def _binomtest(
-    wins: int, decided: int, p: float, alternative: Literal["two-sided", "less", "greater"]
-) -> Any:
-    # scipy takes ~0.3 s to load; only a finished run needs it, not `vivid --help`.
-    from scipy.stats import binomtest
-
-    return binomtest(wins, decided, p, alternative=alternative)
 
 
 def run_sanity(
@@ -450,7 +148,7 @@ def run_sanity(
     # Imported here, not with the module: `vivid --help` reads this module's defaults and must
     # not wait for Inspect and scipy to load.
     from inspect_ai import eval
-    from inspect_ai.model import Model, get_model
+    from inspect_ai.model import get_model
 
     from vivid_inspect.log_contract import GRADER_ROLE, judge_column
     from vivid_inspect.scorers.judge import get_strategy
@@ -458,15 +156,7 @@ def run_sanity(
 
     get_strategy(strategy)
     validate_thresholds(min_gap, min_share, max_unscored)
-    if isinstance(judge_model, Model):
-        if model_args:
-            raise ValueError(
-                f"model_args {sorted(model_args)} apply to a judge given by name, not to a Model"
-            )
-        judge = judge_model
-    else:
-        judge = get_model(judge_model, **dict(model_args or {}))
-
+    judge = _judge(judge_model, model_args)
     task = explain(judge=strategy, data=data)
     ids = choose_ids([sample.id for sample in task.dataset if sample.id is not None], limit, seed)
     logs = eval(
@@ -479,27 +169,8 @@ def run_sanity(
         tags=[SANITY_TAG],
         metadata={"sanity_judge": str(judge), "sanity_strategy": strategy},
     )
-    by_model = {log.eval.model: log for log in logs}
-    for name in (ORACLE, LITERAL):
-        log = by_model.get(name)
-        if log is None or log.status != "success":
-            error = log.error.message if log is not None and log.error is not None else "no log"
-            where = f" (log: {log.location})" if log is not None else ""
-            raise SanityError(f"the sanity run of {name} judged by {judge} did not complete: {error}{where}")
-
-    column = judge_column(strategy)
-    oracle = _log_scores(by_model[ORACLE], column)
-    literal = _log_scores(by_model[LITERAL], column)
-    missing = ("", math.nan)  # a sample absent from a log counts as unscored
-    items = tuple(
-        SanityItem(
-            id=item_id,
-            idiom=oracle.get(item_id, missing)[0] or literal.get(item_id, missing)[0],
-            oracle=oracle.get(item_id, missing)[1],
-            literal=literal.get(item_id, missing)[1],
-        )
-        for item_id in ids
-    )
+    by_model = _completed(logs, judge)
+    items = _items(ids, by_model[ORACLE], by_model[LITERAL], judge_column(strategy))
     return summarise(
         items,
         judge=str(judge),
@@ -509,4 +180,51 @@ def run_sanity(
         min_share=min_share,
         max_unscored=max_unscored,
         log_locations=[by_model[name].location for name in (ORACLE, LITERAL)],
+    )
+
+
+def _judge(judge_model: str | Model, model_args: Mapping[str, Any] | None) -> Model:
+    """The judge as a Model: built from its name with ``model_args``, or as given."""
+    from inspect_ai.model import Model, get_model
+
+    if isinstance(judge_model, Model):
+        if model_args:
+            raise ValueError(
+                f"model_args {sorted(model_args)} apply to a judge given by name, not to a Model"
+            )
+        return judge_model
+    return get_model(judge_model, **dict(model_args or {}))
+
+
+def _completed(logs: Sequence[EvalLog], judge: Model) -> dict[str, EvalLog]:
+    """The oracle's and the literal model's logs by model name, each a complete run.
+
+    Raises:
+        SanityError: A log is missing or did not finish (a model call failed).
+    """
+    by_model = {log.eval.model: log for log in logs}
+    for name in (ORACLE, LITERAL):
+        log = by_model.get(name)
+        if log is None or log.status != "success":
+            error = log.error.message if log is not None and log.error is not None else "no log"
+            where = f" (log: {log.location})" if log is not None else ""
+            raise SanityError(f"the sanity run of {name} judged by {judge} did not complete: {error}{where}")
+    return by_model
+
+
+def _items(
+    ids: Sequence[int | str], oracle_log: EvalLog, literal_log: EvalLog, column: str
+) -> tuple[SanityItem, ...]:
+    """The judge's scores of each item's two explanations, in ``ids`` order."""
+    oracle = _log_scores(oracle_log, column)
+    literal = _log_scores(literal_log, column)
+    missing = ("", math.nan)  # a sample absent from a log counts as unscored
+    return tuple(
+        SanityItem(
+            id=item_id,
+            idiom=oracle.get(item_id, missing)[0] or literal.get(item_id, missing)[0],
+            oracle=oracle.get(item_id, missing)[1],
+            literal=literal.get(item_id, missing)[1],
+        )
+        for item_id in ids
     )
