@@ -30,8 +30,10 @@ from inspect_ai.model import (
 )
 
 from vivid_inspect.audit.self_preference import (
+    Participant,
     SelfPreferenceCard,
     SelfPreferenceError,
+    estimate,
     from_frame,
     interaction,
     run_self_preference,
@@ -259,8 +261,26 @@ def test_no_item_shared_by_every_cell_is_refused() -> None:
     cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT, CLAUDE))
     cells[(GPT_JUDGE, GPT)] = {i: v for i, v in cells[(GPT_JUDGE, GPT)].items() if i <= 20}
     cells[(CLAUDE_JUDGE, CLAUDE)] = {i: v for i, v in cells[(CLAUDE_JUDGE, CLAUDE)].items() if i > 20}
-    with pytest.raises(SelfPreferenceError, match="no item is scored by every judge for every generator"):
+    with pytest.raises(SelfPreferenceError) as caught:
         card_of(cells)
+    assert str(caught.value) == (
+        "no item is scored by every judge for every generator: 40 items are each scored by some cells only"
+    )
+
+
+def test_cells_without_any_score_are_named() -> None:
+    # The paper's folders: four judges on GPT-4o only, one judge on every model.
+    cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE, GEMINI_JUDGE), generators=GENERATORS)
+    for judge in (CLAUDE_JUDGE, GEMINI_JUDGE):
+        for model in (CLAUDE, LLAMA):
+            del cells[(judge, model)]
+    with pytest.raises(SelfPreferenceError) as caught:
+        from_frame(frame_of(cells), source="logs/paper")
+    assert str(caught.value) == (
+        "no item is scored by every judge for every generator in logs/paper: no scores for "
+        f"{label(CLAUDE_JUDGE)} × {CLAUDE}, {label(CLAUDE_JUDGE)} × {LLAMA}, "
+        f"{label(GEMINI_JUDGE)} × {CLAUDE}, {label(GEMINI_JUDGE)} × {LLAMA}"
+    )  # judges by name then model, generators by name
 
 
 def test_one_shared_item_gives_no_interval_and_no_flag() -> None:
@@ -497,3 +517,13 @@ def test_vivid_run_folder_with_families_declared_in_the_spec(tmp_path: Path, cap
     # Both judges score by chrF: no interaction, so the declared own family is not flagged.
     assert own.own_family and abs(own.interaction) < 1e-12 and not own.flagged
     assert card.exit_code == 0
+
+
+def test_many_empty_cells_are_counted_past_the_first_four() -> None:
+    judges = [Participant(label(j), j, None, "unknown") for j in JUDGES]
+    generators = [Participant(g, g, None, "unknown") for g in GENERATORS]
+    only_diagonal = {(label(j), g): {1: 3.0} for j, g in zip(JUDGES, GENERATORS, strict=True)}
+    with pytest.raises(SelfPreferenceError) as caught:
+        estimate(only_diagonal, judges, generators)
+    message = str(caught.value)
+    assert message.count(" × ") == 4 and message.endswith(" and 2 more")

@@ -48,6 +48,7 @@ DEFAULT_N_BOOT = 2000
 """Bootstrap resamples of the items."""
 # An interval "above 0" must clear rounding: a judge with no effect gets interactions of ±1e-16.
 _ABOVE_ZERO = 1e-9
+_SHOWN = 4  # empty cells named in a message
 
 __all__ = [
     "CellResult",
@@ -112,19 +113,16 @@ def estimate(
         raise SelfPreferenceError(_too_few(judges, generators, where))
     if n_boot < 1:
         raise SelfPreferenceError(f"n_boot must be at least 1, got {n_boot}")
-    scored: list[set[Hashable]] = []
+    scored: dict[tuple[str, str], set[Hashable]] = {}
     for j in judges:
         for g in generators:
             cell = scores.get((j.label, g.label), {})
-            scored.append({item for item, value in cell.items() if not math.isnan(value)})
-    shared = set.intersection(*scored)
+            scored[(j.label, g.label)] = {item for item, value in cell.items() if not math.isnan(value)}
+    shared = set.intersection(*scored.values())
     items = sorted_ids(shared)
-    left_out = len(set.union(*scored) - shared)
+    left_out = len(set.union(*scored.values()) - shared)
     if not items:
-        raise SelfPreferenceError(
-            f"no item is scored by every judge for every generator{where}: "
-            f"{len(judges)} judges × {len(generators)} generators, {left_out} items scored by some cells"
-        )
+        raise SelfPreferenceError(_nothing_shared(scored, left_out, where))
     matrix = np.array(
         [[[float(scores[(j.label, g.label)][item]) for item in items] for g in generators] for j in judges]
     )
@@ -353,6 +351,14 @@ def spec_families(log_dir: str | os.PathLike[str]) -> dict[str, str]:
                 if isinstance(name, str) and name:
                     declared[name] = family
     return declared
+
+
+def _nothing_shared(scored: Mapping[tuple[str, str], set[Hashable]], left_out: int, where: str) -> str:
+    """Why no item is shared: the cells with no score at all, else how many items are split."""
+    empty = [f"{judge} × {generator}" for (judge, generator), items in scored.items() if not items]
+    shown = ", ".join(empty[:_SHOWN]) + (f" and {len(empty) - _SHOWN} more" if len(empty) > _SHOWN else "")
+    why = f"no scores for {shown}" if empty else f"{left_out} items are each scored by some cells only"
+    return f"no item is scored by every judge for every generator{where}: {why}"
 
 
 def _too_few(judges: Sequence[Participant], generators: Sequence[Participant], where: str) -> str:
