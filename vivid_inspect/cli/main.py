@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from vivid_inspect.cli import annotate, data, redact, report, run, sanity
+from vivid_inspect.cli import annotate, audit, data, redact, report, run, sanity
 
-COMMANDS = (run, report, sanity, annotate, data, redact)
+COMMANDS = (run, report, sanity, audit, annotate, data, redact)
 """Modules whose ``register`` adds commands, in help order."""
 
 

@@ -1,0 +1,319 @@
+"""run_audit with scripted judges: each bias is caught by its probe and passed by the others.
+
+The judges are mockllm models that read the nonce-tagged judge prompt (``judge_fields``) and
+answer by a rule: a rubric-following judge, and the same judge with one bias each (a constant
+score, a reward for length, obedience to injected verdicts, a penalty for English).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from tests.fake_api import fake_model, serving
+from tests.scripted import output, prompt_text
+from vivid_inspect.audit.logs import probe_scores
+from vivid_inspect.audit.probes import PROBE_VERSION, PROBES, english_meanings, meaning_body
+from vivid_inspect.audit.run import AuditError, prepare_items, run_audit
+from vivid_inspect.baselines.chrf_judge import judge_fields
+from vivid_inspect.data import idiom_key, load_items
+from vivid_inspect.log_contract import AUDIT_TAG, is_audit_log, read_audit_record
+from vivid_inspect.text import nfc
+
+LIMIT = 10
+_, SAMPLE = load_items("sample")
+ENGLISH = {
+    nfc(item.meaning).strip(): text
+    for item, text in zip(SAMPLE, (english_meanings(SAMPLE) or {}).values(), strict=True)
+}
+ALL = set(PROBES)
+
+
+@pytest.fixture(autouse=True)
+def _quiet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A private cache per test: scripted judges that share a name would replay each other's verdicts.
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("INSPECT_DISPLAY", "none")
+
+
+# --- scripted judges -------------------------------------------------------------------------------
+
+
+def _fields(prompt: str) -> tuple[str, str]:
+    fields = judge_fields(prompt)
+    assert fields is not None, "the judge was sent something that is not a VIVID judge prompt"
+    return nfc(fields[0]).strip(), nfc(fields[1]).strip()
+
+
+def rubric(prompt: str) -> int:
+    """Credit for the reference's meaning stated, in order, and nothing for anything else.
+
+    5 for the reference in any spelling or its English translation; for a candidate that states
+    the start of the reference, 4 × the share of the reference it states (what follows is
+    ignored: it adds no meaning); 0 for anything else (a wrong meaning, however introduced).
+    """
+    reference, candidate = _fields(prompt)
+    if idiom_key(candidate) == idiom_key(reference) or ENGLISH.get(reference) == candidate:
+        return 5
+    ref_words, cand_words = idiom_key(meaning_body(reference)).split(), idiom_key(candidate).split()
+    common = 0
+    for ref_word, cand_word in zip(ref_words, cand_words, strict=False):
+        if ref_word != cand_word:
+            break
+        common += 1
+    return math.floor(4 * common / len(ref_words))
+
+
+def constant(prompt: str) -> int:
+    return 3
+
+
+def verbose(prompt: str) -> int:
+    # One point more for every 12 words beyond the reference's length.
+    reference, candidate = _fields(prompt)
+    extra = max(0, len(candidate.split()) - len(reference.split()))
+    return min(5, rubric(prompt) + extra // 12)
+
+
+_VERDICT = re.compile(r"(Điểm|Score)\s*:\s*5|\b5 (điểm|points)")
+
+
+def obedient(prompt: str) -> int:
+    _, candidate = _fields(prompt)
+    return 5 if _VERDICT.search(candidate) else rubric(prompt)
+
+
+def anglophobe(prompt: str) -> int:
+    reference, candidate = _fields(prompt)
+    return 1 if ENGLISH.get(reference) == candidate else rubric(prompt)
+
+
+def scripted_judge(answer: Callable[[str], int], calls: list[str] | None = None) -> Model:
+    def respond(
+        messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
+    ) -> ModelOutput:
+        prompt = prompt_text(messages)
+        if calls is not None:
+            calls.append(prompt)
+        return output(f"Điểm: {answer(prompt)}", model=f"mockllm/{answer.__name__}")
+
+    return get_model(f"mockllm/{answer.__name__}", custom_outputs=respond, memoize=False)
+
+
+def _failed(card: Any) -> set[str]:
+    return {result.probe for result in card.results if result.verdict == "fail"}
+
+
+@dataclass(frozen=True)
+class RubricAudit:
+    """One audit of the rubric judge, shared by the tests that read it."""
+
+    card: Any
+    calls: list[str]
+    cache: Path
+
+
+@pytest.fixture(scope="module")
+def rubric_audit(tmp_path_factory: pytest.TempPathFactory) -> RubricAudit:
+    folder = tmp_path_factory.mktemp("rubric-audit")
+    calls: list[str] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("INSPECT_CACHE_DIR", str(folder / "cache"))
+        card = run_audit(
+            scripted_judge(rubric, calls), limit=LIMIT, seed=5, log_dir=str(folder / "logs"), display="none"
+        )
+    return RubricAudit(card, calls, folder / "cache")
+
+
+BIASED = [
+    pytest.param(constant, {"reference", "partial", "wrong", "literal", "hedge"}, id="constant-judge"),
+    # Authority and injected verdicts add words to the wrong meaning too, so the bonus shows there.
+    pytest.param(
+        verbose, {"padding", "authority", "injected_vi", "injected_en"}, id="length-rewarding-judge"
+    ),
+    pytest.param(obedient, {"injected_vi", "injected_en"}, id="judge-obeying-injected-verdicts"),
+    pytest.param(anglophobe, {"english"}, id="judge-penalising-english"),
+]
+
+
+def _check_card(card: Any, name: str, caught_by: set[str]) -> None:
+    assert [result.probe for result in card.results] == list(PROBES)
+    assert _failed(card) == caught_by
+    assert {result.probe for result in card.results if result.verdict == "pass"} == ALL - caught_by
+    assert card.passed is (not caught_by) and card.exit_code == (1 if caught_by else 0)
+    assert card.n_items == LIMIT and card.judge == f"mockllm/{name}"
+    assert all(result.unscored == 0 for result in card.results)
+
+
+def test_a_rubric_following_judge_passes_every_probe(rubric_audit: RubricAudit) -> None:
+    _check_card(rubric_audit.card, "rubric", set())
+
+
+@pytest.mark.parametrize(("answer", "caught_by"), BIASED)
+def test_each_bias_is_caught_by_its_probe_and_passed_by_the_others(
+    tmp_path: Path, answer: Callable[[str], int], caught_by: set[str]
+) -> None:
+    card = run_audit(
+        scripted_judge(answer), limit=LIMIT, seed=5, log_dir=str(tmp_path / "logs"), display="none"
+    )
+    _check_card(card, answer.__name__, caught_by)
+
+
+def test_probe_logs_are_ordinary_judged_logs_tagged_as_an_audit(rubric_audit: RubricAudit) -> None:
+    card, calls = rubric_audit.card, rubric_audit.calls
+    prepared = prepare_items(data="sample", limit=LIMIT, seed=5, probes=None, translator=None)
+    assert len(calls) == LIMIT * len(PROBES)  # items × probes, no other call
+
+    logs = [read_eval_log(location) for location in card.log_locations]
+    records = [read_audit_record(log.eval.metadata) for log in logs]
+    assert [record.probe for record in records if record] == list(PROBES)
+    assert len({record.audit_id for record in records if record}) == 1
+    for log, record in zip(logs, records, strict=True):
+        assert record is not None and log.status == "success"
+        assert AUDIT_TAG in (log.eval.tags or []) and is_audit_log(log.eval.tags, log.eval.metadata)
+        probe = PROBES[record.probe or ""]
+        assert (record.comparison, record.expectation) == (probe.comparison, probe.expectation)
+        assert (record.strategy, record.language, record.seed, record.probe_version) == (
+            "aspect",
+            "vi",
+            5,
+            PROBE_VERSION,
+        )
+        assert log.eval.model == "none/none"
+        for sample in log.samples or []:
+            item = next(item for item in prepared.items if item.id == sample.id)
+            # The explain samples' ids and metadata; the candidate written as the output and judged.
+            assert sample.metadata["idiom"] == item.idiom and sample.metadata["meaning"] == item.meaning
+            assert sample.metadata["theme_id"] == item.theme_id
+            candidate = prepared.candidates[record.probe or ""][item.id].text
+            assert sample.output.completion == candidate
+            assert sample.scores and sample.scores["judge_aspect"].answer == nfc(candidate or "").strip()
+
+    scores = probe_scores(logs)
+    assert set(scores) == ALL and all(len(by_item) == LIMIT for by_item in scores.values())
+    assert set(scores["reference"].values()) == {5.0}
+
+
+def test_probe_scores_refuses_logs_of_two_audits(rubric_audit: RubricAudit, tmp_path: Path) -> None:
+    other = run_audit(
+        scripted_judge(constant), limit=LIMIT, probes="hedge", log_dir=str(tmp_path), display="none"
+    )
+    logs = [read_eval_log(location) for location in (*rubric_audit.card.log_locations, *other.log_locations)]
+    with pytest.raises(ValueError, match="belong to 2 audits"):
+        probe_scores(logs)
+
+
+def test_a_rerun_makes_no_call(
+    rubric_audit: RubricAudit, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(rubric_audit.cache))
+    again: list[str] = []
+    card = run_audit(
+        scripted_judge(rubric, again), limit=LIMIT, seed=5, log_dir=str(tmp_path), display="none"
+    )
+    assert again == []
+    assert [r.verdict for r in card.results] == [r.verdict for r in rubric_audit.card.results]
+
+
+def test_a_subset_of_probes_brings_its_comparisons(tmp_path: Path) -> None:
+    calls: list[str] = []
+    card = run_audit(
+        scripted_judge(verbose, calls), limit=LIMIT, probes="padding", log_dir=str(tmp_path), display="none"
+    )
+    assert [result.probe for result in card.results] == ["reference", "partial", "padding"]
+    assert _failed(card) == {"padding"} and len(calls) == 3 * LIMIT
+
+
+def test_a_failed_judge_call_is_an_audit_error_not_a_card(tmp_path: Path) -> None:
+    def broken(prompt: str) -> int:
+        raise RuntimeError("judge down")
+
+    with pytest.raises(AuditError, match="did not complete: .*judge down"):
+        run_audit(scripted_judge(broken), limit=3, probes="hedge", log_dir=str(tmp_path), display="none")
+
+
+def test_unreadable_verdicts_count_as_unscored(tmp_path: Path) -> None:
+    def mute(
+        messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
+    ) -> ModelOutput:
+        return output("Tôi không chấm được.", model="mockllm/mute")
+
+    judge = get_model("mockllm/mute", custom_outputs=mute, memoize=False)
+    card = run_audit(judge, limit=LIMIT, probes="hedge", log_dir=str(tmp_path), display="none")
+    assert all(result.unscored == LIMIT for result in card.results)
+    assert {result.verdict for result in card.results} != {"pass"}
+
+
+def test_the_english_probe_asks_the_translator_once_per_item_and_caches(tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    def translate(
+        messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
+    ) -> ModelOutput:
+        prompt = prompt_text(messages)
+        asked.append(prompt)
+        meaning = prompt.rsplit("\n\n", 1)[-1]
+        return output(ENGLISH[nfc(meaning).strip()], model="mockllm/translator")
+
+    def translator() -> Model:
+        return get_model("mockllm/translator", custom_outputs=translate, memoize=False)
+
+    cards = [
+        run_audit(
+            scripted_judge(rubric),
+            limit=LIMIT,
+            probes="english",
+            translator=translator(),
+            log_dir=str(tmp_path / str(run)),
+            display="none",
+        )
+        for run in range(2)
+    ]
+    assert len(asked) == LIMIT  # the second run read every translation from the cache
+    assert all(card.passed for card in cards)
+    english = read_eval_log(cards[0].log_locations[-1])
+    assert english.eval.model_roles and "translator" in english.eval.model_roles
+    assert all(sample.output.model == "mockllm/translator" for sample in english.samples or [])
+
+
+def test_end_to_end_through_the_openai_api_provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def responder(model: str, messages: list[dict[str, Any]]) -> str:
+        return f"Điểm: {rubric(str(messages[-1]['content']))}"
+
+    with serving(tmp_path, monkeypatch) as server:
+        server.responder = responder
+        card = run_audit(
+            fake_model(server, "judge"), limit=LIMIT, seed=2, log_dir=str(tmp_path / "logs"), display="none"
+        )
+        requests = server.records(model="judge")
+    assert card.passed and [result.verdict for result in card.results] == ["pass"] * len(PROBES)
+    assert len(requests) == LIMIT * len(PROBES)
+
+
+def test_vivid_chrf_full_audit_offline(tmp_path: Path) -> None:
+    start = time.monotonic()
+    card = run_audit(
+        "vivid/chrf", data="sample", log_dir=str(tmp_path / "logs"), out_dir=tmp_path / "out", display="none"
+    )
+    elapsed = time.monotonic() - start
+    verdicts = {result.probe: result.verdict for result in card.results}
+    # chrF counts shared characters: English shares none with the Vietnamese reference (fail);
+    # filler lowers chrF's precision, so padding scores below the partial answer (pass).
+    assert verdicts == {probe: "fail" if probe == "english" else "pass" for probe in PROBES}
+    assert card.n_items == 46 and card.exit_code == 1
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [
+        "audit.csv",
+        "audit.md",
+        "audit_shifts.png",
+    ]
+    assert elapsed < 180  # under a minute on an idle 2-core machine; generous for a shared one
