@@ -527,3 +527,13 @@ def test_many_empty_cells_are_counted_past_the_first_four() -> None:
         estimate(only_diagonal, judges, generators)
     message = str(caught.value)
     assert message.count(" × ") == 4 and message.endswith(" and 2 more")
+
+
+def test_names_from_logs_cannot_break_the_card_or_run_in_a_spreadsheet(tmp_path: Path) -> None:
+    hostile = '=HYPERLINK("http://x")|a\nb'
+    cells = {(j, g if g != LLAMA else hostile): v for (j, g), v in scores().items()}
+    card = card_of(cells).write(tmp_path)
+    table = pd.read_csv(tmp_path / "self_preference.csv", keep_default_na=False)
+    assert set(table["generator"]) == {GPT, CLAUDE, "'" + hostile}
+    rows = [line for line in card.markdown().splitlines() if line.startswith("| interaction")]
+    assert rows and rows[0].count(" | ") == len(GENERATORS)  # the name's | and newline stay in one cell

@@ -210,7 +210,7 @@ class SelfPreferenceCard:
         Raises:
             SelfPreferenceError: If ``out_dir`` is a file or cannot be created.
         """
-        from vivid_inspect.report.sheet_files import write_atomic
+        from vivid_inspect.report.sheet_files import neutralise, write_atomic
 
         out = Path(out_dir)
         if out.exists() and not out.is_dir():
@@ -221,7 +221,11 @@ class SelfPreferenceCard:
             raise SelfPreferenceError(
                 f"output folder {str(out)!r} cannot be created: {error.strerror}"
             ) from None
-        table = Table(name="self_preference", title="Self-preference", frame=pd.DataFrame(self.rows()))
+        # Names come from logs: a spreadsheet must show a model named "=HYPERLINK(...)", not run it.
+        rows = [
+            {k: neutralise(v) if isinstance(v, str) else v for k, v in row.items()} for row in self.rows()
+        ]
+        table = Table(name="self_preference", title="Self-preference", frame=pd.DataFrame(rows))
         files = (out / MARKDOWN_FILE, out / CSV_FILE)
         write_atomic(files[0], self.markdown())
         write_atomic(files[1], to_csv(table))
@@ -243,4 +247,5 @@ def _signed(value: float | None) -> str:
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|")
+    # One table cell, whatever a log's model name holds.
+    return " ".join(text.split()).replace("|", "\\|")
