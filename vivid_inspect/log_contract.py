@@ -27,6 +27,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+# The language names live in a module without pydantic, so `vivid --help` can read them; they are
+# part of this contract and re-exported here.
+from vivid_inspect.languages import DEFAULT_LANGUAGE, JUDGE_LANGUAGES, check_language
+
 logger = logging.getLogger(__name__)
 
 VIVID_JUDGE_KEY = "vivid_judge"
@@ -43,23 +47,6 @@ USAGE_KEY = "usage"
 """Field of the record holding ``{scorer name: {"usage", "calls", "cached_calls"}}``."""
 NO_JUDGE = "none"
 """``explain(judge=...)`` value of a generation-only log: no scorer; judged logs score it afterwards."""
-
-
-JUDGE_LANGUAGES = ("vi", "en")
-"""Languages an LLM judge's instructions can be written in; the data blocks stay Vietnamese."""
-DEFAULT_LANGUAGE = "vi"
-"""The paper's judge language. Its columns carry no suffix, so logs judged before English existed read."""
-
-
-def check_language(language: object) -> str:
-    """``language`` if it is one of :data:`JUDGE_LANGUAGES`.
-
-    Raises:
-        ValueError: Naming the allowed values, for anything else (``"EN"``, ``"fr"``, ``None``).
-    """
-    if isinstance(language, str) and language in JUDGE_LANGUAGES:
-        return language
-    raise ValueError(f"unknown judge language {language!r}; expected one of {', '.join(JUDGE_LANGUAGES)}")
 
 
 def judge_column(strategy: str, language: str = DEFAULT_LANGUAGE) -> str:

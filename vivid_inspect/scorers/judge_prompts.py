@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from vivid_inspect.log_contract import DEFAULT_LANGUAGE, check_language
+from vivid_inspect.languages import DEFAULT_LANGUAGE, check_language
 from vivid_inspect.text import nfc
 
 JUDGE_PROMPT_VERSION = 2
