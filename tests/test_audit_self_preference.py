@@ -537,3 +537,17 @@ def test_names_from_logs_cannot_break_the_card_or_run_in_a_spreadsheet(tmp_path:
     assert set(table["generator"]) == {GPT, CLAUDE, "'" + hostile}
     rows = [line for line in card.markdown().splitlines() if line.startswith("| interaction")]
     assert rows and rows[0].count(" | ") == len(GENERATORS)  # the name's | and newline stay in one cell
+
+
+def test_an_llm_judge_without_a_recorded_model_has_an_unknown_family_not_none() -> None:
+    cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT, CLAUDE))
+    frame = frame_of(cells)
+    frame.loc[frame["judge_model"] == GPT_JUDGE, ["judge", "judge_model"]] = ["judge_cot", None]
+    lexical = frame[frame["judge_model"] == CLAUDE_JUDGE].assign(
+        judge="lexical", judge_model=None, strategy="lexical"
+    )
+    card = from_frame(pd.concat([frame, lexical], ignore_index=True), n_boot=100)
+    families = {p.label: (p.family, p.source) for p in card.judges}
+    assert families["judge_cot"] == (None, "unknown")
+    assert families["lexical"] == ("none", "inferred")
+    assert "family unknown for judge_cot" in card.markdown()

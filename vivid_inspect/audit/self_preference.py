@@ -40,8 +40,8 @@ from vivid_inspect.audit.self_preference_card import (
     SelfPreferenceCard,
     SelfPreferenceError,
 )
-from vivid_inspect.log_contract import PANEL_STRATEGY
-from vivid_inspect.report.judges import JudgeKey, judge_keys, judge_rows, latest
+from vivid_inspect.log_contract import LEXICAL, PANEL_STRATEGY
+from vivid_inspect.report.judges import JudgeKey, judge_keys, judge_rows, latest, strategy_of
 from vivid_inspect.report.score_stats import percentile_ci, resamples, sorted_ids
 
 DEFAULT_N_BOOT = 2000
@@ -234,7 +234,7 @@ def from_frame(
         (model, prompt): f"{model} ({prompt})" if prompts[model] > 1 else str(model)
         for model, prompt in rows[["model", "prompt"]].drop_duplicates().itertuples(index=False)
     }
-    judges = [_judge(key, declared) for key in keys]
+    judges = [_judge(key, strategy_of(rows, key), declared) for key in keys]
     generators = []
     for (model, _prompt), label in sorted(generator_of.items(), key=lambda kv: kv[1]):
         family, origin = resolve_family(str(model), declared)
@@ -249,8 +249,11 @@ def from_frame(
     return estimate(scores, judges, generators, seed=seed, n_boot=n_boot, source=source, notes=notes)
 
 
-def _judge(key: JudgeKey, declared: Mapping[str, str]) -> Participant:
+def _judge(key: JudgeKey, strategy: str, declared: Mapping[str, str]) -> Participant:
     family, origin = resolve_family(key.model or None, declared, aliases=(key.name,))
+    if not key.model and strategy != LEXICAL and origin == "inferred":
+        # An LLM judge whose log did not record its model: its family is unknown, not "none".
+        family, origin = None, "unknown"
     return Participant(label=key.label, model=key.model or None, family=family, source=origin)
 
 
