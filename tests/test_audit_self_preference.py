@@ -455,6 +455,17 @@ def test_real_logs_flag_a_judge_favouring_a_declared_family(real_logs: Path, tmp
     assert "wrote self_preference.md, self_preference.csv" in printed.err
 
 
+def test_vivid_audit_from_on_the_command_line(real_logs: Path, tmp_path: Path, capsys) -> None:
+    argv = ["audit", "--from", str(real_logs), "--family", f"{FAN}=lab", "--family", "vivid/literal=lab"]
+    assert main([*argv, "--out", str(tmp_path / "a"), "--seed", "7"]) == 1
+    flagged = capsys.readouterr().out
+    assert "**Flagged**" in flagged and "seed 7" in flagged
+    assert main(["audit", "--from", str(real_logs), "--out", str(tmp_path / "b")]) == 0
+    assert "No judge is flagged" in capsys.readouterr().out
+    assert main(["audit", "--from", str(tmp_path / "nowhere")]) == 2
+    assert str(tmp_path / "nowhere") in capsys.readouterr().err
+
+
 def test_real_logs_of_offline_models_have_no_family_to_prefer(real_logs: Path, tmp_path: Path) -> None:
     card = run_self_preference(real_logs, out_dir=tmp_path)
     fan = card.cell(f"judge_aspect [{FAN}]", "vivid/literal")
