@@ -18,6 +18,7 @@ from vivid_inspect.inputs.human_scores import read_generation_record, read_human
 from vivid_inspect.report import paper, plots
 from vivid_inspect.report.binding import bind_generation, generations_in
 from vivid_inspect.report.judges import PAPER_JUDGE, choose_judge, judge_rows
+from vivid_inspect.report.log_files import AUDIT, NOT_GENERATIONS, SANITY
 from vivid_inspect.report.logs import LogSet, read_logs
 from vivid_inspect.report.reliability import Reliability, build_reliability
 from vivid_inspect.report.render import (
@@ -221,6 +222,7 @@ def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool) -> st
         )
     for skipped in logset.skipped:
         lines.append(f"- skipped: {skipped}")
+    lines.extend(_set_aside_notes(logset))
     stale = stale_judgements(logset.scores)
     if stale:
         lines.append(f"- {stale}")
@@ -229,6 +231,21 @@ def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool) -> st
         lines.append("- no human scores: pass --human FILE for the agreement statistics of Table 1")
     lines.append("")
     return "\n".join(lines) + "\n" + "\n".join(to_markdown(table) for table in tables)
+
+
+def _set_aside_notes(logset: LogSet, limit: int = 10) -> list[str]:
+    """One note per kind of judged log that holds no generations (audit, sanity), naming the logs."""
+    notes = []
+    for kind, paths in ((AUDIT, logset.audits), (SANITY, logset.sanity)):
+        if not paths:
+            continue
+        rels = [path.relative_to(logset.root).as_posix() for path in paths]
+        listed = ", ".join(rels[:limit]) + (f" and {len(rels) - limit} more" if len(rels) > limit else "")
+        notes.append(
+            f"- set aside {len(rels)} {kind} log(s), read by no table of generations: {listed}; "
+            f"each is {NOT_GENERATIONS[kind]}"
+        )
+    return notes
 
 
 def _left_out_notes(logset: LogSet) -> list[str]:

@@ -20,12 +20,21 @@ from inspect_ai.log import EvalLog, read_eval_log, read_eval_log_sample_summarie
 
 from vivid_inspect.bounded_zip import Budget, check_members, max_inflated
 from vivid_inspect.inspect_private import eval_header_members, eval_summary_members
-from vivid_inspect.log_contract import short_task
+from vivid_inspect.log_contract import is_audit_log, short_task
+from vivid_inspect.sanity import SANITY_TAG
 
 CLASSIFICATION_TASKS = ("topic", "traits")
 VIVID_TASKS = ("explain", *CLASSIFICATION_TASKS)
 """The tasks whose logs a report reads."""
 _PACKAGE = "vivid_inspect"
+
+AUDIT = "audit"
+SANITY = "sanity"
+NOT_GENERATIONS = {
+    AUDIT: "an audit log of `vivid audit` (the audited judge's scores of made-up probe answers)",
+    SANITY: "a sanity log of `vivid sanity` (a judge's scores of the oracle's and the literal baseline's answers)",
+}
+"""The logs a folder may hold that are judged, but hold no model's generations, with what each is."""
 
 # Inspect's own rule for .json log names (an ISO timestamp first); .eval files are always logs.
 _JSON_LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
@@ -79,6 +88,29 @@ def is_vivid_log(header: EvalLog) -> bool:
         and task_file.parent.name == _PACKAGE
         and task_file.name == "tasks.py"
     )
+
+
+def not_generations(header: EvalLog) -> str | None:
+    """Whether a log holds judged candidates that no model under test wrote, and which tool wrote it.
+
+    ``vivid audit`` and ``vivid sanity`` judge made-up answers (probe candidates; the oracle's and
+    the literal baseline's); read as generations they would add a model to Tables 3 and 4, a
+    judge to the reliability tables, a candidate generation for the human scores and for
+    ``vivid annotate export``.
+
+    Args:
+        header: A log header.
+
+    Returns:
+        :data:`AUDIT` (tagged or recorded as an audit log, whatever its task), :data:`SANITY`
+        (tagged by ``vivid sanity``), or None for any other log.
+    """
+    tags, metadata = header.eval.tags, header.eval.metadata
+    if is_audit_log(tags, metadata):
+        return AUDIT
+    if SANITY_TAG in (tags or []):
+        return SANITY
+    return None
 
 
 def read_header(path: Path, budget: Budget) -> EvalLog:

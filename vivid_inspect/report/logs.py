@@ -32,10 +32,13 @@ from inspect_ai.log import EvalLog
 from vivid_inspect.bounded_zip import Budget, max_inflated
 from vivid_inspect.redact import redact
 from vivid_inspect.report.log_files import (
+    AUDIT,
     CLASSIFICATION_TASKS,
+    SANITY,
     VIVID_TASKS,
     find_log_files,
     is_vivid_log,
+    not_generations,
     read_header,
     read_summaries,
 )
@@ -72,12 +75,17 @@ class LogSet:
         scores: One row per (log, sample, epoch, scorer); see :data:`SCORE_COLUMNS`.
         skipped: Files that look like logs but were not read (unreadable, too large once inflated,
             or logs of another task), each ``path: reason`` on one line.
+        audits: Logs of ``vivid audit``, set aside: they hold no generations (their scores are
+            read by the audit tables alone).
+        sanity: Logs of ``vivid sanity``, set aside: they hold no generations.
     """
 
     root: Path
     logs: tuple[LogRef, ...]
     scores: pd.DataFrame
     skipped: tuple[str, ...] = ()
+    audits: tuple[Path, ...] = ()
+    sanity: tuple[Path, ...] = ()
 
 
 def read_logs(
@@ -97,6 +105,9 @@ def read_logs(
     Returns:
         The logs and their scores. Files that fail to read, inflate past the cap or are logs of
         another task are listed in ``skipped`` (``vivid report`` warns about each on stderr).
+        Audit and sanity logs are set aside in ``audits`` and ``sanity``: their samples are
+        judged made-up answers, not a model's generations (see
+        :func:`vivid_inspect.report.log_files.not_generations`).
 
     Raises:
         ValueError: If ``log_dir`` is not a folder.
@@ -105,6 +116,7 @@ def read_logs(
     limit = max_inflated_bytes if max_inflated_bytes is not None else max_inflated()
     headers: list[tuple[Path, EvalLog, Budget]] = []
     skipped: list[str] = []
+    set_aside: dict[str, list[Path]] = {}
 
     def skip(rel: str, reason: str) -> None:
         entry = one_line(f"{rel}: {reason}")
@@ -118,6 +130,10 @@ def read_logs(
             header = read_header(path, budget)
         except Exception as error:  # noqa: BLE001 - a broken file is reported, not fatal
             skip(rel, f"{type(error).__name__}: {error}")
+            continue
+        kind = not_generations(header)
+        if kind is not None:  # before the task check: an audit's probe tasks are not VIVID's own
+            set_aside.setdefault(kind, []).append(path)
             continue
         if not is_vivid_log(header):
             skip(rel, f"not a log of a VIVID task (task {header.eval.task!r})")
@@ -139,7 +155,14 @@ def read_logs(
     scores = scores.astype(
         {"value": "float64", "lenient": "float64", "epoch": "int64", "repeat": "float64", "cached": "float64"}
     )
-    return LogSet(root=root, logs=tuple(refs), scores=scores, skipped=tuple(skipped))
+    return LogSet(
+        root=root,
+        logs=tuple(refs),
+        scores=scores,
+        skipped=tuple(skipped),
+        audits=tuple(set_aside.get(AUDIT, ())),
+        sanity=tuple(set_aside.get(SANITY, ())),
+    )
 
 
 def one_line(text: str, limit: int = _SKIPPED_LIMIT) -> str:

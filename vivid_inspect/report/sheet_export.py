@@ -22,6 +22,7 @@ from vivid_inspect.generation_key import Generation, candidate_list, choose, gen
 from vivid_inspect.inputs.human_scores import record_path
 from vivid_inspect.log_contract import short_task
 from vivid_inspect.report.binding import generations_in
+from vivid_inspect.report.log_files import NOT_GENERATIONS, not_generations
 from vivid_inspect.report.logs import read_logs, read_summaries
 from vivid_inspect.report.sheet_files import check_output, cut, neutralise, write_atomic
 from vivid_inspect.taxonomy import THEME_NAMES
@@ -52,17 +53,22 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
     Returns:
         The log file and its generation. A judged copy (eval metadata ``vivid_judge``) stands in
         for its generation only when the generation log itself is not in the folder; files that
-        are not readable VIVID logs are left out, as the report leaves them out.
+        are not readable VIVID logs, and audit and sanity logs (judged made-up answers), are left
+        out, as the report leaves them out.
 
     Raises:
-        ValueError: Not an explanation log, no explanation log in the folder, or several and
-            ``generation`` does not pick one (the message lists them by key, model, prompt, log).
+        ValueError: Not an explanation log (or an audit or sanity log), no explanation log in
+            the folder, or several and ``generation`` does not pick one (the message lists them
+            by key, model, prompt, log).
     """
     path = Path(source)
     if path.is_file():
         header = _header(path)
         if header is None:
             raise ValueError(f"{path}: not a readable Inspect log")
+        kind = not_generations(header)
+        if kind is not None:
+            raise ValueError(f"{path}: is {NOT_GENERATIONS[kind]}, not a generation of explanations")
         if short_task(header.eval.task) != "explain":
             raise ValueError(f"{path}: is a {short_task(header.eval.task)} log, not an explanation log")
         found = generation_of(header, path.as_posix())

@@ -1,0 +1,211 @@
+"""Audit and sanity logs in a run folder are never read as generations.
+
+`vivid audit` writes one log per probe, judged by the audited judge; `vivid sanity` writes the
+judged explanations of the oracle and the literal baselines. Both hold judge scores of made-up
+candidates, so in a `vivid run` folder they must not become a model's row in Tables 3 and 4, a
+judge's rows in the reliability tables, a line of the usage table, a candidate generation for the
+human scores, or the generation `vivid annotate export` draws its sheet from.
+
+The folder is a small offline run (one explanation generation judged by the chrF grader and the
+lexical judge, and a topic run). Each intruder is one of its judged logs rewritten as the other
+tool writes it, under another model's name so that, read as a generation, it would change the
+tables.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
+
+from vivid_inspect.cli.main import main
+from vivid_inspect.log_contract import AUDIT_TAG, VIVID_JUDGE_KEY, AuditRecord
+from vivid_inspect.report.annotate import export_sheet
+from vivid_inspect.report.binding import generations_in
+from vivid_inspect.report.build import Report, write_report
+from vivid_inspect.report.logs import read_logs
+from vivid_inspect.sanity import SANITY_TAG
+
+INTRUDER = "mockllm/intruder"
+RECORD = AuditRecord(
+    audit_id="audit-1",
+    probe="reference",
+    comparison=None,
+    expectation="high",
+    judge="vivid/chrf",
+    strategy="aspect",
+    language="vi",
+    data="sample",
+    seed=0,
+    probe_version=1,
+)
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small offline run folder, made once for the module."""
+    root = tmp_path_factory.mktemp("audit-logs")
+    spec = {
+        "name": "audit_logs",
+        "data": "sample",
+        "log_dir": "logs",
+        "runs": [
+            {
+                "name": "explanations",
+                "tasks": ["explain"],
+                "prompts": ["zero_shot"],
+                "models": ["vivid/oracle"],
+                "sample": {"n": 10, "by": "theme", "seed": 0},
+            },
+            {
+                "name": "classification",
+                "tasks": ["topic"],
+                "models": ["vivid/oracle"],
+                "sample": {"n": 10, "by": "theme", "seed": 0},
+            },
+        ],
+        "judges": [
+            {"name": "chrf_aspect", "strategy": "aspect", "model": "vivid/chrf"},
+            {"name": "lexical", "strategy": "lexical"},
+        ],
+    }
+    path = root / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    log_dir = root / "logs"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("INSPECT_CACHE_DIR", str(root / "cache"))
+        assert main(["run", str(path), "--log-dir", str(log_dir), "--display", "none", "--no-report"]) == 0
+    return log_dir
+
+
+def _as_other_model(log: EvalLog) -> None:
+    """A new eval of another model: read as a generation, it would be a row of its own."""
+    log.eval.model = INTRUDER
+    log.eval.eval_id = "intruder-eval"
+    log.eval.run_id = "intruder-run"
+    log.eval.metadata = {k: v for k, v in (log.eval.metadata or {}).items() if k != VIVID_JUDGE_KEY}
+
+
+def _audit_tag_and_record(log: EvalLog) -> None:
+    log.eval.tags = [AUDIT_TAG]
+    log.eval.metadata = (log.eval.metadata or {}) | RECORD.metadata()
+
+
+def _audit_record_only(log: EvalLog) -> None:
+    log.eval.metadata = (log.eval.metadata or {}) | RECORD.metadata()
+
+
+def _audit_tag_only(log: EvalLog) -> None:
+    log.eval.tags = [*(log.eval.tags or []), AUDIT_TAG]
+
+
+def _audit_task(log: EvalLog) -> None:
+    """As `vivid audit` names its tasks: ``audit_<probe>``, run with no model of its own."""
+    _audit_tag_and_record(log)
+    log.eval.task = "audit_reference"
+    log.eval.task_registry_name = None
+    log.eval.task_file = None
+    log.eval.model = "none/none"
+
+
+def _sanity(log: EvalLog) -> None:
+    log.eval.tags = [SANITY_TAG]
+    log.eval.metadata = (log.eval.metadata or {}) | {"sanity_judge": "vivid/chrf", "sanity_strategy": "aspect"}
+
+
+SHAPES: dict[str, tuple[Callable[[EvalLog], None], str]] = {
+    "audit-tag-and-record": (_audit_tag_and_record, "audit"),
+    "audit-record-only": (_audit_record_only, "audit"),
+    "audit-tag-only": (_audit_tag_only, "audit"),
+    "audit-task-name": (_audit_task, "audit"),
+    "sanity-tag": (_sanity, "sanity"),
+}
+
+
+def _judged_log(log_dir: Path) -> Path:
+    """The chrF grader's judged copy of the explanation generation."""
+    found = [
+        path
+        for path in sorted(log_dir.rglob("*.eval"))
+        if (read_eval_log(str(path), header_only=True).eval.metadata or {}).get(VIVID_JUDGE_KEY, {}).get("name")
+        == "chrf_aspect"
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _with_intruder(base: Path, tmp_path: Path, shape: str) -> tuple[Path, str]:
+    folder = Path(shutil.copytree(base, tmp_path / "logs"))
+    log = read_eval_log(str(_judged_log(folder)))
+    _as_other_model(log)
+    SHAPES[shape][0](log)
+    target = folder / "elsewhere" / "2026-01-01T00-00-00+00-00_intruder.eval"
+    target.parent.mkdir()
+    write_eval_log(log, str(target))
+    return folder, target.relative_to(folder).as_posix()
+
+
+def _report(folder: Path, out: Path) -> Report:
+    return write_report(folder, out_dir=out, formats=["md"], figures=False)
+
+
+def _same_tables(expected: Report, got: Report) -> None:
+    by_name = {table.name: table for table in got.tables}
+    for table in expected.tables:
+        assert table.name in by_name, table.name
+        pd.testing.assert_frame_equal(by_name[table.name].frame, table.frame, obj=table.name)
+        assert by_name[table.name].notes == table.notes, table.name
+    # Only the audit's own tables may be added.
+    added = set(by_name) - {table.name for table in expected.tables}
+    assert all(name.startswith("audit") for name in added), added
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_the_report_tables_are_the_same_with_the_log_in_the_folder(
+    base: Path, tmp_path: Path, shape: str
+) -> None:
+    folder, rel = _with_intruder(base, tmp_path, shape)
+    expected = _report(base, tmp_path / "expected")
+    got = _report(folder, tmp_path / "got")
+    _same_tables(expected, got)
+    assert got.skipped == expected.skipped == ()  # set aside, not warned about
+    assert INTRUDER not in got.markdown.split("### ", 1)[-1]
+    kind = SHAPES[shape][1]
+    assert any(kind in line and rel in line for line in got.markdown.splitlines() if line.startswith("- "))
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_the_log_is_set_aside_not_read_as_a_generation(base: Path, tmp_path: Path, shape: str) -> None:
+    folder, rel = _with_intruder(base, tmp_path, shape)
+    logset = read_logs(folder)
+    assert rel not in {ref.rel for ref in logset.logs}
+    assert INTRUDER not in set(logset.scores["model"])
+    assert logset.skipped == ()
+    kind = SHAPES[shape][1]
+    set_aside = logset.audits if kind == "audit" else logset.sanity
+    assert [path.relative_to(folder).as_posix() for path in set_aside] == [rel]
+    assert generations_in(logset) == generations_in(read_logs(base))
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_annotate_export_draws_from_the_one_generation(base: Path, tmp_path: Path, shape: str) -> None:
+    folder, _ = _with_intruder(base, tmp_path, shape)
+    expected = export_sheet(base, tmp_path / "expected.csv", n=5)
+    got = export_sheet(folder, tmp_path / "got.csv", n=5)
+    pd.testing.assert_frame_equal(got, expected)
+    assert (tmp_path / "got.csv").read_bytes() == (tmp_path / "expected.csv").read_bytes()
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_annotate_export_refuses_the_log_given_as_a_file(base: Path, tmp_path: Path, shape: str) -> None:
+    folder, rel = _with_intruder(base, tmp_path, shape)
+    kind = SHAPES[shape][1]
+    with pytest.raises(ValueError, match=f"{kind} log") as raised:
+        export_sheet(folder / rel, tmp_path / "sheet.csv", n=5)
+    assert "\n" not in str(raised.value)
+    assert not (tmp_path / "sheet.csv").exists()
