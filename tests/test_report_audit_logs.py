@@ -115,7 +115,10 @@ def _audit_task(log: EvalLog) -> None:
 
 def _sanity(log: EvalLog) -> None:
     log.eval.tags = [SANITY_TAG]
-    log.eval.metadata = (log.eval.metadata or {}) | {"sanity_judge": "vivid/chrf", "sanity_strategy": "aspect"}
+    log.eval.metadata = (log.eval.metadata or {}) | {
+        "sanity_judge": "vivid/chrf",
+        "sanity_strategy": "aspect",
+    }
 
 
 SHAPES: dict[str, tuple[Callable[[EvalLog], None], str]] = {
@@ -132,7 +135,9 @@ def _judged_log(log_dir: Path) -> Path:
     found = [
         path
         for path in sorted(log_dir.rglob("*.eval"))
-        if (read_eval_log(str(path), header_only=True).eval.metadata or {}).get(VIVID_JUDGE_KEY, {}).get("name")
+        if (read_eval_log(str(path), header_only=True).eval.metadata or {})
+        .get(VIVID_JUDGE_KEY, {})
+        .get("name")
         == "chrf_aspect"
     ]
     assert len(found) == 1, found
