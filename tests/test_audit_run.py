@@ -27,7 +27,7 @@ from vivid_inspect.audit.probes import PROBE_VERSION, PROBES, english_meanings, 
 from vivid_inspect.audit.run import AuditError, prepare_items, run_audit
 from vivid_inspect.baselines.chrf_judge import judge_fields
 from vivid_inspect.data import idiom_key, load_items
-from vivid_inspect.log_contract import AUDIT_TAG, is_audit_log, read_audit_record
+from vivid_inspect.log_contract import AUDIT_TAG, AuditRecord, is_audit_log, read_audit_record
 from vivid_inspect.text import nfc
 
 LIMIT = 10
@@ -317,3 +317,21 @@ def test_vivid_chrf_full_audit_offline(tmp_path: Path) -> None:
         "audit_shifts.png",
     ]
     assert elapsed < 180  # under a minute on an idle 2-core machine; generous for a shared one
+
+
+def test_english_instructions_are_another_judge_with_its_own_column(tmp_path: Path) -> None:
+    calls: list[str] = []
+    card = run_audit(
+        scripted_judge(rubric, calls),
+        language="en",
+        limit=LIMIT,
+        probes="hedge",
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert card.passed and card.language == "en"
+    assert all("The data to grade is in three tagged blocks" in prompt for prompt in calls)
+    logs = [read_eval_log(location) for location in card.log_locations]
+    assert all(set((log.samples or [])[0].scores or {}) == {"judge_aspect_en"} for log in logs)
+    assert {(read_audit_record(log.eval.metadata) or AuditRecord()).language for log in logs} == {"en"}
+    assert set(probe_scores(logs)["reference"].values()) == {5.0}

@@ -7,42 +7,18 @@ record's strategy and language. Imports nothing heavy: ``vivid report`` and the 
 
 from __future__ import annotations
 
-import inspect as pyinspect
 import math
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from vivid_inspect.log_contract import judge_column as _judge_column
-from vivid_inspect.log_contract import read_audit_record
+from vivid_inspect.languages import DEFAULT_LANGUAGE
+from vivid_inspect.log_contract import judge_column, read_audit_record
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog
 
-DEFAULT_LANGUAGE = "vi"
-"""The paper's judge language, the audit's default."""
-
 ProbeScores = dict[str, dict[int | str, float]]
 """Probe -> item id -> the judge's score (NaN when unscored)."""
-
-
-def audit_column(strategy: str, language: str = DEFAULT_LANGUAGE) -> str:
-    """The result column of an audited judge (the log contract's ``judge_column``).
-
-    Args:
-        strategy: The judge strategy.
-        language: The language of the judge's instructions.
-
-    Returns:
-        The column name.
-
-    Raises:
-        ValueError: The language is unknown, or not Vietnamese where the judges know no other.
-    """
-    if "language" in pyinspect.signature(_judge_column).parameters:
-        return str(cast(Any, _judge_column)(strategy, language=language))
-    if language != DEFAULT_LANGUAGE:
-        raise ValueError(f"judge language {language!r} is not available in this version; use vi")
-    return _judge_column(strategy)
 
 
 def _score(sample: Any, column: str) -> float:
@@ -87,6 +63,6 @@ def probe_scores(logs: Iterable[EvalLog]) -> ProbeScores:
     for probe, log in chosen.items():
         record = read_audit_record(log.eval.metadata)
         assert record is not None  # chosen above for having one
-        column = audit_column(record.strategy or "aspect", record.language or DEFAULT_LANGUAGE)
+        column = judge_column(record.strategy or "aspect", record.language or DEFAULT_LANGUAGE)
         scores[probe] = {sample.id: _score(sample, column) for sample in log.samples or []}
     return scores

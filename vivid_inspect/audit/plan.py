@@ -141,17 +141,16 @@ def make_audit_plan(
             strategy or language.
     """
     from vivid_inspect.audit.probe_texts import TRANSLATOR_PROMPT
-    from vivid_inspect.audit.run import check_language, prepare_items
+    from vivid_inspect.audit.run import prepare_items
     from vivid_inspect.audit.task import TRANSLATOR_CONFIG
+    from vivid_inspect.languages import check_language
     from vivid_inspect.runner.plan import tokens
-    from vivid_inspect.scorers import judge_prompts
     from vivid_inspect.scorers.judge import get_strategy
-    from vivid_inspect.scorers.judge_prompts import render_judge_prompt
+    from vivid_inspect.scorers.judge_prompts import judge_template, render_judge_prompt
 
     spec = get_strategy(strategy)
     check_language(language)
-    template_of = getattr(judge_prompts, "judge_template", None)
-    template = template_of(strategy, language) if template_of is not None else spec.template
+    template = judge_template(strategy, language)
     prepared = prepare_items(data=data, limit=limit, seed=seed, probes=probes, translator=translator)
     prompt_tokens = 0
     for name in prepared.probes:

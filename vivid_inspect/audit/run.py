@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vivid_inspect.audit.logs import DEFAULT_LANGUAGE
 from vivid_inspect.audit.probes import (
     ENGLISH,
     PROBE_VERSION,
@@ -28,6 +27,7 @@ from vivid_inspect.audit.probes import (
     english_meanings,
     parse_probes,
 )
+from vivid_inspect.languages import DEFAULT_LANGUAGE, check_language
 from vivid_inspect.sanity import choose_ids
 
 if TYPE_CHECKING:
@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from vivid_inspect.audit.verdicts import Thresholds
     from vivid_inspect.data import VividItem
 
-LANGUAGES = ("vi", "en")
-"""Languages of the judge's instructions the audit accepts."""
 DEFAULT_LIMIT = None
 """Items per audit by default: every item (the bundled sample's 46 make 506 judge calls)."""
 
@@ -67,17 +65,6 @@ class AuditItems:
     candidates: dict[str, dict[int, Candidate]]
     notes: tuple[str, ...]
     translated: bool
-
-
-def check_language(language: str) -> str:
-    """``language`` when the audit accepts it.
-
-    Raises:
-        ValueError: Naming the accepted languages.
-    """
-    if language not in LANGUAGES:
-        raise ValueError(f"unknown judge language {language!r}; expected one of {', '.join(LANGUAGES)}")
-    return language
 
 
 def prepare_items(

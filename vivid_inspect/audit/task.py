@@ -10,9 +10,7 @@ solver asks the ``translator`` role once per item (cached), and the log shows th
 
 from __future__ import annotations
 
-import inspect as pyinspect
 from collections.abc import Sequence
-from typing import Any, cast
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -23,12 +21,12 @@ from inspect_ai.model import (
     ModelOutput,
     get_model,
 )
-from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from vivid_inspect.audit.probe_texts import TRANSLATOR_PROMPT
 from vivid_inspect.audit.probes import PROBE_VERSION, PROBES, Candidate
 from vivid_inspect.data import VividItem, item_metadata
+from vivid_inspect.languages import DEFAULT_LANGUAGE
 from vivid_inspect.log_contract import AUDIT_TAG, AuditRecord
 from vivid_inspect.scorers.judge import judge_scorer
 from vivid_inspect.text import nfc, sanitize, strip_reasoning
@@ -45,19 +43,6 @@ TRANSLATOR_CONFIG = GenerateConfig(temperature=0.0, max_tokens=400)
 
 class ProbeRunError(RuntimeError):
     """A probe's candidate could not be written (the translator gave an empty reply)."""
-
-
-def _accepts_language(function: Any) -> bool:
-    return "language" in pyinspect.signature(function).parameters
-
-
-def audited_scorer(strategy: str, language: str) -> Scorer:
-    """The audited judge strategy's scorer, in ``language`` when the judge supports it."""
-    if _accepts_language(judge_scorer):
-        return cast(Any, judge_scorer)(strategy, language=language)
-    if language != "vi":
-        raise ValueError(f"judge language {language!r} is not available in this version; use vi")
-    return judge_scorer(strategy)
 
 
 @solver
@@ -120,11 +105,10 @@ def probe_task(
             "probe_note": candidate.note,
         }
         samples.append(Sample(id=item.id, input=item.idiom, target=item.meaning, metadata=metadata))
-    language = record.language or "vi"
     return Task(
         dataset=MemoryDataset(samples, name="vivid", location=data_source),
         solver=write_candidate(),
-        scorer=audited_scorer(record.strategy or "aspect", language),
+        scorer=judge_scorer(record.strategy or "aspect", language=record.language or DEFAULT_LANGUAGE),
         name=f"audit_{probe}",
         version=PROBE_VERSION,
         metadata={"data": data_source, "probe_description": PROBES[probe].description} | record.metadata(),
