@@ -335,3 +335,21 @@ def test_english_instructions_are_another_judge_with_its_own_column(tmp_path: Pa
     assert all(set((log.samples or [])[0].scores or {}) == {"judge_aspect_en"} for log in logs)
     assert {(read_audit_record(log.eval.metadata) or AuditRecord()).language for log in logs} == {"en"}
     assert set(probe_scores(logs)["reference"].values()) == {5.0}
+
+
+def test_an_empty_translation_is_an_audit_error(tmp_path: Path) -> None:
+    def silent(
+        messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
+    ) -> ModelOutput:
+        return output("<think>…</think>  ", model="mockllm/silent")
+
+    translator = get_model("mockllm/silent", custom_outputs=silent, memoize=False)
+    with pytest.raises(AuditError, match="english probe .* empty translation of item"):
+        run_audit(
+            scripted_judge(rubric),
+            limit=3,
+            probes="english",
+            translator=translator,
+            log_dir=str(tmp_path),
+            display="none",
+        )
