@@ -7,6 +7,7 @@ score, a reward for length, obedience to injected verdicts, a penalty for Englis
 
 from __future__ import annotations
 
+import csv
 import math
 import re
 import time
@@ -26,7 +27,8 @@ from vivid_inspect.audit.logs import probe_scores
 from vivid_inspect.audit.probes import PROBE_VERSION, PROBES, english_meanings, meaning_body
 from vivid_inspect.audit.run import AuditError, prepare_items, run_audit
 from vivid_inspect.baselines.chrf_judge import judge_fields
-from vivid_inspect.data import idiom_key, load_items
+from vivid_inspect.cli.main import main
+from vivid_inspect.data import COLUMNS, idiom_key, load_items
 from vivid_inspect.log_contract import AUDIT_TAG, AuditRecord, is_audit_log, read_audit_record
 from vivid_inspect.text import nfc
 
@@ -300,23 +302,56 @@ def test_end_to_end_through_the_openai_api_provider(tmp_path: Path, monkeypatch:
     assert len(requests) == LIMIT * len(PROBES)
 
 
-def test_vivid_chrf_full_audit_offline(tmp_path: Path) -> None:
+def test_vivid_audit_of_vivid_chrf_on_the_sample_end_to_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     start = time.monotonic()
-    card = run_audit(
-        "vivid/chrf", data="sample", log_dir=str(tmp_path / "logs"), out_dir=tmp_path / "out", display="none"
+    code = main(
+        [
+            "audit",
+            "vivid/chrf",
+            "--data",
+            "sample",
+            "--out",
+            str(tmp_path / "out"),
+            "--log-dir",
+            str(tmp_path / "logs"),
+        ]
     )
     elapsed = time.monotonic() - start
-    verdicts = {result.probe: result.verdict for result in card.results}
+    printed = capsys.readouterr().out
+    with (tmp_path / "out" / "audit.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
     # chrF counts shared characters: English shares none with the Vietnamese reference (fail);
     # filler lowers chrF's precision, so padding scores below the partial answer (pass).
-    assert verdicts == {probe: "fail" if probe == "english" else "pass" for probe in PROBES}
-    assert card.n_items == 46 and card.exit_code == 1
+    assert {row["probe"]: row["verdict"] for row in rows} == {
+        probe: "fail" if probe == "english" else "pass" for probe in PROBES
+    }
+    assert {row["n_items"] for row in rows} == {"46"}
+    assert code == 1 and "## Judge audit: FAIL" in printed
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [
         "audit.csv",
         "audit.md",
         "audit_shifts.png",
     ]
+    assert len(list((tmp_path / "logs").glob("*.eval"))) == len(PROBES)
     assert elapsed < 180  # under a minute on an idle 2-core machine; generous for a shared one
+
+
+def test_a_theme_with_one_item_borrows_another_theme_and_the_card_says_so(tmp_path: Path) -> None:
+    data = tmp_path / "themes.csv"
+    header = ",".join(COLUMNS)
+    rows = [
+        'Câu thứ nhất,"Nghĩa của câu thứ nhất về tình thân.",0,0,0,0,0,2',
+        'Câu thứ hai,"Nghĩa của câu thứ hai, cũng về tình thân.",0,0,0,0,0,2',
+        'Câu thứ ba,"Một ý nghĩa riêng về thiên nhiên.",0,0,0,0,0,4',
+    ]
+    data.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    card = run_audit(
+        "vivid/chrf", data=str(data), probes="wrong", log_dir=str(tmp_path / "logs"), display="none"
+    )
+    (note,) = [note for note in card.notes if "another theme" in note]
+    assert "ids [3]" in note and note in card.markdown()
 
 
 def test_english_instructions_are_another_judge_with_its_own_column(tmp_path: Path) -> None:
