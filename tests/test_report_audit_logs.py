@@ -23,9 +23,12 @@ import pytest
 import yaml
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 
+from vivid_inspect.audit.card import AuditCard
+from vivid_inspect.audit.run import run_audit
 from vivid_inspect.cli.main import main
-from vivid_inspect.log_contract import AUDIT_TAG, VIVID_JUDGE_KEY, AuditRecord
+from vivid_inspect.log_contract import AUDIT_TAG, VIVID_JUDGE_KEY, AuditRecord, read_audit_record
 from vivid_inspect.report.annotate import export_sheet
+from vivid_inspect.report.audit_tables import AUDIT_COLUMNS
 from vivid_inspect.report.binding import generations_in
 from vivid_inspect.report.build import Report, write_report
 from vivid_inspect.report.logs import read_logs
@@ -178,7 +181,13 @@ def test_the_report_tables_are_the_same_with_the_log_in_the_folder(
     expected = _report(base, tmp_path / "expected")
     got = _report(folder, tmp_path / "got")
     _same_tables(expected, got)
-    assert got.skipped == expected.skipped == ()  # set aside, not warned about
+    assert expected.skipped == ()
+    if shape == "audit-tag-only":  # no record: which audit it belongs to cannot be read
+        assert got.skipped == (
+            f"{rel}: tagged as an audit log but has no audit record (vivid_audit) to read",
+        )
+    else:
+        assert got.skipped == ()  # set aside, not warned about
     assert INTRUDER not in got.markdown.split("### ", 1)[-1]
     kind = SHAPES[shape][1]
     assert any(kind in line and rel in line for line in got.markdown.splitlines() if line.startswith("- "))
@@ -214,3 +223,102 @@ def test_annotate_export_refuses_the_log_given_as_a_file(base: Path, tmp_path: P
         export_sheet(folder / rel, tmp_path / "sheet.csv", n=5)
     assert "\n" not in str(raised.value)
     assert not (tmp_path / "sheet.csv").exists()
+
+
+# --- the audit tables -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def audited(base: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, AuditCard]]:
+    """The run folder with two real audits of the chrF grader (seeds 0 and 1) in it, by audit id."""
+    folder = Path(shutil.copytree(base, tmp_path_factory.mktemp("audited") / "logs"))
+    cards: dict[str, AuditCard] = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("INSPECT_CACHE_DIR", str(folder.parent / "cache"))
+        for seed in (0, 1):
+            card = run_audit(
+                "vivid/chrf",
+                data="sample",
+                limit=6,
+                seed=seed,
+                probes=["partial", "wrong"],
+                log_dir=str(folder / "audits"),
+                display="none",
+            )
+            header = read_eval_log(card.log_locations[0], header_only=True)
+            record = read_audit_record(header.eval.metadata)
+            assert record is not None and record.audit_id
+            cards[record.audit_id] = card
+    assert len(cards) == 2
+    return folder, cards
+
+
+def _plain(value: object) -> object:
+    """A cell as compared: a missing number (NaN, None, pandas' NA) is None."""
+    return None if value is None or (not isinstance(value, str) and pd.isna(value)) else value
+
+
+def test_the_report_adds_each_audits_card_as_a_table(
+    audited: tuple[Path, dict[str, AuditCard]], tmp_path: Path
+) -> None:
+    folder, cards = audited
+    report = _report(folder, tmp_path / "report")
+    tables = {table.name: table for table in report.tables if table.name.startswith("audit")}
+    assert len(tables) == 2
+    for identity, card in cards.items():
+        (table,) = [table for name, table in tables.items() if identity in name]
+        # The card `vivid audit` printed, read back from its logs by the report.
+        expected = [{column: _plain(row[column]) for column in AUDIT_COLUMNS} for row in card.rows()]
+        got = [{k: _plain(v) for k, v in row.items()} for row in table.frame.to_dict("records")]
+        assert got == expected
+        assert [row["probe"] for row in got] == ["reference", "partial", "wrong"]
+        assert f"{identity}: {card.verdict.upper()}" in table.title and "vivid/chrf" in table.title
+        assert f"### {table.title}" in report.markdown
+    assert report.skipped == ()
+    assert "their cards are the audit tables" in report.markdown
+
+
+def test_real_audit_logs_leave_the_generation_tables_as_they_were(
+    base: Path, audited: tuple[Path, dict[str, AuditCard]], tmp_path: Path
+) -> None:
+    folder, _ = audited
+    _same_tables(_report(base, tmp_path / "expected"), _report(folder, tmp_path / "got"))
+    assert generations_in(read_logs(folder)) == generations_in(read_logs(base))
+
+
+def _one_audit(audited: tuple[Path, dict[str, AuditCard]], tmp_path: Path) -> tuple[Path, AuditCard]:
+    folder, cards = audited
+    copy = Path(shutil.copytree(folder, tmp_path / "logs"))
+    return copy, next(iter(cards.values()))
+
+
+def test_an_audit_whose_probe_log_did_not_complete_gives_no_card_and_says_why(
+    audited: tuple[Path, dict[str, AuditCard]], tmp_path: Path
+) -> None:
+    folder, card = _one_audit(audited, tmp_path)
+    location = next(loc for loc in card.log_locations if "audit-partial" in loc)
+    copy = folder / Path(location).relative_to(audited[0])
+    log = read_eval_log(str(copy))
+    log.status = "error"
+    write_eval_log(log, str(copy))
+    report = _report(folder, tmp_path / "report")
+    assert len([t for t in report.tables if t.name.startswith("audit")]) == 1  # the other audit's
+    (entry,) = report.skipped
+    rel = copy.relative_to(folder).as_posix()
+    assert "no card" in entry and f"the partial probe's log {rel} did not complete (error)" in entry
+    assert f"- skipped: {entry}" in report.markdown
+
+
+def test_a_probe_run_again_replaces_its_earlier_log(
+    audited: tuple[Path, dict[str, AuditCard]], tmp_path: Path
+) -> None:
+    folder, card = _one_audit(audited, tmp_path)
+    location = next(loc for loc in card.log_locations if "audit-wrong" in loc)
+    log = read_eval_log(location)
+    older = folder / "audits" / "2000-01-01T00-00-00+00-00_audit-wrong_old.eval"
+    log.status = "error"
+    log.eval.created = "2000-01-01T00:00:00+00:00"
+    write_eval_log(log, str(older))
+    report = _report(folder, tmp_path / "report")
+    assert report.skipped == ()
+    assert len([t for t in report.tables if t.name.startswith("audit")]) == 2

@@ -2,7 +2,9 @@
 
 :func:`write_report` reads the logs once (headers and sample summaries, see
 :mod:`vivid_inspect.report.logs`), builds the tables, prints them as markdown and writes the
-files. The same logs (and human file) give byte-identical files on every run.
+files. The same logs (and human file) give byte-identical files on every run. Logs of
+``vivid audit`` add one card table per audit (:mod:`vivid_inspect.report.audit_tables`) and
+are read by no table of generations.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import pandas as pd
 
 from vivid_inspect.inputs.human_scores import read_generation_record, read_human_scores
 from vivid_inspect.report import paper, plots
+from vivid_inspect.report.audit_tables import audit_tables
 from vivid_inspect.report.binding import bind_generation, generations_in
 from vivid_inspect.report.judges import PAPER_JUDGE, choose_judge, judge_rows
 from vivid_inspect.report.log_files import AUDIT, NOT_GENERATIONS, SANITY
-from vivid_inspect.report.logs import LogSet, read_logs
+from vivid_inspect.report.logs import LogSet, one_line, read_logs
 from vivid_inspect.report.reliability import Reliability, build_reliability
 from vivid_inspect.report.render import (
     Format,
@@ -54,7 +57,8 @@ class Report:
         markdown: Every table as markdown, as the CLI prints it.
         files: Files written, in the order written.
         tables: The tables, in report order.
-        skipped: Files under the log folder that were not read, ``path: reason`` each.
+        skipped: Files under the log folder that were not read, and audit logs that gave no card,
+            ``path: reason`` each.
     """
 
     markdown: str
@@ -96,7 +100,8 @@ def write_report(
         figures: Also write the PNG figures.
 
     Returns:
-        The report: its markdown and the files written.
+        The report: its markdown and the files written; after the tables of generations, one
+        audit card table per audit whose logs are in the folder.
 
     Raises:
         ValueError: Unknown format, a log folder that does not exist, a ``judge`` or
@@ -112,12 +117,15 @@ def write_report(
     tables, reliability = build_tables(
         logset, humans=humans, judge=judge, human_generation=human_generation, human_record=record
     )
+    audits, unread = audit_tables(root, logset.audits)
+    tables = (*tables, *audits)
+    skipped = (*logset.skipped, *(one_line(entry) for entry in unread))
     out.mkdir(parents=True, exist_ok=True)
     drawn = _figures(out, tables, reliability, humans is not None) if figures else []
-    markdown = _markdown(logset, tables, human is not None) + _figures_markdown(drawn)
+    markdown = _markdown(logset, tables, human is not None, skipped) + _figures_markdown(drawn)
     files = _write(out, tables, markdown, chosen_formats)
     files.extend(figure.path for figure in drawn if figure.path is not None)
-    return Report(markdown=markdown, files=files, tables=tables, skipped=logset.skipped)
+    return Report(markdown=markdown, files=files, tables=tables, skipped=skipped)
 
 
 def build_tables(
@@ -202,7 +210,7 @@ def _comparisons(t1: Table, t3: Table, t4: Table, t5: Table) -> list[Table]:
     return tables
 
 
-def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool) -> str:
+def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool, skipped: tuple[str, ...]) -> str:
     by_task: dict[str, int] = {}
     for ref in logset.logs:
         by_task[ref.task] = by_task.get(ref.task, 0) + 1
@@ -220,8 +228,7 @@ def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool) -> st
         lines.append(
             f"- incomplete logs (their completed samples are used, rows flagged): {', '.join(incomplete)}"
         )
-    for skipped in logset.skipped:
-        lines.append(f"- skipped: {skipped}")
+    lines.extend(f"- skipped: {entry}" for entry in skipped)
     lines.extend(_set_aside_notes(logset))
     stale = stale_judgements(logset.scores)
     if stale:
@@ -244,6 +251,7 @@ def _set_aside_notes(logset: LogSet, limit: int = 10) -> list[str]:
         notes.append(
             f"- set aside {len(rels)} {kind} log(s), read by no table of generations: {listed}; "
             f"each is {NOT_GENERATIONS[kind]}"
+            + ("; their cards are the audit tables" if kind == AUDIT else "")
         )
     return notes
 
