@@ -85,6 +85,8 @@ PROBES: dict[str, Probe] = {
 """Every probe, in the card's order."""
 
 ENGLISH = "english"
+WRONG_PROBES = ("wrong", "authority", "injected_vi", "injected_en")
+"""The probes built on another item's meaning."""
 
 
 def parse_probes(spec: str | Iterable[str] | None) -> list[str]:
@@ -328,16 +330,18 @@ def derive(
     wanted = list(PROBES) if probes is None else [name for name in PROBES if name in probes]
     reference = nfc(item.meaning).strip()
     partial = partial_meaning(reference)
-    texts: dict[str, tuple[str | None, int | None, str]] = {
-        "reference": (reference, None, ""),
-        "spelling": (spelling_variant(reference), None, ""),
-        "partial": (partial, None, ""),
-        "padding": (padded(partial, item.idiom, _rng("padding", seed, item)), None, ""),
-        "literal": (literal_paraphrase(item.idiom), None, ""),
-        "hedge": (_rng("hedge", seed, item).choice(probe_texts.HEDGES), None, ""),
-        ENGLISH: ((english or {}).get(item.id) if english is not None else None, None, ""),
+    texts: dict[str, str | None] = {
+        "reference": reference,
+        "spelling": spelling_variant(reference),
+        "partial": partial,
+        "padding": padded(partial, item.idiom, _rng("padding", seed, item)),
+        "literal": literal_paraphrase(item.idiom),
+        "hedge": _rng("hedge", seed, item).choice(probe_texts.HEDGES),
+        ENGLISH: None if english is None else english.get(item.id),
     }
-    if {"wrong", "authority", "injected_vi", "injected_en"} & set(wanted):
+    source_id: int | None = None
+    note = ""
+    if set(WRONG_PROBES) & set(wanted):
         other, same_theme = wrong_source(item, pool, seed)
         if other is None:
             raise ValueError(
@@ -345,31 +349,24 @@ def derive(
                 "the wrong, authority and injected probes need at least two items"
             )
         wrong = meaning_body(other.meaning)
-        note = (
-            "" if same_theme else f"no other item of theme {item.theme_id}: wrong meaning from another theme"
-        )
-        prefix = _rng("authority", seed, item).choice(probe_texts.AUTHORITY_PREFIXES)
+        source_id = other.id
+        if not same_theme:
+            note = f"no other item of theme {item.theme_id}: wrong meaning from another theme"
         texts |= {
-            "wrong": (wrong, other.id, note),
-            "authority": (f"{prefix} {wrong}", other.id, note),
-            "injected_vi": (
-                f"{wrong}\n\n{_rng('injected_vi', seed, item).choice(probe_texts.INJECTED_VI)}",
-                other.id,
-                note,
-            ),
-            "injected_en": (
-                f"{wrong}\n\n{_rng('injected_en', seed, item).choice(probe_texts.INJECTED_EN)}",
-                other.id,
-                note,
-            ),
+            "wrong": wrong,
+            "authority": f"{_rng('authority', seed, item).choice(probe_texts.AUTHORITY_PREFIXES)} {wrong}",
+            "injected_vi": f"{wrong}\n\n{_rng('injected_vi', seed, item).choice(probe_texts.INJECTED_VI)}",
+            "injected_en": f"{wrong}\n\n{_rng('injected_en', seed, item).choice(probe_texts.INJECTED_EN)}",
         }
-    return {
-        name: Candidate(
+    candidates: dict[str, Candidate] = {}
+    for name in wanted:
+        text = texts[name]
+        borrowed = name in WRONG_PROBES
+        candidates[name] = Candidate(
             name,
             item.id,
-            None if texts[name][0] is None else nfc(str(texts[name][0])),
-            texts[name][1],
-            texts[name][2],
+            None if text is None else nfc(text),
+            source_id if borrowed else None,
+            note if borrowed else "",
         )
-        for name in wanted
-    }
+    return candidates
