@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from inspect_ai import eval
-from inspect_ai.log import write_eval_log
+from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageUser,
@@ -43,6 +43,7 @@ from vivid_inspect.cli.main import main
 from vivid_inspect.log_contract import AUDIT_TAG
 from vivid_inspect.report.logs import SCORE_COLUMNS
 from vivid_inspect.report.score_stats import resamples
+from vivid_inspect.sanity import SANITY_TAG
 from vivid_inspect.tasks import explain
 from vivid_inspect.text import nfc
 
@@ -474,24 +475,24 @@ def test_real_logs_of_offline_models_have_no_family_to_prefer(real_logs: Path, t
     assert {p.family for p in (*card.judges, *card.generators)} == {"none"}
 
 
-def test_audit_logs_in_the_folder_are_left_out(real_logs: Path, tmp_path: Path) -> None:
-    folder = tmp_path / "with_audit"
+@pytest.mark.parametrize("tag", [AUDIT_TAG, SANITY_TAG], ids=["audit", "sanity"])
+def test_audit_and_sanity_logs_in_the_folder_are_left_out(real_logs: Path, tmp_path: Path, tag: str) -> None:
+    folder = tmp_path / "with_tagged"
     folder.mkdir()
     for log in sorted(real_logs.glob("*.eval")):
         (folder / log.name).write_bytes(log.read_bytes())
-    # An audit log: the fair judge's scores relabelled as a third judge's, tagged as an audit.
-    from inspect_ai.log import read_eval_log
-
+    # A log of made-up answers: the fair judge's scores relabelled as a third judge's, tagged.
     source = read_eval_log(str(sorted(real_logs.glob("*.eval"))[0]))
-    source.eval.tags = [AUDIT_TAG]
-    source.eval.model_roles = None
+    source.eval.tags = [tag]
     for sample in source.samples or []:
         for score in (sample.scores or {}).values():
-            score.metadata = {**(score.metadata or {}), "judge_model": "mockllm/audited"}
-    write_eval_log(source, str(folder / "2026-01-01T00-00-00_explain_audit.eval"))
+            score.metadata = {**(score.metadata or {}), "judge_model": "mockllm/tagged"}
+    write_eval_log(source, str(folder / "2026-01-01T00-00-00_explain_tagged.eval"))
     card = run_self_preference(folder, out_dir=tmp_path / "out")
-    assert [j.label for j in card.judges] == [f"judge_aspect [{FAIR}]", f"judge_aspect [{FAN}]"]  # no audited
-    assert card.notes[0].startswith("left out 1 audit log(s)")
+    assert [j.label for j in card.judges] == [f"judge_aspect [{FAIR}]", f"judge_aspect [{FAN}]"]
+    kind = "audit" if tag == AUDIT_TAG else "sanity"
+    assert card.notes[0].startswith(f"left out 1 {kind} log(s)")
+    assert card.notes[0] in card.markdown()
 
 
 def test_vivid_run_folder_with_families_declared_in_the_spec(tmp_path: Path, capsys) -> None:

@@ -28,7 +28,6 @@ import os
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -269,7 +268,7 @@ def run_self_preference(
 
     Args:
         log_dir: A folder of logs where several generators are judged by several judges (any
-            ``vivid run`` folder); audit logs in it are left out.
+            ``vivid run`` folder); audit and sanity logs in it are left out.
         families: Families given on the command line (model or judge name to family); they win
             over the spec's ``family:`` (read from the run records in the folder), which wins
             over the inferred ones.
@@ -293,30 +292,19 @@ def run_self_preference(
         raise SelfPreferenceError(str(error)) from None
     if not logs.logs:
         raise SelfPreferenceError(f"no VIVID logs in {str(root)!r}")
-    audit = _audit_logs(logs.logs)
-    frame = logs.scores[~logs.scores["log"].isin(audit)]
     declared = {**spec_families(root), **(families or {})}
-    notes = (
-        [f"left out {len(audit)} audit log(s): they judge probe candidates, not generations"] if audit else []
-    )
-    card = from_frame(frame, families=declared, seed=seed, n_boot=n_boot, source=str(root))
+    # read_logs sets aside what vivid audit and vivid sanity wrote: judged made-up answers.
+    notes = [
+        f"left out {len(found)} {kind} log(s): they judge {what}, not a model's generations"
+        for kind, found, what in (
+            ("audit", logs.audits, "probe candidates"),
+            ("sanity", logs.sanity, "the oracle's and the literal baseline's answers"),
+        )
+        if found
+    ]
+    card = from_frame(logs.scores, families=declared, seed=seed, n_boot=n_boot, source=str(root))
     card = replace(card, notes=(*notes, *card.notes))
     return card.write(out_dir if out_dir is not None else root)
-
-
-def _audit_logs(refs: Sequence[Any]) -> set[str]:
-    """The logs (by relative path) that ``vivid audit`` wrote, read from their headers' tags and metadata."""
-    from inspect_ai.log import read_eval_log
-
-    from vivid_inspect.log_contract import is_audit_log
-
-    found: set[str] = set()
-    for ref in refs:
-        # The report read this header within its inflation cap already; reading it again is safe.
-        header = read_eval_log(str(ref.path), header_only=True)
-        if is_audit_log(header.eval.tags, header.eval.metadata):
-            found.add(ref.rel)
-    return found
 
 
 def spec_families(log_dir: str | os.PathLike[str]) -> dict[str, str]:
