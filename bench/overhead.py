@@ -5,7 +5,9 @@ Both variants run on the synthetic 1,636-item file with the same instant mock mo
 options; each makes one generation and one judge call per item. They differ only in the harness:
 
 - ``ours``: ``vivid_inspect/explain`` with the aspect judge — our data layer, prompt solver, judge
-  scorer (nonce-tagged prompt, parse, retry logic, Inspect's judge cache, score metadata) and metrics.
+  scorer (nonce-tagged prompt, parse, retry logic, score metadata) and metrics. As under ``inspect
+  eval`` without ``--cache``, the task's judge does not cache (its replies could not be replayed:
+  a rerun's explanations are new samples); ``ours-cached-judge`` turns its cache on.
 - ``bare``: a task written with Inspect alone — ``csv_dataset``, ``generate()``, and a scorer that
   asks the grader role once with the same aspect template filled by ``str.format`` and reads an int.
 
@@ -52,8 +54,8 @@ DEFAULT_PAIRS = 7
 """Alternating pairs by default: with 7, one or two pairs disturbed by other load move the median little."""
 CONNECTIONS = 32
 VARIANTS = ("ours", "bare")
-DIAGNOSTICS = ("ours-nocache", "bare-samples")
-"""Variants that switch one of our features off, to attribute the overhead (``--variants``)."""
+DIAGNOSTICS = ("ours-cached-judge", "bare-samples")
+"""Variants that add or remove one feature, to attribute the overhead (``--variants``)."""
 
 
 def instant_models(calls: Counter[str]) -> tuple[Any, Any]:
@@ -126,7 +128,7 @@ def bare_task(data: Path, samples: bool = False) -> Any:
 
 
 def diagnostic_task(data: Path, *, cache: bool) -> Any:
-    """Our task with the judge cache off: what Inspect's cache costs per judge call."""
+    """Our task with the judge's cache forced on or off: what Inspect's cache costs per judge call."""
     from inspect_ai import task_with
 
     from vivid_inspect.scorers.judge import judge_aspect
@@ -143,7 +145,7 @@ def build_task(variant: str, data: Path) -> Any:
         return explain(data=str(data), judge="aspect")
     if variant.startswith("bare"):
         return bare_task(data, samples=variant == "bare-samples")
-    return diagnostic_task(data, cache="nocache" not in variant)
+    return diagnostic_task(data, cache=variant == "ours-cached-judge")
 
 
 def worker(variant: str, data: Path, root: Path, profile: Path | None) -> dict[str, Any]:

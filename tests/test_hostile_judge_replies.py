@@ -351,6 +351,8 @@ def test_a_poisoned_reply_costs_only_its_sample_and_a_rerun_works(
         "sample_id": [item.id for item in items],
         "display": "none",
         "max_retries": 0,
+        # --cache: the task's judge caches only when the run does (a rerun then replays both).
+        "cache": True,
     }
     (first,) = eval(explain(data="sample", judge="aspect"), **run)
     _check_poisoned(first, bad, expected, reason)

@@ -30,7 +30,9 @@ from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS, EXPLAI
 
 # Paper Appendix C. Task-level config, so --temperature / --max-tokens on the CLI override it,
 # as --max-retries / --timeout override the finite retry limits (attempt_timeout: bounded_generate).
-EXPLAIN_CONFIG = GenerateConfig(temperature=0.7, max_tokens=150).merge(GENERATION.retry_config())
+# cache=False is Inspect's default made explicit: the task's judge reads it (judge.run_caches) and
+# caches only when `--cache` also replays the explanations it judges (a rerun's are new samples).
+EXPLAIN_CONFIG = GenerateConfig(temperature=0.7, max_tokens=150, cache=False).merge(GENERATION.retry_config())
 # Greedy and short: the answer is a code. Reasoning models need more (`--max-tokens 2048`).
 CLASSIFY_CONFIG = GenerateConfig(temperature=0.0, max_tokens=32).merge(GENERATION.retry_config())
 # 2: demonstrations are matched by idiom key; judge calibration idioms are left out of explain;

@@ -106,8 +106,13 @@ def explain_scorers(judge: str, judge_model: str | None = None, judge_retries: i
         scorers.append(
             lexical()
             if strategy == LEXICAL
+            # cache=None: the task's judge caches only when the run does (judge.run_caches).
             else judge_scorer(
-                strategy=strategy, judge_model=judge_model, retries=judge_retries, language=language
+                strategy=strategy,
+                judge_model=judge_model,
+                retries=judge_retries,
+                cache=None,
+                language=language,
             )
         )
     return scorers

@@ -49,6 +49,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import RegistryInfo, registry_info
 
 from vivid_inspect.call_limits import JUDGE
+from vivid_inspect.inspect_private import active_generate_config
 from vivid_inspect.log_contract import DEFAULT_LANGUAGE, GRADER_ROLE, check_language
 from vivid_inspect.scorers.judge_metrics import RETRIES_KEY, judge_metrics
 from vivid_inspect.scorers.judge_parse import (
@@ -197,6 +198,17 @@ def cache_policy(cache: bool, repeat: int) -> CachePolicy | bool:
     return CachePolicy(per_epoch=False, scopes={"repeat": str(repeat)})
 
 
+def run_caches() -> bool:
+    """Whether the run caches model calls: its ``cache`` option, and True when it sets none.
+
+    ``inspect eval --cache`` sets it; the explain task sets False (Inspect's default made
+    explicit), so that its judge, which judges fresh explanations, caches only when they are
+    cached too. ``inspect score`` and ``vivid run``'s judge phase set none: they judge the fixed
+    explanations of a log, where a cached reply can be replayed.
+    """
+    return active_generate_config().cache is not False
+
+
 def judge_prompt_of(sample: EvalSample, column: str) -> str | None:
     """The prompt the judge of one result column was sent, read from a sample's transcript.
 
@@ -237,7 +249,7 @@ def _build(
     strategy: str,
     judge_model: str | Model | None,
     retries: int,
-    cache: bool,
+    cache: bool | None,
     repeat: int,
     language: str = DEFAULT_LANGUAGE,
 ) -> Scorer:
@@ -248,7 +260,8 @@ def _build(
     ``stop_reason``, ``repeat``, ``cached`` (whether the reply that produced the score came from
     Inspect's cache rather than a call), ``prompt_version`` and ``parser_version``. Every stored
     text is sanitised: lone surrogates become U+FFFD. The prompt is in the judge call's model event
-    (:func:`judge_prompt_of`), not copied into the score.
+    (:func:`judge_prompt_of`), not copied into the score. ``cache`` None follows the run
+    (:func:`run_caches`), read when a sample is scored.
 
     Raises:
         ValueError: If the strategy or the language is unknown, or ``retries`` or ``repeat`` is negative.
@@ -260,13 +273,14 @@ def _build(
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
         raise ValueError(f"repeat must be an integer 0 or more, got {repeat!r}")
     retry = retry_turn(spec.reasoning, language)
-    policy = cache_policy(cache, repeat)
+    caching = cache_policy(True, repeat)
     configs: dict[int, GenerateConfig] = {}
     role_configs: list[GenerateConfig] = []
 
     async def score(state: TaskState, target: Target) -> Score:
         # Resolved here, not at construction, so roles bound by eval() or `inspect score` apply.
         grader = get_model(role=GRADER_ROLE, default=judge_model or DEFAULT_JUDGE_MODEL)
+        policy = caching if (run_caches() if cache is None else cache) else False
         metadata: dict[str, Any] = {
             "strategy": spec.name,
             "language": language,
@@ -342,14 +356,14 @@ def _build(
 
 @scorer(metrics=judge_metrics())
 def judge_zero_shot(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
 ) -> Scorer:
     """Judge an explanation 0-5 with the bare rubric (column ``judge_zero_shot``).
 
     Args:
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
         retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache.
+        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
         repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
 
     Returns:
@@ -360,14 +374,14 @@ def judge_zero_shot(
 
 @scorer(metrics=judge_metrics())
 def judge_demonstration(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
 ) -> Scorer:
     """Judge an explanation 0-5 with annotated good and bad examples (column ``judge_demonstration``).
 
     Args:
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
         retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache.
+        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
         repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
 
     Returns:
@@ -378,14 +392,14 @@ def judge_demonstration(
 
 @scorer(metrics=judge_metrics())
 def judge_cot(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
 ) -> Scorer:
     """Judge an explanation 0-5 after step-by-step reasoning ending ``Điểm: N`` (column ``judge_cot``).
 
     Args:
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
         retries: Further asks after an unreadable, cut-off or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache.
+        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
         repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
 
     Returns:
@@ -396,14 +410,14 @@ def judge_cot(
 
 @scorer(metrics=judge_metrics())
 def judge_aspect(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
 ) -> Scorer:
     """Judge an explanation 0-5 on four criteria, the paper's default (column ``judge_aspect``).
 
     Args:
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
         retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache.
+        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
         repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
 
     Returns:
@@ -414,14 +428,14 @@ def judge_aspect(
 
 @scorer(metrics=judge_metrics())
 def judge_zero_shot_en(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
 ) -> Scorer:
     """:func:`judge_zero_shot` with English instructions (column ``judge_zero_shot_en``).
 
     Args:
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
         retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache.
+        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
         repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
 
     Returns:
@@ -432,7 +446,7 @@ def judge_zero_shot_en(
 
 @scorer(metrics=judge_metrics())
 def judge_demonstration_en(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
 ) -> Scorer:
     """:func:`judge_demonstration` with English instructions (column ``judge_demonstration_en``).
 
@@ -441,7 +455,7 @@ def judge_demonstration_en(
     Args:
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
         retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache.
+        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
         repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
 
     Returns:
@@ -452,14 +466,14 @@ def judge_demonstration_en(
 
 @scorer(metrics=judge_metrics())
 def judge_cot_en(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
 ) -> Scorer:
     """:func:`judge_cot` with English instructions, ending ``Score: N`` (column ``judge_cot_en``).
 
     Args:
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
         retries: Further asks after an unreadable, cut-off or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache.
+        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
         repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
 
     Returns:
@@ -470,14 +484,14 @@ def judge_cot_en(
 
 @scorer(metrics=judge_metrics())
 def judge_aspect_en(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool = True, repeat: int = 0
+    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
 ) -> Scorer:
     """:func:`judge_aspect` with English instructions (column ``judge_aspect_en``).
 
     Args:
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
         retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache.
+        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
         repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
 
     Returns:
@@ -508,7 +522,7 @@ def judge_scorer(
     strategy: str = "aspect",
     judge_model: str | Model | None = None,
     retries: int = 1,
-    cache: bool = True,
+    cache: bool | None = True,
     repeat: int = 0,
     language: str = DEFAULT_LANGUAGE,
 ) -> Scorer:
@@ -518,7 +532,8 @@ def judge_scorer(
         strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect`` (paper default).
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
         retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache (re-runs and rescoring are free).
+        cache: Cache judge replies with Inspect's cache (re-runs and rescoring are free); None: as
+            the run does (:func:`run_caches`).
         repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
         language: Language of the judge's instructions: ``vi`` (the paper's) or ``en``
             (``judge_scorer("cot", language="en")`` is ``judge_cot_en()``).
@@ -566,7 +581,7 @@ def judge(
     strategy: str = "aspect",
     judge_model: str | Model | None = None,
     retries: int = 1,
-    cache: bool = True,
+    cache: bool | None = True,
     repeat: int = 0,
     language: str = DEFAULT_LANGUAGE,
 ) -> Scorer:
@@ -580,7 +595,8 @@ def judge(
         strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect`` (paper default).
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
         retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache (re-runs and rescoring are free).
+        cache: Cache judge replies with Inspect's cache (re-runs and rescoring are free); None: as
+            the run does (:func:`run_caches`).
         repeat: Which repeated judgement this is. 0 (the default) is the ordinary one; k > 0 caches
             its replies apart from every other repeat (:func:`cache_policy`), so that repeats are
             fresh calls (``inspect score ... -S repeat=2``).
