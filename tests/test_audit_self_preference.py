@@ -563,3 +563,48 @@ def test_an_llm_judge_without_a_recorded_model_has_an_unknown_family_not_none() 
     assert families["judge_cot"] == (None, "unknown")
     assert families["lexical"] == ("none", "inferred")
     assert "family unknown for judge_cot" in card.markdown()
+
+
+def test_many_own_family_cells_do_not_flag_by_chance() -> None:
+    # 40 folders of pure noise where every judge and generator is OpenAI's: 18 own-family cells
+    # each. At 95 % apiece about a third of the folders would flag someone; jointly at 95 % about 1 in 20.
+    judges = [Participant(f"j{i}", f"openai/gpt-j{i}", "openai", "inferred") for i in range(3)]
+    generators = [Participant(f"g{i}", f"openai/gpt-g{i}", "openai", "inferred") for i in range(6)]
+    flagged = one_at_a_time = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        noise = {
+            (j.label, g.label): {i: float(rng.integers(0, 6)) for i in range(40)}
+            for j in judges
+            for g in generators
+        }
+        card = estimate(noise, judges, generators, n_boot=1000)
+        flagged += bool(card.flagged)
+        one_at_a_time += any(cell.ci_low > 0 for cell in card.cells)
+    assert flagged <= 3
+    assert one_at_a_time >= 8
+    assert "jointly over the 18 own-family cells (each at 99.72 %, Bonferroni)" in card.markdown()
+
+
+def test_with_one_own_family_cell_the_flag_uses_the_95_interval() -> None:
+    cells = scores(
+        lambda judge, model, item: float(judge == GPT_JUDGE and model == GPT),
+        judges=(GPT_JUDGE, GEMINI_JUDGE),
+        generators=(GPT, LLAMA),
+    )
+    card = card_of(cells)
+    own = card.cell(label(GPT_JUDGE), GPT)
+    assert card.n_tested == 1 and (own.flag_low, own.flag_high) == (own.ci_low, own.ci_high)
+    assert own.flagged and "jointly" not in card.markdown()
+    # with two own-family cells the flag's interval is wider than the 95 % one
+    two = card_of(scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT, CLAUDE)))
+    for cell in two.cells:
+        assert cell.own_family == (cell.flag_low is not None)
+        if cell.own_family:
+            assert cell.flag_low < cell.ci_low <= cell.ci_high < cell.flag_high
+
+
+def test_a_folder_where_no_judge_shares_a_family_says_so() -> None:
+    card = card_of(scores(judges=(GEMINI_JUDGE, CLAUDE_JUDGE), generators=(GPT, LLAMA)))
+    assert card.n_tested == 0 and card.exit_code == 0
+    assert "no judge shares a family with a generator, so none can be" in card.markdown()

@@ -41,10 +41,12 @@ from vivid_inspect.audit.self_preference_card import (
 )
 from vivid_inspect.log_contract import LEXICAL, PANEL_STRATEGY
 from vivid_inspect.report.judges import JudgeKey, judge_keys, judge_rows, latest, strategy_of
-from vivid_inspect.report.score_stats import percentile_ci, resamples, sorted_ids
+from vivid_inspect.report.score_stats import resamples, sorted_ids
 
 DEFAULT_N_BOOT = 2000
 """Bootstrap resamples of the items."""
+COVERAGE = 0.95
+"""Coverage of the intervals shown, and joint coverage of the intervals a flag needs."""
 # An interval "above 0" must clear rounding: a judge with no effect gets interactions of ±1e-16.
 _ABOVE_ZERO = 1e-9
 _SHOWN = 4  # empty cells named in a message
@@ -127,7 +129,7 @@ def estimate(
     )
     means = matrix.mean(axis=2)
     point = interaction(means)
-    low, high = _intervals(matrix, seed, n_boot)
+    replicates = _replicates(matrix, seed, n_boot)
     card_notes = list(notes)
     if len(items) == 1:
         card_notes.append("one shared item: no interval, so no judge can be flagged")
@@ -138,11 +140,20 @@ def estimate(
             + ", ".join(unknown)
             + ": declare it with --family MODEL=FAMILY or `family:` in the spec"
         )
+    own = [[j.has_family and j.family == g.family for g in generators] for j in judges]
+    # Every own-family cell is a chance to flag: their intervals hold jointly at 95 % (Bonferroni),
+    # so a folder with many of them does not flag one by chance.
+    tested = sum(map(sum, own))
+    flag_coverage = 1 - (1 - COVERAGE) / max(tested, 1)
     cells = []
     for a, j in enumerate(judges):
         for b, g in enumerate(generators):
-            own = j.has_family and j.family == g.family
-            lo, hi = (None, None) if len(items) == 1 else (low[a, b], high[a, b])
+            lo, hi = _interval(replicates[:, a, b], COVERAGE) if len(items) > 1 else (None, None)
+            flag_lo, flag_hi = (
+                _interval(replicates[:, a, b], flag_coverage)
+                if own[a][b] and len(items) > 1
+                else (None, None)
+            )
             cells.append(
                 CellResult(
                     judge=j.label,
@@ -151,8 +162,10 @@ def estimate(
                     interaction=float(point[a, b]),
                     ci_low=lo,
                     ci_high=hi,
-                    own_family=own,
-                    flagged=own and lo is not None and lo > _ABOVE_ZERO,
+                    own_family=own[a][b],
+                    flag_low=flag_lo,
+                    flag_high=flag_hi,
+                    flagged=flag_lo is not None and flag_lo > _ABOVE_ZERO,
                 )
             )
     return SelfPreferenceCard(
@@ -168,22 +181,21 @@ def estimate(
     )
 
 
-def _intervals(matrix: np.ndarray, seed: int, n_boot: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each cell's 95 % interval, every cell recomputed on the same resamples of the items."""
-    n_judges, n_generators, n = matrix.shape
+def _replicates(matrix: np.ndarray, seed: int, n_boot: int) -> np.ndarray:
+    """The interaction on each resample, ``[resample, judge, generator]``, every cell on the same draw."""
+    n = matrix.shape[2]
     draws = resamples(n, n_boot, seed)
     # Counts per item and resample: a resample's cell mean is a weighted mean over the items.
     weights = np.zeros((n_boot, n))
     np.add.at(weights, (np.arange(n_boot)[:, None], draws), 1.0)
-    replicates = interaction(np.einsum("jgn,bn->bjg", matrix, weights) / n)
-    low = np.empty((n_judges, n_generators))
-    high = np.empty((n_judges, n_generators))
-    for a in range(n_judges):
-        for b in range(n_generators):
-            lo, hi = percentile_ci(replicates[:, a, b])
-            low[a, b] = math.nan if lo is None else lo
-            high[a, b] = math.nan if hi is None else hi
-    return low, high
+    return interaction(np.einsum("jgn,bn->bjg", matrix, weights) / n)
+
+
+def _interval(replicates: np.ndarray, coverage: float) -> tuple[float, float]:
+    """The central percentile interval of the replicates (all finite: means of resampled scores)."""
+    tail = 100 * (1 - coverage) / 2
+    low, high = np.percentile(replicates, [tail, 100 - tail])
+    return float(low), float(high)
 
 
 def from_frame(

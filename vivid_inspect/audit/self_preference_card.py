@@ -61,7 +61,11 @@ class CellResult:
         ci_low: Lower end of the interaction's 95 % interval (None with a single item).
         ci_high: Upper end.
         own_family: Whether judge and generator share a family.
-        flagged: Own family and the interval above 0.
+        flag_low: Lower end of the interval a flag needs: the own-family cells' intervals hold
+            jointly at 95 % (Bonferroni; the 95 % interval itself when there is one such cell).
+            None for other cells and with a single item.
+        flag_high: Its upper end.
+        flagged: Own family and the flag's interval above 0.
     """
 
     judge: str
@@ -71,6 +75,8 @@ class CellResult:
     ci_low: float | None
     ci_high: float | None
     own_family: bool
+    flag_low: float | None
+    flag_high: float | None
     flagged: bool
 
 
@@ -135,10 +141,17 @@ class SelfPreferenceCard:
                 "ci_low": cell.ci_low,
                 "ci_high": cell.ci_high,
                 "own_family": cell.own_family,
+                "flag_ci_low": cell.flag_low,
+                "flag_ci_high": cell.flag_high,
                 "flagged": cell.flagged,
             }
             for cell in self.cells
         ]
+
+    @property
+    def n_tested(self) -> int:
+        """Own-family cells: the ones a flag can come from."""
+        return sum(cell.own_family for cell in self.cells)
 
     def markdown(self) -> str:
         """The card: verdict, interaction table, mean score table, families and notes."""
@@ -146,19 +159,29 @@ class SelfPreferenceCard:
         if self.flagged:
             lines += [
                 f"**Flagged**: {cell.judge} scores {cell.generator}, of its own family, "
-                f"{_signed(cell.interaction)} [{_signed(cell.ci_low)}, {_signed(cell.ci_high)}] "
+                f"{_signed(cell.interaction)} [{_signed(cell.flag_low)}, {_signed(cell.flag_high)}] "
                 "beyond its leniency and the generator's quality."
                 for cell in self.flagged
             ]
+        elif self.n_tested:
+            lines.append(
+                "No judge is flagged: no judge scores a generator of its own family above its interval."
+            )
         else:
-            lines.append("No judge is flagged: no judge scores a generator of its own family above its CI.")
+            lines.append("No judge is flagged: no judge shares a family with a generator, so none can be.")
+        joint = (
+            f" A flag needs the interval above 0 jointly over the {self.n_tested} own-family cells (each at "
+            f"{100 - 5 / self.n_tested:.2f} %, Bonferroni), shown after `own`."
+            if self.n_tested > 1
+            else ""
+        )
         lines += [
             "",
             f"Interaction I[j,g] = m[j,g] − m[j,·] − m[·,g] + m[·,·] on {self.n_items} items scored in every "
             f"cell ({self.left_out} left out: not scored in every cell); paired bootstrap 95 % interval over "
-            f"items, {self.n_boot} resamples, seed {self.seed}. Own family: `own`; flagged: `FLAGGED`.",
+            f"items, {self.n_boot} resamples, seed {self.seed}. Own family: `own`; flagged: `FLAGGED`.{joint}",
             "",
-            *self._matrix("interaction [95 % CI]", _interaction_text),
+            *self._matrix("interaction [95 % CI]", lambda cell: _interaction_text(cell, self.n_tested > 1)),
             "",
             *self._matrix("mean score", lambda cell: f"{cell.mean:.2f}", means=True),
             "",
@@ -232,9 +255,11 @@ class SelfPreferenceCard:
         return replace(self, files=files)
 
 
-def _interaction_text(cell: CellResult) -> str:
+def _interaction_text(cell: CellResult, joint: bool) -> str:
     ci = "" if cell.ci_low is None else f" [{_signed(cell.ci_low)}, {_signed(cell.ci_high)}]"
     marks = " own" if cell.own_family else ""
+    if joint and cell.flag_low is not None:
+        marks += f" [{_signed(cell.flag_low)}, {_signed(cell.flag_high)}]"
     marks += " FLAGGED" if cell.flagged else ""
     return f"{_signed(cell.interaction)}{ci}{marks}"
 
