@@ -11,8 +11,10 @@ interaction. Its 95 % interval is a paired bootstrap over items: each resample d
 and every cell is recomputed on that same draw, so the cells stay paired.
 
 A judge is flagged as self-preferring when, for a generator of its own family
-(:mod:`vivid_inspect.audit.family`), the interval lies above 0. With one judge or one generator
-there is nothing to separate, and the estimate refuses (:class:`SelfPreferenceError`).
+(:mod:`vivid_inspect.audit.family`), the interval lies above 0; with several own-family cells their
+intervals hold jointly at 95 % (Bonferroni), so that more cells do not mean more flags by chance.
+With one judge or one generator there is nothing to separate, and the estimate refuses
+(:class:`SelfPreferenceError`).
 
 Only the items every (judge, generator) cell scored count, so that every mean is over the same
 items. A generation is one model with one prompt (``vivid/oracle (few_shot)`` when a model has
