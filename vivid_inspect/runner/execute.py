@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vivid_inspect.report.build import Report, write_report
+from vivid_inspect.runner.audits import AuditResult, run_audits
 from vivid_inspect.runner.generate import GenerationResult, reuse_conflicts, run_generations
 from vivid_inspect.runner.judging.cell import JudgedResult
 from vivid_inspect.runner.judging.phase import run_judges
@@ -38,6 +39,7 @@ class RunResult:
         record_dir: Where the resolved spec and package freeze were written.
         report: The report's Markdown, when the report step ran.
         report_files: The files the report step wrote (tables, ``report.md``, figures).
+        audits: One result per ``audits:`` entry of the spec.
     """
 
     generations: list[GenerationResult]
@@ -46,11 +48,13 @@ class RunResult:
     record_dir: Path
     report: str | None = None
     report_files: list[Path] = field(default_factory=list)
+    audits: list[AuditResult] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        """Whether every cell of the spec is complete."""
-        return all(g.done for g in self.generations) and all(j.ok for j in self.judged)
+        """Whether every cell of the spec is complete, and every audit it lists has its card."""
+        cells = all(g.done for g in self.generations) and all(j.ok for j in self.judged)
+        return cells and all(a.ok for a in self.audits)
 
 
 def _outputs(
@@ -163,8 +167,12 @@ def _run_spec(
         generations = run_generations(prepared, models, progress, display)
         with progress.live("judging"), inspect_console_quiet():
             judged = run_judges(prepared, generations, models.judges, progress)
+        audits: list[AuditResult] = []
+        if loaded.spec.audits:
+            with progress.live("auditing"), inspect_console_quiet():
+                audits = run_audits(loaded, models.judges, progress)
     write_record(prepared, _outputs(prepared, generations, judged))
-    result = RunResult(generations, judged, progress, record_dir)
+    result = RunResult(generations, judged, progress, record_dir, audits=audits)
     progress.note("finished" if result.ok else "finished with incomplete cells (rerun to resume)")
     if report:
         built = _report(loaded, progress)

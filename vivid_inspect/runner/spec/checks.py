@@ -26,6 +26,7 @@ from vivid_inspect.runner.catalog import (
 )
 from vivid_inspect.runner.spec.human_check import check_human
 from vivid_inspect.runner.spec.model import (
+    Audit,
     HumanScores,
     Judge,
     ModelEntry,
@@ -294,6 +295,46 @@ def _check_panel(panel: Panel | None, judges: set[str]) -> list[Problem]:
     return problems
 
 
+def _check_audits(
+    audits: list[tuple[int, Audit]], judges: dict[str, Judge], data: str | None
+) -> list[Problem]:
+    """Each audit names an LLM judge of the spec once, and known probes the data can derive."""
+    from vivid_inspect.audit.probes import ENGLISH, PROBES
+
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    for i, audit in audits:
+        judge = judges.get(audit.judge)
+        if judge is None:
+            listed = ", ".join(sorted(judges)) or "none"
+            problems.append(
+                Problem(("audits", i, "judge"), f"no judge is named {audit.judge!r}; judges: {listed}")
+            )
+        elif judge.strategy == LEXICAL:
+            message = (
+                f"{audit.judge!r} is the {LEXICAL} judge: it calls no model, so there is no judge to audit"
+            )
+            problems.append(Problem(("audits", i, "judge"), message))
+        elif audit.judge in seen:
+            message = f"judge {audit.judge!r} is already audited by audits[{seen[audit.judge]}]"
+            problems.append(Problem(("audits", i, "judge"), message))
+        seen.setdefault(audit.judge, i)
+        for j, probe in enumerate(audit.probes or []):
+            if probe not in PROBES:
+                message = f"unknown probe {probe!r}; probes: {', '.join(PROBES)}"
+                problems.append(Problem(("audits", i, "probes", j), message))
+            elif probe in (audit.probes or [])[:j]:
+                problems.append(Problem(("audits", i, "probes", j), f"probe {probe!r} is listed twice"))
+        if data != "sample" and (audit.probes is None or ENGLISH in audit.probes):
+            rest = ", ".join(name for name in PROBES if name != ENGLISH)
+            message = (
+                f"the {ENGLISH} probe needs English meanings, shipped only with data: sample; "
+                f"list the probes without it (probes: [{rest}])"
+            )
+            problems.append(Problem(("audits", i, "probes"), message))
+    return problems
+
+
 def _check_files(data: str | None, base_dir: Path) -> list[Problem]:
     problems = []
     if data is not None and data not in BUILTIN_DATA and not is_url(data) and not (base_dir / data).is_file():
@@ -316,6 +357,7 @@ def check_parts(
     data: str | None = None,
     human: HumanScores | None = None,
     complete: bool = True,
+    audits: list[tuple[int, Audit]] | None = None,
 ) -> list[Problem]:
     """Every problem that types alone cannot show, in the parts of a spec that are well typed.
 
@@ -331,6 +373,7 @@ def check_parts(
         human: The spec's ``human`` section, if well typed (see :mod:`vivid_inspect.runner.spec.human_check`).
         complete: False when some run blocks or judges were left out for type errors; then
             checks that need all of them (no judged task, panel members) are skipped.
+        audits: The well-typed audits with their index in ``audits``.
 
     Returns:
         The problems found, possibly none.
@@ -342,6 +385,7 @@ def check_parts(
         *_check_duplicate_cells(runs),
         *_check_judges(judges, providers, explains),
         *(_check_panel(panel, {judge.name for _, judge in judges}) if complete else []),
+        *(_check_audits(audits or [], {judge.name: judge for _, judge in judges}, data) if complete else []),
         *_check_files(data, base_dir),
         *check_human(human, runs, base_dir, complete),
     ]
@@ -364,4 +408,5 @@ def check_spec(spec: Spec, base_dir: Path) -> list[Problem]:
         panel=spec.panel,
         data=spec.data,
         human=spec.human,
+        audits=list(enumerate(spec.audits)),
     )

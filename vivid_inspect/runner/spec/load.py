@@ -13,6 +13,7 @@ from pydantic_core import ErrorDetails
 from vivid_inspect.runner.spec.checks import BUILTIN_DATA, check_parts, check_spec, is_url
 from vivid_inspect.runner.spec.credentials import secret_problems
 from vivid_inspect.runner.spec.model import (
+    Audit,
     HumanScores,
     Judge,
     Panel,
@@ -186,6 +187,8 @@ def _part_problems(raw: dict[str, Any], base_dir: Path) -> list[Problem]:
         and all(judge.name for _, judge in judges)
     )
     bad = [(*where, name) for where, s in salvaged.items() for name in s.bad]
+    raw_audits: list[Any] = raw["audits"] if isinstance(raw.get("audits"), list) else []
+    audits = [(i, audit) for i, item in enumerate(raw_audits) if (audit := _valid(Audit, item)) is not None]
     problems = check_parts(
         base_dir,
         runs=runs,
@@ -194,6 +197,7 @@ def _part_problems(raw: dict[str, Any], base_dir: Path) -> list[Problem]:
         data=raw.get("data") if isinstance(raw.get("data"), str) else None,
         human=_valid(HumanScores, human_shorthand(raw["human"])) if raw.get("human") is not None else None,
         complete=complete,
+        audits=audits,
     )
     return [p for p in problems if not any(p.path[: len(b)] == b for b in bad)]
 

@@ -218,6 +218,23 @@ class HumanScores(_Strict):
     generation: str | None = None
 
 
+class Audit(_Strict):
+    """A ``vivid audit`` of one of the spec's judges, run after the judges (see README, "Audit a judge").
+
+    Attributes:
+        judge: The name of an LLM judge of the spec: its model, strategy, language and model
+            arguments are audited.
+        probes: The probes to run (default every probe; the probes they compare with are added).
+        limit: Items to draw (default ``vivid audit``'s); every item when it exceeds the data.
+        seed: Seed of the item draw and of every derivation.
+    """
+
+    judge: str
+    probes: Annotated[list[str], Field(min_length=1)] | None = None
+    limit: Annotated[int, Field(ge=1)] | None = None
+    seed: int = 0
+
+
 class Spec(_Strict):
     """A whole experiment: generations, judges, an optional panel, human scores, settings.
 
@@ -231,6 +248,7 @@ class Spec(_Strict):
     runs: Annotated[list[RunBlock], Field(min_length=1)]
     judges: list[Judge] = Field(default_factory=list)
     panel: Panel | None = None
+    audits: list[Audit] = Field(default_factory=list)
     human: Annotated[HumanScores, BeforeValidator(human_shorthand)] | None = None
     concurrency: Concurrency = Field(default_factory=Concurrency)
     batch: Batch = None

@@ -1,0 +1,180 @@
+"""A spec's ``audits:``: `vivid run` audits the judges it lists, in the same run.
+
+Validation: every bad entry is one problem at its YAML path, in the same pass as the rest of the
+spec. Running: an offline spec audits the chrF grader; the card is the one `vivid audit` gives on
+the same settings, the report shows it, and a second run rebuilds it from its logs without a call.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from vivid_inspect.audit.run import run_audit
+from vivid_inspect.cli.main import main
+from vivid_inspect.runner import load_spec
+from vivid_inspect.runner.audits import AUDITS_DIR, CARD_DIR
+from vivid_inspect.runner.execute import run_spec
+from vivid_inspect.runner.spec.problems import SpecError, format_path
+
+AUDIT = {"judge": "chrf_aspect", "probes": ["partial", "wrong"], "limit": 6}
+
+
+def _spec(**changes: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "name": "audited",
+        "data": "sample",
+        "log_dir": "logs",
+        "runs": [
+            {
+                "tasks": ["explain"],
+                "prompts": ["zero_shot"],
+                "models": ["vivid/oracle"],
+                "sample": {"n": 8, "by": "theme", "seed": 0},
+            }
+        ],
+        "judges": [
+            {"name": "chrf_aspect", "strategy": "aspect", "model": "vivid/chrf"},
+            {"name": "lexical", "strategy": "lexical"},
+        ],
+        "audits": [copy.deepcopy(AUDIT)],
+    }
+    return spec | changes
+
+
+def _write(tmp_path: Path, data: dict[str, Any]) -> Path:
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _problems(tmp_path: Path, data: dict[str, Any]) -> dict[str, str]:
+    with pytest.raises(SpecError) as caught:
+        load_spec(_write(tmp_path, data))
+    return {format_path(p.path): p.message for p in caught.value.problems}
+
+
+def test_a_spec_with_audits_is_valid(tmp_path: Path) -> None:
+    loaded = load_spec(_write(tmp_path, _spec()))
+    (audit,) = loaded.spec.audits
+    assert (audit.judge, audit.probes, audit.limit, audit.seed) == ("chrf_aspect", ["partial", "wrong"], 6, 0)
+
+
+def _audit(**changes: Any) -> list[dict[str, Any]]:
+    return [copy.deepcopy(AUDIT) | changes]
+
+
+CASES = [
+    pytest.param(_audit(judge="nobody"), "audits[0].judge", "no judge is named 'nobody'", id="unknown-judge"),
+    pytest.param(_audit(judge="lexical"), "audits[0].judge", "calls no model", id="lexical-judge"),
+    pytest.param([AUDIT, AUDIT], "audits[1].judge", "already audited by audits[0]", id="judge-audited-twice"),
+    pytest.param(
+        _audit(probes=["partial", "flattery"]), "audits[0].probes[1]", "unknown probe", id="unknown-probe"
+    ),
+    pytest.param(_audit(probes=["wrong", "wrong"]), "audits[0].probes[1]", "listed twice", id="probe-twice"),
+    pytest.param(_audit(probes=[]), "audits[0].probes", "at least 1 item", id="no-probes"),
+    pytest.param(_audit(limit=0), "audits[0].limit", "greater than or equal to 1", id="zero-limit"),
+    pytest.param(_audit(limit="6"), "audits[0].limit", "valid integer", id="limit-not-a-number"),
+    pytest.param(_audit(probe=["wrong"]), "audits[0].probe", "unknown key", id="unknown-key"),
+    pytest.param([{"probes": ["wrong"]}], "audits[0].judge", "required", id="no-judge"),
+]
+
+
+@pytest.mark.parametrize(("audits", "where", "message"), CASES)
+def test_a_bad_audit_is_reported_at_its_yaml_path(
+    tmp_path: Path, audits: list[Any], where: str, message: str
+) -> None:
+    problems = _problems(tmp_path, _spec(audits=audits))
+    assert where in problems, problems
+    assert message in problems[where]
+    assert len(problems) == 1, problems
+
+
+@pytest.mark.parametrize(
+    "probes", [pytest.param(None, id="every-probe"), pytest.param(["wrong", "english"], id="english-listed")]
+)
+def test_the_english_probe_needs_the_bundled_samples_translations(
+    tmp_path: Path, probes: list[str] | None
+) -> None:
+    (tmp_path / "items.csv").write_text("x\n", encoding="utf-8")  # exists: only the audit is checked
+    problems = _problems(tmp_path, _spec(data="items.csv", audits=_audit(probes=probes)))
+    assert list(problems) == ["audits[0].probes"], problems
+    assert "English meanings, shipped only with data: sample" in problems["audits[0].probes"]
+
+
+def test_validate_lists_a_bad_audit_beside_other_problems_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _spec(audits=_audit(judge="nobody"))
+    data["runs"][0]["prompts"] = ["zero_shot", "none_shot"]
+    assert main(["validate", str(_write(tmp_path, data))]) == 2
+    err = capsys.readouterr().err
+    assert "audits[0].judge" in err and "runs[0].prompts" in err and "Traceback" not in err
+
+
+def test_a_bad_audit_is_reported_beside_a_type_error_elsewhere(tmp_path: Path) -> None:
+    data = _spec(audits=_audit(judge="nobody"))
+    data["runs"][0]["epochs"] = "two"
+    problems = _problems(tmp_path, data)
+    assert set(problems) == {"runs[0].epochs", "audits[0].judge"}, problems
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, Any]:
+    """The spec run twice (the second run resumes a complete folder)."""
+    root = tmp_path_factory.mktemp("spec-audits")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("INSPECT_CACHE_DIR", str(root / "cache"))
+        loaded = load_spec(_write(root, _spec()))
+        first = run_spec(loaded, display="none", quiet=True, preflight=False)
+        folder = loaded.log_dir / AUDITS_DIR / "chrf_aspect"
+        logs = sorted(p.name for p in folder.glob("*.eval"))
+        second = run_spec(loaded, display="none", quiet=True, preflight=False)
+        assert sorted(p.name for p in folder.glob("*.eval")) == logs  # nothing written again
+    return loaded.log_dir, first, second
+
+
+def test_vivid_run_audits_the_listed_judge_as_vivid_audit_does(
+    run: tuple[Path, Any, Any], tmp_path: Path
+) -> None:
+    log_dir, first, _ = run
+    assert first.ok
+    (result,) = first.audits
+    assert result.ok and not result.reused and result.judge == "chrf_aspect"
+    folder = log_dir / AUDITS_DIR / "chrf_aspect"
+    assert len(list(folder.glob("*.eval"))) == 3  # reference, partial, wrong
+    assert sorted(p.name for p in (folder / CARD_DIR).iterdir()) == [
+        "audit.csv",
+        "audit.md",
+        "audit_shifts.png",
+    ]
+    alone = run_audit(
+        "vivid/chrf",
+        data="sample",
+        limit=6,
+        probes=["partial", "wrong"],
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert result.card is not None and result.card.rows() == alone.rows()
+
+
+def test_the_report_of_the_run_shows_the_card(run: tuple[Path, Any, Any]) -> None:
+    log_dir, first, _ = run
+    text = (log_dir / "report" / "report.md").read_text(encoding="utf-8")
+    assert "### Judge audit " in text and "judge vivid/chrf (strategy aspect" in text
+    assert "set aside 3 audit log(s)" in text
+    assert first.report is not None and "### Judge audit " in first.report
+
+
+def test_a_second_run_rebuilds_the_card_from_its_logs_without_a_call(run: tuple[Path, Any, Any]) -> None:
+    _, first, second = run
+    (result,) = second.audits
+    assert second.ok and result.reused
+    assert result.card is not None and first.audits[0].card is not None
+    assert result.card.rows() == first.audits[0].card.rows()
+    assert second.progress.total_calls == 0
