@@ -178,3 +178,21 @@ def test_a_second_run_rebuilds_the_card_from_its_logs_without_a_call(run: tuple[
     assert result.card is not None and first.audits[0].card is not None
     assert result.card.rows() == first.audits[0].card.rows()
     assert second.progress.total_calls == 0
+
+
+def test_an_audit_whose_judge_failed_leaves_the_run_incomplete_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vivid_inspect.audit import run as audit_run
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise audit_run.AuditError("the audit's wrong probe judged by vivid/chrf did not complete: HTTP 500")
+
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(audit_run, "run_audit", failing)
+    spec = _write(tmp_path, _spec())
+    assert main(["run", str(spec), "--display", "none", "--no-report", "--no-preflight"]) == 1
+    err = capsys.readouterr().err
+    assert "audit of chrf_aspect failed: AuditError: the audit's wrong probe" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "logs" / AUDITS_DIR / "chrf_aspect" / CARD_DIR).exists()
