@@ -138,7 +138,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="the judge's price for --plan, US dollars per million input,output tokens (e.g. 2,8)",
     )
     parser.add_argument(
-        "--out", default=None, metavar="DIR", help=f"folder of the card's files (default: ./{DEFAULT_OUT}; with --from, LOG_DIR)"
+        "--out",
+        default=None,
+        metavar="DIR",
+        help=f"folder of the card's files (default: ./{DEFAULT_OUT}; with --from, LOG_DIR)",
     )
     parser.add_argument(
         "--log-dir",
