@@ -322,3 +322,23 @@ def test_a_probe_run_again_replaces_its_earlier_log(
     report = _report(folder, tmp_path / "report")
     assert report.skipped == ()
     assert len([t for t in report.tables if t.name.startswith("audit")]) == 2
+
+
+@pytest.mark.parametrize("shape", [s for s in SHAPES if s != "audit-task-name"])
+def test_write_log_copies_no_audit_or_sanity_log_of_the_same_generation(
+    base: Path, tmp_path: Path, shape: str
+) -> None:
+    from vivid_inspect.annotate_server.human_log import generation_logs
+
+    folder = Path(shutil.copytree(base, tmp_path / "logs"))
+    judged = _judged_log(folder)
+    log = read_eval_log(str(judged))
+    SHAPES[shape][0](log)  # the same generation's key: only the tag or record tells it apart
+    intruder = folder / "elsewhere" / "2026-01-01T00-00-00+00-00_intruder.eval"
+    intruder.parent.mkdir()
+    write_eval_log(log, str(intruder))
+    (key,) = {generation.key for generation in generations_in(read_logs(folder)).values()}
+    found = generation_logs({"generation": key, "log": str(judged)}, folder, tmp_path / "annotation")
+    assert intruder not in found
+    alone = generation_logs({"generation": key, "log": str(judged)}, base, tmp_path / "annotation")
+    assert {p.relative_to(folder) for p in found} == {p.relative_to(base) for p in alone}

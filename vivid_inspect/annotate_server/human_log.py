@@ -22,6 +22,7 @@ from inspect_ai.log import EvalLog, ProvenanceData, edit_score, read_eval_log, w
 from inspect_ai.scorer import ScoreEdit
 
 from vivid_inspect.generation_key import generation_of
+from vivid_inspect.report.log_files import not_generations
 from vivid_inspect.report.logs import find_log_files
 
 HUMAN_SCORE = "human"
@@ -53,7 +54,10 @@ def generation_logs(record: dict[str, Any] | None, root: Path | None, folder: Pa
     if base.is_dir():
         for log in find_log_files(base, exclude=[folder]):
             header = _header(log)
-            if header is not None and generation_of(header).key == record["generation"]:
+            # An audit or sanity log judged made-up answers: never a log of the scored generation.
+            if header is None or not_generations(header) is not None:
+                continue
+            if generation_of(header).key == record["generation"]:
                 found[log] = folder / LOGS_FOLDER / log.relative_to(base)
     if not found:
         raise ValueError(
