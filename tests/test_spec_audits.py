@@ -196,3 +196,22 @@ def test_an_audit_whose_judge_failed_leaves_the_run_incomplete_and_says_why(
     assert "audit of chrf_aspect failed: AuditError: the audit's wrong probe" in err
     assert "Traceback" not in err
     assert not (tmp_path / "logs" / AUDITS_DIR / "chrf_aspect" / CARD_DIR).exists()
+
+
+def test_vivid_plan_counts_each_audits_judge_calls_until_it_is_done(
+    run: tuple[Path, Any, Any], tmp_path: Path
+) -> None:
+    from vivid_inspect.runner import make_plan, render_plan
+
+    log_dir, _, _ = run
+    fresh = load_spec(_write(tmp_path, _spec()))
+    (cell,) = [c for c in make_plan(fresh).cells if c.role == "audit"]
+    # 6 items x 3 probes (partial and wrong, and the reference they compare with), one retry each.
+    assert (cell.calls, cell.max_calls, cell.items, cell.model, cell.done) == (18, 36, 6, "vivid/chrf", False)
+    assert cell.input_tokens > 18 * 100 and cell.output_tokens > 0
+    text = render_plan(make_plan(fresh))
+    assert "Audits (1; after the judges)" in text and "audit of chrf_aspect: 6 items × 3 probes" in text
+    assert any(t.role == "audit" and t.calls == 18 for t in make_plan(fresh).totals())
+    done = load_spec(_write(tmp_path, _spec(log_dir=str(log_dir))))
+    (cell,) = [c for c in make_plan(done).cells if c.role == "audit"]
+    assert cell.done and not any(t.role == "audit" for t in make_plan(done).totals())

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from vivid_inspect.audit.card import AuditCard
     from vivid_inspect.audit.run import AuditItems
+    from vivid_inspect.runner.plan import CellPlan
 
 AUDITS_DIR = "audits"
 """Folder of the audits under the log folder, one subfolder per audited judge."""
@@ -145,6 +146,13 @@ def _complete_logs(folder: Path, identity: str) -> dict[str, EvalLog]:
     """The latest complete log of each probe of audit ``identity`` in ``folder``, with its samples."""
     from inspect_ai.log import read_eval_log
 
+    return {probe: read_eval_log(str(path)) for probe, path in _complete_paths(folder, identity).items()}
+
+
+def _complete_paths(folder: Path, identity: str) -> dict[str, Path]:
+    """The latest complete log of each probe of audit ``identity`` in ``folder`` (headers only read)."""
+    from inspect_ai.log import read_eval_log
+
     from vivid_inspect.log_contract import read_audit_record
 
     latest: dict[str, tuple[str, Path]] = {}
@@ -159,7 +167,67 @@ def _complete_logs(folder: Path, identity: str) -> dict[str, EvalLog]:
         created = str(header.eval.created)
         if record.probe not in latest or created >= latest[record.probe][0]:
             latest[record.probe] = (created, path)
-    return {probe: read_eval_log(str(path)) for probe, (_, path) in latest.items()}
+    return {probe: path for probe, (_, path) in latest.items()}
+
+
+def audit_cells(loaded: LoadedSpec) -> tuple[list[CellPlan], list[str]]:
+    """``vivid plan``'s view of the spec's audits: the judge calls of each, and whether it is done.
+
+    Args:
+        loaded: The spec.
+
+    Returns:
+        One plan cell per audit (done when its complete probe logs are in its folder), and a note
+        for each audit that cannot be planned (its data cannot be read).
+    """
+    from vivid_inspect.audit.plan import make_audit_plan
+    from vivid_inspect.audit.run import audit_id, prepare_items
+    from vivid_inspect.runner.plan import CellPlan
+
+    by_name = {judge.name: judge for judge in loaded.spec.judges}
+    cells: list[CellPlan] = []
+    notes: list[str] = []
+    for entry in loaded.spec.audits:
+        judge = by_name[entry.judge]
+        model = str(judge.model)
+        try:
+            planned = make_audit_plan(
+                model,
+                strategy=judge.strategy,
+                language=judge.language,
+                data=loaded.data,
+                limit=entry.limit,
+                seed=entry.seed,
+                probes=entry.probes,
+                retries=judge.retries,
+            )
+            prepared = prepare_items(
+                data=loaded.data, limit=entry.limit, seed=entry.seed, probes=entry.probes, translator=None
+            )
+        except ValueError as error:
+            notes.append(f"audit of {judge.name} not planned: {' '.join(redact(str(error)).split())}")
+            continue
+        identity = audit_id(model, judge.strategy, judge.language, prepared, entry.seed, None)
+        done = set(prepared.probes) <= set(
+            _complete_paths(loaded.log_dir / AUDITS_DIR / judge.name, identity)
+        )
+        grader = planned.roles[0]
+        label = f"audit of {judge.name}: {planned.items} items × {len(planned.probes)} probes"
+        cells.append(
+            CellPlan(
+                "audit",
+                label,
+                model,
+                planned.items,
+                grader.calls,
+                grader.max_calls,
+                grader.input_tokens,
+                grader.output_tokens,
+                judge.price,
+                done,
+            )
+        )
+    return cells, notes
 
 
 def _with_notes(card: AuditCard, notes: tuple[str, ...]) -> AuditCard:

@@ -15,6 +15,7 @@ import anyio
 from inspect_ai.dataset import Sample
 
 from vivid_inspect.data import VividDataError
+from vivid_inspect.runner.audits import audit_cells
 from vivid_inspect.runner.catalog import render_task_prompt
 from vivid_inspect.runner.cells import GenerationCell, JudgeCell, PanelCell
 from vivid_inspect.runner.generate import reuse_conflicts
@@ -40,7 +41,7 @@ CALL_OVERHEAD_TOKENS = 7
 FULL_DATA_ROWS = 1636
 """Rows of the published VIVID data (the paper), for counts when the data cannot be read."""
 
-Role = Literal["generation", "judge", "panel"]
+Role = Literal["generation", "judge", "panel", "audit"]
 
 
 def tokens(text: str) -> int:
@@ -53,7 +54,7 @@ class CellPlan:
     """One cell of the plan.
 
     Attributes:
-        role: ``generation``, ``judge`` or ``panel``.
+        role: ``generation``, ``judge``, ``panel`` or ``audit`` (a spec's ``audits:`` entry).
         label: What the cell is.
         model: The model called (empty for a panel and the lexical judge, which call none).
         items: Items per epoch.
@@ -283,4 +284,7 @@ def make_plan(loaded: LoadedSpec) -> Plan:
         members = ", ".join(panel.panel.members)
         label = f"{panel.panel.name} ({panel.panel.aggregate} of {members}) × {panel.generation.label}"
         plan.cells.append(CellPlan("panel", label, "", items, 0, 0, 0, 0, None, done))
+    audits, notes = audit_cells(loaded)
+    plan.cells += audits
+    plan.notes += notes
     return plan

@@ -101,6 +101,11 @@ def _cell_tables(plan: Plan) -> list[str]:
         lines += table(
             ["status", "cell", "items"], [[_status(c), c.label, count(c.items)] for c in panels], right=(2,)
         )
+    audits = [c for c in plan.cells if c.role == "audit"]
+    if audits:
+        lines += ["", f"Audits ({len(audits)}; after the judges)"]
+        rows = [[_status(c), c.label, c.model, count(c.calls), count(c.max_calls)] for c in audits]
+        lines += table(["status", "audit", "judge model", "calls", "with retries"], rows, right=(3, 4))
     return lines
 
 
