@@ -194,6 +194,7 @@ def test_an_audit_whose_judge_failed_leaves_the_run_incomplete_and_says_why(
     assert main(["run", str(spec), "--display", "none", "--no-report", "--no-preflight"]) == 1
     err = capsys.readouterr().err
     assert "audit of chrf_aspect failed: AuditError: the audit's wrong probe" in err
+    assert "some cells (or audits) are incomplete" in err
     assert "Traceback" not in err
     assert not (tmp_path / "logs" / AUDITS_DIR / "chrf_aspect" / CARD_DIR).exists()
 

@@ -106,7 +106,7 @@ def _run(args: argparse.Namespace) -> int:
         for message in result.progress.messages:
             print(f"  {message}", file=sys.stderr)
         print(
-            f"vivid run: some cells are incomplete; rerun `vivid run {args.spec}` to resume them.",
+            f"vivid run: some cells (or audits) are incomplete; rerun `vivid run {args.spec}` to resume them.",
             file=sys.stderr,
         )
         return EXIT_INCOMPLETE
