@@ -25,7 +25,7 @@ from vivid_inspect.solvers.classify_prompts import (
     topic_answer,
     traits_answer,
 )
-from vivid_inspect.solvers.explain import explain_prompt
+from vivid_inspect.solvers.explain import explain_generate
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS, EXPLAIN_STYLES
 
 # Paper Appendix C. Task-level config, so --temperature / --max-tokens on the CLI override it,
@@ -113,7 +113,7 @@ def explain(
         )
         return Task(
             dataset=loaded.dataset,
-            solver=[explain_prompt(prompt), bounded_generate()],
+            solver=explain_generate(prompt),
             scorer=scorers,
             config=EXPLAIN_CONFIG,
             version=TASK_VERSION,

@@ -48,9 +48,12 @@ def bounded_generate() -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
-        effective = model.config.merge(active_generate_config())
+        # The run's settings win over the model's, as GenerateConfig.merge would give; read two
+        # fields rather than merge whole configs for every sample (a deep copy, ~0.3 ms).
+        active = active_generate_config()
+        attempt_timeout = _first_set(active.attempt_timeout, model.config.attempt_timeout)
         extra: dict[str, Any] = {}
-        if effective.attempt_timeout is None and not effective.batch:
+        if attempt_timeout is None and not _first_set(active.batch, model.config.batch):
             extra["attempt_timeout"] = GENERATION.attempt_timeout
         try:
             state = await generate(state, **extra)
@@ -61,6 +64,10 @@ def bounded_generate() -> Solver:
         return _stored_safely(state)
 
     return solve
+
+
+def _first_set(run: Any, model: Any) -> Any:
+    return run if run is not None else model
 
 
 def _stored_safely(state: TaskState) -> TaskState:
