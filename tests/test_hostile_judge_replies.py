@@ -274,7 +274,7 @@ def test_every_reply_end_to_end_and_unscored_never_counts(server: FakeOpenAIServ
         score = scores[item.idiom]
         assert score.metadata is not None
         # Inspect's openai-api provider moves a <think> block out of the completion; the rest is verbatim
-        assert strip_reasoning(score.metadata["judge_replies"][-1]) == strip_reasoning(reply), reply
+        assert strip_reasoning(score.explanation or "") == strip_reasoning(reply), reply  # the last reply
         assert reason in score.metadata["parse_status"]
         if expected is None:
             assert math.isnan(score.as_float()), reply

@@ -256,7 +256,8 @@ def _build(
     """The one builder behind every judge scorer: ask the judge with ``strategy``'s prompt, read its verdict.
 
     Each Score carries ``answer`` (the explanation judged), ``explanation`` (the judge's raw reply)
-    and metadata ``strategy``, ``language``, ``judge_model``, ``parse_status``, ``retries``, ``judge_replies``,
+    and metadata ``strategy``, ``language``, ``judge_model``, ``parse_status``, ``retries``, ``judge_replies``
+    (every reply in order, only after a retry: a single reply is ``explanation`` alone),
     ``stop_reason``, ``repeat``, ``cached`` (whether the reply that produced the score came from
     Inspect's cache rather than a call), ``prompt_version`` and ``parser_version``. Every stored
     text is sanitised: lone surrogates become U+FFFD. The prompt is in the judge call's model event
@@ -328,12 +329,14 @@ def _build(
             metadata |= {
                 "parse_status": parsed.reason,
                 RETRIES_KEY: attempt,
-                "judge_replies": list(replies),
                 "stop_reason": stop_reason,
                 # Without the call's event we cannot show the reply was fresh: count it as cached,
                 # so a self-consistency check never takes a replay for a new judgement.
                 "cached": bool(policy) and (event is None or event.cache == "read"),
             }
+            if attempt:
+                # The last reply is the score's explanation: the list is kept only when there are several.
+                metadata["judge_replies"] = list(replies)
             if parsed.score is not None:
                 return Score(value=parsed.score, answer=candidate, explanation=reply, metadata=metadata)
             # The follow-up turn makes the retry a different request, so the cache cannot replay
