@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import struct
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 from tests.test_audit_verdicts import PROBES, N, Scores, changed, sound
 from vivid_inspect.audit import plot
 from vivid_inspect.audit.card import CARD_COLUMNS, FILES, THRESHOLD_USES, AuditCard, build_card
-from vivid_inspect.audit.verdicts import ProbeResult, Thresholds
+from vivid_inspect.audit.verdicts import ALLOWED, ProbeResult, Thresholds
 
 NAN = math.nan
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -88,11 +89,39 @@ def test_the_header_names_judge_strategy_language_data_and_items() -> None:
     assert "paired bootstrap over items (2000 resamples, seed 0)" in text
 
 
+@pytest.mark.parametrize(
+    ("confidence", "n_boot", "level"),
+    [
+        pytest.param(0.95, 2000, "95 %", id="default"),
+        pytest.param(0.9, 2000, "90 %", id="90"),
+        pytest.param(0.995, 2000, "99.5 %", id="99.5-not-rounded-to-100"),
+        pytest.param(0.9999, 100_000, "99.99 %", id="99.99"),
+    ],
+)
+def test_the_card_and_plot_name_the_level_of_their_intervals(
+    confidence: float, n_boot: int, level: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    card = card_of(sound(), thresholds=Thresholds(confidence=confidence, n_boot=n_boot))
+    assert f"[{level} CI] by a paired bootstrap over items" in card.markdown()
+    labels: list[str] = []
+    from matplotlib.axes import Axes
+
+    original = Axes.set_xlabel
+
+    def record(self: Axes, text: str, *args: object, **kwargs: object) -> object:
+        labels.append(text)
+        return original(self, text, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Axes, "set_xlabel", record)
+    plot.render_png(card)
+    assert len(labels) == 2 and all(label.endswith(f", {level} CI") for label in labels), labels
+
+
 def test_one_row_per_probe_in_order_with_expectation_mean_comparison_shift_rate_unscored_verdict() -> None:
     card = card_of(length_rewarding())
     lines = card.markdown().splitlines()
     header = lines.index(
-        "| probe | expectation | mean | comparison | shift [CI] | rate [CI] | unscored | verdict |"
+        "| probe | expectation | mean | paired: probe − comparison | shift [CI] | rate [CI] | unscored | verdict |"
     )
     rows = lines[header + 2 : header + 2 + len(PROBES)]
     assert [row.split(" | ")[0] for row in rows] == [f"| `{p.name}`" for p in PROBES]
@@ -100,7 +129,9 @@ def test_one_row_per_probe_in_order_with_expectation_mean_comparison_shift_rate_
     result = card.results[3]
     assert padding[1] == "not higher than `partial` (≤ +0.50)"
     assert padding[2] == f"{result.mean:.2f}"
-    assert padding[3] == f"`partial` {result.comparison_mean:.2f}"
+    assert padding[3] == (
+        f"{result.paired_mean:.2f} − `partial` {result.comparison_mean:.2f} ({result.n_paired} items)"
+    )
     assert padding[4] == f"**{result.shift:+.2f}** [{result.ci_low:+.2f}, {result.ci_high:+.2f}]"
     assert padding[5] == f"robustness {100 * result.rate:.0f} % [0 %, {100 * result.rate_ci_high:.0f} %]"
     assert padding[6] == "0 / 0"
@@ -150,7 +181,58 @@ def test_an_all_unscored_card_reads_n_a() -> None:
     assert (
         "| `reference` | high (≥ 4.00) | **n/a** [n/a, n/a] | — | n/a | floor n/a [n/a, n/a] | 40 |" in text
     )
-    assert "| `spelling` | same as `reference` (±0.50) | n/a | `reference` n/a | n/a |" in text
+    assert (
+        "| `spelling` | same as `reference` (±0.50) | n/a | `reference`: no item scored in both | n/a |"
+        in text
+    )
+
+
+PAIRED_SHAPES = [
+    pytest.param({}, id="all-scored"),
+    pytest.param({"padding": range(0, 6)}, id="probe-unscored"),
+    pytest.param({"partial": range(30, 38)}, id="comparison-unscored"),
+    pytest.param({"padding": range(0, 5), "partial": range(3, 12)}, id="both-overlapping"),
+    pytest.param({"wrong": range(0, 9), "reference": range(20, 26)}, id="own-score-probe"),
+]
+
+
+def _with_gaps(gaps: dict[str, range]) -> Scores:
+    scores = length_rewarding()
+    for name, items in gaps.items():
+        scores[name] = {i: (NAN if i in items else v) for i, v in scores[name].items()}
+    return scores
+
+
+@pytest.mark.parametrize("gaps", PAIRED_SHAPES)
+def test_the_paired_means_shown_subtract_to_the_shift_shown(gaps: dict[str, range]) -> None:
+    card = card_of(_with_gaps(gaps))
+    cells = re.compile(r"^(-?\d+\.\d\d) − `\w+` (-?\d+\.\d\d) \((\d+) items\)$")
+    rows = [line.split(" | ") for line in card.markdown().splitlines() if line.startswith("| `")]
+    checked = 0
+    for row, result in zip(rows, card.results, strict=False):
+        if result.comparison is None:
+            continue
+        found = cells.match(row[3])
+        assert found, row[3]
+        probe, comparison, n = float(found[1]), float(found[2]), int(found[3])
+        shift = float(row[4].strip("*").split(" ")[0].strip("*"))
+        assert n == result.n_paired
+        assert probe - comparison == pytest.approx(shift, abs=0.0101), (result.probe, row)
+        checked += 1
+    assert checked == len(PROBES) - 1
+
+
+@pytest.mark.parametrize("gaps", PAIRED_SHAPES)
+def test_the_csv_has_the_paired_means_and_the_probes_own_mean(gaps: dict[str, range]) -> None:
+    scores = _with_gaps(gaps)
+    card = card_of(scores)
+    for row, result in zip(card.rows(), card.results, strict=True):
+        if result.comparison is None:
+            assert row["paired_mean"] is None and row["comparison_mean"] is None
+            continue
+        assert row["paired_mean"] - row["comparison_mean"] == pytest.approx(row["shift"], abs=2e-4)
+        own = [v for v in scores[result.probe].values() if not math.isnan(v)]
+        assert row["mean"] == round(sum(own) / len(own), 4)
 
 
 # --- build_card -------------------------------------------------------------------------------------------
@@ -301,10 +383,10 @@ def test_the_card_modules_import_nothing_heavy() -> None:
 DOCS = REPO / "docs" / "audit.md"
 
 
-def test_the_docs_list_every_threshold_with_its_default() -> None:
+def test_the_docs_list_every_threshold_with_its_default_and_allowed_range() -> None:
     text = DOCS.read_text("utf-8")
     for f in fields(Thresholds):
-        assert f"| `{f.name}` | {f.default} |" in text, f.name
+        assert f"| `{f.name}` | {f.default} | {ALLOWED[f.name]} |" in text, f.name
 
 
 def test_the_docs_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:

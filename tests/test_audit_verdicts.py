@@ -4,19 +4,25 @@ from __future__ import annotations
 
 import math
 import random
+import tracemalloc
+import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from vivid_inspect.audit.verdicts import (
+    ALLOWED,
     EXPECTATIONS,
     ProbeResult,
     Thresholds,
+    bound_text,
+    check_seed,
     evaluate,
     evaluate_probe,
+    seed_problem,
 )
 from vivid_inspect.report.score_stats import percentile_ci, resamples
 
@@ -275,7 +281,8 @@ def test_shift_is_over_items_scored_in_both_and_counts_unscored_on_each_side() -
     assert (result.unscored, result.comparison_unscored) == (1, 1)
     assert result.shift == pytest.approx(-1.0)  # items 1 (0) and 4 (-2)
     assert result.mean == pytest.approx(4.0)  # the probe's own scored items 1, 3, 4
-    assert result.comparison_mean == pytest.approx(14 / 3)
+    assert result.paired_mean == pytest.approx(4.0)  # the probe on items 1 and 4
+    assert result.comparison_mean == pytest.approx(5.0)  # the comparison on items 1 and 4
     assert result.rate == pytest.approx(0.5)
     assert result.rate_name == "robustness"
 
@@ -522,12 +529,21 @@ def test_an_unknown_expectation_is_refused() -> None:
         pytest.param("within", True, "must be a number", id="bool-within"),
         pytest.param("ceiling", 5.5, "allowed 0 to 5", id="ceiling-above-scale"),
         pytest.param("item_tolerance", 1.0, "must be below 1", id="item-tolerance-a-whole-point"),
-        pytest.param("min_rate", 1.5, "a share; allowed 0 to 1", id="rate-above-1"),
+        pytest.param("item_tolerance", -0.1, "allowed 0 to below 1", id="negative-item-tolerance"),
+        pytest.param("min_rate", 1.5, "a share; allowed 0 to below 1", id="rate-above-1"),
+        pytest.param("min_rate", 1.0, "no probe could pass", id="rate-1-never-passes"),
         pytest.param("max_unscored", -0.2, "a share; allowed 0 to 1", id="negative-unscored"),
         pytest.param("min_items", 0, "whole number, 1 or more", id="zero-items"),
         pytest.param("min_items", 2.5, "whole number, 1 or more", id="fractional-items"),
-        pytest.param("n_boot", 0, "whole number, 1 or more", id="no-resamples"),
-        pytest.param("confidence", 1.0, "strictly between 0 and 1", id="confidence-1"),
+        pytest.param("n_boot", 0, "whole number from 200 to 100000", id="no-resamples"),
+        pytest.param("n_boot", 1, "whole number from 200 to 100000", id="one-resample"),
+        pytest.param("n_boot", 199, "whole number from 200 to 100000", id="resamples-below-200"),
+        pytest.param("n_boot", 100_001, "whole number from 200 to 100000", id="resamples-above-100000"),
+        pytest.param("n_boot", 10**9, "whole number from 200 to 100000", id="a-billion-resamples"),
+        pytest.param("n_boot", 2000.0, "whole number from 200 to 100000", id="float-resamples"),
+        pytest.param("confidence", 1.0, "allowed 0.8 to 0.9999", id="confidence-1"),
+        pytest.param("confidence", 0.5, "allowed 0.8 to 0.9999", id="confidence-a-coin-toss"),
+        pytest.param("confidence", 0.99999, "allowed 0.8 to 0.9999", id="confidence-beyond-any-bootstrap"),
     ],
 )
 def test_a_bad_threshold_is_named(name: str, value: object, message: str) -> None:
@@ -557,7 +573,28 @@ def test_overrides_from_name_value_pairs() -> None:
         pytest.param(["min_rate"], "threshold 'min_rate': expected NAME=VALUE", id="no-equals"),
         pytest.param(["min_rat=0.8"], "threshold 'min_rat' is unknown; known: high_floor", id="typo"),
         pytest.param(["min_rate=high"], "threshold min_rate: 'high' is not a number", id="not-a-number"),
-        pytest.param(["min_items=2.5"], "threshold min_items: '2.5' is not a number", id="items-not-whole"),
+        pytest.param(
+            ["min_items=2.5"],
+            r"threshold min_items: '2\.5' is not a whole number written in digits \(e\.g\. min_items=10\); "
+            "allowed 1 or more",
+            id="items-not-whole",
+        ),
+        pytest.param(
+            ["n_boot=1e3"],
+            r"threshold n_boot: '1e3' is not a whole number written in digits \(e\.g\. n_boot=2000\); "
+            "allowed 200 to 100000",
+            id="resamples-in-e-notation",
+        ),
+        pytest.param(
+            ["n_boot=2000.0"], "threshold n_boot: '2000.0' is not a whole number", id="resamples-float"
+        ),
+        pytest.param(
+            ["min_items=ten"], "threshold min_items: 'ten' is not a whole number", id="items-a-word"
+        ),
+        pytest.param(["n_boot=1e9"], "threshold n_boot: '1e9' is not a whole number", id="resamples-huge"),
+        pytest.param(
+            ["n_boot=1000000000"], r"Thresholds\.n_boot = 1000000000: .*200 to 100000", id="too-many"
+        ),
         pytest.param(["min_rate=1.5"], r"Thresholds\.min_rate = 1\.5: a share", id="off-range"),
     ],
 )
@@ -572,10 +609,258 @@ def test_every_bad_override_is_named_at_once() -> None:
     assert str(caught.value).splitlines() == [
         "threshold 'min_rat' is unknown; known: high_floor, same_tolerance, lower_margin, not_higher_margin, "
         "within, ceiling, item_tolerance, min_rate, min_items, max_unscored, confidence, n_boot",
-        "threshold min_rate: 'x' is not a number",
+        "threshold min_rate: 'x' is not a number; allowed 0 to below 1",
         "Thresholds.ceiling = 9.0: on the judge's scale; allowed 0 to 5",
         "Thresholds.min_items = 0: must be a whole number, 1 or more",
     ]
+
+
+@pytest.mark.parametrize(
+    ("confidence", "fewest"),
+    [
+        pytest.param(0.8, 200, id="80-percent"),
+        pytest.param(0.95, 200, id="95-percent"),
+        pytest.param(0.99, 1000, id="99-percent"),
+        pytest.param(0.999, 10_000, id="99.9-percent"),
+        pytest.param(0.9999, 100_000, id="99.99-percent"),
+    ],
+)
+def test_each_end_of_an_interval_needs_five_resamples_beyond_it(confidence: float, fewest: int) -> None:
+    # A percentile interval's end is a resample: with fewer than 5 beyond it, the end is one or two
+    # extreme resamples and the interval's level is not the one printed.
+    assert Thresholds(confidence=confidence, n_boot=fewest).n_boot == fewest
+    if fewest > 200:
+        with pytest.raises(ValueError) as caught:
+            Thresholds(confidence=confidence, n_boot=fewest - 1)
+        assert str(caught.value) == (
+            f"Thresholds.n_boot = {fewest - 1}: too few resamples for confidence {confidence}: each end "
+            f"of the interval needs 5 resamples beyond it; allowed {fewest} to 100000 at this confidence"
+        )
+
+
+SWEEP = [
+    pytest.param(name, value, id=f"{name}={value}")
+    for name, values in {
+        "high_floor": (-0.01, 0.0, 5.0, 5.01),
+        "same_tolerance": (-0.01, 0.0, 5.0, 5.01),
+        "lower_margin": (-0.01, 0.0, 5.0, 5.01),
+        "not_higher_margin": (-0.01, 0.0, 5.0, 5.01),
+        "within": (-0.01, 0.0, 5.0, 5.01),
+        "ceiling": (-0.01, 0.0, 5.0, 5.01),
+        "item_tolerance": (-0.01, 0.0, 0.999, 1.0),
+        "min_rate": (-0.01, 0.0, 0.999, 1.0),
+        "min_items": (0, 1, 10**6),
+        "max_unscored": (-0.01, 0.0, 1.0, 1.01),
+        "confidence": (0.01, 0.5, 0.79, 0.8, 0.9999, 0.99999),
+        "n_boot": (1, 2, 50, 199, 200, 100_000, 100_001),
+    }.items()
+    for value in values
+]
+
+
+@pytest.mark.parametrize(("name", "value"), SWEEP)
+def test_every_threshold_value_is_refused_naming_it_or_gives_sound_numbers(name: str, value: float) -> None:
+    # A value that passes validation must not break later: no warning, no error, and every interval
+    # holds its estimate at the level the card prints.
+    extra = {"n_boot": 100_000} if name == "confidence" else {}
+    try:
+        thresholds = Thresholds(**({name: value} | extra))  # type: ignore[arg-type]
+    except ValueError as error:
+        assert str(error).startswith(f"Thresholds.{name} = {value!r}: ")
+        assert "\n" not in str(error)
+        return
+    scores = {k: v for k, v in sound().items() if k in ("reference", "partial", "wrong")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        results = evaluate(scores, PROBES, thresholds, seed=3)
+    assert [r.probe for r in results] == ["reference", "partial", "wrong"]
+    for r in results:
+        assert r.mean_ci_low <= r.mean <= r.mean_ci_high, r
+        if r.comparison is not None:
+            assert r.ci_low <= r.shift <= r.ci_high, r
+        assert r.rate_ci_low <= r.rate <= r.rate_ci_high, r
+
+
+@pytest.mark.parametrize("min_rate", [0.0, 0.7, 0.999, 1.0])
+def test_at_every_allowed_min_rate_a_unanimous_judge_on_enough_items_passes(min_rate: float) -> None:
+    # Wilson's interval of 5000 out of 5000 starts at 99.92 %: any allowed min_rate can be met, and
+    # 1.0, which nothing could meet, is refused.
+    scores = {"reference": dict.fromkeys(range(5000), 5.0)}
+    try:
+        thresholds = Thresholds(min_rate=min_rate)
+    except ValueError as error:
+        assert min_rate == 1.0 and "no probe could pass" in str(error)
+        return
+    assert evaluate(scores, PROBES[:1], thresholds)[0].verdict == "pass"
+
+
+def test_every_threshold_states_its_allowed_range() -> None:
+    assert set(ALLOWED) == {f.name for f in fields(Thresholds)}
+
+
+def test_the_most_resamples_on_many_items_stay_within_bounded_memory() -> None:
+    # Unbatched, 100000 resamples of 1000 items hold 1.6 GB of indices and values at once.
+    scores = {"reference": {i: float(i % 6) for i in range(1000)}}
+    tracemalloc.start()
+    try:
+        (result,) = evaluate(scores, PROBES[:1], Thresholds(n_boot=100_000))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.mean_ci_low < result.mean < result.mean_ci_high
+    assert peak < 200 * 2**20
+
+
+def test_item_tolerance_0_counts_only_equal_scores_as_unchanged() -> None:
+    probe, scores = _pair("same", [0.0] * 10 + [0.25] * 2)
+    assert evaluate_probe(probe, scores, Thresholds(item_tolerance=0.0)).rate == pytest.approx(10 / 12)
+    assert evaluate_probe(probe, scores, Thresholds(item_tolerance=0.25)).rate == pytest.approx(1.0)
+
+
+# --- shown bounds are the bounds used ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("expectation", "thresholds", "text"),
+    [
+        pytest.param("same", Thresholds(same_tolerance=0.125), "±0.125", id="three-decimal-tolerance"),
+        pytest.param("lower", Thresholds(lower_margin=0.0), "≤ +0.00", id="zero-margin-has-no-minus"),
+        pytest.param("lower", Thresholds(lower_margin=0.5), "≤ -0.50", id="default-margin"),
+        pytest.param("high", Thresholds(high_floor=4.25), "≥ 4.25", id="two-decimal-floor"),
+        pytest.param("high", Thresholds(high_floor=4.125), "≥ 4.125", id="three-decimal-floor"),
+        pytest.param("at_most_1", Thresholds(ceiling=1.0), "≤ 1.00", id="default-ceiling"),
+        pytest.param("not_higher", Thresholds(not_higher_margin=0.333), "≤ +0.333", id="odd-margin"),
+    ],
+)
+def test_a_bound_is_shown_as_it_is_used(expectation: str, thresholds: Thresholds, text: str) -> None:
+    assert bound_text(expectation, thresholds) == text
+
+
+@pytest.mark.parametrize(
+    ("thresholds", "shown"),
+    [
+        pytest.param(Thresholds(min_rate=0.975), "≥ 97.5 %", id="min-rate-97.5"),
+        pytest.param(Thresholds(min_rate=0.7), "≥ 70 %", id="min-rate-default"),
+        pytest.param(Thresholds(min_rate=0.333), "≥ 33.3 %", id="min-rate-a-third"),
+    ],
+)
+def test_the_rate_bound_in_a_reason_is_the_one_used(thresholds: Thresholds, shown: str) -> None:
+    probe, scores = _pair("same", [0.0] * 40)
+    assert "robustness 100 % [91 %, 100 %] " in evaluate_probe(probe, scores, thresholds).reason
+    assert shown in evaluate_probe(probe, scores, thresholds).reason
+
+
+def test_the_unscored_bound_in_a_reason_is_the_one_used() -> None:
+    probe, scores = _pair("same", [0.0] * 40)
+    scores["probe"] = {i: (NAN if i < 3 else v) for i, v in scores["probe"].items()}
+    reason = evaluate_probe(probe, scores, Thresholds(max_unscored=0.025)).reason
+    assert reason.startswith("3 of 40 items unscored on one side or both (more than 2.5 %)")
+
+
+# --- the comparison's mean is over the paired items -------------------------------------------------------
+
+PAIRED_SHAPES = [
+    pytest.param(set(), set(), id="all-scored"),
+    pytest.param({0, 1, 2}, set(), id="probe-unscored"),
+    pytest.param(set(), {5, 6, 7, 8}, id="comparison-unscored"),
+    pytest.param({0, 1}, {1, 9, 10}, id="both-sides-overlapping"),
+    pytest.param({0, 1, 2, 3}, {20, 21, 22, 23}, id="both-sides-apart"),
+    pytest.param(set(), {"absent": {30, 31}}, id="comparison-has-no-record"),
+]
+
+
+@pytest.mark.parametrize(("probe_gaps", "comparison_gaps"), PAIRED_SHAPES)
+@pytest.mark.parametrize(
+    "index", [1, 2, 3, 4, 9], ids=["same", "lower", "not_higher", "at_most_1", "within_1"]
+)
+def test_paired_mean_minus_comparison_mean_is_the_shift(
+    probe_gaps: set[int], comparison_gaps: set[int] | dict[str, set[int]], index: int
+) -> None:
+    probe = PROBES[index]
+    assert probe.comparison is not None
+    scores = sound()
+    scores[probe.name] = {i: (NAN if i in probe_gaps else v) for i, v in scores[probe.name].items()}
+    if isinstance(comparison_gaps, dict):
+        absent = comparison_gaps["absent"]
+        scores[probe.comparison] = {i: v for i, v in scores[probe.comparison].items() if i not in absent}
+    else:
+        scores[probe.comparison] = {
+            i: (NAN if i in comparison_gaps else v) for i, v in scores[probe.comparison].items()
+        }
+    result = evaluate_probe(probe, scores)
+    own, other = scores[probe.name], scores[probe.comparison]
+    paired = [i for i in own if not math.isnan(own[i]) and not math.isnan(other.get(i, NAN))]
+    assert result.n_paired == len(paired)
+    assert result.paired_mean == pytest.approx(sum(own[i] for i in paired) / len(paired))
+    assert result.comparison_mean == pytest.approx(sum(other[i] for i in paired) / len(paired))
+    assert result.paired_mean - result.comparison_mean == pytest.approx(result.shift)
+    scored = [v for v in own.values() if not math.isnan(v)]
+    assert result.mean == pytest.approx(sum(scored) / len(scored))  # the probe's own mean: all scored
+
+
+def test_without_paired_items_the_paired_means_are_nan() -> None:
+    scores = {"reference": {1: 5.0, 2: NAN}, "spelling": {1: NAN, 2: 5.0}}
+    result = evaluate_probe(PROBES[1], scores)
+    assert (result.n_paired, result.mean) == (0, 5.0)
+    assert math.isnan(result.paired_mean) and math.isnan(result.comparison_mean) and math.isnan(result.shift)
+
+
+# --- the seed ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        pytest.param(-1, id="minus-one"),
+        pytest.param(-(10**20), id="large-negative"),
+        pytest.param(1.5, id="fraction"),
+        pytest.param(2.0, id="float-whole"),
+        pytest.param("3", id="text"),
+        pytest.param(True, id="bool"),
+        pytest.param(None, id="none"),
+        pytest.param(np.int64(-4), id="numpy-negative"),
+        pytest.param(np.float64(3.0), id="numpy-float"),
+    ],
+)
+def test_a_bad_seed_is_refused_naming_it(seed: object) -> None:
+    message = f"--seed = {seed!r}: must be a whole number, 0 or more"
+    assert seed_problem(seed, "--seed") == message
+    with pytest.raises(ValueError) as caught:
+        check_seed(seed, "--seed")
+    assert str(caught.value) == message
+    with pytest.raises(ValueError, match=r"^seed = .*: must be a whole number, 0 or more$"):
+        check_seed(seed)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        pytest.param(0, id="zero"),
+        pytest.param(7, id="small"),
+        pytest.param(2**64, id="beyond-64-bits"),
+        pytest.param(np.int64(3), id="numpy-int"),
+    ],
+)
+def test_a_good_seed_is_returned_as_an_int(seed: object) -> None:
+    assert seed_problem(seed) is None
+    assert check_seed(seed) == int(seed) and type(check_seed(seed)) is int  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        pytest.param(sound(), id="bootstrapped"),
+        pytest.param({"reference": {1: 5.0}}, id="one-item-no-bootstrap"),
+        pytest.param({"reference": dict.fromkeys(range(N), 5.0)}, id="equal-scores-no-bootstrap"),
+        pytest.param({"reference": dict.fromkeys(range(N), NAN)}, id="all-unscored"),
+    ],
+)
+@pytest.mark.parametrize("seed", [-1, 1.5, "0"], ids=["negative", "fraction", "text"])
+def test_evaluate_refuses_a_bad_seed_whatever_the_scores(scores: Scores, seed: object) -> None:
+    with pytest.raises(ValueError, match=r"^seed = .*: must be a whole number, 0 or more$"):
+        evaluate(scores, PROBES, seed=seed)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^seed = .*: must be a whole number, 0 or more$"):
+        evaluate_probe(PROBES[0], scores, seed=seed)  # type: ignore[arg-type]
 
 
 def test_thresholds_change_verdicts() -> None:

@@ -25,6 +25,7 @@ from vivid_inspect.audit.verdicts import (
     Thresholds,
     bound_text,
     evaluate,
+    share_text,
 )
 from vivid_inspect.scorers.judge_parse import MAX_SCORE
 
@@ -127,11 +128,13 @@ class AuditCard:
             f"{self.n_items} items of {self.data}: {self.count('pass')} pass, {self.count('fail')} fail, "
             f"{self.count('inconclusive')} inconclusive.",
             "",
-            f"Scores 0-{MAX_SCORE}. Shift = probe − comparison over the items the judge scored in both; "
-            f"[{_pct(t.confidence)} CI] by a paired bootstrap over items ({t.n_boot} resamples, seed "
+            f"Scores 0-{MAX_SCORE}. Mean: over the probe's scored items. Paired: the probe's and the "
+            "comparison's means over the items the judge scored in both, whose difference is the shift; "
+            f"[{share_text(t.confidence)} CI] by a paired bootstrap over items ({t.n_boot} resamples, seed "
             f"{self.seed}); rates with Wilson intervals. The bold figure decides the verdict.",
             "",
-            "| probe | expectation | mean | comparison | shift [CI] | rate [CI] | unscored | verdict |",
+            "| probe | expectation | mean | paired: probe − comparison | shift [CI] | rate [CI] | unscored "
+            "| verdict |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |",
             *(self._row(result) for result in self.results),
         ]
@@ -161,7 +164,14 @@ class AuditCard:
         mean = _num(r.mean)
         if own:
             mean = f"**{mean}** [{_num(r.mean_ci_low)}, {_num(r.mean_ci_high)}]"
-        comparison = "—" if r.comparison is None else f"`{r.comparison}` {_num(r.comparison_mean)}"
+        if r.comparison is None:
+            comparison = "—"
+        elif r.n_paired == 0:
+            comparison = f"`{r.comparison}`: no item scored in both"
+        else:
+            comparison = (
+                f"{_num(r.paired_mean)} − `{r.comparison}` {_num(r.comparison_mean)} ({r.n_paired} items)"
+            )
         shift = _num(r.shift, "+.2f")
         if not math.isnan(r.shift):
             shift = (

@@ -15,7 +15,7 @@ import io
 import math
 from typing import TYPE_CHECKING
 
-from vivid_inspect.audit.verdicts import OWN_SCORE, ProbeResult
+from vivid_inspect.audit.verdicts import OWN_SCORE, ProbeResult, share_text
 from vivid_inspect.scorers.judge_parse import MAX_SCORE
 
 if TYPE_CHECKING:
@@ -70,9 +70,12 @@ def render_png(card: AuditCard) -> bytes:
             _row(mean_axes, y, result, result.mean, (result.mean_ci_low, result.mean_ci_high), decides_mean)
         shift_axes.axvline(0.0, color="black", linewidth=0.8)
         shift_axes.set_xlim(*_shift_limits(results))
-        shift_axes.set_xlabel("shift: probe − comparison (0-5 points), 95 % CI")
+        level = share_text(card.thresholds.confidence)
+        shift_axes.set_xlabel(
+            f"shift: probe − comparison over the paired items (0-{MAX_SCORE} points), {level} CI"
+        )
         mean_axes.set_xlim(-0.2, MAX_SCORE + 0.2)
-        mean_axes.set_xlabel(f"probe's own mean score (0-{MAX_SCORE}), 95 % CI")
+        mean_axes.set_xlabel(f"probe's own mean over its scored items (0-{MAX_SCORE}), {level} CI")
         shift_axes.set_yticks(range(rows), labels=[label(r) for r in reversed(results)])
         shift_axes.set_ylim(-0.6, rows - 0.4)
         for axes in (shift_axes, mean_axes):

@@ -17,6 +17,10 @@ probe; one whose interval straddles the bound leaves it inconclusive, as do too 
 unscored verdicts and a comparison that was not run. Noise therefore reads as "inconclusive", never
 as "fail".
 
+Every threshold has a documented range (:data:`ALLOWED`), checked when :class:`Thresholds` is made,
+and the bootstrap's seed is checked by :func:`check_seed`, which the CLI calls before any model call:
+a value that passes these checks gives sound numbers, never a failure after the judge's calls.
+
 Importing the module loads nothing heavy; numpy and scipy load when a probe is evaluated, so the
 CLI can import :class:`Thresholds` cheaply (``tests/test_audit_card.py`` holds it to that).
 """
@@ -55,6 +59,13 @@ Verdict = Literal["pass", "fail", "inconclusive"]
 Statistic = Literal["shift", "mean"]
 _EPS = 1e-9  # bootstrap means of equal values can land a rounding error beside a bound
 _MAX_PROBLEMS = 20
+N_BOOT_RANGE = (200, 100_000)
+"""Fewest and most bootstrap resamples: 200 leave 5 beyond each end of a 95 % interval; more than
+100000 add memory and time, not precision, to a mean of 0-5 scores."""
+MIN_TAIL = 5
+"""Resamples beyond each end of a percentile interval, at least; fewer and the end is an extreme
+resample, not the quantile the interval's level names."""
+_BATCH_CELLS = 1_000_000  # resampled values held at once: 8 MB, whatever n_boot and the item count
 
 
 class ProbeLike(Protocol):
@@ -98,19 +109,24 @@ class Thresholds:
         ceiling: ``at_most_1`` (wrong, literal, hedge): the mean's interval and each item must stay at
             or below this; the rubric gives 0-1 to a wrong or empty explanation.
         item_tolerance: How far one item's scores may differ and still count as unchanged (``same``,
-            ``not_higher``), or must drop to count as lower (``lower``). Below 1, so with whole
-            scores an item is unchanged only when equal; above 0, so the mean of a judge's repeats may
-            wobble a little.
-        min_rate: The rate's Wilson interval must lie at or above this. 0.7 leaves room for items
-            where a sound judge is right to differ (an idiom whose literal reading is its meaning, a
-            reference whose first half already says it all).
+            ``not_higher``), or must drop to count as lower (``lower``). From 0 to below 1: below 1,
+            so with whole scores an item is unchanged only when equal; 0 counts only equal scores as
+            unchanged, and the default 0.5 lets the mean of a judge's repeats wobble a little.
+        min_rate: The rate's Wilson interval must lie at or above this; from 0 to below 1, as a
+            Wilson interval never lies wholly at 100 %. 0.7 leaves room for items where a sound
+            judge is right to differ (an idiom whose literal reading is its meaning, a reference
+            whose first half already says it all).
         min_items: Fewer items than this (paired items for a comparative expectation, scored items
             for an own-score one) leave the probe inconclusive, whatever the intervals say.
         max_unscored: When more than this share of the probe's items are left out (unscored by the
             judge, on either side of the pair), a probe that did not fail is inconclusive: the
             scored items may not represent the rest.
-        confidence: Level of every interval.
-        n_boot: Bootstrap resamples of each interval.
+        confidence: Level of every interval, from 0.8 to 0.9999: below 0.8 noise on few items
+            would fail probes instead of leaving them inconclusive.
+        n_boot: Bootstrap resamples of each interval, from 200 to 100000, and enough to leave
+            :data:`MIN_TAIL` resamples beyond each end of the interval (1000 for 0.99).
+
+    Every range is in :data:`ALLOWED` and ``docs/audit.md``.
     """
 
     high_floor: float = 4.0
@@ -153,11 +169,21 @@ class Thresholds:
                 problems.append(f"threshold {pair!r}: expected NAME=VALUE, e.g. min_rate=0.8")
             elif name not in known:
                 problems.append(f"threshold {name!r} is unknown; known: {', '.join(known)}")
+            elif name in _WHOLE:
+                try:
+                    changes[name] = int(text)
+                except ValueError:
+                    problems.append(
+                        f"threshold {name}: {text.strip()!r} is not a whole number written in digits "
+                        f"(e.g. {name}={known[name].default}); allowed {ALLOWED[name]}"
+                    )
             else:
                 try:
-                    changes[name] = int(text) if known[name].type in (int, "int") else float(text)
+                    changes[name] = float(text)
                 except ValueError:
-                    problems.append(f"threshold {name}: {text.strip()!r} is not a number")
+                    problems.append(
+                        f"threshold {name}: {text.strip()!r} is not a number; allowed {ALLOWED[name]}"
+                    )
         # The values that did read are checked too, so that one run reports every problem.
         problems += threshold_problems({f.name: getattr(self, f.name) for f in fields(self)} | changes)
         if problems:
@@ -174,11 +200,23 @@ _SCALE = {
     "ceiling",
     "item_tolerance",
 }
-_SHARES = {"min_rate", "max_unscored"}
+_WHOLE = {"min_items", "n_boot"}
+_CONFIDENCE_RANGE = (0.8, 0.9999)
+
+ALLOWED: dict[str, str] = {
+    **{name: f"0 to {MAX_SCORE}" for name in sorted(_SCALE - {"item_tolerance"})},
+    "item_tolerance": "0 to below 1",
+    "min_rate": "0 to below 1",
+    "max_unscored": "0 to 1",
+    "min_items": "1 or more",
+    "confidence": f"{_CONFIDENCE_RANGE[0]} to {_CONFIDENCE_RANGE[1]}",
+    "n_boot": f"{N_BOOT_RANGE[0]} to {N_BOOT_RANGE[1]}",
+}
+"""Each threshold's allowed values, as its error message and ``docs/audit.md`` state them."""
 
 
 def threshold_problems(values: Mapping[str, Any]) -> list[str]:
-    """Every threshold off its range, one line each naming it (empty when all are fine).
+    """Every threshold off its range, one line each naming it and its range (empty when all are fine).
 
     Args:
         values: Threshold name -> value, for every field of :class:`Thresholds`.
@@ -186,27 +224,107 @@ def threshold_problems(values: Mapping[str, Any]) -> list[str]:
     Returns:
         The problems.
     """
-    problems: list[str] = []
-    for name, value in values.items():
-        if name in ("min_items", "n_boot"):
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                problems.append(f"Thresholds.{name} = {value!r}: must be a whole number, 1 or more")
-            continue
-        number = _number(value)
-        if number is None or math.isnan(number):
-            problems.append(f"Thresholds.{name} = {value!r}: must be a number")
-        elif name in _SCALE and not 0 <= number <= MAX_SCORE:
-            problems.append(f"Thresholds.{name} = {value!r}: on the judge's scale; allowed 0 to {MAX_SCORE}")
-        elif name in _SHARES and not 0 <= number <= 1:
-            problems.append(f"Thresholds.{name} = {value!r}: a share; allowed 0 to 1")
-        elif name == "confidence" and not 0 < number < 1:
-            problems.append(f"Thresholds.confidence = {value!r}: a level; allowed strictly between 0 and 1")
-        elif name == "item_tolerance" and number >= 1:
-            problems.append(
-                f"Thresholds.item_tolerance = {value!r}: must be below 1, or a one-point change would "
-                "count as no change"
-            )
+    problems = [p for name, value in values.items() if (p := _problem(name, value)) is not None]
+    if not any(p.startswith(("Thresholds.n_boot ", "Thresholds.confidence ")) for p in problems):
+        problems += _tail_problems(values.get("n_boot"), values.get("confidence"))
     return problems
+
+
+def _problem(name: str, value: object) -> str | None:
+    """The problem of one threshold's value on its own, or None."""
+    allowed = ALLOWED.get(name, "")
+    head = f"Thresholds.{name} = {value!r}"
+    if name in _WHOLE:
+        whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        count = int(value) if whole else None  # type: ignore[call-overload]
+        if name == "min_items" and (count is None or count < 1):
+            return f"{head}: must be a whole number, {allowed}"
+        if name == "n_boot" and (count is None or not N_BOOT_RANGE[0] <= count <= N_BOOT_RANGE[1]):
+            return f"{head}: must be a whole number from {allowed}"
+        return None
+    number = _number(value)
+    if number is None or math.isnan(number):
+        return f"{head}: must be a number; allowed {allowed}"
+    if name == "item_tolerance" and not 0 <= number < 1:
+        return f"{head}: must be below 1, or a one-point change would count as no change; allowed {allowed}"
+    if name in _SCALE and not 0 <= number <= MAX_SCORE:
+        return f"{head}: on the judge's scale; allowed {allowed}"
+    if name == "min_rate" and not 0 <= number < 1:
+        return (
+            f"{head}: a share; allowed {allowed} (a Wilson interval never lies wholly at 100 %, so no "
+            "probe could pass)"
+        )
+    if name == "max_unscored" and not 0 <= number <= 1:
+        return f"{head}: a share; allowed {allowed}"
+    if name == "confidence" and not _CONFIDENCE_RANGE[0] <= number <= _CONFIDENCE_RANGE[1]:
+        return (
+            f"{head}: a level; allowed {allowed} (below, noise would fail probes; above, no bootstrap "
+            f"of {N_BOOT_RANGE[1]} resamples leaves {MIN_TAIL} beyond each end)"
+        )
+    return None
+
+
+def _tail_problems(n_boot: object, confidence: object) -> list[str]:
+    """n_boot against confidence: each end of a percentile interval needs MIN_TAIL resamples beyond it."""
+    if not isinstance(n_boot, numbers.Integral) or _number(confidence) is None:
+        return []
+    fewest = min_resamples(float(confidence))  # type: ignore[arg-type]
+    if int(n_boot) >= fewest:
+        return []
+    return [
+        f"Thresholds.n_boot = {n_boot!r}: too few resamples for confidence {confidence}: each end of the "
+        f"interval needs {MIN_TAIL} resamples beyond it; allowed {fewest} to {N_BOOT_RANGE[1]} at this confidence"
+    ]
+
+
+def min_resamples(confidence: float) -> int:
+    """Fewest resamples that leave :data:`MIN_TAIL` beyond each end of an interval at ``confidence``.
+
+    Args:
+        confidence: The interval's level, from 0 to below 1.
+
+    Returns:
+        At least ``N_BOOT_RANGE[0]``: 200 at 0.95, 1000 at 0.99, 10000 at 0.999.
+    """
+    # The rounding guard keeps 2 * 5 / 0.05 at 200, not the 201 that float division gives.
+    return max(N_BOOT_RANGE[0], math.ceil(2 * MIN_TAIL / (1 - confidence) - 1e-6))
+
+
+def seed_problem(seed: object, name: str = "seed") -> str | None:
+    """Why ``seed`` cannot seed the audit's draws and bootstraps, in one line naming it, or None.
+
+    numpy's generator takes a whole number, 0 or more (any size); a negative one, a float, text or a
+    bool is refused here, before any model call, instead of failing after the judge's calls.
+
+    Args:
+        seed: The value given.
+        name: How the user wrote it (``--seed``, ``audits[0].seed``).
+
+    Returns:
+        The problem, or None when the seed is fine.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        return f"{name} = {seed!r}: must be a whole number, 0 or more"
+    return None
+
+
+def check_seed(seed: object, name: str = "seed") -> int:
+    """The seed as an ``int``, or a ``ValueError`` naming it (:func:`seed_problem`).
+
+    Args:
+        seed: The value given.
+        name: How the user wrote it (``--seed``, ``audits[0].seed``).
+
+    Returns:
+        The seed.
+
+    Raises:
+        ValueError: One line naming ``name``, when the seed is not a whole number, 0 or more.
+    """
+    problem = seed_problem(seed, name)
+    if problem is not None:
+        raise ValueError(problem)
+    return int(seed)  # type: ignore[call-overload]
 
 
 def _number(value: object) -> float | None:
@@ -231,8 +349,10 @@ class ProbeResult:
         n_paired: Items scored in both the probe and its comparison (0 without a comparison).
         unscored: The probe's items the judge left unscored.
         comparison_unscored: Of the probe's items, those whose comparison the judge left unscored.
-        mean: Mean of the probe's scored items.
-        comparison_mean: Mean of the comparison's scores of the probe's items.
+        mean: Mean of the probe's scored items (it decides ``high`` and ``at_most_1``).
+        paired_mean: Mean of the probe's scores over the paired items.
+        comparison_mean: Mean of the comparison's scores over the paired items, so that
+            ``paired_mean - comparison_mean == shift``.
         shift: Mean of ``probe - comparison`` over the paired items.
         ci_low: Lower end of the shift's paired bootstrap interval.
         ci_high: Upper end of the shift's paired bootstrap interval.
@@ -258,6 +378,7 @@ class ProbeResult:
     unscored: int
     comparison_unscored: int
     mean: float
+    paired_mean: float
     comparison_mean: float
     shift: float
     ci_low: float
@@ -298,13 +419,27 @@ def accepted_range(expectation: str, thresholds: Thresholds) -> tuple[float, flo
 
 
 def bound_text(expectation: str, thresholds: Thresholds) -> str:
-    """The accepted range as a reader writes it: ``≥ 4.00``, ``±0.50``, ``≤ -0.50``."""
+    """The accepted range as a reader writes it: ``≥ 4.00``, ``±0.50``, ``≤ -0.50``, ``±0.125``.
+
+    Two decimals, or as many as the bound has, so that the bound shown is the bound used.
+    """
     low, high = accepted_range(expectation, thresholds)
     if expectation in ("same", "within_1"):
-        return f"±{high:.2f}"
+        return f"±{_exact(high)}"
     if expectation == "high":
-        return f"≥ {low:.2f}"
-    return f"≤ {high:+.2f}" if expectation in ("lower", "not_higher") else f"≤ {high:.2f}"
+        return f"≥ {_exact(low)}"
+    return f"≤ {_exact(high, '+')}" if expectation in ("lower", "not_higher") else f"≤ {_exact(high)}"
+
+
+def _exact(value: float, sign: str = "") -> str:
+    value += 0.0  # -0.0 (a zero margin negated) reads as +0.00, not -0.00
+    text = format(value, f"{sign}.2f")
+    return text if float(text) == value else format(value, f"{sign}.6g")
+
+
+def share_text(share: float) -> str:
+    """A share or level as a percentage with the decimals it has: ``95 %``, ``97.5 %``, ``99.99 %``."""
+    return "n/a" if math.isnan(share) else f"{format(100 * share, '.4g')} %"
 
 
 def check_scores(scores: Mapping[str, Mapping[Any, Any]]) -> dict[str, dict[Hashable, float]]:
@@ -371,10 +506,12 @@ def evaluate_probe(
         The result.
 
     Raises:
-        ValueError: If the probe's expectation is not one of :data:`EXPECTATIONS`.
+        ValueError: If the seed is not a whole number, 0 or more (:func:`check_seed`), or the
+            probe's expectation is not one of :data:`EXPECTATIONS`.
     """
     import numpy as np
 
+    check_seed(seed)
     expectation = probe.expectation
     if expectation not in EXPECTATIONS:
         raise ValueError(
@@ -394,11 +531,11 @@ def evaluate_probe(
         paired = ~np.isnan(values) & ~np.isnan(other)
         differences = values[paired] - other[paired]
         comparison_unscored = sum(i in comparison and math.isnan(comparison[i]) for i in ids)
-        comparison_mean = _mean(other[~np.isnan(other)])
+        paired_mean, comparison_mean = _mean(values[paired]), _mean(other[paired])
     else:
         differences = np.array([], dtype=float)
         comparison_unscored = 0
-        comparison_mean = math.nan
+        paired_mean = comparison_mean = math.nan
     shift_low, shift_high = _mean_ci(differences, thresholds, seed)
     mean_low, mean_high = _mean_ci(scored, thresholds, seed)
     own_score = expectation in OWN_SCORE
@@ -429,6 +566,7 @@ def evaluate_probe(
         unscored=int(np.isnan(values).sum()),
         comparison_unscored=int(comparison_unscored),
         mean=_mean(scored),
+        paired_mean=paired_mean,
         comparison_mean=comparison_mean,
         shift=_mean(differences),
         ci_low=shift_low,
@@ -467,8 +605,9 @@ def evaluate(
         One result per probe present in ``scores``.
 
     Raises:
-        ValueError: On a score off the scale or an unknown expectation.
+        ValueError: On a bad seed, a score off the scale or an unknown expectation.
     """
+    check_seed(seed)
     clean = check_scores(scores)
     return tuple(
         evaluate_probe(probe, clean, thresholds, seed=seed) for probe in probes if probe.name in clean
@@ -514,6 +653,9 @@ def _mean_ci(values: np.ndarray, t: Thresholds, seed: int) -> tuple[float, float
         method="percentile",
         vectorized=True,
         rng=np.random.default_rng(seed),
+        # In batches, so that memory stays bounded (8 MB) whatever n_boot and the item count; the
+        # interval is the same as in one batch.
+        batch=max(1, _BATCH_CELLS // values.size),
     )
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
@@ -589,7 +731,7 @@ def _verdict(
     rate_side = _side((rate_low, rate_high), t.min_rate, 1.0)
     rate_text = (
         f"{RATE_NAMES[probe.expectation]} {_pct(rate_value)} [{_pct(rate_low)}, {_pct(rate_high)}] "
-        f"{_relation(rate_side)} ≥ {_pct(t.min_rate)}"
+        f"{_relation(rate_side)} ≥ {share_text(t.min_rate)}"
     )
     sides = {value_text: value_side, rate_text: rate_side}
     failed = [text for text, side in sides.items() if side == "outside"]
@@ -598,7 +740,7 @@ def _verdict(
     left_out = n_items - n_decided
     if left_out / n_items > t.max_unscored + _EPS:
         return "inconclusive", (
-            f"{left_out} of {n_items} items unscored on one side or both (more than {_pct(t.max_unscored)}); "
+            f"{left_out} of {n_items} items unscored on one side or both (more than {share_text(t.max_unscored)}); "
             f"{value_text}; {rate_text}"
         )
     if all(side == "inside" for side in sides.values()):
