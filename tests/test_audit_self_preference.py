@@ -1,9 +1,10 @@
-"""Self-preference from logs: the judge × generator interaction, its paired CI, and who is flagged.
+"""Self-preference from logs: each judge's excess score of a generator, its paired CI, who is flagged.
 
 Synthetic score frames (the report's tidy frame) carry known effects: every score is an item's
 difficulty plus the generator's quality plus the judge's leniency plus a cell's own noise, plus the
-effect under test. Expected interactions are computed here from the scores by hand, never read
-back from the module's own arithmetic. Real logs come from the offline generators (vivid/oracle,
+effect under test. Expected excesses are computed here from the scores by another method
+(backfitting the additive model on the other-family cells), never read back from the module's own
+arithmetic. Real logs come from the offline generators (vivid/oracle,
 vivid/literal) judged by scripted mockllm graders, and from `vivid run` on an offline spec.
 """
 
@@ -34,8 +35,8 @@ from vivid_inspect.audit.self_preference import (
     SelfPreferenceCard,
     SelfPreferenceError,
     estimate,
+    excess,
     from_frame,
-    interaction,
     run_self_preference,
 )
 from vivid_inspect.cli.audit_from import handle_from
@@ -115,14 +116,22 @@ def frame_of(cells: Mapping[tuple[str, str], Mapping[int, float]], **extra: obje
     return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
 
 
+def _family(model: str) -> str | None:
+    return {GPT_JUDGE: "openai", GPT: "openai", CLAUDE_JUDGE: "anthropic", CLAUDE: "anthropic"}.get(model)
+
+
 def by_hand(cells: Mapping[tuple[str, str], Mapping[int, float]], judge: str, model: str, items) -> float:
+    """The cell's mean minus mu + a[j] + b[g], backfitted on the cells of different families."""
     judges = sorted({j for j, _ in cells})
     models = sorted({g for _, g in cells})
     m = {(j, g): float(np.mean([cells[(j, g)][i] for i in items])) for j in judges for g in models}
-    row = np.mean([m[(judge, g)] for g in models])
-    column = np.mean([m[(j, model)] for j in judges])
-    grand = np.mean(list(m.values()))
-    return m[(judge, model)] - row - column + grand
+    fit = [(j, g) for j in judges for g in models if _family(j) is None or _family(j) != _family(g)]
+    mu, a, b = 0.0, dict.fromkeys(judges, 0.0), dict.fromkeys(models, 0.0)
+    for _ in range(5000):  # alternating means: converges to the least-squares fit
+        mu = float(np.mean([m[c] - a[c[0]] - b[c[1]] for c in fit]))
+        a = {j: float(np.mean([m[c] - mu - b[c[1]] for c in fit if c[0] == j])) for j in judges}
+        b = {g: float(np.mean([m[c] - mu - a[c[0]] for c in fit if c[1] == g])) for g in models}
+    return m[(judge, model)] - (mu + a[judge] + b[model])
 
 
 def card_of(cells, **options) -> SelfPreferenceCard:
@@ -134,7 +143,7 @@ def test_a_self_preferring_judge_is_flagged_on_its_own_family_only() -> None:
     cells = scores(lambda judge, model, item: float(judge == GPT_JUDGE and model == GPT and item % 2))
     card = card_of(cells)
     own = card.cell(label(GPT_JUDGE), GPT)
-    assert own.interaction == pytest.approx(by_hand(cells, GPT_JUDGE, GPT, range(1, N_ITEMS + 1)))
+    assert own.excess == pytest.approx(by_hand(cells, GPT_JUDGE, GPT, range(1, N_ITEMS + 1)))
     assert own.own_family and own.flagged and own.ci_low > 0
     assert [(c.judge, c.generator) for c in card.flagged] == [(label(GPT_JUDGE), GPT)]
     assert card.exit_code == 1
@@ -152,7 +161,7 @@ def test_a_lenient_or_harsh_judge_is_not_self_preferring(shift: float) -> None:
     assert own.own_family and not own.flagged
     assert own.ci_low < 0 < own.ci_high
     assert card.flagged == () and card.exit_code == 0
-    # the leniency shows in its means, not in the interaction
+    # the leniency shows in its means, not in the excess
     means = {c.generator: c.mean for c in card.cells if c.judge == label(GPT_JUDGE)}
     others = {c.generator: c.mean for c in card.cells if c.judge == label(CLAUDE_JUDGE)}
     assert np.mean(list(means.values())) - np.mean(list(others.values())) == pytest.approx(shift, abs=0.2)
@@ -162,7 +171,7 @@ def test_no_effect_flags_nobody() -> None:
     card = card_of(scores())
     assert card.flagged == () and card.exit_code == 0
     assert "No judge is flagged" in card.markdown()
-    assert all(c.ci_low <= c.interaction <= c.ci_high for c in card.cells)
+    assert all(c.ci_low <= c.excess <= c.ci_high for c in card.cells)
 
 
 def test_a_judge_preferring_another_family_is_not_self_preferring() -> None:
@@ -172,6 +181,9 @@ def test_a_judge_preferring_another_family_is_not_self_preferring() -> None:
     other = card.cell(label(GPT_JUDGE), CLAUDE)
     assert other.ci_low > 0 and not other.own_family and not other.flagged
     assert card.exit_code == 0
+    # The fit the own-family estimates rest on misses that cell, and the card says so.
+    assert "leniency and quality do not explain every cell of different families: " in card.markdown()
+    assert f"{label(GPT_JUDGE)} × {CLAUDE} (+" in card.markdown()
 
 
 def test_identical_judges_give_no_interaction_and_no_rounding_flag() -> None:
@@ -179,15 +191,20 @@ def test_identical_judges_give_no_interaction_and_no_rounding_flag() -> None:
     base = scores(judges=(GPT_JUDGE,))
     cells = {(j, g): base[(GPT_JUDGE, g)] for j in JUDGES for g in GENERATORS}
     card = card_of(cells)
-    assert all(abs(c.interaction) < 1e-12 for c in card.cells)
+    assert all(abs(c.excess) < 1e-12 for c in card.cells)
     assert card.flagged == ()
 
 
-def test_the_interaction_matches_the_textbook_two_way_decomposition() -> None:
+def test_the_excess_is_the_textbook_interaction_when_no_cell_is_left_out_of_the_fit() -> None:
     means = np.array([[4.0, 3.0], [3.0, 1.0]])
-    expected = np.array([[-0.25, 0.25], [0.25, -0.25]])
-    np.testing.assert_allclose(interaction(means), expected)
-    assert interaction(means).sum(axis=0) == pytest.approx([0, 0])
+    everything = np.ones((2, 2), dtype=bool)
+    np.testing.assert_allclose(excess(means, everything), [[-0.25, 0.25], [0.25, -0.25]])
+    # One cell left out: it is compared with its row, its column and the cell opposite (4 - 3 - 3 + 1).
+    np.testing.assert_allclose(
+        excess(means, ~np.eye(2, dtype=bool) | [[False, False], [False, True]])[0, 0], -1.0
+    )
+    # Both diagonal cells left out: nothing links a judge to its own generator, no prediction.
+    assert np.isnan(excess(means, ~np.eye(2, dtype=bool))[[0, 1], [0, 1]]).all()
 
 
 def test_every_cell_is_resampled_on_the_same_items() -> None:
@@ -207,9 +224,9 @@ def test_every_cell_is_resampled_on_the_same_items() -> None:
     weights = np.array([x[i] for i in sorted(x)])
     means = weights[resamples(N_ITEMS, n_boot, seed)].mean(axis=1)
     low, high = np.percentile(means, [2.5, 97.5])
-    i_w = 1.25 - 3.25 / 3 - 2.25 / 2 + 6.25 / 6  # I(w) of the GPT judge on GPT: 1/12
+    i_w = 0.25  # the excess of w for the GPT judge on GPT: every other cell (the fit's) is 1
     own = card.cell(label(GPT_JUDGE), GPT)
-    assert own.interaction == pytest.approx(i_w * weights.mean())
+    assert own.excess == pytest.approx(i_w * weights.mean())
     assert (own.ci_low, own.ci_high) == pytest.approx((i_w * low, i_w * high))
     assert own.flagged
 
@@ -254,8 +271,8 @@ def test_only_items_scored_in_every_cell_count() -> None:
         for model in GENERATORS:
             cell = card.cell(label(judge), model)
             assert cell.mean == pytest.approx(np.mean([cells[(judge, model)][i] for i in shared]))
-            assert cell.interaction == pytest.approx(by_hand(cells, judge, model, shared))
-    assert f"on {len(shared)} items scored in every cell (6 left out" in card.markdown()
+            assert cell.excess == pytest.approx(by_hand(cells, judge, model, shared))
+    assert f"Means over {len(shared)} items scored in every cell (6 left out" in card.markdown()
 
 
 def test_no_item_shared_by_every_cell_is_refused() -> None:
@@ -288,7 +305,7 @@ def test_one_shared_item_gives_no_interval_and_no_flag() -> None:
     cells = {(j, g): {1: 5.0 if (j, g) == (GPT_JUDGE, GPT) else 2.0} for j in JUDGES for g in GENERATORS}
     card = card_of(cells)
     own = card.cell(label(GPT_JUDGE), GPT)
-    assert own.interaction > 0 and own.ci_low is None and not own.flagged
+    assert own.excess > 0 and own.ci_low is None and not own.flagged
     assert "one shared item: no interval" in card.markdown()
 
 
@@ -309,12 +326,12 @@ def test_declared_family_overrides_the_inferred_one() -> None:
 
 
 def test_panels_and_repeated_judgements_are_left_out() -> None:
-    cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT, CLAUDE))
+    cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT, LLAMA))
     frame = frame_of(cells)
     # A repeat that would flag the GPT judge, and a panel that would be a third judge.
     boosted = frame_of({(GPT_JUDGE, GPT): {i: 5.0 for i in range(1, N_ITEMS + 1)}}, repeat=1.0)
     panel = frame_of(
-        {(GPT_JUDGE, g): cells[(GPT_JUDGE, g)] for g in (GPT, CLAUDE)}, judge="panel", strategy="panel"
+        {(GPT_JUDGE, g): cells[(GPT_JUDGE, g)] for g in (GPT, LLAMA)}, judge="panel", strategy="panel"
     )
     panel["judge_model"] = None
     card = from_frame(pd.concat([frame, boosted, panel], ignore_index=True), n_boot=200)
@@ -324,8 +341,8 @@ def test_panels_and_repeated_judgements_are_left_out() -> None:
     assert any("repeated judgements" in note for note in card.notes)
 
 
-def test_epochs_of_an_item_are_averaged_before_the_interaction() -> None:
-    cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT, CLAUDE))
+def test_epochs_of_an_item_are_averaged_before_the_excess() -> None:
+    cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT, LLAMA))
     second = {k: {i: min(5.0, v + 1) for i, v in items.items()} for k, items in cells.items()}
     frame = pd.concat([frame_of(cells), frame_of(second, epoch=2)], ignore_index=True)
     card = from_frame(frame, n_boot=200)
@@ -333,15 +350,16 @@ def test_epochs_of_an_item_are_averaged_before_the_interaction() -> None:
     assert card.n_items == N_ITEMS
     cell = card.cell(label(GPT_JUDGE), GPT)
     assert cell.mean == pytest.approx(np.mean(list(mean[(GPT_JUDGE, GPT)].values())))
-    assert cell.interaction == pytest.approx(by_hand(mean, GPT_JUDGE, GPT, range(1, N_ITEMS + 1)))
+    assert cell.excess == pytest.approx(by_hand(mean, GPT_JUDGE, GPT, range(1, N_ITEMS + 1)))
 
 
 def test_a_model_with_two_prompts_is_two_generators() -> None:
-    cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT,))
-    frame = pd.concat([frame_of(cells), frame_of(cells, prompt="few_shot")], ignore_index=True)
+    cells = scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT, LLAMA))
+    few_shot = {cell: items for cell, items in cells.items() if cell[1] == GPT}
+    frame = pd.concat([frame_of(cells), frame_of(few_shot, prompt="few_shot")], ignore_index=True)
     card = from_frame(frame, n_boot=100)
-    assert [g.label for g in card.generators] == [f"{GPT} (few_shot)", f"{GPT} (zero_shot)"]
-    assert all(g.family == "openai" for g in card.generators)
+    assert [g.label for g in card.generators] == [f"{GPT} (few_shot)", f"{GPT} (zero_shot)", LLAMA]
+    assert [g.family for g in card.generators] == ["openai", "openai", "meta"]
 
 
 def test_the_card_files_hold_every_cell(tmp_path: Path) -> None:
@@ -527,7 +545,7 @@ def test_vivid_run_folder_with_families_declared_in_the_spec(tmp_path: Path, cap
     }
     own = card.cell("chrf_aspect [vivid/chrf]", "vivid/literal")
     # Both judges score by chrF: no interaction, so the declared own family is not flagged.
-    assert own.own_family and abs(own.interaction) < 1e-12 and not own.flagged
+    assert own.own_family and abs(own.excess) < 1e-12 and not own.flagged
     assert card.exit_code == 0
 
 
@@ -547,7 +565,7 @@ def test_names_from_logs_cannot_break_the_card_or_run_in_a_spreadsheet(tmp_path:
     card = card_of(cells).write(tmp_path)
     table = pd.read_csv(tmp_path / "self_preference.csv", keep_default_na=False)
     assert set(table["generator"]) == {GPT, CLAUDE, "'" + hostile}
-    rows = [line for line in card.markdown().splitlines() if line.startswith("| interaction")]
+    rows = [line for line in card.markdown().splitlines() if line.startswith("| excess")]
     assert rows and rows[0].count(" | ") == len(GENERATORS)  # the name's | and newline stay in one cell
 
 
@@ -566,10 +584,13 @@ def test_an_llm_judge_without_a_recorded_model_has_an_unknown_family_not_none() 
 
 
 def test_many_own_family_cells_do_not_flag_by_chance() -> None:
-    # 40 folders of pure noise where every judge and generator is OpenAI's: 18 own-family cells
-    # each. At 95 % apiece about a third of the folders would flag someone; jointly at 95 % about 1 in 20.
+    # 40 folders of pure noise where three judges and six generators are OpenAI's (two Gemini
+    # judges and two Llama generators anchor the fit): 18 own-family cells each. At 95 % apiece
+    # about a third of the folders would flag someone; jointly at 95 % about 1 in 20.
     judges = [Participant(f"j{i}", f"openai/gpt-j{i}", "openai", "inferred") for i in range(3)]
+    judges += [Participant(f"j{i}", GEMINI_JUDGE, "google", "inferred") for i in (3, 4)]
     generators = [Participant(f"g{i}", f"openai/gpt-g{i}", "openai", "inferred") for i in range(6)]
+    generators += [Participant(f"g{i}", LLAMA, "meta", "inferred") for i in (6, 7)]
     flagged = one_at_a_time = 0
     for seed in range(40):
         rng = np.random.default_rng(seed)
@@ -580,7 +601,7 @@ def test_many_own_family_cells_do_not_flag_by_chance() -> None:
         }
         card = estimate(noise, judges, generators, n_boot=1000)
         flagged += bool(card.flagged)
-        one_at_a_time += any(cell.ci_low > 0 for cell in card.cells)
+        one_at_a_time += any(cell.ci_low > 0 for cell in card.cells if cell.own_family)
     assert flagged <= 3
     assert one_at_a_time >= 8
     assert "jointly over the 18 own-family cells (each at 99.72 %, Bonferroni)" in card.markdown()
@@ -597,7 +618,7 @@ def test_with_one_own_family_cell_the_flag_uses_the_95_interval() -> None:
     assert card.n_tested == 1 and (own.flag_low, own.flag_high) == (own.ci_low, own.ci_high)
     assert own.flagged and "jointly" not in card.markdown()
     # with two own-family cells the flag's interval is wider than the 95 % one
-    two = card_of(scores(judges=(GPT_JUDGE, CLAUDE_JUDGE), generators=(GPT, CLAUDE)))
+    two = card_of(scores())
     for cell in two.cells:
         assert cell.own_family == (cell.flag_low is not None)
         if cell.own_family:
@@ -608,3 +629,173 @@ def test_a_folder_where_no_judge_shares_a_family_says_so() -> None:
     card = card_of(scores(judges=(GEMINI_JUDGE, CLAUDE_JUDGE), generators=(GPT, LLAMA)))
     assert card.n_tested == 0 and card.exit_code == 0
     assert "no judge shares a family with a generator, so none can be" in card.markdown()
+
+
+# --- self-preference apart from the other judges' preferences (no leak between cells) -------------
+
+SHAPES = {
+    # judge families; generator families (a judge's own family is the generator of the same family)
+    "2x2-one-own": (("openai", "google"), ("openai", "meta")),
+    "3x2": (("openai", "qwen", "anthropic"), ("openai", "qwen")),
+    "3x3": (("openai", "anthropic", "google"), ("openai", "anthropic", "google")),
+    "4x4": (("openai", "anthropic", "google", "qwen"), ("openai", "anthropic", "google", "qwen")),
+}
+N_TABLE_ITEMS = 60
+
+
+def participants(judge_families, generator_families):
+    judges = [
+        Participant(f"judge-{f}-{i}", f"{f}/judge", f, "declared") for i, f in enumerate(judge_families)
+    ]
+    generators = [
+        Participant(f"gen-{f}-{i}", f"{f}/gen", f, "declared") for i, f in enumerate(generator_families)
+    ]
+    return judges, generators
+
+
+def table(judges, generators, biased=frozenset(), *, seed: int = 3) -> dict:
+    """Scores 1-5: difficulty + noise (0/1 each) + quality + leniency (0/1 by index) + 1 on biased cells."""
+    rng = np.random.default_rng(seed)
+    difficulty = rng.integers(0, 2, size=N_TABLE_ITEMS)
+    out = {}
+    for a, judge in enumerate(judges):
+        for b, generator in enumerate(generators):
+            noise = rng.integers(0, 2, size=N_TABLE_ITEMS)
+            shift = 1 + a % 2 + b % 2 + (1.0 if (a, b) in biased else 0.0)
+            out[(judge.label, generator.label)] = {
+                item: float(shift + difficulty[item] + noise[item]) for item in range(N_TABLE_ITEMS)
+            }
+    return out
+
+
+CASES = [
+    pytest.param(shape, biased, id=f"{shape}-{name}")
+    for shape, (judge_families, _) in SHAPES.items()
+    for name, biased in (("one-judge", {(0, 0)}), ("two-judges", {(0, 0), (1, 1)}))
+    if len(biased) <= min(2, sum(f == g for f, g in zip(judge_families, SHAPES[shape][1], strict=False)))
+]
+
+
+@pytest.mark.parametrize(("shape", "biased"), CASES)
+def test_a_self_preferring_judge_is_flagged_and_its_preference_does_not_leak(shape: str, biased) -> None:
+    # Judge a adds one point to generator a (same family) for each (a, a) in `biased`. Its excess
+    # moves by exactly that point; every other cell's stays where it was without the bias.
+    judges, generators = participants(*SHAPES[shape])
+    fair = estimate(table(judges, generators), judges, generators, n_boot=1000)
+    card = estimate(table(judges, generators, biased), judges, generators, n_boot=1000)
+    own = {(a, b) for a, j in enumerate(judges) for b, g in enumerate(generators) if j.family == g.family}
+    assert own >= set(biased)
+    assert {(c.judge, c.generator) for c in card.flagged} == {
+        (judges[a].label, generators[b].label) for a, b in biased
+    }
+    assert card.exit_code == 1
+    for a, judge in enumerate(judges):
+        for b, generator in enumerate(generators):
+            moved = (
+                card.cell(judge.label, generator.label).excess
+                - fair.cell(judge.label, generator.label).excess
+            )
+            assert moved == pytest.approx(1.0 if (a, b) in biased else 0.0, abs=1e-9), (
+                judge.label,
+                generator.label,
+            )
+    assert fair.flagged == () and fair.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "biased", [set(), {(0, 0)}, {(0, 0), (1, 1)}], ids=["no-bias", "one-judge", "two-judges"]
+)
+def test_two_judges_each_of_a_generators_family_cannot_be_separated(biased) -> None:
+    # GPT judge and Qwen judge, GPT and Qwen generators: one judge's preference for its own family
+    # and the other's look the same in these four cells, whatever the scores. Refused, never guessed.
+    judges, generators = participants(("openai", "qwen"), ("openai", "qwen"))
+    with pytest.raises(SelfPreferenceError) as caught:
+        estimate(table(judges, generators, biased), judges, generators, source="logs/x", n_boot=200)
+    message = str(caught.value)
+    assert message.startswith("cannot separate self-preference in logs/x: ")
+    assert "add a generator or a judge of another family" in message
+    assert "\n" not in message
+
+
+def test_cells_of_an_unknown_family_are_left_out_of_the_fit_and_never_flagged() -> None:
+    # A judge whose family nobody knows may be a GPT model favouring GPT: its cells must not move
+    # the leniency and quality the known judges are measured against.
+    local = "openai-api/local/my-tune"
+    bias = scores(lambda judge, model, item: float(judge == GPT_JUDGE and model == GPT))
+    renamed = {(local if j == GPT_JUDGE else j, g): v for (j, g), v in bias.items()}
+    fair = {(local if j == GPT_JUDGE else j, g): v for (j, g), v in scores().items()}
+    card, without = card_of(renamed), card_of(fair)
+    for cell in card.cells:
+        if cell.judge == label(local):
+            assert not cell.in_fit and cell.excess is None and not cell.flagged
+        else:
+            assert cell.excess == pytest.approx(without.cell(cell.judge, cell.generator).excess, abs=1e-9)
+    assert card.flagged == ()
+    assert f"| {label(local)} (unknown) | n/a unknown |" in card.markdown()
+
+
+def test_a_negative_seed_exits_2_before_reading_any_log(tmp_path: Path, capsys) -> None:
+    # The folder does not exist: the seed is refused first, so nothing was read.
+    args = _args(tmp_path / "nowhere")
+    args.seed = -1
+    assert handle_from(args) == 2
+    assert capsys.readouterr().err == "vivid audit --from: --seed must be 0 or more, got -1\n"
+    with pytest.raises(SystemExit) as exited:  # the parser's own check, before --from is looked at
+        main(["audit", "--from", str(tmp_path / "nowhere"), "--seed", "-3"])
+    assert exited.value.code == 2 and "--seed" in capsys.readouterr().err
+    with pytest.raises(SelfPreferenceError, match="seed must be 0 or more, got -1"):
+        run_self_preference(tmp_path / "nowhere", seed=-1)
+
+
+@pytest.mark.parametrize(
+    ("tags", "says"),
+    [
+        ([AUDIT_TAG], "it holds only 1 vivid audit log(s), "),
+        ([SANITY_TAG], "it holds only 1 vivid sanity log(s), "),
+        ([AUDIT_TAG, SANITY_TAG], "it holds only 1 vivid audit log(s) and 1 vivid sanity log(s), "),
+    ],
+    ids=["audit", "sanity", "both"],
+)
+def test_a_folder_of_audit_or_sanity_logs_only_says_so(
+    real_logs: Path, tmp_path: Path, tags: list[str], says: str, capsys
+) -> None:
+    folder = tmp_path / "tagged_only"
+    folder.mkdir()
+    source = read_eval_log(str(sorted(real_logs.glob("*.eval"))[0]))
+    for n, tag in enumerate(tags):
+        source.eval.tags = [tag]
+        write_eval_log(source, str(folder / f"2026-01-0{n + 1}T00-00-00_explain_{n}.eval"))
+    assert handle_from(_args(folder)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"vivid audit --from: no generation logs in {str(folder)!r}: {says}")
+    assert "not a model's explanations; point --from at a vivid run folder" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_real_logs_with_each_judge_of_one_generators_family_exit_2(real_logs: Path, capsys) -> None:
+    families = [f"{FAN}=lab", "vivid/literal=lab", f"{FAIR}=other", "vivid/oracle=other"]
+    assert main(["audit", "--from", str(real_logs), *(x for f in families for x in ("--family", f))]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"vivid audit --from: cannot separate self-preference in {real_logs}"
+    )
+    assert lines[0].endswith("add a generator or a judge of another family, scored on the same items")
+
+
+@pytest.mark.parametrize(
+    ("judge_families", "generator_families", "why"),
+    [
+        (("openai", "openai"), ("openai", "meta"), "no judge of another family scores gen-openai-0"),
+        (("openai", "qwen"), ("openai", "openai"), "judge-openai-0 scores no generator of another family"),
+    ],
+    ids=["generator-seen-only-by-its-family", "judge-seeing-only-its-family"],
+)
+def test_an_own_family_cell_without_other_family_cells_around_it_is_refused(
+    judge_families, generator_families, why: str
+) -> None:
+    judges, generators = participants(judge_families, generator_families)
+    with pytest.raises(SelfPreferenceError) as caught:
+        estimate(table(judges, generators, {(0, 0)}), judges, generators, n_boot=100)
+    assert why in str(caught.value)

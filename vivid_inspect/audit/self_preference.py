@@ -1,20 +1,30 @@
 """Self-preference from a log folder: how a judge scores a generator beyond leniency and quality.
 
 With judges ``j`` and generators ``g`` scoring the same items, ``m[j, g]`` is judge ``j``'s mean
-score of generator ``g``'s explanations. The interaction
+score of generator ``g``'s explanations. A cell where judge and generator share a family may hold
+self-preference; the others are assumed free of it and follow the additive model
 
-    I[j, g] = m[j, g] - m[j, ·] - m[·, g] + m[·, ·]
+    m[j, g] = mu + a[j] + b[g]
 
-is what is left once judge ``j``'s leniency (its mean over generators) and generator ``g``'s
-quality (its mean over judges) are taken out: a lenient judge, high on every generator, has no
-interaction. Its 95 % interval is a paired bootstrap over items: each resample draws items once
-and every cell is recomputed on that same draw, so the cells stay paired.
+(``a[j]`` the judge's leniency, ``b[g]`` the generator's quality), fitted by least squares on
+those cells only. A cell's *excess* is ``m[j, g]`` minus that fit: for a judge's own family, the
+self-preference estimate. Because the suspect cells are not in the fit, one judge's preference
+moves its own cell's excess and no other cell's. (With no cell left out, the excess is the textbook
+interaction ``m[j,g] − m[j,·] − m[·,g] + m[·,·]``, which spreads one cell's effect over every cell:
+in a 2 × 2 table, equally over all four.)
 
-A judge is flagged as self-preferring when, for a generator of its own family
-(:mod:`vivid_inspect.audit.family`), the interval lies above 0; with several own-family cells their
-intervals hold jointly at 95 % (Bonferroni), so that more cells do not mean more flags by chance.
-With one judge or one generator there is nothing to separate, and the estimate refuses
-(:class:`SelfPreferenceError`).
+The fit predicts an own-family cell only when the other-family cells link its judge to its
+generator (a path judge → generator → judge … through them). Two judges each of one of two
+generators' families (a 2 × 2 table with the families on the diagonal) are not linked: one judge's
+preference and the other's look the same, and the estimate refuses rather than guess
+(:class:`SelfPreferenceError`), as with one judge or one generator. Cells where a side's family is
+unknown are left out of the fit too (they may be own-family), and are never flagged.
+
+The 95 % intervals are a paired bootstrap over items: each resample draws items once, every cell
+is recomputed on that same draw and the fit is redone. A judge is flagged when, for a generator
+of its own family (:mod:`vivid_inspect.audit.family`), the excess's interval lies above 0; with
+several own-family cells their intervals hold jointly at 95 % (Bonferroni), so that more cells do
+not mean more flags by chance.
 
 Only the items every (judge, generator) cell scored count, so that every mean is over the same
 items. A generation is one model with one prompt (``vivid/oracle (few_shot)`` when a model has
@@ -34,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vivid_inspect.audit.family import resolve_family
+from vivid_inspect.audit.family import NO_FAMILY, resolve_family
 from vivid_inspect.audit.self_preference_card import (
     CellResult,
     Participant,
@@ -49,7 +59,7 @@ DEFAULT_N_BOOT = 2000
 """Bootstrap resamples of the items."""
 COVERAGE = 0.95
 """Coverage of the intervals shown, and joint coverage of the intervals a flag needs."""
-# An interval "above 0" must clear rounding: a judge with no effect gets interactions of ±1e-16.
+# An interval "above 0" must clear rounding: a judge with no effect gets excesses of ±1e-16.
 _ABOVE_ZERO = 1e-9
 _SHOWN = 4  # empty cells named in a message
 
@@ -59,28 +69,76 @@ __all__ = [
     "SelfPreferenceCard",
     "SelfPreferenceError",
     "estimate",
+    "excess",
     "from_frame",
-    "interaction",
     "run_self_preference",
     "spec_families",
 ]
 
 
-def interaction(means: np.ndarray) -> np.ndarray:
-    """``I = m − row means − column means + grand mean`` over the last two axes.
+def may_share_family(judge: Participant, generator: Participant) -> bool:
+    """Whether a cell may hold self-preference: same family, or a family unknown on either side."""
+    if judge.family == NO_FAMILY or generator.family == NO_FAMILY:
+        return False
+    return judge.family is None or generator.family is None or judge.family == generator.family
+
+
+def linked(in_fit: np.ndarray) -> np.ndarray:
+    """Which cells the additive fit on ``in_fit`` predicts: judge and generator linked through it.
 
     Args:
-        means: ``m[..., j, g]``: judges on the second-to-last axis, generators on the last.
+        in_fit: ``[judge, generator]`` booleans, the cells the fit uses.
 
     Returns:
-        The interaction, the same shape.
+        ``[judge, generator]`` booleans: True where the judge and the generator are in one
+        connected part of the bipartite graph whose edges are the fitted cells, the cells where
+        ``mu + a[j] + b[g]`` is determined by the fit (estimable).
     """
-    return (
-        means
-        - means.mean(axis=-1, keepdims=True)
-        - means.mean(axis=-2, keepdims=True)
-        + means.mean(axis=(-2, -1), keepdims=True)
+    n_judges, n_generators = in_fit.shape
+    parent = list(range(n_judges + n_generators))  # union-find: judges, then generators
+
+    def root(node: int) -> int:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for a, b in zip(*np.nonzero(in_fit), strict=True):
+        parent[root(int(a))] = root(n_judges + int(b))
+    return np.array(
+        [[root(a) == root(n_judges + b) for b in range(n_generators)] for a in range(n_judges)], dtype=bool
     )
+
+
+def excess(means: np.ndarray, in_fit: np.ndarray) -> np.ndarray:
+    """Each cell's mean minus the additive model fitted by least squares on the ``in_fit`` cells.
+
+    Args:
+        means: ``m[..., j, g]``: judges on the second-to-last axis, generators on the last; the
+            leading axes (bootstrap resamples) are fitted one by one.
+        in_fit: ``[j, g]`` booleans, the cells assumed free of self-preference.
+
+    Returns:
+        The excess, the same shape; NaN where the fit does not determine the cell (:func:`linked`).
+    """
+    n_judges, n_generators = in_fit.shape
+    # Design of m[j, g] = mu + a[j] + b[g]: rank-deficient (a and b are only defined up to shifts),
+    # but lstsq's fitted values of linked cells are the same for every solution.
+    design = np.zeros((n_judges * n_generators, 1 + n_judges + n_generators))
+    design[:, 0] = 1.0
+    for a in range(n_judges):
+        for b in range(n_generators):
+            design[a * n_generators + b, 1 + a] = 1.0
+            design[a * n_generators + b, 1 + n_judges + b] = 1.0
+    flat = means.reshape(-1, n_judges * n_generators)
+    fitted = np.full_like(flat, np.nan)
+    rows = in_fit.reshape(-1)
+    if rows.any():
+        coef = np.linalg.lstsq(design[rows], flat[:, rows].T, rcond=None)[0]
+        fitted = (design @ coef).T
+    result = flat - fitted
+    result[:, ~linked(in_fit).reshape(-1)] = np.nan
+    return result.reshape(means.shape)
 
 
 def estimate(
@@ -99,7 +157,7 @@ def estimate(
         scores: ``(judge label, generator label)`` to item id to score (NaN: unscored).
         judges: The judges, in row order.
         generators: The generators, in column order.
-        seed: Seed of the bootstrap.
+        seed: Seed of the bootstrap (not negative).
         n_boot: Bootstrap resamples (at least 1).
         source: What the scores came from, for messages.
         notes: Notes carried onto the card.
@@ -108,14 +166,16 @@ def estimate(
         The card (nothing written).
 
     Raises:
-        SelfPreferenceError: With fewer than two judges or two generators, or no item scored in
-            every cell.
+        SelfPreferenceError: With fewer than two judges or two generators, no item scored in
+            every cell, or own-family cells the other-family cells cannot separate.
     """
     where = f" in {source}" if source else ""
     if len(judges) < 2 or len(generators) < 2:
         raise SelfPreferenceError(_too_few(judges, generators, where))
     if n_boot < 1:
         raise SelfPreferenceError(f"n_boot must be at least 1, got {n_boot}")
+    if seed < 0:
+        raise SelfPreferenceError(f"seed must be 0 or more, got {seed}")
     scored: dict[tuple[str, str], set[Hashable]] = {}
     for j in judges:
         for g in generators:
@@ -126,12 +186,19 @@ def estimate(
     left_out = len(set.union(*scored.values()) - shared)
     if not items:
         raise SelfPreferenceError(_nothing_shared(scored, left_out, where))
+    own = np.array([[j.has_family and j.family == g.family for g in generators] for j in judges])
+    in_fit = np.array([[not may_share_family(j, g) for g in generators] for j in judges])
+    separable = linked(in_fit)
+    if (own & ~separable).any():
+        # Every cell is scored, so one own-family cell the fit cannot reach means none is reached:
+        # its judge and generator both link to every other judge and generator of another family.
+        raise SelfPreferenceError(_inseparable(judges, generators, own, in_fit, where))
     matrix = np.array(
         [[[float(scores[(j.label, g.label)][item]) for item in items] for g in generators] for j in judges]
     )
     means = matrix.mean(axis=2)
-    point = interaction(means)
-    replicates = _replicates(matrix, seed, n_boot)
+    point = excess(means, in_fit)
+    replicates = excess(_bootstrap_means(matrix, seed, n_boot), in_fit)
     card_notes = list(notes)
     if len(items) == 1:
         card_notes.append("one shared item: no interval, so no judge can be flagged")
@@ -140,36 +207,52 @@ def estimate(
         card_notes.append(
             "family unknown for "
             + ", ".join(unknown)
-            + ": declare it with --family MODEL=FAMILY or `family:` in the spec"
+            + ": its cells are left out of the fit and never flagged; declare it with --family "
+            "MODEL=FAMILY or `family:` in the spec"
         )
-    own = [[j.has_family and j.family == g.family for g in generators] for j in judges]
     # Every own-family cell is a chance to flag: their intervals hold jointly at 95 % (Bonferroni),
     # so a folder with many of them does not flag one by chance.
-    tested = sum(map(sum, own))
+    tested = int(own.sum())
     flag_coverage = 1 - (1 - COVERAGE) / max(tested, 1)
+    # The same joint test on the fitted cells checks the model the estimate rests on.
+    fit_coverage = 1 - (1 - COVERAGE) / max(int(in_fit.sum()), 1)
+    misfits = []
     cells = []
     for a, j in enumerate(judges):
         for b, g in enumerate(generators):
-            lo, hi = _interval(replicates[:, a, b], COVERAGE) if len(items) > 1 else (None, None)
+            known = bool(separable[a, b])
+            interval = known and len(items) > 1
+            lo, hi = _interval(replicates[:, a, b], COVERAGE) if interval else (None, None)
             flag_lo, flag_hi = (
-                _interval(replicates[:, a, b], flag_coverage)
-                if own[a][b] and len(items) > 1
-                else (None, None)
+                _interval(replicates[:, a, b], flag_coverage) if own[a, b] and interval else (None, None)
             )
+            if in_fit[a, b] and interval:
+                fit_lo, fit_hi = _interval(replicates[:, a, b], fit_coverage)
+                if fit_lo > _ABOVE_ZERO or fit_hi < -_ABOVE_ZERO:
+                    misfits.append(f"{j.label} × {g.label} ({_signed_text(float(point[a, b]))})")
             cells.append(
                 CellResult(
                     judge=j.label,
                     generator=g.label,
                     mean=float(means[a, b]),
-                    interaction=float(point[a, b]),
+                    expected=float(means[a, b] - point[a, b]) if known else None,
+                    excess=float(point[a, b]) if known else None,
                     ci_low=lo,
                     ci_high=hi,
-                    own_family=own[a][b],
+                    own_family=bool(own[a, b]),
+                    in_fit=bool(in_fit[a, b]),
                     flag_low=flag_lo,
                     flag_high=flag_hi,
                     flagged=flag_lo is not None and flag_lo > _ABOVE_ZERO,
                 )
             )
+    if misfits:
+        card_notes.append(
+            "leniency and quality do not explain every cell of different families: "
+            + ", ".join(misfits)
+            + " (jointly at 95 %); a judge favouring or disfavouring another family's generator "
+            "shifts the fit, so read the flags with care"
+        )
     return SelfPreferenceCard(
         source=source,
         judges=tuple(judges),
@@ -183,21 +266,26 @@ def estimate(
     )
 
 
-def _replicates(matrix: np.ndarray, seed: int, n_boot: int) -> np.ndarray:
-    """The interaction on each resample, ``[resample, judge, generator]``, every cell on the same draw."""
+def _bootstrap_means(matrix: np.ndarray, seed: int, n_boot: int) -> np.ndarray:
+    """Cell means on each resample, ``[resample, judge, generator]``, every cell on the same draw."""
     n = matrix.shape[2]
     draws = resamples(n, n_boot, seed)
     # Counts per item and resample: a resample's cell mean is a weighted mean over the items.
     weights = np.zeros((n_boot, n))
     np.add.at(weights, (np.arange(n_boot)[:, None], draws), 1.0)
-    return interaction(np.einsum("jgn,bn->bjg", matrix, weights) / n)
+    return np.einsum("jgn,bn->bjg", matrix, weights) / n
 
 
 def _interval(replicates: np.ndarray, coverage: float) -> tuple[float, float]:
-    """The central percentile interval of the replicates (all finite: means of resampled scores)."""
+    """The central percentile interval of the replicates (all finite: the cell is linked)."""
     tail = 100 * (1 - coverage) / 2
     low, high = np.percentile(replicates, [tail, 100 - tail])
     return float(low), float(high)
+
+
+def _signed_text(value: float) -> str:
+    text = f"{value:+.2f}"
+    return "+0.00" if text == "-0.00" else text
 
 
 def from_frame(
@@ -294,18 +382,21 @@ def run_self_preference(
         The card, with the files it wrote.
 
     Raises:
-        SelfPreferenceError: The folder does not exist, holds no logs, or cannot separate judges
-            from generators (one judge, one generator, no item scored in every cell).
+        SelfPreferenceError: A negative seed, a folder that does not exist or holds no
+            generation logs, or one that cannot separate judges from generators (one judge, one
+            generator, no item scored in every cell, own-family cells not linked by the others).
     """
     from vivid_inspect.report.logs import read_logs
 
+    if seed < 0:  # before reading a log: numpy refuses a negative seed only at the bootstrap
+        raise SelfPreferenceError(f"seed must be 0 or more, got {seed}")
     root = Path(log_dir)
     try:
         logs = read_logs(root)
     except ValueError as error:
         raise SelfPreferenceError(str(error)) from None
     if not logs.logs:
-        raise SelfPreferenceError(f"no VIVID logs in {str(root)!r}")
+        raise SelfPreferenceError(_no_generations(root, len(logs.audits), len(logs.sanity)))
     declared = {**spec_families(root), **(families or {})}
     # read_logs sets aside what vivid audit and vivid sanity wrote: judged made-up answers.
     notes = [
@@ -371,7 +462,53 @@ def _too_few(judges: Sequence[Participant], generators: Sequence[Participant], w
         return ", ".join(p.label for p in group) or "none"
 
     return (
-        f"nothing to separate{where}: a judge × generator interaction needs at least two judges and two "
-        f"generators scoring the same items; found {len(judges)} judge(s) ({names(judges)}) and "
+        f"nothing to separate{where}: telling a judge's preference from its leniency needs at least two "
+        f"judges and two generators scoring the same items; found {len(judges)} judge(s) ({names(judges)}) and "
         f"{len(generators)} generator(s) ({names(generators)})"
+    )
+
+
+def _inseparable(
+    judges: Sequence[Participant],
+    generators: Sequence[Participant],
+    own: np.ndarray,
+    in_fit: np.ndarray,
+    where: str,
+) -> str:
+    """Why the own-family cells cannot be told from leniency, quality or each other: one line."""
+    cells = [f"{judges[a].label} × {generators[b].label}" for a, b in zip(*np.nonzero(own), strict=True)]
+    shown = ", ".join(cells[:_SHOWN]) + (f" and {len(cells) - _SHOWN} more" if len(cells) > _SHOWN else "")
+    alone = [j.label for a, j in enumerate(judges) if own[a].any() and not in_fit[a].any()]
+    unseen = [g.label for b, g in enumerate(generators) if own[:, b].any() and not in_fit[:, b].any()]
+    if alone:
+        why = (
+            f"{', '.join(alone)} scores no generator of another family, so its leniency cannot be told "
+            "from its preference; add a generator of another family"
+        )
+    elif unseen:
+        why = (
+            f"no judge of another family scores {', '.join(unseen)}, so its quality cannot be told "
+            "from its judges' preference; add a judge of another family"
+        )
+    else:
+        why = (
+            "the cells of different families do not link each judge to its own family's generator, so "
+            "one judge's preference for its own family looks the same as another's; add a generator or "
+            "a judge of another family"
+        )
+    return f"cannot separate self-preference{where}: for {shown}, {why}, scored on the same items"
+
+
+def _no_generations(root: Path, audits: int, sanity: int) -> str:
+    """Why a folder gives nothing to estimate from: no logs, or only logs of made-up answers."""
+    kinds = [
+        f"{count} {kind} log(s)"
+        for kind, count in (("vivid audit", audits), ("vivid sanity", sanity))
+        if count
+    ]
+    if not kinds:
+        return f"no VIVID logs in {str(root)!r}"
+    return (
+        f"no generation logs in {str(root)!r}: it holds only {' and '.join(kinds)}, which judge made-up "
+        "answers, not a model's explanations; point --from at a vivid run folder"
     )

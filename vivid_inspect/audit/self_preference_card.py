@@ -1,4 +1,4 @@
-"""The self-preference card: the judge × generator interactions, which judges are flagged, its files.
+"""The self-preference card: each judge's excess score of each generator, who is flagged, its files.
 
 Built by :mod:`vivid_inspect.audit.self_preference`; printed by ``vivid audit --from LOG_DIR`` and
 written as ``self_preference.md`` and ``self_preference.csv``.
@@ -24,7 +24,10 @@ EXIT_CLEAR, EXIT_FLAGGED = 0, 1
 
 
 class SelfPreferenceError(ValueError):
-    """The folder cannot answer the question (no logs, one judge, one generator, no shared item)."""
+    """The folder cannot answer the question: no logs, too few judges or generators, or inseparable cells.
+
+    Inseparable: no item scored in every cell, or own-family cells the other cells cannot separate.
+    """
 
 
 @dataclass(frozen=True)
@@ -57,10 +60,15 @@ class CellResult:
         judge: The judge's label.
         generator: The generator's label.
         mean: ``m[j, g]``, the judge's mean score of the generator on the shared items.
-        interaction: ``I[j, g]``.
-        ci_low: Lower end of the interaction's 95 % interval (None with a single item).
+        expected: ``mu + a[j] + b[g]``, what the judge's leniency and the generator's quality,
+            fitted on the cells of different families, predict; None where the fit cannot.
+        excess: ``mean − expected``: for an own-family cell, the self-preference estimate; for a
+            fitted cell, how far the additive model misses it. None where ``expected`` is.
+        ci_low: Lower end of the excess's 95 % interval (None with a single item or no excess).
         ci_high: Upper end.
         own_family: Whether judge and generator share a family.
+        in_fit: Whether the cell is one the leniency and quality are fitted on (judge and
+            generator known to be of different families, or either of none).
         flag_low: Lower end of the interval a flag needs: the own-family cells' intervals hold
             jointly at 95 % (Bonferroni; the 95 % interval itself when there is one such cell).
             None for other cells and with a single item.
@@ -71,10 +79,12 @@ class CellResult:
     judge: str
     generator: str
     mean: float
-    interaction: float
+    expected: float | None
+    excess: float | None
     ci_low: float | None
     ci_high: float | None
     own_family: bool
+    in_fit: bool
     flag_low: float | None
     flag_high: float | None
     flagged: bool
@@ -82,7 +92,7 @@ class CellResult:
 
 @dataclass(frozen=True)
 class SelfPreferenceCard:
-    """The judge × generator interactions of one folder, and which judges are flagged.
+    """Each judge's excess score of each generator in one folder, and which judges are flagged.
 
     Attributes:
         source: The log folder (or what the scores came from).
@@ -137,10 +147,12 @@ class SelfPreferenceCard:
                 "generator_family": generators[cell.generator].family,
                 "n_items": self.n_items,
                 "mean": cell.mean,
-                "interaction": cell.interaction,
+                "expected": cell.expected,
+                "excess": cell.excess,
                 "ci_low": cell.ci_low,
                 "ci_high": cell.ci_high,
                 "own_family": cell.own_family,
+                "in_fit": cell.in_fit,
                 "flag_ci_low": cell.flag_low,
                 "flag_ci_high": cell.flag_high,
                 "flagged": cell.flagged,
@@ -154,18 +166,19 @@ class SelfPreferenceCard:
         return sum(cell.own_family for cell in self.cells)
 
     def markdown(self) -> str:
-        """The card: verdict, interaction table, mean score table, families and notes."""
-        lines = ["## Self-preference: judge × generator interaction", ""]
+        """The card: verdict, excess table, mean score table, how to read them, families, notes."""
+        lines = ["## Self-preference: does a judge favour its own model family?", ""]
         if self.flagged:
             lines += [
                 f"**Flagged**: {cell.judge} scores {cell.generator}, of its own family, "
-                f"{_signed(cell.interaction)} [{_signed(cell.flag_low)}, {_signed(cell.flag_high)}] "
-                "beyond its leniency and the generator's quality."
+                f"{_signed(cell.excess)} [{_signed(cell.flag_low)}, {_signed(cell.flag_high)}] "
+                "above what its leniency and the generator's quality predict."
                 for cell in self.flagged
             ]
         elif self.n_tested:
             lines.append(
-                "No judge is flagged: no judge scores a generator of its own family above its interval."
+                "No judge is flagged: no judge scores a generator of its own family above what its "
+                "leniency and the generator's quality predict, beyond the interval."
             )
         else:
             lines.append("No judge is flagged: no judge shares a family with a generator, so none can be.")
@@ -177,11 +190,21 @@ class SelfPreferenceCard:
         )
         lines += [
             "",
-            f"Interaction I[j,g] = m[j,g] − m[j,·] − m[·,g] + m[·,·] on {self.n_items} items scored in every "
-            f"cell ({self.left_out} left out: not scored in every cell); paired bootstrap 95 % interval over "
-            f"items, {self.n_boot} resamples, seed {self.seed}. Own family: `own`; flagged: `FLAGGED`.{joint}",
+            "How to read it: each judge's leniency and each generator's quality are estimated only from "
+            "the cells where judge and generator are of different families (assumed free of "
+            "self-preference), as mean = overall + leniency + quality, by least squares. A cell's "
+            "excess is its mean score minus that prediction: for a judge's own family it is the "
+            "self-preference estimate, which no other judge's preference can move; for the other cells "
+            "it shows how well the prediction fits (near 0 when it does). A lenient judge, high on "
+            "every generator, has no excess.",
             "",
-            *self._matrix("interaction [95 % CI]", lambda cell: _interaction_text(cell, self.n_tested > 1)),
+            f"Means over {self.n_items} items scored in every cell ({self.left_out} left out: not scored in "
+            f"every cell); paired bootstrap 95 % interval over items, {self.n_boot} resamples, seed "
+            f"{self.seed}, every cell and the fit recomputed on each. Own family: `own`; flagged: "
+            f"`FLAGGED`; left out of the fit as its family is unknown: `unknown`; n/a: the fit cannot "
+            f"predict the cell.{joint}",
+            "",
+            *self._matrix("excess [95 % CI]", lambda cell: _excess_text(cell, self.n_tested > 1)),
             "",
             *self._matrix("mean score", lambda cell: f"{cell.mean:.2f}", means=True),
             "",
@@ -255,13 +278,13 @@ class SelfPreferenceCard:
         return replace(self, files=files)
 
 
-def _interaction_text(cell: CellResult, joint: bool) -> str:
+def _excess_text(cell: CellResult, joint: bool) -> str:
     ci = "" if cell.ci_low is None else f" [{_signed(cell.ci_low)}, {_signed(cell.ci_high)}]"
-    marks = " own" if cell.own_family else ""
+    marks = " own" if cell.own_family else "" if cell.in_fit else " unknown"
     if joint and cell.flag_low is not None:
         marks += f" [{_signed(cell.flag_low)}, {_signed(cell.flag_high)}]"
     marks += " FLAGGED" if cell.flagged else ""
-    return f"{_signed(cell.interaction)}{ci}{marks}"
+    return f"{_signed(cell.excess)}{ci}{marks}"
 
 
 def _signed(value: float | None) -> str:

@@ -2,7 +2,8 @@
 
 ``vivid audit``'s parser (:mod:`vivid_inspect.cli.audit`) calls :func:`handle_from` when
 ``--from`` is given. Exit codes: 0 no judge is flagged, 1 a judge favours its own family beyond its
-interval, 2 bad input (no such folder, no logs, one judge or one generator, a bad ``--family``).
+interval, 2 bad input (a negative ``--seed``, no such folder, no generation logs, one judge or one
+generator, own-family cells the others cannot separate, a bad ``--family``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ def handle_from(args: argparse.Namespace) -> int:
 
     seed = getattr(args, "seed", None)
     out = getattr(args, "out", None)
+    if seed is not None and int(seed) < 0:
+        # Checked first: the bootstrap's generator refuses it only after every log is read.
+        print(f"vivid audit --from: --seed must be 0 or more, got {seed}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         families = parse_family_args(getattr(args, "family", None))
         card = run_self_preference(
