@@ -511,6 +511,42 @@ def test_every_bad_score_is_reported_at_once() -> None:
     assert len(str(caught.value).splitlines()) == 3
 
 
+@pytest.mark.parametrize(
+    ("scores", "probes", "message"),
+    [
+        pytest.param(
+            {"reference": [5.0, 4.0]},
+            PROBES,
+            r"^probe 'reference': scores must map item id to score, not a list$",
+            id="a-probes-scores-as-a-list",
+        ),
+        pytest.param(
+            [("reference", {1: 5.0})],
+            PROBES,
+            r"^scores must map probe name to item scores, not a list$",
+            id="scores-as-a-list",
+        ),
+        pytest.param(
+            {"spelling": {1: 5.0}},
+            [Probe("spelling", "spelling", "same")],
+            r"^probe 'spelling' is compared with itself: its shift would be 0 whatever the judge does$",
+            id="compared-with-itself",
+        ),
+        pytest.param(
+            sound(),
+            [*PROBES, PROBES[1]],
+            r"^probe 'spelling' is listed twice: the card would show it twice$",
+            id="probe-listed-twice",
+        ),
+    ],
+)
+def test_scores_and_probes_that_would_break_or_mislead_are_refused_naming_them(
+    scores: object, probes: list[Probe], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        evaluate(scores, probes)  # type: ignore[arg-type]
+
+
 def test_an_unknown_expectation_is_refused() -> None:
     with pytest.raises(ValueError, match=r"probe 'odd': expectation 'higher' is unknown; known: high, same"):
         evaluate({"odd": {1: 3.0}}, [Probe("odd", None, "higher")])

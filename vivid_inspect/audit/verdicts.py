@@ -452,12 +452,20 @@ def check_scores(scores: Mapping[str, Mapping[Any, Any]]) -> dict[str, dict[Hash
         Probe name -> item id -> float (NaN when unscored).
 
     Raises:
-        ValueError: One line per score that is not a number from 0 to 5, naming probe and item.
+        ValueError: One line per score that is not a number from 0 to 5, naming probe and item, or
+            per probe whose scores are not a mapping.
     """
+    if not isinstance(scores, Mapping):
+        raise ValueError(f"scores must map probe name to item scores, not a {type(scores).__name__}")
     clean: dict[str, dict[Hashable, float]] = {}
     problems: list[str] = []
     for probe, items in scores.items():
         clean[probe] = {}
+        if not isinstance(items, Mapping):
+            problems.append(
+                f"probe {probe!r}: scores must map item id to score, not a {type(items).__name__}"
+            )
+            continue
         for item, value in items.items():
             number = math.nan if value is None else _number(value)
             if number is None or not (math.isnan(number) or 0 <= number <= MAX_SCORE):
@@ -506,12 +514,13 @@ def evaluate_probe(
         The result.
 
     Raises:
-        ValueError: If the seed is not a whole number, 0 or more (:func:`check_seed`), or the
-            probe's expectation is not one of :data:`EXPECTATIONS`.
+        ValueError: If the seed is not a whole number, 0 or more (:func:`check_seed`), the probe
+            is compared with itself, or its expectation is not one of :data:`EXPECTATIONS`.
     """
     import numpy as np
 
     check_seed(seed)
+    _check_probe(probe)
     expectation = probe.expectation
     if expectation not in EXPECTATIONS:
         raise ValueError(
@@ -605,13 +614,27 @@ def evaluate(
         One result per probe present in ``scores``.
 
     Raises:
-        ValueError: On a bad seed, a score off the scale or an unknown expectation.
+        ValueError: On a bad seed, a score off the scale, a probe listed twice or compared with
+            itself, or an unknown expectation.
     """
     check_seed(seed)
+    seen: set[str] = set()
+    for probe in probes:
+        if probe.name in seen:
+            raise ValueError(f"probe {probe.name!r} is listed twice: the card would show it twice")
+        seen.add(probe.name)
+        _check_probe(probe)
     clean = check_scores(scores)
     return tuple(
         evaluate_probe(probe, clean, thresholds, seed=seed) for probe in probes if probe.name in clean
     )
+
+
+def _check_probe(probe: ProbeLike) -> None:
+    if probe.comparison is not None and probe.comparison == probe.name:
+        raise ValueError(
+            f"probe {probe.name!r} is compared with itself: its shift would be 0 whatever the judge does"
+        )
 
 
 def _mean(values: np.ndarray) -> float:
