@@ -272,6 +272,10 @@ def test_the_report_adds_each_audits_card_as_a_table(
         got = [{k: _plain(v) for k, v in row.items()} for row in table.frame.to_dict("records")]
         assert got == expected
         assert [row["probe"] for row in got] == ["reference", "partial", "wrong"]
+        # The means the table shows beside a shift are the ones it is the difference of.
+        for row in got:
+            if row["shift"] is not None:
+                assert row["paired_mean"] - row["comparison_mean"] == pytest.approx(row["shift"])
         assert f"{identity}: {card.verdict.upper()}" in table.title and "vivid/chrf" in table.title
         assert f"### {table.title}" in report.markdown
     assert report.skipped == ()

@@ -35,6 +35,7 @@ AUDIT_COLUMNS = (
     "unscored",
     "comparison_unscored",
     "mean",
+    "paired_mean",
     "comparison_mean",
     "shift",
     "ci_low",
@@ -143,7 +144,8 @@ def _card_table(index: int, identity: str, logs: list[tuple[str, EvalLog]]) -> T
     notes = (
         f"{card.count('pass')} pass, {card.count('fail')} fail, {card.count('inconclusive')} inconclusive, "
         "with the default thresholds (docs/audit.md); `vivid audit` prints the full card and takes others",
-        "shift: probe minus comparison over the items scored in both, with its paired bootstrap 95% CI; "
+        "mean: the probe's mean over its scored items; paired_mean and comparison_mean: both over the items "
+        "scored in both, so shift = paired_mean - comparison_mean, with its paired bootstrap 95% CI; "
         "rate: share of decided items on which the expectation holds",
         *card.notes,
         *(f"{r.probe}: {note}" for r in card.results for note in r.notes),
