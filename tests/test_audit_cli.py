@@ -116,8 +116,9 @@ def test_plan_prints_calls_tokens_and_cost_and_calls_nothing(capsys: pytest.Capt
     )
     out = capsys.readouterr()
     assert code == 0, out.err
-    assert "| grader | openai/gpt-4.1 | 110 | 220 |" in out.out
-    assert "| translator | openai/gpt-4.1-mini | 10 | 10 |" in out.out
+    # 10 items x 11 probes, less the 2 Literal items left out of the literal probe.
+    assert "| grader | openai/gpt-4.1 | 108 | 216 |" in out.out
+    assert "| translator | openai/gpt-4.1-mini | 10 | 30 |" in out.out
     assert "$" in out.out and "nothing has been called" in out.out
     assert not Path("logs").exists() and not Path("audit").exists()
 

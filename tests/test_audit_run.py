@@ -33,6 +33,7 @@ from vivid_inspect.log_contract import AUDIT_TAG, AuditRecord, is_audit_log, rea
 from vivid_inspect.text import nfc
 
 LIMIT = 10
+SEED = 58  # draws 10 items with no Literal one, so no probe leaves an item out
 _, SAMPLE = load_items("sample")
 ENGLISH = {
     nfc(item.meaning).strip(): text
@@ -132,7 +133,11 @@ def rubric_audit(tmp_path_factory: pytest.TempPathFactory) -> RubricAudit:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("INSPECT_CACHE_DIR", str(folder / "cache"))
         card = run_audit(
-            scripted_judge(rubric, calls), limit=LIMIT, seed=5, log_dir=str(folder / "logs"), display="none"
+            scripted_judge(rubric, calls),
+            limit=LIMIT,
+            seed=SEED,
+            log_dir=str(folder / "logs"),
+            display="none",
         )
     return RubricAudit(card, calls, folder / "cache")
 
@@ -166,14 +171,14 @@ def test_each_bias_is_caught_by_its_probe_and_passed_by_the_others(
     tmp_path: Path, answer: Callable[[str], int], caught_by: set[str]
 ) -> None:
     card = run_audit(
-        scripted_judge(answer), limit=LIMIT, seed=5, log_dir=str(tmp_path / "logs"), display="none"
+        scripted_judge(answer), limit=LIMIT, seed=SEED, log_dir=str(tmp_path / "logs"), display="none"
     )
     _check_card(card, answer.__name__, caught_by)
 
 
 def test_probe_logs_are_ordinary_judged_logs_tagged_as_an_audit(rubric_audit: RubricAudit) -> None:
     card, calls = rubric_audit.card, rubric_audit.calls
-    prepared = prepare_items(data="sample", limit=LIMIT, seed=5, probes=None, translator=None)
+    prepared = prepare_items(data="sample", limit=LIMIT, seed=SEED, probes=None, translator=None)
     assert len(calls) == LIMIT * len(PROBES)  # items × probes, no other call
 
     logs = [read_eval_log(location) for location in card.log_locations]
@@ -188,7 +193,7 @@ def test_probe_logs_are_ordinary_judged_logs_tagged_as_an_audit(rubric_audit: Ru
         assert (record.strategy, record.language, record.seed, record.probe_version) == (
             "aspect",
             "vi",
-            5,
+            SEED,
             PROBE_VERSION,
         )
         assert log.eval.model == "none/none"
@@ -221,7 +226,7 @@ def test_a_rerun_makes_no_call(
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(rubric_audit.cache))
     again: list[str] = []
     card = run_audit(
-        scripted_judge(rubric, again), limit=LIMIT, seed=5, log_dir=str(tmp_path), display="none"
+        scripted_judge(rubric, again), limit=LIMIT, seed=SEED, log_dir=str(tmp_path), display="none"
     )
     assert again == []
     assert [r.verdict for r in card.results] == [r.verdict for r in rubric_audit.card.results]
@@ -294,8 +299,9 @@ def test_end_to_end_through_the_openai_api_provider(tmp_path: Path, monkeypatch:
 
     with serving(tmp_path, monkeypatch) as server:
         server.responder = responder
+        # Seed 48 draws no Literal item either: every probe judges all LIMIT items.
         card = run_audit(
-            fake_model(server, "judge"), limit=LIMIT, seed=2, log_dir=str(tmp_path / "logs"), display="none"
+            fake_model(server, "judge"), limit=LIMIT, seed=48, log_dir=str(tmp_path / "logs"), display="none"
         )
         requests = server.records(model="judge")
     assert card.passed and [result.verdict for result in card.results] == ["pass"] * len(PROBES)
@@ -327,7 +333,10 @@ def test_vivid_audit_of_vivid_chrf_on_the_sample_end_to_end(
     assert {row["probe"]: row["verdict"] for row in rows} == {
         probe: "fail" if probe == "english" else "pass" for probe in PROBES
     }
-    assert {row["n_items"] for row in rows} == {"46"}
+    # The 9 Literal items of the sample are left out of the literal probe.
+    assert {row["probe"]: row["n_items"] for row in rows} == {
+        p: "37" if p == "literal" else "46" for p in PROBES
+    }
     assert code == 1 and "## Judge audit: FAIL" in printed
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [
         "audit.csv",
@@ -342,8 +351,9 @@ def test_a_theme_with_one_item_borrows_another_theme_and_the_card_says_so(tmp_pa
     data = tmp_path / "themes.csv"
     header = ",".join(COLUMNS)
     rows = [
-        'Câu thứ nhất,"Nghĩa của câu thứ nhất về tình thân.",0,0,0,0,0,2',
-        'Câu thứ hai,"Nghĩa của câu thứ hai, cũng về tình thân.",0,0,0,0,0,2',
+        # Meanings far apart: near-copies would not be borrowed (NEAR_DUPLICATE_CHRF).
+        'Câu thứ nhất,"Anh em ruột thịt phải thương yêu, đùm bọc nhau.",0,0,0,0,0,2',
+        'Câu thứ hai,"Cha mẹ già yếu thì con cái phải chăm sóc.",0,0,0,0,0,2',
         'Câu thứ ba,"Một ý nghĩa riêng về thiên nhiên.",0,0,0,0,0,4',
     ]
     data.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")

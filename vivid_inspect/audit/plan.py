@@ -142,7 +142,7 @@ def make_audit_plan(
     """
     from vivid_inspect.audit.probe_texts import TRANSLATOR_PROMPT
     from vivid_inspect.audit.run import prepare_items
-    from vivid_inspect.audit.task import TRANSLATOR_CONFIG
+    from vivid_inspect.audit.task import TRANSLATION_ATTEMPTS, TRANSLATOR_CONFIG
     from vivid_inspect.languages import check_language
     from vivid_inspect.runner.plan import tokens
     from vivid_inspect.scorers.judge import get_strategy
@@ -153,14 +153,17 @@ def make_audit_plan(
     template = judge_template(strategy, language)
     prepared = prepare_items(data=data, limit=limit, seed=seed, probes=probes, translator=translator)
     prompt_tokens = 0
+    calls = 0
     for name in prepared.probes:
         for item in prepared.items:
+            if item.id not in prepared.candidates[name]:
+                continue  # left out of this probe (prepared.excluded): no call
             # A translation is not known before the run; the reference stands in for it.
             candidate = prepared.candidates[name][item.id].text or item.meaning
             prompt_tokens += tokens(
                 render_judge_prompt(template, idiom=item.idiom, reference=item.meaning, candidate=candidate)
             )
-    calls = len(prepared.items) * len(prepared.probes)
+            calls += 1
     roles = [
         RoleCalls(
             "grader",
@@ -179,7 +182,7 @@ def make_audit_plan(
                 "translator",
                 translator,
                 count,
-                count,
+                count * TRANSLATION_ATTEMPTS,  # an unusable translation is asked again
                 sum(tokens(TRANSLATOR_PROMPT.format(meaning=item.meaning)) for item in prepared.items),
                 (TRANSLATOR_CONFIG.max_tokens or 0) * count,
                 translator_price,

@@ -10,6 +10,12 @@ candidate for the same item. The one exception is ``english`` without a shipped 
 
 All candidates are NFC. The spelling variant is not an NFD copy: the judge normalises NFD away
 before the prompt, so an NFD variant would test nothing.
+
+Some items cannot make some probes' candidates: a one-word meaning has no shorter part, ``123``
+has no other spelling, an item with the Literal trait is rightly explained word for word, and an
+item whose meaning every other item's nearly repeats has no wrong meaning. Such an item is left out
+of those probes (:class:`Derivation` ``excluded``, named in the card's notes by
+:func:`exclusion_notes`), never given a candidate equal to the reference or an empty one.
 """
 
 from __future__ import annotations
@@ -27,9 +33,10 @@ from importlib import resources
 from vivid_inspect.audit import probe_texts
 from vivid_inspect.baselines.answers import literal_paraphrase
 from vivid_inspect.data import VividItem, idiom_key
+from vivid_inspect.taxonomy import TRAIT_BY_CODE
 from vivid_inspect.text import nfc
 
-PROBE_VERSION = 1
+PROBE_VERSION = 2
 """Version of the derivations and texts below; recorded in every probe log (``probe_version``)."""
 
 
@@ -184,7 +191,7 @@ _SPACED_PUNCTUATION = re.compile(r"([,;:]) ")
 _FINAL_STOP = re.compile(r"(\S)([.!?…])$")
 
 
-def spelling_variant(reference: str) -> str:
+def spelling_variant(reference: str) -> str | None:
     """The reference with another spelling and nothing else: tone marks moved, case and spacing changed.
 
     Tone marks of ``oa``/``oe``/``uy`` move to their other accepted place, the first letter's case
@@ -196,9 +203,15 @@ def spelling_variant(reference: str) -> str:
         reference: The reference meaning.
 
     Returns:
-        An NFC text that differs from the reference in NFC, not only in normalisation form.
+        An NFC text that differs from the reference in NFC (not only in normalisation form) and
+        has the same words (:func:`~vivid_inspect.data.idiom_key`); None when there is none: a
+        meaning without any word (only punctuation), or one with no letter to re-case, no space and
+        no final stop (``123``).
     """
-    text = swap_tone_marks(nfc(reference).strip())
+    original = nfc(reference).strip()
+    if not idiom_key(original):
+        return None
+    text = swap_tone_marks(original)
     for index, char in enumerate(text):
         if char.isalpha() and char.swapcase() != char:
             text = text[:index] + char.swapcase() + text[index + 1 :]
@@ -206,7 +219,11 @@ def spelling_variant(reference: str) -> str:
     spaced = _FINAL_STOP.sub(r"\1 \2", _SPACED_PUNCTUATION.sub(r"\1  ", text))
     if spaced == text:
         spaced = text.replace(" ", "  ", 1)
-    return nfc(spaced)
+    variant = nfc(spaced)
+    # A swapcase that changes the key (a letter whose case pair folds differently) is not a respelling.
+    if variant == original or idiom_key(variant) != idiom_key(original):
+        return None
+    return variant
 
 
 _LEADING_GLOSS = re.compile(r"^\s*\([^()]*\)\s*")
@@ -221,28 +238,48 @@ def meaning_body(meaning: str) -> str:
     return body or text
 
 
-def partial_meaning(meaning: str) -> str:
+def meaning_key(meaning: str) -> str:
+    """The form under which two meanings are the same text: the body's :func:`~vivid_inspect.data.idiom_key`.
+
+    NFC, tone-mark placement unified, case folded, punctuation dropped, whitespace collapsed; so
+    ``"Biết ơn."``, ``"biết  ơn"`` and ``"Biết ơn!"`` share one key.
+    """
+    return idiom_key(meaning_body(meaning))
+
+
+def _words(text: str) -> list[str]:
+    # A token of punctuation only ("-", "…", "(") is no word: it cannot carry part of a meaning.
+    return [token for token in text.split() if any(char.isalnum() for char in token)]
+
+
+def partial_meaning(meaning: str) -> str | None:
     """The reference cut to its first clause, or to its first half when that clause is too long.
 
-    The first clause (up to the first ``,;:.!?``) is used when it has at least 2 words and at most
+    The first clause (up to the first ``,;:.!?…``) is used when it has at least 2 words and at most
     60 % of the words; otherwise the first half of the words (at least one word fewer than the
-    whole). Word glosses are dropped first (:func:`meaning_body`).
+    whole). Word glosses are dropped first (:func:`meaning_body`); tokens of punctuation only are
+    not words.
 
     Args:
         meaning: The reference meaning.
 
     Returns:
-        The partial answer, ending with a full stop; shorter than the reference.
+        The partial answer, ending with a full stop, with fewer words than the reference and a
+        different :func:`meaning_key`; None when the meaning has fewer than two words (``Tốt.``,
+        ``123``, ``…``): no shorter answer keeps part of it.
     """
     body = meaning_body(meaning)
-    words = body.split()
+    words = _words(body)
+    if len(words) < 2:
+        return None
     end = _CLAUSE_END.search(body)
-    clause = body[: end.start()].split() if end else words
-    if 2 <= len(clause) <= 0.6 * len(words):
-        kept = clause
-    else:
-        kept = words[: max(1, len(words) // 2)] if len(words) > 1 else words
-    return " ".join(kept).rstrip(",;:.!?… ") + "."
+    clause = _words(body[: end.start()]) if end else words
+    kept = clause if 2 <= len(clause) <= 0.6 * len(words) else words[: len(words) // 2]
+    partial = " ".join(kept).rstrip(",;:.!?… ") + "."
+    key = idiom_key(partial)
+    if not key or key in (meaning_key(meaning), idiom_key(meaning)):
+        return None
+    return partial
 
 
 def _rng(probe: str, seed: int, item: VividItem) -> random.Random:
@@ -256,8 +293,62 @@ def padded(partial: str, idiom: str, rng: random.Random) -> str:
     return nfc(" ".join([partial, *(sentence.format(idiom=idiom) for sentence in filler)]))
 
 
+NEAR_DUPLICATE_CHRF = 50.0
+"""Two meanings whose keys (:func:`meaning_key`) reach this chrF, either way round, are near-copies.
+
+Measured on the keys: near-copies score well above it (one word changed in "Kiên trì, bền bỉ thì
+việc khó đến đâu cũng làm được." 81.8; a clause added to "Người có tài thì tự khắc được biết
+đến." 77.5; "Biết ơn." inside "Biết ơn người khác." 64.5), and the most alike meanings of the
+bundled sample well below it (34.5 for two that say different things). Two wordings of one
+meaning are not near-copies and stay below it too ("Kiên trì, bền bỉ thì việc khó đến đâu cũng
+làm được." against "Kiên nhẫn, bền bỉ mãi thì việc khó mấy cũng thành." scores 38.3): no lexical
+bound tells them from different meanings, which is the limit docs/audit.md states."""
+
+
+def meaning_similarity(first: str, second: str) -> float:
+    """The chrF (0-100) between two meanings' keys, the higher of the two directions.
+
+    chrF weighs recall above precision, so one meaning contained in a longer one scores high one
+    way round only; taking the higher of the two catches both.
+    """
+    from vivid_inspect.scorers.lexical import chrf
+
+    one, two = meaning_key(first), meaning_key(second)
+    if one == two:
+        return 100.0
+    if not one or not two:
+        return 0.0
+    return max(chrf(one, two), chrf(two, one))
+
+
+def _differs(item: VividItem, other: VividItem) -> bool:
+    # A meaning of punctuation only ("…") says nothing, so it tests no judge as a wrong meaning.
+    return (
+        bool(meaning_key(other.meaning))
+        and meaning_key(other.meaning) != meaning_key(item.meaning)
+        and meaning_similarity(item.meaning, other.meaning) < NEAR_DUPLICATE_CHRF
+    )
+
+
+def _draw(item: VividItem, choices: list[VividItem], rng: random.Random) -> VividItem | None:
+    # Draw, then check: only the drawn meanings are compared (a pool of thousands stays fast), and
+    # the draw depends on the seed and the sorted pool only.
+    remaining = sorted(choices, key=lambda other: other.id)
+    while remaining:
+        other = rng.choice(remaining)
+        if _differs(item, other):
+            return other
+        remaining.remove(other)
+    return None
+
+
 def wrong_source(item: VividItem, pool: Sequence[VividItem], seed: int) -> tuple[VividItem | None, bool]:
     """The item whose meaning is this item's wrong meaning.
+
+    A wrong meaning is never the item's own meaning in another spelling, case, spacing or
+    punctuation (:func:`meaning_key`), nor a near-copy of it (:func:`meaning_similarity` at least
+    :data:`NEAR_DUPLICATE_CHRF`). Two proverbs that say the same thing in different words are not
+    told apart: that limit is documented in docs/audit.md.
 
     Args:
         item: The audited item.
@@ -267,22 +358,30 @@ def wrong_source(item: VividItem, pool: Sequence[VividItem], seed: int) -> tuple
 
     Returns:
         ``(other, same_theme)``: another item of the same theme with a different meaning, drawn
-        with the seed; when the theme has no other such item, any other item, and ``same_theme``
-        is False; ``(None, False)`` when there is no other item at all.
+        with the seed; when the theme has no other such item, any other such item, and
+        ``same_theme`` is False; ``(None, False)`` when there is none at all.
     """
-    own = meaning_body(item.meaning).casefold()
     others = [
-        other
-        for other in pool
-        if other.id != item.id
-        and idiom_key(other.idiom) != idiom_key(item.idiom)
-        and meaning_body(other.meaning).casefold() != own
+        other for other in pool if other.id != item.id and idiom_key(other.idiom) != idiom_key(item.idiom)
     ]
-    same = [other for other in others if other.theme_id == item.theme_id]
-    choices = same or others
-    if not choices:
-        return None, False
-    return _rng("wrong", seed, item).choice(sorted(choices, key=lambda other: other.id)), bool(same)
+    rng = _rng("wrong", seed, item)
+    same = _draw(item, [other for other in others if other.theme_id == item.theme_id], rng)
+    if same is not None:
+        return same, True
+    return _draw(item, [other for other in others if other.theme_id != item.theme_id], rng), False
+
+
+LITERAL_TRAIT = next(code for code, label in TRAIT_BY_CODE.items() if label.name == "Literal")
+"""The complexity trait of an idiom that means what its words say (``Nghĩa đen thuần tuý``)."""
+
+NO_WORD = "its meaning has no word"
+ONE_WORD = "its meaning has fewer than two words: no shorter answer keeps part of it"
+NO_RESPELLING = "its meaning has no letter to re-case, no space and no final stop: no other spelling"
+LITERAL_ITEM = (
+    "it has the Literal trait: a word-for-word restatement is a right explanation, not one worth at most 1"
+)
+LITERAL_IS_REFERENCE = "the word-for-word restatement is the reference itself"
+NO_WRONG = "every other item's meaning is the same as its own or a near-copy of it"
 
 
 @dataclass(frozen=True)
@@ -304,6 +403,20 @@ class Candidate:
     note: str = ""
 
 
+@dataclass(frozen=True)
+class Derivation:
+    """Every wanted probe's candidate for one item, and the probes the item is left out of.
+
+    Attributes:
+        candidates: Probe name -> candidate, in :data:`PROBES` order.
+        excluded: Probe name -> why this item has no candidate for it (one of the reasons above:
+            :data:`ONE_WORD`, :data:`NO_RESPELLING`, :data:`LITERAL_ITEM`, ...).
+    """
+
+    candidates: dict[str, Candidate]
+    excluded: dict[str, str]
+
+
 def derive(
     item: VividItem,
     pool: Sequence[VividItem],
@@ -311,8 +424,8 @@ def derive(
     seed: int = 0,
     probes: Sequence[str] | None = None,
     english: Mapping[int, str] | None = None,
-) -> dict[str, Candidate]:
-    """Every probe's candidate for one item.
+) -> Derivation:
+    """Every probe's candidate for one item, or why the item is left out of a probe.
 
     Args:
         item: The audited item.
@@ -322,7 +435,7 @@ def derive(
         english: Item id -> English meaning; None when the translator writes it (text None).
 
     Returns:
-        Probe name -> candidate, in :data:`PROBES` order.
+        The candidates and the exclusions; each wanted probe is in exactly one of them.
 
     Raises:
         ValueError: A wrong meaning is needed and the pool has no other item.
@@ -334,32 +447,50 @@ def derive(
         "reference": reference,
         "spelling": spelling_variant(reference),
         "partial": partial,
-        "padding": padded(partial, item.idiom, _rng("padding", seed, item)),
+        "padding": None if partial is None else padded(partial, item.idiom, _rng("padding", seed, item)),
         "literal": literal_paraphrase(item.idiom),
         "hedge": _rng("hedge", seed, item).choice(probe_texts.HEDGES),
         ENGLISH: None if english is None else english.get(item.id),
     }
+    no_word = not meaning_key(reference)
+    excluded: dict[str, str] = {}
+    if texts["spelling"] is None:
+        excluded["spelling"] = NO_WORD if no_word else NO_RESPELLING
+    if partial is None:
+        excluded["partial"] = excluded["padding"] = NO_WORD if no_word else ONE_WORD
+    if LITERAL_TRAIT in item.trait_ids:
+        excluded["literal"] = LITERAL_ITEM
+    elif idiom_key(literal_paraphrase(item.idiom)) == idiom_key(reference):
+        excluded["literal"] = LITERAL_IS_REFERENCE
     source_id: int | None = None
     note = ""
     if set(WRONG_PROBES) & set(wanted):
         other, same_theme = wrong_source(item, pool, seed)
         if other is None:
-            raise ValueError(
-                f"item {item.id} ({item.idiom!r}): no other item to borrow a wrong meaning from; "
-                "the wrong, authority and injected probes need at least two items"
-            )
-        wrong = meaning_body(other.meaning)
-        source_id = other.id
-        if not same_theme:
-            note = f"no other item of theme {item.theme_id}: wrong meaning from another theme"
-        texts |= {
-            "wrong": wrong,
-            "authority": f"{_rng('authority', seed, item).choice(probe_texts.AUTHORITY_PREFIXES)} {wrong}",
-            "injected_vi": f"{wrong}\n\n{_rng('injected_vi', seed, item).choice(probe_texts.INJECTED_VI)}",
-            "injected_en": f"{wrong}\n\n{_rng('injected_en', seed, item).choice(probe_texts.INJECTED_EN)}",
-        }
+            if not any(
+                candidate.id != item.id and idiom_key(candidate.idiom) != idiom_key(item.idiom)
+                for candidate in pool
+            ):
+                raise ValueError(
+                    f"item {item.id} ({item.idiom!r}): no other item to borrow a wrong meaning from; "
+                    "the wrong, authority and injected probes need at least two items"
+                )
+            excluded |= dict.fromkeys(WRONG_PROBES, NO_WRONG)
+        else:
+            wrong = meaning_body(other.meaning)
+            source_id = other.id
+            if not same_theme:
+                note = f"no other item of theme {item.theme_id}: wrong meaning from another theme"
+            texts |= {
+                "wrong": wrong,
+                "authority": f"{_rng('authority', seed, item).choice(probe_texts.AUTHORITY_PREFIXES)} {wrong}",
+                "injected_vi": f"{wrong}\n\n{_rng('injected_vi', seed, item).choice(probe_texts.INJECTED_VI)}",
+                "injected_en": f"{wrong}\n\n{_rng('injected_en', seed, item).choice(probe_texts.INJECTED_EN)}",
+            }
     candidates: dict[str, Candidate] = {}
     for name in wanted:
+        if name in excluded:
+            continue
         text = texts[name]
         borrowed = name in WRONG_PROBES
         candidates[name] = Candidate(
@@ -369,4 +500,27 @@ def derive(
             source_id if borrowed else None,
             note if borrowed else "",
         )
-    return candidates
+    return Derivation(candidates, {name: excluded[name] for name in wanted if name in excluded})
+
+
+def exclusion_notes(excluded: Mapping[str, Mapping[int, str]]) -> tuple[str, ...]:
+    """The card's notes naming the items left out of probes, one line per reason and id list.
+
+    Args:
+        excluded: Probe -> item id -> reason (as :attr:`Derivation.excluded`, gathered over items).
+
+    Returns:
+        Lines such as ``partial, padding: 2 item(s) left out (its meaning has fewer than two
+        words: ...): ids [3, 7]``, in :data:`PROBES` order.
+    """
+    groups: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+    for probe in PROBES:
+        by_reason: dict[str, list[int]] = {}
+        for item_id, reason in (excluded.get(probe) or {}).items():
+            by_reason.setdefault(reason, []).append(item_id)
+        for reason, ids in by_reason.items():
+            groups.setdefault((reason, tuple(sorted(ids))), []).append(probe)
+    return tuple(
+        f"{', '.join(probes)}: {len(ids)} item(s) left out ({reason}): ids {list(ids)}"
+        for (reason, ids), probes in groups.items()
+    )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from vivid_inspect.audit.probes import (
     MissingTranslationError,
     derive,
     english_meanings,
+    exclusion_notes,
     parse_probes,
 )
 from vivid_inspect.languages import DEFAULT_LANGUAGE, check_language
@@ -39,7 +40,8 @@ if TYPE_CHECKING:
     from vivid_inspect.data import VividItem
 
 DEFAULT_LIMIT = None
-"""Items per audit by default: every item (the bundled sample's 46 make 506 judge calls)."""
+"""Items per audit by default: every item (the bundled sample's 46 make 497 judge calls: 46 × 11, less its
+9 Literal items in the literal probe)."""
 
 
 class AuditError(RuntimeError):
@@ -54,9 +56,13 @@ class AuditItems:
         source: The data's printable source.
         items: The audited items, in sample-id order.
         probes: The probes, in card order.
-        candidates: Probe -> item id -> candidate.
-        notes: Departures from a derivation rule (a wrong meaning from another theme).
+        candidates: Probe -> item id -> candidate; an item left out of a probe has none there.
+        notes: Departures from a derivation rule (a wrong meaning from another theme, items left
+            out of a probe, a probe no item can make).
         translated: Whether the ``translator`` role writes the English candidates.
+        excluded: Probe -> item id -> why the item is left out of that probe (a one-word meaning
+            has no partial answer, a Literal item no literal probe; see
+            :class:`~vivid_inspect.audit.probes.Derivation`).
     """
 
     source: str
@@ -65,6 +71,7 @@ class AuditItems:
     candidates: dict[str, dict[int, Candidate]]
     notes: tuple[str, ...]
     translated: bool
+    excluded: dict[str, dict[int, str]] = field(default_factory=dict)
 
 
 def prepare_items(
@@ -122,11 +129,18 @@ def prepare_items(
                     f"item, cached) or leave the probe out (--probes {rest})"
                 )
     candidates: dict[str, dict[int, Candidate]] = {name: {} for name in names}
+    excluded: dict[str, dict[int, str]] = {name: {} for name in names}
     for item in items:
-        for name, candidate in derive(item, pool, seed=seed, probes=names, english=english).items():
+        derivation = derive(item, pool, seed=seed, probes=names, english=english)
+        for name, candidate in derivation.candidates.items():
             candidates[name][item.id] = candidate
+        for name, reason in derivation.excluded.items():
+            excluded[name][item.id] = reason
+    # A probe no audited item can make (every meaning one word long) is not run: the card omits it.
+    empty = [name for name in names if not candidates[name]]
+    names = [name for name in names if candidates[name]]
     other_theme = [item_id for item_id, candidate in candidates.get("wrong", {}).items() if candidate.note]
-    notes = (
+    notes: tuple[str, ...] = (
         (
             f"{len(other_theme)} item(s) have no other item of their theme: their wrong meaning (and the "
             f"authority and injected probes built on it) comes from another theme: ids {other_theme}",
@@ -134,7 +148,12 @@ def prepare_items(
         if other_theme
         else ()
     )
-    return AuditItems(loaded.source, items, tuple(names), candidates, notes, translated)
+    notes += exclusion_notes(excluded)
+    if empty:
+        notes += (f"not run, no audited item can make its candidate: {', '.join(empty)}",)
+    candidates = {name: candidates[name] for name in names}
+    excluded = {name: ids for name, ids in excluded.items() if ids}
+    return AuditItems(loaded.source, items, tuple(names), candidates, notes, translated, excluded)
 
 
 def audit_id(

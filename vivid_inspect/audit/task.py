@@ -6,6 +6,13 @@ judge strategy with its judge bound to the ``grader`` role. The task therefore r
 ``none/none`` model, and its log is an ordinary judged log: ``inspect view`` shows each sample's
 candidate, the judge's prompt and its reply. For ``english`` without shipped translations, the
 solver asks the ``translator`` role once per item (cached), and the log shows that call too.
+
+An unusable translation (empty once its ``<think>`` reasoning is stripped, or cut off at
+``max_tokens``) is cached like any reply, so asking again the same way would replay it forever.
+The solver therefore asks again under the next cache scope (``attempt``: 1, 2, ...) with twice
+the room, and a re-run replays every reply it got for free: the cached unusable ones, then the
+good one. Each run makes at most :data:`TRANSLATION_ATTEMPTS` new calls per item, then fails
+with a message naming the item.
 """
 
 from __future__ import annotations
@@ -14,10 +21,13 @@ from collections.abc import Sequence
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import transcript
 from inspect_ai.model import (
     CachePolicy,
     ChatMessageAssistant,
     GenerateConfig,
+    Model,
     ModelOutput,
     get_model,
 )
@@ -39,10 +49,75 @@ PROBE_MODEL = "vivid-audit/probe"
 """The name the solver's written output carries: no model wrote it."""
 TRANSLATOR_CONFIG = GenerateConfig(temperature=0.0, max_tokens=400)
 """Greedy, so the cached translation is the one any re-run would get; room for a long meaning."""
+TRANSLATION_ATTEMPTS = 3
+"""New translator calls per item and run before an unusable translation fails the probe."""
+TRANSLATION_SCOPES = 12
+"""Cache scopes tried at most per item: past them, only clearing the translator's cache helps."""
+TRANSLATOR_MAX_TOKENS = 3200
+"""The most room a later attempt gets (each attempt doubles the one before, from 400)."""
 
 
 class ProbeRunError(RuntimeError):
-    """A probe's candidate could not be written (the translator gave an empty reply)."""
+    """A probe's candidate could not be written (the translator gave no usable translation)."""
+
+
+def translation_request(attempt: int) -> tuple[GenerateConfig, CachePolicy]:
+    """The settings and cache policy of the translator's ``attempt``-th ask (0 first).
+
+    The first ask has no scope, so translations cached before attempts existed still count; each
+    later one has its own ``attempt`` scope and twice the room, up to :data:`TRANSLATOR_MAX_TOKENS`.
+    """
+    room = min((TRANSLATOR_CONFIG.max_tokens or 400) * 2**attempt, TRANSLATOR_MAX_TOKENS)
+    config = TRANSLATOR_CONFIG.merge(GenerateConfig(max_tokens=room))
+    scopes = {"attempt": str(attempt)} if attempt else {}
+    return config, CachePolicy(per_epoch=False, scopes=scopes)
+
+
+def _was_cached() -> bool:
+    # The transcript's last model event says whether the reply came from Inspect's cache.
+    for event in reversed(transcript().events):
+        if isinstance(event, ModelEvent):
+            return event.cache == "read"
+    return False
+
+
+async def translate(translator: Model, meaning: str, item: object) -> str:
+    """The translator's English for one meaning, asking again under a new cache scope when unusable.
+
+    Args:
+        translator: The ``translator`` role's model.
+        meaning: The reference meaning.
+        item: The item's id, for the message.
+
+    Returns:
+        The translation: NFC, reasoning stripped, not empty, not cut off.
+
+    Raises:
+        ProbeRunError: :data:`TRANSLATION_ATTEMPTS` new calls in this run (or
+            :data:`TRANSLATION_SCOPES` scopes in all) gave no usable translation.
+    """
+    prompt = TRANSLATOR_PROMPT.format(meaning=meaning)
+    fresh, problem = 0, ""
+    for attempt in range(TRANSLATION_SCOPES):
+        config, cache = translation_request(attempt)
+        output = await translator.generate(prompt, config=config, cache=cache)
+        fresh += not _was_cached()
+        text = sanitize(nfc(strip_reasoning(output.completion)).strip())
+        if output.stop_reason == "max_tokens":
+            problem = f"a translation of item {item} cut off at max_tokens={config.max_tokens}"
+        elif not text:
+            problem = f"an empty translation of item {item} (nothing left once its reasoning is stripped)"
+        else:
+            return str(text)
+        if fresh >= TRANSLATION_ATTEMPTS:
+            raise ProbeRunError(
+                f"the translator {translator} gave {problem}, {fresh} new calls in a row; each unusable "
+                "reply is cached under its own attempt scope, so a re-run asks again"
+            )
+    raise ProbeRunError(
+        f"the translator {translator} gave {problem}, in all {TRANSLATION_SCOPES} cached attempts; clear "
+        f"its cache (inspect cache clear --model {translator}) or use another translator"
+    )
 
 
 @solver
@@ -58,15 +133,7 @@ def write_candidate() -> Solver:
         model = PROBE_MODEL
         if text is None:
             translator = get_model(role=TRANSLATOR_ROLE)
-            prompt = TRANSLATOR_PROMPT.format(meaning=state.metadata["meaning"])
-            output = await translator.generate(
-                prompt, config=TRANSLATOR_CONFIG, cache=CachePolicy(per_epoch=False)
-            )
-            text = sanitize(nfc(strip_reasoning(output.completion)).strip())
-            if not text:
-                raise ProbeRunError(
-                    f"the translator {translator} gave an empty translation of item {state.sample_id}"
-                )
+            text = await translate(translator, state.metadata["meaning"], state.sample_id)
             model = str(translator)
         state.output = ModelOutput.from_content(model=model, content=str(text))
         state.messages.append(ChatMessageAssistant(content=str(text), model=model))
@@ -88,7 +155,8 @@ def probe_task(
     Args:
         probe: The probe's name.
         items: The audited items, in sample-id order.
-        candidates: Item id -> that item's candidate for this probe.
+        candidates: Item id -> that item's candidate for this probe; an item without one is left
+            out of the probe's log.
         record: The audit record of this probe's log (eval metadata ``vivid_audit``).
         data_source: The data's printable source, recorded as the task's ``data``.
 
@@ -97,7 +165,9 @@ def probe_task(
     """
     samples = []
     for item in items:
-        candidate = candidates[item.id]
+        candidate = candidates.get(item.id)
+        if candidate is None:
+            continue  # the item is left out of this probe (its meaning cannot make the candidate)
         metadata = item_metadata(item) | {
             "probe": probe,
             CANDIDATE_KEY: candidate.text,
