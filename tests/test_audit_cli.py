@@ -95,9 +95,7 @@ def test_leaving_english_out_runs_on_untranslated_data(
 
 def test_plan_prints_calls_tokens_and_cost_and_calls_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     # A paid judge with no API key: --plan must not build it, let alone call it.
-    code = _exit(
-        ["audit", "openai/gpt-4.1", "--limit", "10", "--price", "2,8", "--translator", "openai/gpt-4.1-mini"]
-    )
+    code = _exit(["audit", "openai/gpt-4.1", "--limit", "10", "--translator", "openai/gpt-4.1-mini"])
     out = capsys.readouterr()
     assert code == 2 and "OPENAI_API_KEY" in out.err  # without --plan it needs the key
 
@@ -150,3 +148,239 @@ def test_cli_exit_0_when_no_probe_fails(tmp_path: Path, capsys: pytest.CaptureFi
     code = _exit(["audit", "vivid/chrf", "--limit", "10", "--probes", "spelling,wrong"])
     assert code == 0, capsys.readouterr().err
     assert (Path("audit") / "audit.md").read_text("utf-8").startswith("## Judge audit: PASS")
+
+
+def _refused_before_any_call(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """Run ``vivid audit ARGV``: exit 2, one line per problem naming it, nothing run or written."""
+    code = _exit(["audit", *argv])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert message in err, err
+    assert "Traceback" not in err
+    # Inspect writes a log for every task it starts: no log folder means no task, hence no call.
+    assert not Path("logs").exists() and not Path("audit").exists()
+    return err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        pytest.param(
+            ["vivid/chrf", "--seed", "-1", "--probes", "partial"], "seed -1 must be 0 or more", id="run"
+        ),
+        pytest.param(["vivid/chrf", "--seed", "-1", "--plan"], "seed -1 must be 0 or more", id="plan"),
+        pytest.param(["--from", "logs", "--seed", "-1"], "seed -1 must be 0 or more", id="from"),
+        pytest.param(["vivid/chrf", "--seed", "-7000000000000"], "must be 0 or more", id="large-negative"),
+        pytest.param(["vivid/chrf", "--seed", "1.5"], "seed '1.5' is not a whole number", id="not-whole"),
+    ],
+)
+def test_a_bad_seed_is_refused_before_any_call(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _refused_before_any_call(argv, message, capsys)
+
+
+@pytest.mark.parametrize(
+    "seed", [-1, -(2**40), True, 1.0, "0"], ids=["minus-one", "large", "bool", "float", "text"]
+)
+def test_run_audit_refuses_a_bad_seed_from_python(seed: object) -> None:
+    from vivid_inspect.audit.run import run_audit
+
+    with pytest.raises(ValueError, match="seed .* must be a whole number 0 or more"):
+        run_audit("vivid/chrf", limit=2, probes="wrong", seed=seed, display="none")  # type: ignore[arg-type]
+    assert not Path("logs").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        pytest.param(
+            ["vivid/chrf", "--plan", "--threshold", "foo=1"], "threshold 'foo' is unknown", id="unknown"
+        ),
+        pytest.param(
+            ["vivid/chrf", "--plan", "--threshold", "min_rate=2"], "Thresholds.min_rate", id="off-range"
+        ),
+        pytest.param(["vivid/chrf", "--plan", "--threshold", "min_rate"], "min_rate", id="no-value"),
+        pytest.param(["vivid/chrf", "--plan", "--price", "nan,nan"], "is not INPUT,OUTPUT", id="price-nan"),
+        pytest.param(["vivid/chrf", "--plan", "--price", "inf,1"], "is not INPUT,OUTPUT", id="price-inf"),
+        pytest.param(
+            ["vivid/chrf", "--plan", "--price", "1,-inf"], "is not INPUT,OUTPUT", id="price-minus-inf"
+        ),
+        pytest.param(["vivid/chrf", "--plan", "--price=-1,2"], "is not INPUT,OUTPUT", id="price-negative"),
+        pytest.param(
+            ["vivid/chrf", "--price", "2,8"], "--price applies only with --plan", id="price-without-plan"
+        ),
+        pytest.param(
+            ["vivid/chrf", "--family", "a=b"], "--family applies only with --from", id="family-without-from"
+        ),
+        pytest.param(
+            ["vivid/chrf", "-M", "data=sample"], "-M data: vivid/chrf takes no model argument", id="M-vivid"
+        ),
+        pytest.param(
+            ["vivid/chrf", "--plan", "-M", "base_url=http://x/v1"],
+            "-M base_url: vivid/chrf",
+            id="M-vivid-plan",
+        ),
+    ]
+    + [
+        pytest.param(
+            ["--from", "logs", *option], f"{option[0]} does not apply with --from", id=f"from-{option[0]}"
+        )
+        for option in (
+            ["--plan"],
+            ["--probes", "wrong"],
+            ["--threshold", "min_rate=0.5"],
+            ["--limit", "3"],
+            ["--data", "sample"],
+            ["--strategy", "aspect"],
+            ["--language", "vi"],
+            ["--translator", "openai/gpt-4.1-mini"],
+            ["-M", "base_url=http://x/v1"],
+            ["--log-dir", "elsewhere"],
+        )
+    ],
+)
+def test_an_option_that_does_not_apply_or_a_bad_value_is_refused(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _refused_before_any_call(argv, message, capsys)
+
+
+def test_every_option_the_mode_ignores_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    err = _refused_before_any_call(
+        ["--from", "logs", "--plan", "--probes", "wrong", "--limit", "3"], "--plan does not apply", capsys
+    )
+    assert [line.split()[2] for line in err.splitlines()] == ["--plan", "--probes", "--limit"]
+
+
+@pytest.fixture
+def a_file(tmp_path: Path) -> Path:
+    path = tmp_path / "afile.txt"
+    path.write_text("not a folder\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("option", "where", "message"),
+    [
+        pytest.param("--out", "{file}", "is a file, not a folder", id="out-is-a-file"),
+        pytest.param("--out", "{file}/sub", "is a file, not a folder", id="out-under-a-file"),
+        pytest.param("--log-dir", "{file}", "is a file, not a folder", id="log-dir-is-a-file"),
+        pytest.param("--log-dir", "{file}/sub/deeper", "is a file, not a folder", id="log-dir-under-a-file"),
+        pytest.param("--out", "/sys/vivid-audit-card", "cannot write in /sys", id="out-read-only"),
+        pytest.param("--log-dir", "/proc/vivid-audit-logs", "cannot write in /proc", id="log-dir-read-only"),
+    ],
+)
+def test_an_unusable_out_or_log_folder_is_refused_before_any_call(
+    a_file: Path, option: str, where: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = where.format(file=a_file)
+    err = _refused_before_any_call(
+        ["vivid/chrf", "--limit", "2", "--probes", "wrong", option, path], message, capsys
+    )
+    assert err.count("\n") == 1 and f"{option} {path}" in err
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        pytest.param(OSError(28, "No space left on device", "audit/audit_shifts.png"), id="disk-full"),
+        pytest.param(PermissionError(13, "Permission denied", "audit/audit.md"), id="permission"),
+        pytest.param(NotADirectoryError(20, "Not a directory", "audit"), id="folder-replaced"),
+    ],
+)
+def test_an_error_while_writing_the_card_is_one_line_exit_2(
+    error: OSError, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vivid_inspect.audit.card import AuditCard
+
+    def fail(self: AuditCard, out_dir: Path) -> dict[str, Path]:
+        raise error
+
+    monkeypatch.setattr(AuditCard, "write", fail)
+    assert _exit(["audit", "vivid/chrf", "--limit", "2", "--probes", "wrong"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"vivid audit: cannot write {error.filename}: {error.strerror}\n"
+
+
+@pytest.mark.parametrize("command", ["audit", "sanity"])
+@pytest.mark.parametrize("key", ["bogus_arg", "temprature", "base-urll"])
+def test_an_unknown_model_argument_is_one_line_naming_key_and_model(
+    command: str, key: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("LOCAL_API_KEY", "dummy")
+    argv = [command, "openai-api/local/m", "-M", "base_url=http://127.0.0.1:9/v1", "-M", f"{key}=1"]
+    assert _exit(argv) == 2
+    err = capsys.readouterr().err
+    name = key.replace("-", "_")  # as Inspect reads -M keys
+    assert err == f"vivid {command}: -M {name}: not a model argument of openai-api/local/m\n"
+    assert not Path("logs").exists()
+
+
+@pytest.mark.parametrize("command", ["audit", "sanity"])
+def test_a_missing_api_key_is_one_line(
+    command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("LOCAL_API_KEY", raising=False)
+    assert _exit([command, "openai-api/local/m", "-M", "base_url=http://127.0.0.1:9/v1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "LOCAL_API_KEY" in err and err.startswith(f"vivid {command}: ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        pytest.param(
+            ["vivid/chrf", "--translator", "vivid/chrf"],
+            "--translator vivid/chrf: an offline vivid model",
+            id="chrf",
+        ),
+        pytest.param(
+            ["vivid/chrf", "--translator", "vivid/oracle", "--plan"],
+            "--translator vivid/oracle",
+            id="oracle-plan",
+        ),
+        pytest.param(["vivid/oracle"], "vivid/oracle cannot judge", id="oracle-judge"),
+        pytest.param(["vivid/literal", "--plan"], "vivid/literal cannot judge", id="literal-judge-plan"),
+        pytest.param(["none/none"], "none/none cannot judge", id="none-judge"),
+    ],
+)
+def test_an_offline_model_in_a_role_it_cannot_play_is_a_set_up_error(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = _refused_before_any_call([*argv, "--limit", "2"], message, capsys)
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "model"),
+    [
+        pytest.param(
+            ["openai-api/local/m", "-M", "base_url=http://127.0.0.1:9/v1"],
+            {"LOCAL_API_KEY": "dummy"},
+            "judge openai-api/local/m",
+            id="judge",
+        ),
+        pytest.param(
+            ["vivid/chrf", "--translator", "openai-api/local/t", "--data", "{data}"],
+            {"LOCAL_API_KEY": "dummy", "LOCAL_BASE_URL": "http://127.0.0.1:9/v1"},
+            "translator openai-api/local/t",
+            id="translator",
+        ),
+    ],
+)
+def test_a_dead_endpoint_is_named_with_its_cause_before_any_call(
+    argv: list[str],
+    env: dict[str, str],
+    model: str,
+    untranslated: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    argv = [arg.format(data=untranslated) for arg in argv]
+    err = _refused_before_any_call(
+        [*argv, "--limit", "2"], f"{model}: no connection to http://127.0.0.1:9/v1/models", capsys
+    )
+    assert "Connection refused" in err and err.count("\n") == 1 and "RetryError" not in err

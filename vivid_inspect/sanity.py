@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -185,7 +186,7 @@ def run_sanity(
 
 def _judge(judge_model: str | Model, model_args: Mapping[str, Any] | None) -> Model:
     """The judge as a Model: built from its name with ``model_args``, or as given."""
-    from inspect_ai.model import Model, get_model
+    from inspect_ai.model import Model
 
     if isinstance(judge_model, Model):
         if model_args:
@@ -193,7 +194,53 @@ def _judge(judge_model: str | Model, model_args: Mapping[str, Any] | None) -> Mo
                 f"model_args {sorted(model_args)} apply to a judge given by name, not to a Model"
             )
         return judge_model
-    return get_model(judge_model, **dict(model_args or {}))
+    return model_from_name(judge_model, model_args)
+
+
+def check_judge_args(name: str, model_args: Mapping[str, Any]) -> None:
+    """Refuse ``-M`` arguments a judge would ignore: an offline ``vivid/*`` judge takes none.
+
+    Raises:
+        ValueError: One line naming the keys and the model.
+    """
+    if name.split("/", 1)[0] == "vivid" and model_args:
+        # vivid/chrf grades from the prompt alone (its `data` argument is read only by the
+        # baselines, as generators): as a judge every argument would be silently ignored.
+        raise ValueError(
+            f"-M {', '.join(sorted(model_args))}: {name} takes no model argument as a judge (it takes "
+            "only the model argument 'data', as a generator)"
+        )
+
+
+_UNEXPECTED_ARGUMENT = re.compile(r"unexpected keyword argument '([^']+)'")
+
+
+def model_from_name(name: str, model_args: Mapping[str, Any] | None) -> Model:
+    """Build a model from its name and ``-M`` arguments; an argument it does not take is a ValueError.
+
+    Args:
+        name: The model's name (``openai-api/local/qwen3``).
+        model_args: Its ``-M`` arguments.
+
+    Returns:
+        The model.
+
+    Raises:
+        ValueError: A model argument the provider (or its client) does not take, named with the
+            model; or what Inspect raises for an unknown model.
+    """
+    from inspect_ai.model import get_model
+
+    args = dict(model_args or {})
+    check_judge_args(name, args)
+    try:
+        return get_model(name, **args)
+    except TypeError as error:
+        # Inspect passes unknown model arguments on to the provider's client constructor.
+        unknown = _UNEXPECTED_ARGUMENT.search(str(error))
+        if unknown is None:
+            raise
+        raise ValueError(f"-M {unknown.group(1)}: not a model argument of {name}") from None
 
 
 def _completed(logs: Sequence[EvalLog], judge: Model) -> dict[str, EvalLog]:

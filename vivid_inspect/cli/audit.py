@@ -7,7 +7,10 @@ or the run did not finish, 2 bad arguments or set-up (a message, never a traceba
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -35,11 +38,25 @@ def _price(text: str) -> tuple[float, float]:
         values = tuple(float(part) for part in parts)
     except ValueError:
         values = ()
-    if len(values) != 2 or any(value < 0 for value in values):
+    # float() reads "nan" and "inf": a price must be a real amount of dollars.
+    if len(values) != 2 or any(not math.isfinite(value) or value < 0 for value in values):
         raise argparse.ArgumentTypeError(
-            f"price {text!r} is not INPUT,OUTPUT (US dollars per million tokens, e.g. 2,8)"
+            f"price {text!r} is not INPUT,OUTPUT (US dollars per million tokens, each a number 0 or "
+            "more, e.g. 2,8)"
         )
     return values[0], values[1]
+
+
+def _seed(text: str) -> int:
+    # random.Random takes any integer, numpy's generators (the bootstrap) only those 0 or more:
+    # refused here, not after every judge call.
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed {text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed {value} must be 0 or more")
+    return value
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -72,21 +89,22 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "judge", metavar="JUDGE", nargs="?", help="judge model, e.g. openai/gpt-4.1 or vivid/chrf"
     )
+    # Defaults of the JUDGE mode are filled in by run(): None tells an option given with --from.
     parser.add_argument(
         "--strategy",
         choices=list(TEMPLATES),
-        default="aspect",
+        default=None,
         help="judge prompting strategy (default: aspect)",
     )
     parser.add_argument(
         "--language",
         choices=["vi", "en"],
-        default="vi",
+        default=None,
         help="language of the judge's instructions (default: vi)",
     )
     parser.add_argument(
         "--data",
-        default="sample",
+        default=None,
         help="sample (default, bundled, offline), hf, a CSV path or an http(s) URL",
     )
     parser.add_argument(
@@ -94,7 +112,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--seed",
-        type=int,
+        type=_seed,
         default=0,
         help="seed of the item draw, the derivations and the bootstrap (default: 0)",
     )
@@ -106,7 +124,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="argument for the judge model, repeatable, e.g. -M base_url=http://localhost:8000/v1",
+        help="argument for the judge model, repeatable, e.g. -M base_url=http://localhost:8000/v1 "
+        "(none for vivid/chrf)",
     )
     parser.add_argument(
         "--probes",
@@ -169,8 +188,63 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def _usage(message: str) -> int:
     for line in message.splitlines() or [message]:
-        print(f"vivid audit: {line}", file=sys.stderr)
+        if line.strip():
+            print(f"vivid audit: {line}", file=sys.stderr)
     return EXIT_USAGE
+
+
+# Options of the JUDGE mode that --from does not read, by their argparse destination.
+_JUDGE_ONLY = {
+    "plan": "--plan",
+    "probes": "--probes",
+    "thresholds": "--threshold",
+    "limit": "--limit",
+    "data": "--data",
+    "strategy": "--strategy",
+    "language": "--language",
+    "translator": "--translator",
+    "model_args": "-M",
+    "price": "--price",
+    "log_dir": "--log-dir",
+}
+
+
+def _unused_options(args: argparse.Namespace) -> list[str]:
+    """Options given that the chosen mode would ignore: each is a mistake worth a message."""
+    if args.from_dir:
+        given = [flag for dest, flag in _JUDGE_ONLY.items() if getattr(args, dest) not in (None, False, [])]
+        return [
+            f"{flag} does not apply with --from (it audits the judges already in LOG_DIR)" for flag in given
+        ]
+    unused = []
+    if args.family is not None:
+        unused.append("--family applies only with --from LOG_DIR")
+    if args.price is not None and not args.plan:
+        unused.append("--price applies only with --plan")
+    return unused
+
+
+def _writable_folder(path: str, option: str) -> str | None:
+    """Why ``path`` cannot hold files (one line naming the option and the path); None when it can.
+
+    Nothing is created: the nearest folder that exists must be a folder where a file can be
+    written (one is written and removed), so that an existing file, a path under a file or a
+    read-only place is refused before any call.
+    """
+    if "://" in path:  # a remote log folder (s3://...): Inspect checks it itself
+        return None
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        return f"{option} {path}: is a file, not a folder"
+    existing = next(parent for parent in (folder, *folder.absolute().parents) if parent.exists())
+    if not existing.is_dir():
+        return f"{option} {path}: {existing} is a file, not a folder"
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as error:
+        return f"{option} {path}: cannot write in {existing} ({error.strerror or type(error).__name__})"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -181,10 +255,16 @@ def run(args: argparse.Namespace) -> int:
         return _usage(
             "name the judge to audit (vivid audit JUDGE) or a run folder (vivid audit --from LOG_DIR)"
         )
+    unused = _unused_options(args)
+    if unused:
+        return _usage("\n".join(unused))
     if args.from_dir:
         from vivid_inspect.cli.audit_from import handle_from
 
         return handle_from(args)
+    args.strategy = args.strategy or "aspect"
+    args.language = args.language or "vi"
+    args.data = args.data or "sample"
     if args.plan:
         return _plan(args)
     return _audit(args)
@@ -192,8 +272,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     from vivid_inspect.audit.plan import Price, make_audit_plan
+    from vivid_inspect.audit.run import check_roles
+    from vivid_inspect.audit.verdicts import Thresholds
+    from vivid_inspect.sanity import check_judge_args
 
     try:
+        # Checked as a run checks them: a plan of an audit that would be refused is no plan.
+        Thresholds().with_overrides(args.thresholds)
+        check_judge_args(args.judge, dict(args.model_args))
+        check_roles(args.judge, args.translator)
         plan = make_audit_plan(
             args.judge,
             strategy=args.strategy,
@@ -221,6 +308,19 @@ def _audit(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _usage(str(exc))
     out = Path(args.out or DEFAULT_OUT)
+    log_dir = args.log_dir or os.environ.get("INSPECT_LOG_DIR") or "logs"
+    problems = [
+        problem
+        for problem in (
+            _writable_folder(str(out), "--out"),
+            _writable_folder(
+                log_dir, "--log-dir" if args.log_dir else "log folder (INSPECT_LOG_DIR, else ./logs)"
+            ),
+        )
+        if problem
+    ]
+    if problems:
+        return _usage("\n".join(problems))
     try:
         card = run_audit(
             args.judge,
@@ -238,6 +338,10 @@ def _audit(args: argparse.Namespace) -> int:
         )
     except (ValueError, PrerequisiteError) as exc:
         return _usage(_plain(exc))
+    except OSError as exc:
+        # Writing the card (the folder was checked, but a disk can fill or a folder go away).
+        where = f" {exc.filename}" if exc.filename else ""
+        return _usage(f"cannot write{where}: {exc.strerror or exc}")
     except AuditError as exc:
         print(f"vivid audit: FAIL: {exc}", file=sys.stderr)
         return EXIT_FAIL

@@ -157,10 +157,11 @@ def _plain(error: BaseException) -> str:
 
     if not isinstance(error, PrerequisiteError):
         return str(error)
+    # Their text spans several lines with an empty one between; the CLIs print one line.
     try:
-        return Text.from_markup(str(error)).plain.strip()
+        return " ".join(Text.from_markup(str(error)).plain.split())
     except Exception:
-        return str(error)
+        return " ".join(str(error).split())
 
 
 def run(args: argparse.Namespace) -> int:

@@ -232,7 +232,8 @@ class Audit(_Strict):
     judge: str
     probes: Annotated[list[str], Field(min_length=1)] | None = None
     limit: Annotated[int, Field(ge=1)] | None = None
-    seed: int = 0
+    # numpy's generators (the audit's bootstrap) take no negative seed: refused at validation.
+    seed: Annotated[int, Field(ge=0)] = 0
 
 
 class Spec(_Strict):
