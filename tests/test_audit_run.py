@@ -8,6 +8,7 @@ score, a reward for length, obedience to injected verdicts, a penalty for Englis
 from __future__ import annotations
 
 import csv
+import json
 import math
 import re
 import time
@@ -21,6 +22,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+import vivid_inspect
 from tests.fake_api import fake_model, serving
 from tests.scripted import output, prompt_text
 from vivid_inspect.audit.logs import probe_scores
@@ -398,3 +400,159 @@ def test_an_empty_translation_is_an_audit_error(tmp_path: Path) -> None:
             log_dir=str(tmp_path),
             display="none",
         )
+
+
+# --- retries: the plan counts the calls the run makes ------------------------------------------------
+
+
+@pytest.mark.parametrize("retries", [0, 1, 3])
+@pytest.mark.parametrize("readable", [True, False], ids=["readable-verdicts", "unreadable-verdicts"])
+def test_the_plan_counts_the_calls_the_run_makes(retries: int, readable: bool, tmp_path: Path) -> None:
+    from vivid_inspect.audit.plan import make_audit_plan
+
+    calls: list[str] = []
+
+    def respond(
+        messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
+    ) -> ModelOutput:
+        calls.append(prompt_text(messages))
+        return output("Điểm: 3" if readable else "Tôi không chấm được.", model="mockllm/counted")
+
+    judge = get_model("mockllm/counted", custom_outputs=respond, memoize=False)
+    run_audit(judge, limit=3, probes="wrong", retries=retries, log_dir=str(tmp_path), display="none")
+    (grader,) = make_audit_plan("mockllm/counted", limit=3, probes="wrong", retries=retries).roles
+    # Every reply readable: one call per item and probe; none readable: every retry is used.
+    assert len(calls) == (grader.calls if readable else grader.max_calls)
+    assert grader.max_calls == grader.calls * (1 + retries)
+
+
+@pytest.mark.parametrize("retries", [-1, True, 1.5], ids=["negative", "bool", "float"])
+def test_bad_retries_are_refused_before_any_call(retries: object, tmp_path: Path) -> None:
+    calls: list[str] = []
+    with pytest.raises(ValueError, match="retries .* must be a whole number 0 or more"):
+        run_audit(
+            scripted_judge(rubric, calls),
+            limit=2,
+            probes="wrong",
+            retries=retries,
+            log_dir=str(tmp_path),  # type: ignore[arg-type]
+        )
+    assert calls == [] and not list(tmp_path.glob("*.eval"))
+
+
+# --- the audit id covers everything that changes the judge's scores -----------------------------------
+
+
+def _base_judge(**changes: Any) -> Model:
+    settings: dict[str, Any] = {
+        "model": "mockllm/judge",
+        "config": GenerateConfig(temperature=0.0, max_tokens=50),
+    }
+    return get_model(**(settings | changes), memoize=False)
+
+
+def _audit_id(
+    judge: Model | None = None,
+    *,
+    strategy: str = "aspect",
+    language: str = "vi",
+    data: str = "sample",
+    limit: int = 4,
+    seed: int = 0,
+    retries: int = 1,
+    translator: Model | None = None,
+) -> str:
+    from vivid_inspect.audit.run import audit_id, identity_of
+
+    prepared = prepare_items(data=data, limit=limit, seed=seed, probes="wrong", translator=None)
+    return audit_id(
+        identity_of(judge or _base_judge()), strategy, language, prepared, seed, translator, retries
+    )
+
+
+def _other_data(tmp_path: Path) -> str:
+    # The same rows under another name: another data source, even with the same items.
+    path = tmp_path / "copy.csv"
+    path.write_bytes((Path(vivid_inspect.__file__).parent / "data" / "sample.csv").read_bytes())
+    return str(path)
+
+
+CHANGES: list[Any] = [
+    pytest.param(lambda tmp: {"judge": _base_judge(model="mockllm/other")}, id="model-name"),
+    pytest.param(lambda tmp: {"judge": _base_judge(base_url="http://elsewhere/v1")}, id="base-url"),
+    pytest.param(lambda tmp: {"judge": _base_judge(reasoning="deep")}, id="model-arg"),
+    pytest.param(
+        lambda tmp: {"judge": _base_judge(config=GenerateConfig(temperature=0.7, max_tokens=50))},
+        id="temperature",
+    ),
+    pytest.param(
+        lambda tmp: {"judge": _base_judge(config=GenerateConfig(temperature=0.0, max_tokens=60))},
+        id="max-tokens",
+    ),
+    pytest.param(lambda tmp: {"strategy": "cot"}, id="strategy"),
+    pytest.param(lambda tmp: {"language": "en"}, id="language"),
+    pytest.param(lambda tmp: {"retries": 3}, id="retries"),
+    pytest.param(lambda tmp: {"data": _other_data(tmp)}, id="data"),
+    pytest.param(lambda tmp: {"limit": 5}, id="items"),
+    pytest.param(lambda tmp: {"seed": 1}, id="seed"),
+    pytest.param(lambda tmp: {"translator": _base_judge(model="mockllm/translator")}, id="translator"),
+]
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_the_audit_id_changes_with_what_changes_the_scores(
+    change: Callable[[Path], dict[str, Any]], tmp_path: Path
+) -> None:
+    assert _audit_id(**change(tmp_path)) != _audit_id()
+
+
+def test_the_audit_id_changes_with_the_probe_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vivid_inspect.audit import run as audit_run
+
+    before = _audit_id()
+    monkeypatch.setattr(audit_run, "PROBE_VERSION", audit_run.PROBE_VERSION + 1)
+    assert _audit_id() != before
+
+
+@pytest.mark.parametrize(
+    "same",
+    [
+        pytest.param(lambda: _base_judge(api_key="sk-another-key-1234567890"), id="api-key"),
+        pytest.param(
+            lambda: _base_judge(default_headers={"Authorization": "Bearer abcdef123456"}), id="headers"
+        ),
+        pytest.param(
+            lambda: _base_judge(
+                config=GenerateConfig(temperature=0.0, max_tokens=50, max_connections=3, timeout=9)
+            ),
+            id="transport-settings",
+        ),
+    ],
+)
+def test_credentials_and_transport_settings_neither_change_nor_enter_the_audit_id(
+    same: Callable[[], Model],
+) -> None:
+    from vivid_inspect.audit.run import identity_of
+
+    judge = same()
+    assert _audit_id(judge) == _audit_id()
+    shown = json.dumps(identity_of(judge))
+    assert "sk-another" not in shown and "abcdef123456" not in shown
+
+
+def test_a_judge_with_other_generation_settings_is_another_audit(tmp_path: Path) -> None:
+    records = []
+    for temperature in (0.0, 0.5):
+        judge = get_model(
+            "mockllm/rubric",
+            custom_outputs=lambda messages, *rest: output(f"Điểm: {rubric(prompt_text(messages))}"),
+            config=GenerateConfig(temperature=temperature),
+            memoize=False,
+        )
+        card = run_audit(
+            judge, limit=2, probes="wrong", log_dir=str(tmp_path / str(temperature)), display="none"
+        )
+        records.append(
+            read_audit_record(read_eval_log(card.log_locations[0], header_only=True).eval.metadata)
+        )
+    assert all(records) and records[0].audit_id != records[1].audit_id  # type: ignore[union-attr]

@@ -81,6 +81,12 @@ CASES = [
     pytest.param(_audit(limit="6"), "audits[0].limit", "valid integer", id="limit-not-a-number"),
     pytest.param(_audit(probe=["wrong"]), "audits[0].probe", "unknown key", id="unknown-key"),
     pytest.param([{"probes": ["wrong"]}], "audits[0].judge", "required", id="no-judge"),
+    pytest.param(_audit(seed=-1), "audits[0].seed", "greater than or equal to 0", id="negative-seed"),
+    pytest.param(
+        _audit(seed=-(2**40)), "audits[0].seed", "greater than or equal to 0", id="large-negative-seed"
+    ),
+    pytest.param(_audit(seed=1.5), "audits[0].seed", "valid integer", id="fractional-seed"),
+    pytest.param(_audit(seed="x"), "audits[0].seed", "valid integer", id="seed-not-a-number"),
 ]
 
 
@@ -216,3 +222,72 @@ def test_vivid_plan_counts_each_audits_judge_calls_until_it_is_done(
     done = load_spec(_write(tmp_path, _spec(log_dir=str(log_dir))))
     (cell,) = [c for c in make_plan(done).cells if c.role == "audit"]
     assert cell.done and not any(t.role == "audit" for t in make_plan(done).totals())
+
+
+@pytest.mark.parametrize("retries", [0, 1, 3])
+def test_an_audit_runs_with_its_judges_retries_as_vivid_plan_counts_them(
+    retries: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vivid_inspect.audit import run as audit_run
+    from vivid_inspect.runner import make_plan
+
+    seen: dict[str, Any] = {}
+    real = audit_run.run_audit
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(audit_run, "run_audit", spy)
+    data = _spec(audits=_audit(limit=2, probes=["wrong"]))
+    data["runs"][0]["sample"]["n"] = 2
+    data["judges"][0]["retries"] = retries
+    loaded = load_spec(_write(tmp_path, data))
+    (cell,) = [c for c in make_plan(loaded).cells if c.role == "audit"]
+    assert run_spec(loaded, display="none", quiet=True, preflight=False).ok
+    # The audit asks as often as the judge phase (test_audit_run.py checks the calls of each retries).
+    assert seen["retries"] == retries
+    assert (cell.calls, cell.max_calls) == (4, 4 * (1 + retries))
+
+
+def _judge_changed(log_dir: Path, **changes: Any) -> dict[str, Any]:
+    data = _spec(log_dir=str(log_dir))
+    data["judges"][0] |= changes
+    return data
+
+
+@pytest.mark.parametrize(
+    ("changes", "done"),
+    [
+        pytest.param({}, True, id="unchanged"),
+        pytest.param({"generate": {"temperature": 0.5}}, False, id="temperature"),
+        pytest.param({"generate": {"max_tokens": 77}}, False, id="max-tokens"),
+        pytest.param({"retries": 3}, False, id="retries"),
+        pytest.param({"language": "en"}, False, id="language"),
+        pytest.param({"model_args": {"data": "hf"}}, False, id="model-args"),
+        pytest.param({"generate": {"max_connections": 3}}, True, id="transport-only"),
+    ],
+)
+def test_a_changed_judge_is_audited_again_not_rebuilt_from_old_logs(
+    run: tuple[Path, Any, Any], tmp_path: Path, changes: dict[str, Any], done: bool
+) -> None:
+    from vivid_inspect.runner import make_plan
+    from vivid_inspect.runner.audits import _from_logs, judge_identity
+
+    log_dir, _, _ = run
+    loaded = load_spec(_write(tmp_path, _judge_changed(log_dir, **changes)))
+    (cell,) = [c for c in make_plan(loaded).cells if c.role == "audit"]
+    assert cell.done is done
+    # vivid run decides with the same id as vivid plan: it rebuilds the card exactly when done.
+    from vivid_inspect.audit.run import prepare_items
+
+    (entry,) = loaded.spec.audits
+    (judge,) = [j for j in loaded.spec.judges if j.name == entry.judge]
+    prepared = prepare_items(
+        data=loaded.data, limit=entry.limit, seed=entry.seed, probes=entry.probes, translator=None
+    )
+    folder = log_dir / AUDITS_DIR / judge.name
+    assert (
+        _from_logs(folder, prepared, judge, judge_identity(loaded, judge), entry.seed) is not None
+    ) is done

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,10 +30,11 @@ from vivid_inspect.audit.probes import (
     parse_probes,
 )
 from vivid_inspect.languages import DEFAULT_LANGUAGE, check_language
-from vivid_inspect.sanity import choose_ids
+from vivid_inspect.redact import redact
+from vivid_inspect.sanity import choose_ids, model_from_name
 
 if TYPE_CHECKING:
-    from inspect_ai.model import Model
+    from inspect_ai.model import GenerateConfig, Model
     from inspect_ai.util import DisplayType
 
     from vivid_inspect.audit.card import AuditCard
@@ -95,7 +97,8 @@ def prepare_items(
         The items and candidates.
 
     Raises:
-        ValueError: Unknown probe, limit below 1, data that cannot be read.
+        ValueError: Unknown probe, limit below 1, a seed that is not a whole number 0 or more,
+            data that cannot be read.
         MissingTranslationError: ``english`` is wanted, the data has no shipped translation and
             no translator is given.
     """
@@ -103,6 +106,7 @@ def prepare_items(
     from vivid_inspect.data.leakage import judge_example_idioms
     from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS
 
+    check_seed(seed)
     names = parse_probes(probes)
     loaded = load_vivid(
         data,
@@ -156,25 +160,128 @@ def prepare_items(
     return AuditItems(loaded.source, items, tuple(names), candidates, notes, translated, excluded)
 
 
+def check_seed(seed: object) -> int:
+    """The seed, when it is a whole number 0 or more (what ``random`` and numpy's generators take).
+
+    Raises:
+        ValueError: Another value, named.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed {seed!r} must be a whole number 0 or more")
+    return seed
+
+
+# Model arguments that carry credentials: a new key must not re-run an audit, nor enter its id.
+_CREDENTIAL_ARG = re.compile(r"key|token|secret|password|credential|auth|header", re.IGNORECASE)
+# Generation settings that change how calls are sent, not what the judge replies.
+_TRANSPORT = frozenset({"max_connections", "max_retries", "timeout", "attempt_timeout", "batch"})
+
+
+def model_identity(
+    name: str,
+    *,
+    base_url: str | None = None,
+    model_args: Mapping[str, Any] | None = None,
+    config: GenerateConfig | None = None,
+) -> dict[str, Any]:
+    """What of a model decides its replies: name, base URL, model arguments, generation settings.
+
+    Credentials (``api_key``, tokens, headers) are left out and the rest is redacted, so the
+    identity can be hashed and shown; so are the settings of how calls are sent (connections,
+    retries, timeouts, batching).
+
+    Args:
+        name: The model's name.
+        base_url: Its base URL, as given.
+        model_args: Its model arguments, as given.
+        config: Its generation settings.
+
+    Returns:
+        A JSON-ready dictionary.
+    """
+    args = {
+        # A value JSON cannot show (a client, a callable) is named by its type: its repr holds an
+        # address that differs in every process and would make every run a new audit.
+        key: redact(json.dumps(value, sort_keys=True, default=lambda value: type(value).__name__))
+        for key, value in sorted((model_args or {}).items())
+        if not _CREDENTIAL_ARG.search(key)
+    }
+    generate = config.model_dump(mode="json", exclude_none=True) if config is not None else {}
+    return {
+        "name": name,
+        "base_url": redact(base_url) if base_url else None,
+        "model_args": args,
+        "generate": {key: value for key, value in generate.items() if key not in _TRANSPORT},
+    }
+
+
+def identity_of(model: Model | str) -> dict[str, Any]:
+    """:func:`model_identity` of a built model (or of a bare name)."""
+    if isinstance(model, str):
+        return model_identity(model)
+    return model_identity(
+        str(model), base_url=model.api.base_url, model_args=model.model_args, config=model.config
+    )
+
+
 def audit_id(
-    judge: str, strategy: str, language: str, prepared: AuditItems, seed: int, translator: str | None
+    judge: Mapping[str, Any],
+    strategy: str,
+    language: str,
+    prepared: AuditItems,
+    seed: int,
+    translator: Model | str | None,
+    retries: int = 1,
 ) -> str:
-    """The id every probe log of one audit shares: a hash of what decides its scores."""
+    """The id every probe log of one audit shares: a hash of what decides its scores.
+
+    Anything that can change a judge's score is in it (the judge model with its arguments and
+    generation settings, strategy, language, retries, data, items, seed, probe version, the
+    translator), so a change makes a new audit instead of reusing the old logs.
+
+    Args:
+        judge: The judge's :func:`model_identity`.
+        strategy: The judge strategy.
+        language: The language of the judge's instructions.
+        prepared: The items and candidates.
+        seed: The seed.
+        translator: The translator, if the english probe uses one.
+        retries: The judge's retries.
+
+    Returns:
+        16 hex digits.
+    """
     payload = {
-        "judge": judge,
+        "judge": dict(judge),
         "strategy": strategy,
         "language": language,
+        "retries": retries,
         "data": prepared.source,
         "items": [item.id for item in prepared.items],
         "seed": seed,
         "probe_version": PROBE_VERSION,
-        "translator": translator,
+        "translator": None if translator is None else identity_of(translator),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
+JUDGE_GRADERS = ("vivid/chrf",)
+"""The offline models that can judge: they read a judge prompt's reference and candidate."""
+
+
+def check_retries(retries: object) -> int:
+    """The judge's retries, when a whole number 0 or more.
+
+    Raises:
+        ValueError: Another value, named.
+    """
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"retries {retries!r} must be a whole number 0 or more")
+    return retries
+
+
 def _model(model: str | Model, model_args: Mapping[str, Any] | None, what: str) -> Model:
-    from inspect_ai.model import Model, get_model
+    from inspect_ai.model import Model
 
     if isinstance(model, Model):
         if model_args:
@@ -182,7 +289,51 @@ def _model(model: str | Model, model_args: Mapping[str, Any] | None, what: str) 
                 f"model_args {sorted(model_args)} apply to a {what} given by name, not to a Model"
             )
         return model
-    return get_model(model, **dict(model_args or {}))
+    return model_from_name(model, model_args)
+
+
+def check_roles(judge: Model | str, translator: Model | str | None) -> None:
+    """Refuse, before any call, a judge or translator that fails on every call by construction.
+
+    The ``vivid`` models answer from the data (or, for the chrF grader, from a judge prompt):
+    as a translator, or as a judge other than a grader, every call would fail after the run started.
+    """
+    from vivid_inspect.baselines.answers import BASELINES
+
+    name = str(judge)
+    # An unknown vivid/* name is left to the provider, whose message lists the models it has.
+    if name == "none/none" or name in {f"vivid/{baseline}" for baseline in BASELINES}:
+        raise ValueError(
+            f"{name} cannot judge: of the offline models only {', '.join(JUDGE_GRADERS)} reads a judge prompt"
+        )
+    if translator is not None and str(translator).split("/", 1)[0] in ("vivid", "none"):
+        raise ValueError(
+            f"--translator {translator}: an offline vivid model cannot translate; name a chat model"
+        )
+
+
+def check_endpoints(models: Mapping[str, Model]) -> None:
+    """Send one cheap request to each model's endpoint, as ``vivid run``'s preflight does.
+
+    Args:
+        models: The models by role (``judge``, ``translator``).
+
+    Raises:
+        ValueError: One line per role whose endpoint failed, naming the model, the URL and the cause.
+    """
+    import httpx
+
+    from vivid_inspect.runner.prepare.preflight import PreflightError, Target, check
+
+    found = [Target((role,), str(model), model, model.api.base_url) for role, model in models.items()]
+    try:
+        check(found)
+    except PreflightError as error:
+        raise ValueError(
+            "; ".join(f"{problem.path[0]} {problem.message}" for problem in error.problems)
+        ) from None
+    except httpx.HTTPError as error:  # a URL httpx cannot even send to
+        raise ValueError(f"{', '.join(str(m) for m in models.values())}: {redact(str(error))}") from None
 
 
 def run_audit(
@@ -200,6 +351,9 @@ def run_audit(
     log_dir: str | None = None,
     out_dir: str | Path | None = None,
     display: DisplayType | None = None,
+    retries: int = 1,
+    preflight: bool = True,
+    judge_identity: Mapping[str, Any] | None = None,
 ) -> AuditCard:
     """Audit a judge with every probe and return its card.
 
@@ -218,13 +372,22 @@ def run_audit(
         log_dir: Where Inspect writes the probe logs; default ``$INSPECT_LOG_DIR``, else ``./logs``.
         out_dir: When given, the card's ``audit.md``, ``audit.csv`` and ``audit_shifts.png`` go there.
         display: Inspect display type (``none`` for silence).
+        retries: The judge's further asks after an unreadable reply (as the judge scorer's).
+        preflight: Send one cheap request to each endpoint first, as ``vivid run`` does
+            (``vivid run``'s audits skip it: its own preflight has run).
+        judge_identity: The judge's :func:`model_identity` as its spec describes it (so that
+            ``vivid plan`` can tell a done audit without building the model); default: the
+            built judge's.
 
     Returns:
         The card: one result per probe, each with its verdict.
 
     Raises:
-        ValueError: An unknown strategy, language or probe, a limit below 1, model arguments with
-            a Model, data that cannot be read, or ``english`` without translations or translator.
+        ValueError: Bad input or set-up, before any judge call: an unknown strategy, language or
+            probe, a limit below 1, a negative seed or retries, a model argument the model does
+            not take (or any with a Model), an offline model as translator or a non-grader one as
+            judge, an endpoint that failed its request, data that cannot be read, or ``english``
+            without translations or translator.
         AuditError: A probe's log did not complete, so there is no card.
     """
     from inspect_ai import eval
@@ -238,14 +401,27 @@ def run_audit(
 
     get_strategy(strategy)
     check_language(language)
+    check_retries(retries)
+    check_roles(judge, translator)
     prepared = prepare_items(data=data, limit=limit, seed=seed, probes=probes, translator=translator)
     judge_model = _model(judge, model_args, "judge")
     roles = {GRADER_ROLE: judge_model}
-    translator_name: str | None = None
+    translator_model: Model | None = None
     if prepared.translated and translator is not None:
-        roles[TRANSLATOR_ROLE] = _model(translator, None, "translator")
-        translator_name = str(roles[TRANSLATOR_ROLE])
-    identity = audit_id(str(judge_model), strategy, language, prepared, seed, translator_name)
+        translator_model = roles[TRANSLATOR_ROLE] = _model(translator, None, "translator")
+    if preflight:
+        check_endpoints(
+            {"judge": judge_model} | ({"translator": translator_model} if translator_model else {})
+        )
+    identity = audit_id(
+        judge_identity or identity_of(judge_model),
+        strategy,
+        language,
+        prepared,
+        seed,
+        translator_model,
+        retries,
+    )
     tasks = [
         probe_task(
             name,
@@ -264,6 +440,7 @@ def run_audit(
                 probe_version=PROBE_VERSION,
             ),
             data_source=prepared.source,
+            retries=retries,
         )
         for name in prepared.probes
     ]

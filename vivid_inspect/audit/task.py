@@ -149,6 +149,7 @@ def probe_task(
     *,
     record: AuditRecord,
     data_source: str,
+    retries: int = 1,
 ) -> Task:
     """The task of one probe over the audited items.
 
@@ -159,6 +160,7 @@ def probe_task(
             out of the probe's log.
         record: The audit record of this probe's log (eval metadata ``vivid_audit``).
         data_source: The data's printable source, recorded as the task's ``data``.
+        retries: The judge's further asks after an unreadable reply.
 
     Returns:
         The task, named ``audit_<probe>``, tagged :data:`AUDIT_TAG`.
@@ -178,7 +180,9 @@ def probe_task(
     return Task(
         dataset=MemoryDataset(samples, name="vivid", location=data_source),
         solver=write_candidate(),
-        scorer=judge_scorer(record.strategy or "aspect", language=record.language or DEFAULT_LANGUAGE),
+        scorer=judge_scorer(
+            record.strategy or "aspect", language=record.language or DEFAULT_LANGUAGE, retries=retries
+        ),
         name=f"audit_{probe}",
         version=PROBE_VERSION,
         metadata={"data": data_source, "probe_description": PROBES[probe].description} | record.metadata(),

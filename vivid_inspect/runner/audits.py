@@ -6,17 +6,18 @@ judge model the judge phase used (its model arguments and generation options), i
 its language; the report then shows the card beside the tables (:mod:`vivid_inspect.report.audit_tables`).
 
 Like every other step of a run, an audit already complete is not run again: when the folder holds
-a complete log of every probe with the audit's id (judge, strategy, language, data, items, seed,
-probe version), the card is rebuilt from those logs and no model is called. A failed audit (a
+a complete log of every probe with the audit's id (the judge's model, model arguments and
+generation settings, strategy, language, retries, data, items, seed, probe version), the card is rebuilt from those logs and no model is called. A failed audit (a
 judge call that failed after its retries) leaves the run incomplete; a judge that fails a probe
 is a finding, not a failure of the run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vivid_inspect.redact import redact
 from vivid_inspect.runner.progress import Progress
@@ -96,9 +97,12 @@ def _audit(loaded: LoadedSpec, entry: Audit, judge: Judge, model: Model) -> Audi
         prepared = prepare_items(
             data=loaded.data, limit=entry.limit, seed=entry.seed, probes=entry.probes, translator=None
         )
-        card = _from_logs(folder, prepared, judge, model, entry.seed)
+        identity = judge_identity(loaded, judge)
+        card = _from_logs(folder, prepared, judge, identity, entry.seed)
         reused = card is not None
         if card is None:
+            # The judge phase's own retries, so the audit asks as often as `vivid plan` counts;
+            # no preflight: vivid run's own has checked the judge's endpoint.
             card = run_audit(
                 model,
                 strategy=judge.strategy,
@@ -109,6 +113,9 @@ def _audit(loaded: LoadedSpec, entry: Audit, judge: Judge, model: Model) -> Audi
                 probes=entry.probes,
                 log_dir=str(folder),
                 display="none",
+                retries=judge.retries,
+                preflight=False,
+                judge_identity=identity,
             )
         card.write(folder / CARD_DIR)
     except (AuditError, ValueError, OSError) as error:
@@ -117,22 +124,44 @@ def _audit(loaded: LoadedSpec, entry: Audit, judge: Judge, model: Model) -> Audi
     return AuditResult(judge.name, folder, card=card, reused=reused)
 
 
-def _from_logs(folder: Path, prepared: AuditItems, judge: Judge, model: Model, seed: int) -> AuditCard | None:
+def judge_identity(loaded: LoadedSpec, judge: Judge) -> dict[str, Any]:
+    """The judge's model identity as the spec describes it (the audit id's judge part).
+
+    Built from the spec, not from the created model, so that ``vivid plan`` (which creates no
+    model) and ``vivid run`` agree on whether an audit is done.
+    """
+    from vivid_inspect.audit.run import model_identity
+    from vivid_inspect.runner.cells import resolved_judge, split_model_args
+    from vivid_inspect.runner.prepare.models import generate_config
+
+    resolved = resolved_judge(judge, loaded.data)
+    base_url, args = split_model_args(resolved.model_args)
+    return model_identity(
+        str(judge.model),
+        base_url=base_url,
+        model_args=args,
+        config=generate_config(loaded.spec, judge.generate),
+    )
+
+
+def _from_logs(
+    folder: Path, prepared: AuditItems, judge: Judge, identity: Mapping[str, Any], seed: int
+) -> AuditCard | None:
     """The card of complete logs of every probe of this audit already in ``folder``; None if any is missing."""
     from vivid_inspect.audit.card import build_card
     from vivid_inspect.audit.logs import probe_scores
     from vivid_inspect.audit.probes import PROBES
     from vivid_inspect.audit.run import audit_id
 
-    identity = audit_id(str(model), judge.strategy, judge.language, prepared, seed, None)
-    found = _complete_logs(folder, identity)
+    audit = audit_id(identity, judge.strategy, judge.language, prepared, seed, None, judge.retries)
+    found = _complete_logs(folder, audit)
     if not set(prepared.probes) <= set(found):
         return None
     logs = [found[name] for name in prepared.probes]
     card = build_card(
         probe_scores(logs),
         [PROBES[name] for name in prepared.probes],
-        judge=str(model),
+        judge=str(identity["name"]),
         strategy=judge.strategy,
         language=judge.language,
         data=prepared.source,
@@ -207,7 +236,15 @@ def audit_cells(loaded: LoadedSpec) -> tuple[list[CellPlan], list[str]]:
         except ValueError as error:
             notes.append(f"audit of {judge.name} not planned: {' '.join(redact(str(error)).split())}")
             continue
-        identity = audit_id(model, judge.strategy, judge.language, prepared, entry.seed, None)
+        identity = audit_id(
+            judge_identity(loaded, judge),
+            judge.strategy,
+            judge.language,
+            prepared,
+            entry.seed,
+            None,
+            judge.retries,
+        )
         done = set(prepared.probes) <= set(
             _complete_paths(loaded.log_dir / AUDITS_DIR / judge.name, identity)
         )
