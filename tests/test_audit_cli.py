@@ -186,7 +186,7 @@ def test_a_bad_seed_is_refused_before_any_call(
 def test_run_audit_refuses_a_bad_seed_from_python(seed: object) -> None:
     from vivid_inspect.audit.run import run_audit
 
-    with pytest.raises(ValueError, match="seed .* must be a whole number 0 or more"):
+    with pytest.raises(ValueError, match="seed = .*: must be a whole number, 0 or more"):
         run_audit("vivid/chrf", limit=2, probes="wrong", seed=seed, display="none")  # type: ignore[arg-type]
     assert not Path("logs").exists()
 

@@ -29,6 +29,7 @@ from vivid_inspect.audit.probes import (
     exclusion_notes,
     parse_probes,
 )
+from vivid_inspect.audit.verdicts import check_seed
 from vivid_inspect.languages import DEFAULT_LANGUAGE, check_language
 from vivid_inspect.redact import redact
 from vivid_inspect.sanity import choose_ids, model_from_name
@@ -158,17 +159,6 @@ def prepare_items(
     candidates = {name: candidates[name] for name in names}
     excluded = {name: ids for name, ids in excluded.items() if ids}
     return AuditItems(loaded.source, items, tuple(names), candidates, notes, translated, excluded)
-
-
-def check_seed(seed: object) -> int:
-    """The seed, when it is a whole number 0 or more (what ``random`` and numpy's generators take).
-
-    Raises:
-        ValueError: Another value, named.
-    """
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed {seed!r} must be a whole number 0 or more")
-    return seed
 
 
 # Model arguments that carry credentials: a new key must not re-run an audit, nor enter its id.
