@@ -166,11 +166,23 @@ def _refused_before_any_call(argv: list[str], message: str, capsys: pytest.Captu
     ("argv", "message"),
     [
         pytest.param(
-            ["vivid/chrf", "--seed", "-1", "--probes", "partial"], "seed -1 must be 0 or more", id="run"
+            ["vivid/chrf", "--seed", "-1", "--probes", "partial"],
+            "seed = -1: must be a whole number, 0 or more",
+            id="run",
         ),
-        pytest.param(["vivid/chrf", "--seed", "-1", "--plan"], "seed -1 must be 0 or more", id="plan"),
-        pytest.param(["--from", "logs", "--seed", "-1"], "seed -1 must be 0 or more", id="from"),
-        pytest.param(["vivid/chrf", "--seed", "-7000000000000"], "must be 0 or more", id="large-negative"),
+        pytest.param(
+            ["vivid/chrf", "--seed", "-1", "--plan"],
+            "seed = -1: must be a whole number, 0 or more",
+            id="plan",
+        ),
+        pytest.param(
+            ["--from", "logs", "--seed", "-1"], "seed = -1: must be a whole number, 0 or more", id="from"
+        ),
+        pytest.param(
+            ["vivid/chrf", "--seed", "-7000000000000"],
+            "must be a whole number, 0 or more",
+            id="large-negative",
+        ),
         pytest.param(["vivid/chrf", "--seed", "1.5"], "seed '1.5' is not a whole number", id="not-whole"),
     ],
 )

@@ -734,17 +734,26 @@ def test_cells_of_an_unknown_family_are_left_out_of_the_fit_and_never_flagged() 
     assert f"| {label(local)} (unknown) | n/a unknown |" in card.markdown()
 
 
-def test_a_negative_seed_exits_2_before_reading_any_log(tmp_path: Path, capsys) -> None:
-    # The folder does not exist: the seed is refused first, so nothing was read.
+@pytest.mark.parametrize("seed", [-1, 1.5, "7", True], ids=["negative", "fraction", "text", "bool"])
+def test_a_bad_seed_exits_2_before_reading_any_log(tmp_path: Path, capsys, seed: object) -> None:
+    # The folder does not exist: the seed is refused first, so nothing was read. One rule, the
+    # audit's (audit.verdicts.seed_problem), whichever way the seed comes in.
     args = _args(tmp_path / "nowhere")
-    args.seed = -1
+    args.seed = seed
     assert handle_from(args) == 2
-    assert capsys.readouterr().err == "vivid audit --from: --seed must be 0 or more, got -1\n"
+    assert (
+        capsys.readouterr().err == f"vivid audit --from: seed = {seed!r}: must be a whole number, 0 or more\n"
+    )
+    with pytest.raises(SelfPreferenceError, match="must be a whole number, 0 or more"):
+        run_self_preference(tmp_path / "nowhere", seed=seed)  # type: ignore[arg-type]
+
+
+def test_a_negative_seed_on_the_command_line_is_refused_by_the_parser(tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit) as exited:  # the parser's own check, before --from is looked at
         main(["audit", "--from", str(tmp_path / "nowhere"), "--seed", "-3"])
-    assert exited.value.code == 2 and "--seed" in capsys.readouterr().err
-    with pytest.raises(SelfPreferenceError, match="seed must be 0 or more, got -1"):
-        run_self_preference(tmp_path / "nowhere", seed=-1)
+    assert (
+        exited.value.code == 2 and "seed = -3: must be a whole number, 0 or more" in capsys.readouterr().err
+    )
 
 
 @pytest.mark.parametrize(

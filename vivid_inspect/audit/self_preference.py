@@ -51,6 +51,7 @@ from vivid_inspect.audit.self_preference_card import (
     SelfPreferenceCard,
     SelfPreferenceError,
 )
+from vivid_inspect.audit.verdicts import seed_problem
 from vivid_inspect.log_contract import LEXICAL, PANEL_STRATEGY
 from vivid_inspect.report.judges import JudgeKey, judge_keys, judge_rows, latest, strategy_of
 from vivid_inspect.report.score_stats import resamples, sorted_ids
@@ -174,8 +175,8 @@ def estimate(
         raise SelfPreferenceError(_too_few(judges, generators, where))
     if n_boot < 1:
         raise SelfPreferenceError(f"n_boot must be at least 1, got {n_boot}")
-    if seed < 0:
-        raise SelfPreferenceError(f"seed must be 0 or more, got {seed}")
+    if (problem := seed_problem(seed)) is not None:
+        raise SelfPreferenceError(problem)
     scored: dict[tuple[str, str], set[Hashable]] = {}
     for j in judges:
         for g in generators:
@@ -388,8 +389,8 @@ def run_self_preference(
     """
     from vivid_inspect.report.logs import read_logs
 
-    if seed < 0:  # before reading a log: numpy refuses a negative seed only at the bootstrap
-        raise SelfPreferenceError(f"seed must be 0 or more, got {seed}")
+    if (problem := seed_problem(seed)) is not None:  # before reading a log, not at the bootstrap
+        raise SelfPreferenceError(problem)
     root = Path(log_dir)
     try:
         logs = read_logs(root)

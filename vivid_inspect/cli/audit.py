@@ -48,14 +48,17 @@ def _price(text: str) -> tuple[float, float]:
 
 
 def _seed(text: str) -> int:
-    # random.Random takes any integer, numpy's generators (the bootstrap) only those 0 or more:
-    # refused here, not after every judge call.
+    # The audit's one seed rule (numpy's generators take a whole number, 0 or more), applied here so
+    # that a bad seed is refused before any judge call.
+    from vivid_inspect.audit.verdicts import seed_problem
+
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"seed {text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seed {value} must be 0 or more")
+    problem = seed_problem(value, "seed")
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return value
 
 
