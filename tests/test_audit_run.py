@@ -202,7 +202,7 @@ def test_probe_logs_are_ordinary_judged_logs_tagged_as_an_audit(rubric_audit: Ru
         for sample in log.samples or []:
             item = next(item for item in prepared.items if item.id == sample.id)
             # The explain samples' ids and metadata; the candidate written as the output and judged.
-            assert sample.metadata["idiom"] == item.idiom and sample.metadata["meaning"] == item.meaning
+            assert sample.input == item.idiom and sample.target == item.meaning
             assert sample.metadata["theme_id"] == item.theme_id
             candidate = prepared.candidates[record.probe or ""][item.id].text
             assert sample.output.completion == candidate

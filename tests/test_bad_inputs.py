@@ -166,7 +166,7 @@ def test_nfd_bom_and_crlf_load_as_nfc(tmp_path: Path) -> None:
     content = _rows(unicodedata.normalize("NFD", GOOD_ROW), ROW_2).replace("\n", "\r\n")
     path = _write(tmp_path, b"\xef\xbb\xbf" + content.encode("utf-8"))
     samples = list(load_vivid(str(path)).dataset)
-    assert [s.metadata["idiom"] for s in samples if s.metadata] == [
+    assert [s.input for s in samples if s.metadata] == [
         "Ăn quả nhớ kẻ trồng cây",
         "Nước đổ đầu vịt",
     ]

@@ -18,7 +18,7 @@ def _run(task_obj, answers: dict[str, str]) -> tuple[EvalLog, dict[str, float]]:
         assert found is not None, "every classification prompt ends with an item line"
         return answers[found[0]]
 
-    ids = [item_id for item_id in range(1, 48) if task_obj.dataset[item_id - 1].metadata["idiom"] in answers]
+    ids = [item_id for item_id in range(1, 48) if task_obj.dataset[item_id - 1].input in answers]
     [log] = eval(task_obj, model=scripted_model(answer), sample_id=ids, display="none")
     assert log.status == "success", log.error
     assert log.results is not None
@@ -76,7 +76,7 @@ def test_traits_strict_lenient_prf_jaccard_hamming() -> None:
 def _scores(log: EvalLog) -> dict[str, dict[str, object]]:
     assert log.samples is not None
     return {
-        str(sample.metadata["idiom"]): {"value": score.value, **(score.metadata or {})}
+        str(sample.input): {"value": score.value, **(score.metadata or {})}
         for sample in log.samples
         for score in (sample.scores or {}).values()
     }

@@ -109,7 +109,7 @@ def test_field_at_the_limit_loads(tmp_path: Path) -> None:
     path = tmp_path / "at_limit.csv"
     path.write_bytes(csv_bytes([row]))
 
-    assert [len(s.metadata["meaning"]) for s in load_vivid(str(path)).dataset] == [MAX_FIELD_CHARS]
+    assert [len(s.target) for s in load_vivid(str(path)).dataset] == [MAX_FIELD_CHARS]
 
 
 def test_long_multiline_field_says_a_quote_may_be_open(tmp_path: Path) -> None:

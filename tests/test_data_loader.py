@@ -186,9 +186,9 @@ def test_sample_metadata_has_exactly_the_documented_keys() -> None:
 
     assert sample.id == 4
     assert sample.input == "Thuận vợ thuận chồng tát biển Đông cũng cạn"
+    assert sample.target == "Vợ chồng đã “một lòng một dạ” thì việc khó đến mấy cũng làm xong. ( cd )"
+    # The idiom and meaning are the input and target, never repeated in the metadata.
     assert sample.metadata == {
-        "idiom": "Thuận vợ thuận chồng tát biển Đông cũng cạn",
-        "meaning": "Vợ chồng đã “một lòng một dạ” thì việc khó đến mấy cũng làm xong. ( cd )",
         "theme": "Love",
         "theme_id": 1,
         "traits": ["Folk knowledge", "Pragmatic nuance"],
@@ -211,13 +211,13 @@ def test_text_fields_keep_their_content(sample_id: int, idiom: str, meaning_star
     by_id = {s.id: s for s in load_vivid(str(GOOD)).dataset}
 
     sample = by_id[sample_id]
-    assert sample.metadata["idiom"] == idiom
-    assert sample.metadata["meaning"].startswith(meaning_start)
-    assert sample.metadata["meaning"] == sample.metadata["meaning"].strip()
+    assert sample.input == idiom
+    assert sample.target.startswith(meaning_start)
+    assert sample.target == sample.target.strip()
 
 
 def test_typographic_quotes_and_source_tag_survive() -> None:
-    meaning = load_vivid(str(GOOD)).dataset[3].metadata["meaning"]
+    meaning = load_vivid(str(GOOD)).dataset[3].target
 
     assert "“một lòng một dạ”" in meaning
     assert meaning.endswith("( cd )")
@@ -280,10 +280,10 @@ def test_nfd_input_comes_out_nfc(tmp_path: Path) -> None:
     samples = list(load_vivid(str(path)).dataset)
     for sample, (_, idiom, meaning, *_rest) in zip(samples, GOOD_ITEMS, strict=True):
         assert sample.input == unicodedata.normalize("NFC", idiom)
-        assert sample.metadata["idiom"] == idiom
-        assert sample.metadata["meaning"] == meaning
-        assert unicodedata.is_normalized("NFC", sample.metadata["idiom"])
-        assert unicodedata.is_normalized("NFC", sample.metadata["meaning"])
+        assert sample.input == idiom
+        assert sample.target == meaning
+        assert unicodedata.is_normalized("NFC", sample.input)
+        assert unicodedata.is_normalized("NFC", sample.target)
 
 
 def test_blank_lines_are_skipped_without_shifting_ids(tmp_path: Path) -> None:
@@ -518,7 +518,7 @@ def test_duplicates_are_found_across_spellings(
 
     [message] = _duplicate_warnings(caplog)
     assert message.endswith(f"  - row 3 (line 4) repeats {unicodedata.normalize('NFC', variant)!r} of row 1")
-    assert [s.metadata["idiom"] for s in loaded.dataset][:2] == [idiom, "Nước chảy chỗ trũng"]
+    assert [s.input for s in loaded.dataset][:2] == [idiom, "Nước chảy chỗ trũng"]
 
 
 def test_tone_mark_variants_are_duplicates(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -555,8 +555,8 @@ def test_bundled_sample_covers_every_label_and_format_feature() -> None:
     assert traits == set(TRAIT_NAMES)
     assert 0 in trait_counts
     assert max(trait_counts) >= 2
-    assert any("," in s.metadata["idiom"] for s in samples)
-    assert any(s.metadata["meaning"].startswith("( ") for s in samples)
+    assert any("," in s.input for s in samples)
+    assert any(s.target.startswith("( ") for s in samples)
 
 
 def test_bundled_sample_file_is_in_the_release_format() -> None:

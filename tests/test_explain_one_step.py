@@ -15,6 +15,7 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.solver import generate
 
 from tests.scripted import scripted_model
+from vivid_inspect.data import load_items
 from vivid_inspect.solvers.explain import explain_prompt
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_STYLES
 from vivid_inspect.tasks import explain
@@ -61,4 +62,5 @@ def test_the_explain_task_prompts_and_generates_in_one_step_with_the_same_messag
 def test_the_explain_data_keeps_the_idiom_as_input() -> None:
     # The prompt is rendered by the solver, so the viewer's sample list still shows the idiom.
     samples = list(explain(data="sample", judge="none").dataset)
-    assert samples and all(s.metadata and s.input == s.metadata["idiom"] for s in samples)
+    items = {item.id: item for item in load_items("sample")[1]}
+    assert samples and all(s.input == items[int(str(s.id))].idiom for s in samples)

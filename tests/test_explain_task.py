@@ -100,7 +100,7 @@ def test_explain_task_on_sample_data(tmp_path: Path) -> None:
     # Leakage rule: the sample data holds one demonstration idiom, which is left out and recorded.
     assert task.metadata is not None
     assert task.metadata["left_out"] == 1 and len(task.metadata["left_out_ids"]) == 1
-    idioms = {nfc(s.metadata["idiom"]) for s in task.dataset if s.metadata}
+    idioms = {nfc(s.input) for s in task.dataset if s.metadata}
     assert not idioms & {nfc(demo) for demo, _ in EXPLAIN_DEMONSTRATIONS}
     assert task.metadata["judge_strategies"] == ["cot", "aspect"]
 

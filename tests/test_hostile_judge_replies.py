@@ -234,7 +234,7 @@ def _sample_scores(samples: list[EvalSample], column: str = "judge_aspect") -> d
     for sample in samples:
         assert sample.error is None, sample.error
         assert sample.scores is not None
-        scores[str(sample.metadata["idiom"])] = sample.scores[column]
+        scores[str(sample.input)] = sample.scores[column]
     return scores
 
 

@@ -74,11 +74,11 @@ def test_a_broken_explanation_costs_only_its_sample_and_the_log_is_written(
     assert full.samples is not None and len(full.samples) == len(items)
     for sample in full.samples:
         completion = sample.output.completion
-        if sample.metadata["idiom"] == bad:
+        if sample.input == bad:
             assert completion == stored
             assert "\ufffd" in sample.output.message.model_dump_json()  # the whole message, reasoning too
         else:
-            assert completion == f"Giải thích số {sample.metadata['idiom']}."
+            assert completion == f"Giải thích số {sample.input}."
 
 
 def test_a_broken_classification_answer_is_stored_and_scored_wrong(server: FakeOpenAIServer) -> None:

@@ -157,7 +157,7 @@ def test_sigkill_mid_run_then_rerun_repeats_no_finished_sample(
         read_eval_log(str(p)) for p in (tmp_path / "killed" / "logs" / "generations").glob("*.eval")
     ]
     assert crashed.status == "started" and crashed.samples is not None
-    kept = {str(sample.metadata["idiom"]) for sample in crashed.samples}
+    kept = {str(sample.input) for sample in crashed.samples}
     assert 0 < len(kept) < items
 
     resumed_at = time.monotonic()  # a request of the killed run may still be logged after this
@@ -193,13 +193,13 @@ def test_persistent_failure_exits_1_and_a_rerun_completes_only_the_missing(
     assert f"rerun `vivid run {spec}` to resume" in err
     (generated,) = [read_eval_log(str(p)) for p in (tmp_path / "logs" / "generations").glob("*.eval")]
     assert generated.status == "error" and generated.samples is not None
-    errors = {str(s.metadata["idiom"]): s.error for s in generated.samples if s.error is not None}
+    errors = {str(s.input): s.error for s in generated.samples if s.error is not None}
     assert set(errors) == broken  # every failing item is reported, with the provider's reason
     for error in errors.values():
         assert (
             error is not None and "Error code: 500 - injected fault" in f"{error.message}\n{error.traceback}"
         )
-    finished = {str(s.metadata["idiom"]) for s in generated.samples if s.error is None}
+    finished = {str(s.input) for s in generated.samples if s.error is None}
     assert finished == {item.idiom for item in items} - broken  # and every other item is done
     assert not list((tmp_path / "logs").glob("judged/*/*.eval"))  # an incomplete log is not judged
 
@@ -228,7 +228,7 @@ def test_one_failing_item_does_not_hold_up_the_others(
     assert code == 1
     (generated,) = [read_eval_log(str(p)) for p in (tmp_path / "logs" / "generations").glob("*.eval")]
     assert generated.samples is not None
-    assert {str(s.metadata["idiom"]) for s in generated.samples if s.error is not None} == {items[1].idiom}
+    assert {str(s.input) for s in generated.samples if s.error is not None} == {items[1].idiom}
     assert sum(s.error is None for s in generated.samples) == len(items) - 1
 
 

@@ -56,8 +56,9 @@ GARBAGE = "không chấm được"
 ABLATION = f"{GPT} zero_shot"
 ANNOTATOR_A = [i for i in IDS if i <= 16]
 ANNOTATOR_B = [i for i in IDS if 10 <= i <= 25]
-_ITEMS = {nfc(str(s.metadata["idiom"])): s for s in load_vivid("sample").dataset if s.metadata}
+_ITEMS = {nfc(str(s.input)): s for s in load_vivid("sample").dataset if s.metadata}
 META = {int(s.id): s.metadata for s in _ITEMS.values()}  # type: ignore[arg-type]
+_ITEMS_BY_ID = {int(str(s.id)): s for s in _ITEMS.values()}
 
 
 # --- the scripts ------------------------------------------------------------------------------
@@ -654,7 +655,7 @@ def test_export_is_blind_stratified_and_imports_back(logs: Logs, tmp_path: Path)
     assert len(themes) >= 5  # proportional allocation spreads 10 items over the themes
     for record in sheet.to_dict("records"):
         assert record["explanation"] == explanation(GPT, "zero_shot", int(record["id"]))
-        assert record["idiom"] == META[int(record["id"])]["idiom"]
+        assert record["idiom"] == nfc(str(_ITEMS_BY_ID[int(record["id"])].input))
     assert export_sheet(logs.ablation, tmp_path / "again.csv", n=10, seed=3).equals(sheet)
 
     with sheet_path.open(encoding="utf-8-sig", newline="") as handle:

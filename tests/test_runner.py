@@ -188,7 +188,7 @@ def test_the_lexical_judge_scores_by_chrf_without_a_model(smoke: tuple[Path, Run
         assert len(log.samples) == 10
         for sample in log.samples:
             score = sample.scores["lexical"]
-            expected = chrf(sample.output.completion, sample.metadata["meaning"])
+            expected = chrf(sample.output.completion, sample.target)
             assert score.value == bin_chrf(expected)
             assert math.isclose(score.metadata["chrf"], expected, abs_tol=1e-3)
     by_model = {log.eval.model: {s.scores["lexical"].value for s in log.samples} for log in logs}

@@ -11,6 +11,11 @@ other's internals):
   ``vivid_judge`` (:data:`VIVID_JUDGE_KEY`), a :class:`JudgedRecord`;
 - a log's task is named by its short name (:func:`short_task`), whatever path or package
   prefix Inspect recorded;
+- a sample's idiom is its input and, where the target is the reference meaning (the explanation
+  task), its meaning is the target: each is stored once. Sample metadata holds ``meaning`` only
+  where the target is something else (a label of the classification tasks), and the taxonomy
+  (``theme``, ``theme_id``, ``traits``, ``trait_ids``). Read them with :func:`sample_idiom` and
+  :func:`sample_meaning`, which also read logs written when the metadata repeated both;
 - a log written by ``vivid audit`` (one per probe) carries the tag :data:`AUDIT_TAG` and eval
   metadata ``vivid_audit`` (:data:`VIVID_AUDIT_KEY`), an :class:`AuditRecord`: it judges a probe's
   made-up candidates, never a model's generations, so the report, Table 3 and annotation sheets
@@ -30,6 +35,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 # The language names live in a module without pydantic, so `vivid --help` can read them; they are
 # part of this contract and re-exported here.
 from vivid_inspect.languages import DEFAULT_LANGUAGE, JUDGE_LANGUAGES, check_language
+
+# Likewise the rule for where a sample keeps its item's texts: the data layer writes by it.
+from vivid_inspect.sample_texts import IDIOM_KEY as IDIOM_KEY
+from vivid_inspect.sample_texts import MEANING_KEY as MEANING_KEY
+from vivid_inspect.sample_texts import sample_idiom as sample_idiom
+from vivid_inspect.sample_texts import sample_meaning as sample_meaning
 
 logger = logging.getLogger(__name__)
 

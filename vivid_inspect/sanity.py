@@ -23,6 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from vivid_inspect.sample_texts import sample_idiom
 from vivid_inspect.sanity_result import (
     DEFAULT_MAX_UNSCORED,
     DEFAULT_MIN_GAP,
@@ -102,7 +103,7 @@ def _log_scores(log: EvalLog, column: str) -> dict[int | str, tuple[str, float]]
     for sample in log.samples or []:
         score = (sample.scores or {}).get(column)
         value = score.as_float() if score is not None else math.nan
-        scores[sample.id] = (str((sample.metadata or {}).get("idiom", "")), value)
+        scores[sample.id] = (sample_idiom(sample.input, sample.metadata), value)
     return scores
 
 

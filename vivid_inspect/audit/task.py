@@ -37,7 +37,7 @@ from vivid_inspect.audit.probe_texts import TRANSLATOR_PROMPT
 from vivid_inspect.audit.probes import PROBE_VERSION, PROBES, Candidate
 from vivid_inspect.data import VividItem, item_metadata
 from vivid_inspect.languages import DEFAULT_LANGUAGE
-from vivid_inspect.log_contract import AUDIT_TAG, AuditRecord
+from vivid_inspect.log_contract import AUDIT_TAG, AuditRecord, sample_meaning
 from vivid_inspect.scorers.judge import judge_scorer
 from vivid_inspect.text import nfc, sanitize, strip_reasoning
 
@@ -133,7 +133,9 @@ def write_candidate() -> Solver:
         model = PROBE_MODEL
         if text is None:
             translator = get_model(role=TRANSLATOR_ROLE)
-            text = await translate(translator, state.metadata["meaning"], state.sample_id)
+            text = await translate(
+                translator, sample_meaning(state.target.text, state.metadata), state.sample_id
+            )
             model = str(translator)
         state.output = ModelOutput.from_content(model=model, content=str(text))
         state.messages.append(ChatMessageAssistant(content=str(text), model=model))

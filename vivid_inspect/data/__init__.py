@@ -26,6 +26,7 @@ from vivid_inspect.data.sources import (
     read_source,
     resolve_data_spec,
 )
+from vivid_inspect.sample_texts import MEANING_KEY
 from vivid_inspect.taxonomy import THEME_BY_CODE, TRAIT_BY_CODE
 
 __all__ = [
@@ -123,10 +124,14 @@ def load_items(data: str | None = None) -> tuple[str, tuple[VividItem, ...]]:
 
 
 def item_metadata(item: VividItem) -> dict[str, object]:
-    """The sample metadata every VIVID task and scorer relies on."""
+    """The taxonomy of an item, as sample metadata: theme and traits by name and by code.
+
+    The idiom is the sample's input and the meaning its target (or, where the target is a label,
+    metadata ``meaning``), never repeated here: Inspect copies, diffs and shortens every metadata
+    string of every sample several times, and the log would hold each text twice
+    (:mod:`vivid_inspect.log_contract`).
+    """
     return {
-        "idiom": item.idiom,
-        "meaning": item.meaning,
         "theme": THEME_BY_CODE[item.theme_id].name,
         "theme_id": item.theme_id,
         "traits": [TRAIT_BY_CODE[code].name for code in item.trait_ids],
@@ -165,7 +170,8 @@ def load_vivid(
             the same way and recorded apart, so that no item is judged with its own answer key in
             the judge's prompt.
         target: The sample target of an item; defaults to its reference meaning. The input is
-            always the idiom: solvers render the real prompt from the metadata.
+            always the idiom: solvers render the real prompt from it. A sample whose target is
+            not the meaning keeps the meaning as metadata ``meaning``.
 
     Returns:
         The dataset, its source name and the ids left out, by reason.
@@ -181,8 +187,12 @@ def load_vivid(
         if key in excluded or key in judge_examples:
             (left_out if key in excluded else judge_left_out).append(item.id)
             continue
+        metadata = item_metadata(item)
+        if target is not None:
+            # The target is a label: the meaning is kept once, here.
+            metadata[MEANING_KEY] = item.meaning
         gold = target(item) if target else item.meaning
-        samples.append(Sample(id=item.id, input=item.idiom, target=gold, metadata=item_metadata(item)))
+        samples.append(Sample(id=item.id, input=item.idiom, target=gold, metadata=metadata))
     if left_out:
         _warn_once(
             "%s: left out %d item(s) whose idiom is a demonstration of the prompt: ids %s",

@@ -20,7 +20,7 @@ from inspect_ai.log import EvalLog, read_eval_log, read_eval_log_samples_by_id
 
 from vivid_inspect.generation_key import Generation, candidate_list, choose, generation_of, matches
 from vivid_inspect.inputs.human_scores import record_path
-from vivid_inspect.log_contract import short_task
+from vivid_inspect.log_contract import sample_idiom, sample_meaning, short_task
 from vivid_inspect.report.binding import generations_in
 from vivid_inspect.report.log_files import NOT_GENERATIONS, not_generations
 from vivid_inspect.report.logs import read_logs, read_summaries
@@ -195,12 +195,13 @@ def export_sheet(
         exclude_fields={"events", "messages", "store"},
     )
     explanations = {s.id: nfc(strip_reasoning(s.output.completion)).strip() for s in samples}
-    meta = {s.id: s.metadata for s in samples}
+    given = {s.id: (s.input, s.metadata) for s in samples}
+    targets = {s.id: (s.target, s.metadata) for s in samples}
     candidates = {item: theme for item, theme in themes.items() if explanations.get(item)}
     texts = {
         item: {
-            "idiom": nfc(str(meta[item].get("idiom", ""))),
-            "reference_meaning": nfc(str(meta[item].get("meaning", ""))).strip(),
+            "idiom": nfc(sample_idiom(*given[item])),
+            "reference_meaning": nfc(sample_meaning(*targets[item])).strip(),
             "explanation": explanations[item],
         }
         for item in candidates

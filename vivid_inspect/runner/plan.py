@@ -15,6 +15,7 @@ import anyio
 from inspect_ai.dataset import Sample
 
 from vivid_inspect.data import VividDataError
+from vivid_inspect.log_contract import sample_idiom, sample_meaning
 from vivid_inspect.runner.audits import audit_cells
 from vivid_inspect.runner.catalog import render_task_prompt
 from vivid_inspect.runner.cells import GenerationCell, JudgeCell, PanelCell
@@ -136,7 +137,7 @@ def _mean_tokens(texts: list[str]) -> float:
 
 
 def _items(samples: list[Sample]) -> list[tuple[str, str]]:
-    return [(str(s.metadata["idiom"]), str(s.metadata["meaning"])) for s in samples if s.metadata]
+    return [(sample_idiom(s.input, s.metadata), sample_meaning(s.target, s.metadata)) for s in samples]
 
 
 def _generation_cells(

@@ -50,7 +50,13 @@ from inspect_ai.util import RegistryInfo, registry_info
 
 from vivid_inspect.call_limits import JUDGE
 from vivid_inspect.inspect_private import active_generate_config
-from vivid_inspect.log_contract import DEFAULT_LANGUAGE, GRADER_ROLE, check_language
+from vivid_inspect.log_contract import (
+    DEFAULT_LANGUAGE,
+    GRADER_ROLE,
+    check_language,
+    sample_idiom,
+    sample_meaning,
+)
 from vivid_inspect.scorers.judge_metrics import RETRIES_KEY, judge_metrics
 from vivid_inspect.scorers.judge_parse import (
     JUDGE_PARSER_VERSION,
@@ -291,12 +297,12 @@ def _build(
             "parser_version": JUDGE_PARSER_VERSION,
         }
 
-        idiom = state.metadata.get("idiom")
-        if not idiom:
+        idiom = sample_idiom(state.input, state.metadata)
+        if not idiom.strip():
             raise ValueError(
-                f"sample {state.sample_id} has no 'idiom' metadata; the judge needs the VIVID item"
+                f"sample {state.sample_id} has no idiom (its input); the judge needs the VIVID item"
             )
-        reference = state.metadata.get("meaning") or target.text
+        reference = sample_meaning(target.text, state.metadata)
         candidate = sanitize(nfc(strip_reasoning(state.output.completion)).strip())
         if not candidate:
             # Nothing to judge (empty reply, or the model never left its <think> block).

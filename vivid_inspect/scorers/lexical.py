@@ -31,6 +31,7 @@ from inspect_ai.solver import TaskState
 from sacrebleu.metrics import CHRF
 
 from vivid_inspect.data.normalise import unify_tone_marks
+from vivid_inspect.log_contract import sample_meaning
 from vivid_inspect.scorers.judge_metrics import judge_metrics
 from vivid_inspect.text import nfc, strip_reasoning
 
@@ -113,7 +114,7 @@ def lexical(tone_marks: ToneMarks = "unify") -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         candidate = nfc(strip_reasoning(state.output.completion)).strip()
-        reference = state.metadata.get("meaning") or target.text
+        reference = sample_meaning(target.text, state.metadata)
         raw = chrf(candidate, reference, tone_marks=tone_marks) if candidate else 0.0
         return Score(
             value=bin_chrf(raw),

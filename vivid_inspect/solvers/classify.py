@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from vivid_inspect.log_contract import sample_idiom
 from vivid_inspect.solvers.classify_prompts import MAX_SHOTS, ClassifyKind, render_prompt
 
 
@@ -22,7 +23,7 @@ def classify_prompt(kind: ClassifyKind, shots: int = 3) -> Solver:
         raise ValueError(f"shots must be between 0 and {MAX_SHOTS}, got {shots}")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        state.user_prompt.text = render_prompt(kind, state.metadata["idiom"], shots)
+        state.user_prompt.text = render_prompt(kind, sample_idiom(state.input, state.metadata), shots)
         return state
 
     return solve

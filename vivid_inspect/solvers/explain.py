@@ -5,6 +5,7 @@ from __future__ import annotations
 from inspect_ai.model import ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from vivid_inspect.log_contract import sample_idiom
 from vivid_inspect.solvers.bounded_generate import bounded_generate
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_STYLES, ExplainStyle, render_explain_prompt
 
@@ -13,8 +14,8 @@ from vivid_inspect.solvers.explain_prompts import EXPLAIN_STYLES, ExplainStyle, 
 def explain_prompt(style: ExplainStyle = "zero_shot") -> Solver:
     """Replace the user prompt with the Vietnamese explanation prompt of the item.
 
-    The idiom is read from the sample metadata (``idiom``), not from the input, so the prompt is
-    the same whatever the data layer puts in ``Sample.input``.
+    The idiom is the sample's input (or its ``idiom`` metadata, where a dataset keeps the input
+    for something else): :func:`vivid_inspect.log_contract.sample_idiom`.
 
     Args:
         style: ``zero_shot`` (minimal request) or ``few_shot`` (expert role, three examples).
@@ -29,7 +30,7 @@ def explain_prompt(style: ExplainStyle = "zero_shot") -> Solver:
         raise ValueError(f"unknown prompt style {style!r}; expected one of {', '.join(EXPLAIN_STYLES)}")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        prompt = render_explain_prompt(style, state.metadata["idiom"])
+        prompt = render_explain_prompt(style, sample_idiom(state.input, state.metadata))
         if any(isinstance(message, ChatMessageUser) for message in state.messages):
             state.user_prompt.text = prompt
         else:
