@@ -203,6 +203,7 @@ def test_probe_logs_are_ordinary_judged_logs_tagged_as_an_audit(rubric_audit: Ru
             item = next(item for item in prepared.items if item.id == sample.id)
             # The explain samples' ids and metadata; the candidate written as the output and judged.
             assert sample.input == item.idiom and sample.target == item.meaning
+            assert not {"idiom", "meaning"} & set(sample.metadata)  # each text stored once
             assert sample.metadata["theme_id"] == item.theme_id
             candidate = prepared.candidates[record.probe or ""][item.id].text
             assert sample.output.completion == candidate

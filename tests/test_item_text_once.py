@@ -10,7 +10,6 @@ idiom in the metadata because its input is something else.
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 from typing import Any
 
@@ -172,26 +171,102 @@ def test_sample_idiom_and_meaning_rules() -> None:
     # Metadata wins where present (older logs, datasets whose input is a prompt); else input/target.
     assert sample_idiom("Nước đổ đầu vịt", None) == "Nước đổ đầu vịt"
     assert sample_idiom("prompt", {"idiom": "Nước đổ đầu vịt"}) == "Nước đổ đầu vịt"
-    assert sample_idiom("Nước đổ đầu vịt", {"idiom": ""}) == "Nước đổ đầu vịt"
-    messages = [ChatMessageSystem(content="hệ thống"), ChatMessageUser(content="Nước đổ đầu vịt")]
-    assert re.search("Nước đổ đầu vịt$", sample_idiom(messages, {}))
     assert sample_meaning("Nói mãi chẳng vào.", {}) == "Nói mãi chẳng vào."
     assert sample_meaning("B", {"meaning": "Nói mãi chẳng vào."}) == "Nói mãi chẳng vào."
     assert sample_meaning(["Nói mãi ", "chẳng vào."], None) == "Nói mãi chẳng vào."
 
 
-def test_the_judge_refuses_a_sample_without_an_idiom(tmp_path: Path) -> None:
-    task = Task(
-        dataset=MemoryDataset([Sample(id=1, input="", target="Nói mãi chẳng vào.")]),
-        solver=[],
-        scorer=judge_aspect(cache=False),
-    )
+@pytest.mark.parametrize(
+    "damaged",
+    ["", "   ", "\n\t", None, 5, ["Nước đổ đầu vịt"], {"text": "Nước đổ đầu vịt"}, True],
+    ids=["empty", "spaces", "newline-tab", "none", "int", "list", "dict", "bool"],
+)
+def test_a_blank_or_non_text_stored_copy_gives_way_to_the_input(damaged: Any) -> None:
+    # A damaged or hostile log's metadata must not replace (or blank out) the canonical copy.
+    metadata = {"idiom": damaged, "meaning": damaged, "theme": "Love"}
+    assert sample_idiom("Nước đổ đầu vịt", metadata) == "Nước đổ đầu vịt"
+    assert sample_meaning("Nói mãi chẳng vào.", metadata) == "Nói mãi chẳng vào."
+
+
+def test_a_chat_input_gives_its_last_user_message() -> None:
+    messages = [
+        ChatMessageSystem(content="Bạn là trợ lý."),
+        ChatMessageUser(content="Câu cũ"),
+        ChatMessageUser(content="Nước đổ đầu vịt"),
+    ]
+    assert sample_idiom(messages, {}) == "Nước đổ đầu vịt"
+    assert sample_idiom([ChatMessageSystem(content="Bạn là trợ lý.")], {}) == ""
+
+
+@pytest.mark.parametrize(
+    ("sample", "refused"),
+    [
+        (Sample(id=1, input="", target="Nói mãi chẳng vào.", metadata={"theme": "Love"}), True),
+        (Sample(id=1, input="   ", target="Nói mãi chẳng vào.", metadata={"theme": "Love"}), True),
+        # Some other task's sample (an `inspect score` on a foreign log): its input is no idiom.
+        (Sample(id=1, input="What is 2 + 2?", target="4"), True),
+        (Sample(id=1, input="What is 2 + 2?", target="4", metadata={"idiom": "  "}), True),
+        (
+            Sample(id=1, input="Nước đổ đầu vịt", target="Nói mãi chẳng vào.", metadata={"theme": "Love"}),
+            False,
+        ),
+        (
+            Sample(
+                id=1,
+                input="prompt",
+                target="Nói mãi chẳng vào.",
+                metadata={"idiom": "Nước đổ đầu vịt", "theme": "Love"},
+            ),
+            False,
+        ),
+    ],
+    ids=["empty-input", "blank-input", "foreign", "foreign-blank-idiom", "vivid", "idiom-metadata"],
+)
+def test_the_judge_refuses_a_sample_without_a_vivid_idiom(
+    sample: Sample, refused: bool, tmp_path: Path
+) -> None:
+    prompts: list[str] = []
+    task = Task(dataset=MemoryDataset([sample]), solver=[], scorer=judge_aspect(cache=False))
     (log,) = eval(
         task,
         model=scripted_model(lambda p: EXPLANATION),
-        model_roles={"grader": scripted_model(lambda p: "4")},
+        model_roles={"grader": scripted_model(lambda p: "4", prompts)},
         log_dir=str(tmp_path),
     )
-    assert log.status == "error" or (log.samples and log.samples[0].error)
-    message = log.error.message if log.error else str(log.samples[0].error.message)  # type: ignore[index,union-attr]
-    assert "sample 1 has no idiom" in message
+    samples = read_eval_log(log.location).samples or []
+    error = (
+        log.error.message if log.error else (samples[0].error.message if samples and samples[0].error else "")
+    )
+    if refused:
+        assert "sample 1 has no VIVID idiom" in error and not prompts
+    else:
+        assert not error, error
+        # No explanation was generated (no solver), so the judge scores 0 without a call.
+        assert samples[0].scores is not None and samples[0].scores["judge_aspect"].value == 0
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_classification_solver_reads_the_idiom_from_every_shape(shape: str, tmp_path: Path) -> None:
+    task = topic(data="sample")
+    chosen = [s for s in task.dataset][:ITEMS]
+    if shape == "older":
+        chosen = [s.model_copy(update={"metadata": {**(s.metadata or {}), "idiom": s.input}}) for s in chosen]
+    elif shape == "prompt-input":
+        chosen = [
+            s.model_copy(
+                update={
+                    "input": f"Câu hỏi về «{s.input}»",
+                    "metadata": {**(s.metadata or {}), "idiom": s.input},
+                }
+            )
+            for s in chosen
+        ]
+    prompts: list[str] = []
+    (log,) = eval(
+        task_with(task, dataset=MemoryDataset(chosen)),
+        model=scripted_model(lambda p: "1", prompts),
+        log_dir=str(tmp_path),
+    )
+    assert log.status == "success", log.error
+    found = sorted(nfc(item[0]) for p in prompts if (item := last_item(p)))
+    assert found == sorted(nfc(_item(s).idiom) for s in chosen)

@@ -39,6 +39,8 @@ from vivid_inspect.languages import DEFAULT_LANGUAGE, JUDGE_LANGUAGES, check_lan
 # Likewise the rule for where a sample keeps its item's texts: the data layer writes by it.
 from vivid_inspect.sample_texts import IDIOM_KEY as IDIOM_KEY
 from vivid_inspect.sample_texts import MEANING_KEY as MEANING_KEY
+from vivid_inspect.sample_texts import THEME_KEY as THEME_KEY
+from vivid_inspect.sample_texts import is_item_sample as is_item_sample
 from vivid_inspect.sample_texts import sample_idiom as sample_idiom
 from vivid_inspect.sample_texts import sample_meaning as sample_meaning
 

@@ -26,7 +26,7 @@ from vivid_inspect.data.sources import (
     read_source,
     resolve_data_spec,
 )
-from vivid_inspect.sample_texts import MEANING_KEY
+from vivid_inspect.sample_texts import MEANING_KEY, THEME_KEY
 from vivid_inspect.taxonomy import THEME_BY_CODE, TRAIT_BY_CODE
 
 __all__ = [
@@ -132,7 +132,7 @@ def item_metadata(item: VividItem) -> dict[str, object]:
     (:mod:`vivid_inspect.log_contract`).
     """
     return {
-        "theme": THEME_BY_CODE[item.theme_id].name,
+        THEME_KEY: THEME_BY_CODE[item.theme_id].name,
         "theme_id": item.theme_id,
         "traits": [TRAIT_BY_CODE[code].name for code in item.trait_ids],
         "trait_ids": list(item.trait_ids),

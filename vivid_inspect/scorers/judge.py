@@ -54,6 +54,7 @@ from vivid_inspect.log_contract import (
     DEFAULT_LANGUAGE,
     GRADER_ROLE,
     check_language,
+    is_item_sample,
     sample_idiom,
     sample_meaning,
 )
@@ -297,10 +298,11 @@ def _build(
             "parser_version": JUDGE_PARSER_VERSION,
         }
 
-        idiom = sample_idiom(state.input, state.metadata)
+        idiom = sample_idiom(state.input, state.metadata) if is_item_sample(state.metadata) else ""
         if not idiom.strip():
             raise ValueError(
-                f"sample {state.sample_id} has no idiom (its input); the judge needs the VIVID item"
+                f"sample {state.sample_id} has no VIVID idiom: the judge reads the input of a VIVID "
+                "sample (one with 'theme' metadata) or metadata 'idiom'"
             )
         reference = sample_meaning(target.text, state.metadata)
         candidate = sanitize(nfc(strip_reasoning(state.output.completion)).strip())
