@@ -313,3 +313,26 @@ def test_plan_of_a_finished_spec_says_no_check_is_needed(
 
     assert code == 0
     assert "none: no cell still to run calls a model endpoint" in out
+
+
+def test_a_judge_left_only_with_its_audit_is_checked_before_the_audit_runs(
+    server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeOpenAIServer(responder=default_responder, api_key=KEY) as judge_server:
+        judge_url = judge_server.base_url
+        spec = write_spec(tmp_path, server.base_url, judge_url=judge_url)
+        code, err, _ = run(spec, capsys)
+        assert code == 0, err
+    # The judge's endpoint is gone. The generation and judge cells are done; only the audit added
+    # now has calls to make, all to that endpoint.
+    spec.write_text(
+        spec.read_text(encoding="utf-8") + "audits:\n  - {judge: aspect, probes: [partial], limit: 2}\n",
+        encoding="utf-8",
+    )
+
+    code, err, elapsed = run(spec, capsys)
+
+    assert code == 1 and elapsed < WALL
+    assert f"judges[0]: openai-api/fake/judge: no connection to {judge_url}/models" in err
+    assert "Nothing was run." in err
+    assert not (tmp_path / "logs" / "audits").exists()

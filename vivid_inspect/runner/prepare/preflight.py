@@ -236,7 +236,9 @@ def targets(loaded: LoadedSpec, models: Models, plan: Plan) -> list[Target]:
                 base_url, _ = split_model_args(resolved.model_args)
                 found.append(Target(("runs", i, "models", j), entry.model, models.generation[key], base_url))
     for i, judge in enumerate(spec.judges):
-        if judge.model and ("judge", judge.model) in waiting and judge.name in models.judges:
+        # A judge is checked when its judge cells or an audit of it (which calls the same model) wait.
+        calls = ("judge", judge.model) in waiting or ("audit", judge.model) in waiting
+        if judge.model and calls and judge.name in models.judges:
             base_url = judge.model_args.get("base_url")
             found.append(Target(("judges", i), judge.model, models.judges[judge.name], base_url))
     return found
