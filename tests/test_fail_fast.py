@@ -364,3 +364,63 @@ def test_vivid_run_limits_come_from_the_spec_with_batch_calls_uncut(
 ) -> None:
     config = generate_config(spec, overrides)
     assert (config.max_retries, config.timeout, config.attempt_timeout) == expected
+
+
+# -- the judge's calls say the same -------------------------------------------------------------
+
+JUDGE_FAILURES = [
+    pytest.param(
+        "server_error", "HTTP 500 from {url}/chat/completions: injected fault: server_error", id="http-500"
+    ),
+    pytest.param("unauthorised", "HTTP 401 from {url}/chat/completions: Incorrect API key", id="http-401"),
+    pytest.param(
+        "stall", "AttemptTimeoutError calling {url}: attempt_timeout '2' exceeded", id="attempt-timeout"
+    ),
+    pytest.param("closed", "no connection to {url}/chat/completions (Connection refused)", id="closed-port"),
+]
+
+
+@pytest.mark.parametrize(("fault", "expected"), JUDGE_FAILURES)
+def test_a_failed_judge_call_names_the_judge_its_url_and_the_reason(
+    fault: str, expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge inside `inspect eval ... explain` (and `inspect score`, `vivid run`, `vivid audit`)."""
+    from tests.scripted import scripted_model
+
+    monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    config = GenerateConfig(max_retries=0, attempt_timeout=2)
+    if fault == "closed":
+        url = f"http://127.0.0.1:{closed_port()}/v1"
+        grader = get_model(
+            "openai-api/fake/judge", base_url=url, api_key=SECRET, memoize=False, config=config
+        )
+        (log,) = eval(
+            explain(data="sample", judge="aspect"),
+            model=scripted_model(lambda prompt: "Khuyên người ta nhớ ơn."),
+            model_roles={"grader": grader},
+            limit=1,
+            display="none",
+        )
+    else:
+        server_args = {"api_key": "the-right-key"} if fault == "unauthorised" else {}
+        with FakeOpenAIServer(**server_args) as server:  # type: ignore[arg-type]
+            if fault != "unauthorised":
+                server.faults = fail_prompts(lambda prompt: True, Fault(fault, delay=60))  # type: ignore[arg-type]
+            (log,) = eval(
+                explain(data="sample", judge="aspect"),
+                model=scripted_model(lambda prompt: "Khuyên người ta nhớ ơn."),
+                model_roles={"grader": fake_model(server, "judge", config=config)},
+                limit=1,
+                display="none",
+            )
+            url = server.base_url
+
+    sample = only_sample(log)
+    assert sample.error is not None
+    message = sample.error.message
+    assert message.startswith("ModelCallError"), message
+    assert "openai-api/fake/judge" in message and expected.format(url=url) in message
+    assert "RetryError" not in message and "Future" not in message and SECRET not in message
+    summary = first_sample_error(Path(log.location))
+    assert summary is not None and summary.startswith("ModelCallError: openai-api/fake/judge: ")

@@ -166,6 +166,31 @@ def describe_failure(error: BaseException, endpoint: str | None = None) -> str:
     return redact(_clip(text))
 
 
+class ModelCallError(RuntimeError):
+    """A model call that failed after its retries; the message names the model and endpoint."""
+
+
+def endpoint_of(model: Any) -> str | None:
+    """The base URL a model calls, when its provider has one (without credentials)."""
+    api = getattr(model, "api", None)
+    client = getattr(api, "client", None)
+    url = getattr(client, "base_url", None) or getattr(api, "base_url", None)
+    return public_url(url) if url else None
+
+
+def named_failure(model: Any, error: BaseException) -> ModelCallError:
+    """The error to raise for a failed call of ``model``: ``<model>: <why, with the URL>``.
+
+    Args:
+        model: The model called (its ``str`` names it).
+        error: What the call raised; :func:`is_call_failure` should hold for it.
+
+    Returns:
+        A :class:`ModelCallError` to raise ``from error``.
+    """
+    return ModelCallError(f"{model}: {describe_failure(error, endpoint_of(model))}")
+
+
 def is_call_failure(error: BaseException) -> bool:
     """Whether ``error`` is a failed model call (retries exhausted, or a provider/HTTP error)."""
     inner = innermost(error)

@@ -48,6 +48,7 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import RegistryInfo, registry_info
 
+from vivid_inspect.call_errors import is_call_failure, named_failure
 from vivid_inspect.call_limits import JUDGE
 from vivid_inspect.inspect_private import active_generate_config
 from vivid_inspect.log_contract import (
@@ -326,7 +327,14 @@ def _build(
         messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
         replies: list[str] = []
         for attempt in range(retries + 1):
-            output = await grader.generate(messages, config=config, cache=policy)
+            try:
+                output = await grader.generate(messages, config=config, cache=policy)
+            except Exception as error:
+                # As for generation: name the judge, its URL and the provider's reason, not
+                # tenacity's RetryError[<Future ...>].
+                if not is_call_failure(error):
+                    raise
+                raise named_failure(grader, error) from error
             event = model_event_of(output)
             if event is not None:
                 sanitize_event(event)

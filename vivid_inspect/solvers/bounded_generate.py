@@ -16,22 +16,10 @@ from typing import Any
 from inspect_ai.model import ChatMessageAssistant, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from vivid_inspect.call_errors import describe_failure, is_call_failure, public_url
+from vivid_inspect.call_errors import is_call_failure, named_failure
 from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.inspect_private import active_generate_config
 from vivid_inspect.stored_calls import sanitize_call
-
-
-class ModelCallError(RuntimeError):
-    """A model call that failed after its retries; the message names the model and endpoint."""
-
-
-def endpoint_of(model: Any) -> str | None:
-    """The base URL a model calls, when its provider has one (without credentials)."""
-    api = getattr(model, "api", None)
-    client = getattr(api, "client", None)
-    url = getattr(client, "base_url", None) or getattr(api, "base_url", None)
-    return public_url(url) if url else None
 
 
 @solver
@@ -43,7 +31,8 @@ def bounded_generate() -> Solver:
     and never for batch calls (``--batch``).
 
     Returns:
-        A solver that ends the sample with a :class:`ModelCallError` when the call fails.
+        A solver that ends the sample with a
+        :class:`~vivid_inspect.call_errors.ModelCallError` when the call fails.
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -60,7 +49,7 @@ def bounded_generate() -> Solver:
         except Exception as error:
             if not is_call_failure(error):
                 raise
-            raise ModelCallError(f"{model}: {describe_failure(error, endpoint_of(model))}") from error
+            raise named_failure(model, error) from error
         return _stored_safely(state)
 
     return solve
