@@ -424,3 +424,62 @@ def test_a_failed_judge_call_names_the_judge_its_url_and_the_reason(
     assert "RetryError" not in message and "Future" not in message and SECRET not in message
     summary = first_sample_error(Path(log.location))
     assert summary is not None and summary.startswith("ModelCallError: openai-api/fake/judge: ")
+
+
+JUDGE_SPEC = """\
+name: judge-fails
+data: sample
+log_dir: logs
+runs:
+  - tasks: [explain]
+    models: [vivid/oracle]
+    limit: 2
+judges:
+  - name: aspect
+    strategy: aspect
+    model: openai-api/fake/judge
+    model_args: {{base_url: "{url}"}}
+retries: {{attempts: 0, max_retries: 0}}
+"""
+
+
+@pytest.mark.parametrize("entry", ["vivid run", "vivid audit", "vivid sanity"])
+def test_every_entry_point_names_a_failed_judge_call(
+    entry: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vivid_inspect.audit.run import AuditError, run_audit
+    from vivid_inspect.cli.main import main
+    from vivid_inspect.sanity import SanityError, run_sanity
+
+    monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAKE_API_KEY", SECRET)
+    with FakeOpenAIServer() as server:
+        server.faults = fail_prompts(lambda prompt: True, Fault("server_error"))
+        url = server.base_url
+        judge = get_model(
+            "openai-api/fake/judge",
+            base_url=url,
+            api_key=SECRET,
+            memoize=False,
+            config=GenerateConfig(max_retries=0),
+        )
+        if entry == "vivid run":
+            spec = tmp_path / "spec.yaml"
+            spec.write_text(JUDGE_SPEC.format(url=url), encoding="utf-8")
+            capsys.readouterr()
+            assert main(["run", str(spec), "--display", "none", "--no-report"]) == 1
+            message = " ".join(capsys.readouterr().err.split())
+        elif entry == "vivid audit":
+            with pytest.raises(AuditError) as caught:
+                run_audit(judge, probes=["partial"], limit=2, retries=0, preflight=False, display="none")
+            message = str(caught.value)
+        else:
+            with pytest.raises(SanityError) as caught_sanity:
+                run_sanity(judge, limit=2, display="none")
+            message = str(caught_sanity.value)
+
+    expected = f"ModelCallError: openai-api/fake/judge: HTTP 500 from {url}/chat/completions"
+    assert expected in message, message
+    assert "RetryError" not in message and "Future" not in message and SECRET not in message
+    assert "ModelCallError('" not in message

@@ -234,7 +234,10 @@ def test_judge_failure_while_rescoring_loses_no_generation(server: FakeOpenAISer
     no_retries = GenerateConfig(max_retries=0)
     judge_model = fake_model(server, JUDGE, client_timeout=1.0, config=no_retries)
 
-    with pytest.raises(Exception, match="RetryError|Timeout"):
+    # The judge, its URL and the reason are named (not tenacity's RetryError[<Future ...>]).
+    with pytest.raises(
+        Exception, match=r"openai-api/fake/judge: \w*Timeout\w* calling http://127\.0\.0\.1:\d+/v1"
+    ):
         score(
             generated,
             [judge(strategy="aspect")],

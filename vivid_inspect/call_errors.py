@@ -226,9 +226,21 @@ def first_sample_error(log: Path) -> str | None:
         return None
     errors = (summary.error for summary in summaries if summary.error)
     first = next(errors, None)
-    if not first:
-        return None
-    # summaries hold the repr of the exception: ModelCallError('...') reads as ModelCallError: ...
-    wrapped = _REPR.match(first.strip())
-    text = f"{wrapped['name']}: {wrapped['text']}" if wrapped else first.splitlines()[0]
+    return readable_error(first) if first else None
+
+
+def readable_error(message: str) -> str:
+    """An error as Inspect records it (the exception's repr), as one redacted line.
+
+    ``ModelCallError('openai/gpt-4o: HTTP 500 from …')`` reads as
+    ``ModelCallError: openai/gpt-4o: HTTP 500 from …``; anything else keeps its first line.
+
+    Args:
+        message: A sample's or log's error message (``EvalError.message``).
+
+    Returns:
+        The line.
+    """
+    wrapped = _REPR.match(message.strip())
+    text = f"{wrapped['name']}: {wrapped['text']}" if wrapped else (message.strip().splitlines() or [""])[0]
     return redact(_clip(text))

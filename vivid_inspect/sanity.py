@@ -23,6 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from vivid_inspect.call_errors import readable_error
 from vivid_inspect.sample_texts import sample_idiom
 from vivid_inspect.sanity_result import (
     DEFAULT_MAX_UNSCORED,
@@ -254,7 +255,9 @@ def _completed(logs: Sequence[EvalLog], judge: Model) -> dict[str, EvalLog]:
     for name in (ORACLE, LITERAL):
         log = by_model.get(name)
         if log is None or log.status != "success":
-            error = log.error.message if log is not None and log.error is not None else "no log"
+            error = (
+                readable_error(log.error.message) if log is not None and log.error is not None else "no log"
+            )
             where = f" (log: {log.location})" if log is not None else ""
             raise SanityError(f"the sanity run of {name} judged by {judge} did not complete: {error}{where}")
     return by_model

@@ -30,6 +30,7 @@ from vivid_inspect.audit.probes import (
     parse_probes,
 )
 from vivid_inspect.audit.verdicts import check_seed
+from vivid_inspect.call_errors import readable_error
 from vivid_inspect.languages import DEFAULT_LANGUAGE, check_language
 from vivid_inspect.redact import redact
 from vivid_inspect.sanity import choose_ids, model_from_name
@@ -442,7 +443,9 @@ def run_audit(
     for name in prepared.probes:
         log = by_probe.get(name)
         if log is None or log.status != "success":
-            error = log.error.message if log is not None and log.error is not None else "no log"
+            error = (
+                readable_error(log.error.message) if log is not None and log.error is not None else "no log"
+            )
             where = f" (log: {log.location})" if log is not None else ""
             raise AuditError(
                 f"the audit's {name} probe judged by {judge_model} did not complete: {error}{where}"
