@@ -242,15 +242,20 @@ def test_a_failed_call_names_model_status_message_and_url(
         )
         url = server.base_url
 
+    assert_call_named(log, "openai-api/fake/gen", expected.format(url=url))
+
+
+def assert_call_named(log: EvalLog, model: str, expected: str) -> None:
+    """The log's one sample failed with a ModelCallError naming ``model`` and ``expected``, nothing raw."""
     sample = only_sample(log)
     assert sample.error is not None
     message = sample.error.message
-    assert message.startswith("ModelCallError")
-    assert "openai-api/fake/gen" in message and expected.format(url=url) in message
-    assert "RetryError" not in message and "Future" not in message
+    assert message.startswith("ModelCallError"), message
+    assert model in message and expected in message
+    assert "RetryError" not in message and "Future" not in message and SECRET not in message
     summary = first_sample_error(Path(log.location))  # what `vivid run` prints for a failed cell
-    assert summary is not None and summary.startswith("ModelCallError: openai-api/fake/gen: ")
-    assert expected.format(url=url) in summary
+    assert summary is not None and summary.startswith(f"ModelCallError: {model}: ")
+    assert expected in summary
 
 
 def _status_error(status: int, body: dict[str, Any]) -> openai.APIStatusError:
@@ -416,14 +421,7 @@ def test_a_failed_judge_call_names_the_judge_its_url_and_the_reason(
             )
             url = server.base_url
 
-    sample = only_sample(log)
-    assert sample.error is not None
-    message = sample.error.message
-    assert message.startswith("ModelCallError"), message
-    assert "openai-api/fake/judge" in message and expected.format(url=url) in message
-    assert "RetryError" not in message and "Future" not in message and SECRET not in message
-    summary = first_sample_error(Path(log.location))
-    assert summary is not None and summary.startswith("ModelCallError: openai-api/fake/judge: ")
+    assert_call_named(log, "openai-api/fake/judge", expected.format(url=url))
 
 
 JUDGE_SPEC = """\
