@@ -18,9 +18,12 @@ from __future__ import annotations
 import sys
 import unicodedata
 
+import pandas as pd
 import pytest
 
 from vivid_inspect.log_contract import JUDGE_LANGUAGES
+from vivid_inspect.report.logs import SCORE_COLUMNS
+from vivid_inspect.report.versions import stale_judgements
 from vivid_inspect.scorers import verdict_text
 from vivid_inspect.scorers.judge import STRATEGIES
 from vivid_inspect.scorers.judge_parse import JUDGE_PARSER_VERSION, parse_judge_score
@@ -334,9 +337,25 @@ def test_the_grammar_says_what_may_follow_the_number() -> None:
         assert phrase in VERDICT_GRAMMAR, phrase
 
 
-def test_the_parser_version_is_bumped_for_the_new_rules() -> None:
-    # Scores read under version 2 can differ (4-5 was 4); the report's stale check names them.
+def test_the_parser_version_is_bumped_and_scores_of_the_old_rules_are_named() -> None:
+    # Scores read under version 2 can differ (4-5 was 4): the report's stale check names them, and
+    # the judge cell's configuration (which holds the version) makes `vivid run` judge them again.
     assert JUDGE_PARSER_VERSION == 3
+    rows = pd.DataFrame(
+        [
+            {
+                "task": "explain",
+                "log": "judged.eval",
+                "strategy": "aspect",
+                "error": False,
+                "prompt_version": 2,
+                "parser_version": 2,
+            }
+        ],
+        columns=list(SCORE_COLUMNS),
+    )
+    stale = stale_judgements(rows)
+    assert stale is not None and "prompt 2/parser 2" in stale and "judged.eval" in stale
 
 
 @pytest.mark.parametrize("language", LANGUAGE_IDS)
