@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -297,3 +298,20 @@ def test_every_rule_names_its_method_and_a_measured_n() -> None:
     for statistic, rule in RULES.items():
         assert rule.method, statistic
         assert rule.min_n in (5, 8, 10, 15, 20, 30, 50, 200), statistic
+
+
+def test_the_rules_are_those_the_bench_measured() -> None:
+    # bench/results.md keeps the coverage run's threshold tables: RULES never prints an interval
+    # below the n from which the bench measured coverage of at least 93 % on every planted value.
+    results = (Path(__file__).resolve().parent.parent / "bench" / "results.md").read_text(encoding="utf-8")
+    section = results[results.index("## Coverage of the printed intervals") :]
+    measured: dict[str, int | None] = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 13 and cells[0] in RULES:
+            measured[cells[0]] = int(cells[10]) if cells[10] else None
+            assert cells[1] == RULES[cells[0]].method, cells[0]
+            assert int(cells[11]) == RULES[cells[0]].min_n, cells[0]
+    assert set(measured) == set(RULES)
+    for statistic, derived in measured.items():
+        assert derived is not None and RULES[statistic].min_n >= derived, statistic

@@ -64,7 +64,18 @@ TABLE1_COLUMNS = (
     "same_scores_as",
     "notes",
 )
-TABLE1_TERMINAL = ("judge", "judge_model", "n", "judge_mean", "kappa", "kappa_ci", "alpha", "mae", "unscored")
+TABLE1_TERMINAL = (
+    "judge",
+    "judge_model",
+    "n",
+    "judge_mean",
+    "human_mean",
+    "kappa",
+    "kappa_ci",
+    "alpha",
+    "mae",
+    "unscored",
+)
 """The columns ``vivid report`` prints (issue 23: 25 columns cannot be read); the CSV has all."""
 _DECIMALS = {"mean_all_items": 2, "judge_mean": 2, "human_mean": 2, "*": 3}
 
