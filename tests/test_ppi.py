@@ -1,0 +1,193 @@
+"""The prediction-powered means of report/ppi.py against ppi_py itself, and the finite-population variance.
+
+ppi_py is the reference (the test extra installs it); importing it turns off every warning of the
+process, so it is imported inside ``warnings.catch_warnings`` and the filters are put back.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from vivid_inspect.report.ppi import ALL_LABELLED, NO_SPREAD, ppi_mean, sampled_mean
+
+with warnings.catch_warnings():
+    import ppi_py  # noqa: F401  (ppi_py.ppi_mean_ci, ppi_mean_pointestimate)
+    from ppi_py import ppi as ppi_module
+
+TOLERANCE = 1e-9
+
+
+def _scores(rng: np.random.Generator, n: int, big_n: int, shape: str) -> tuple[np.ndarray, ...]:
+    """Human and judge scores of n labelled and big_n unlabelled items, of one planted shape."""
+    total = n + big_n
+    if shape == "lenient":
+        human = rng.choice(6, size=total, p=[0.05, 0.08, 0.12, 0.2, 0.3, 0.25]).astype(float)
+        judge = np.clip(np.rint(human + 0.6 + rng.normal(0, 0.9, total)), 0, 5)
+    elif shape == "weak model":
+        human = rng.choice(6, size=total, p=[0.7, 0.15, 0.07, 0.04, 0.03, 0.01]).astype(float)
+        judge = np.clip(human + rng.choice([-1, 0, 1, 2], size=total, p=[0.05, 0.7, 0.2, 0.05]), 0, 5)
+    elif shape == "halves":
+        human = rng.choice(11, size=total).astype(float) / 2
+        judge = np.clip(np.rint(5 - human + rng.normal(0, 1, total)), 0, 5)  # anti-correlated
+    else:  # continuous, the form ppi_py's own tests use
+        human = rng.normal(2.5, 1, total)
+        judge = human + rng.normal(0.3, 0.5, total)
+    return human[:n], judge[:n], judge[n:]
+
+
+CASES = [
+    pytest.param(shape, n, big_n, seed, id=f"{shape}-n{n}-N{big_n}-s{seed}")
+    for shape in ("lenient", "weak model", "halves", "continuous")
+    for n, big_n in ((10, 40), (50, 500), (200, 1436))
+    for seed in (0, 1)
+]
+
+
+@pytest.mark.parametrize(("shape", "n", "big_n", "seed"), CASES)
+@pytest.mark.parametrize("lam", [None, 0.0, 0.5, 1.0])
+def test_ppi_variance_is_ppi_py_on_the_same_arrays(
+    shape: str, n: int, big_n: int, seed: int, lam: float | None
+):
+    human, judge, unlabelled = _scores(np.random.default_rng(seed), n, big_n, shape)
+    ours = ppi_mean(human, judge, unlabelled, alpha=0.05, variance="ppi", lam=lam)
+    lo, hi = ppi_module.ppi_mean_ci(human, judge, unlabelled, alpha=0.05, lam=lam)
+    point = ppi_module.ppi_mean_pointestimate(human, judge, unlabelled, lam=lam)
+    assert ours.lo == pytest.approx(float(np.asarray(lo).ravel()[0]), abs=TOLERANCE)
+    assert ours.hi == pytest.approx(float(np.asarray(hi).ravel()[0]), abs=TOLERANCE)
+    assert ours.estimate == pytest.approx(float(np.asarray(point).ravel()[0]), abs=TOLERANCE)
+    assert ours.n == n and ours.n_items == n + big_n
+
+
+@pytest.mark.parametrize(("shape", "n", "big_n", "seed"), CASES)
+def test_ppi_variance_tunes_lam_as_ppi_py_does(shape: str, n: int, big_n: int, seed: int):
+    human, judge, unlabelled = _scores(np.random.default_rng(seed), n, big_n, shape)
+    theta = ppi_module.ppi_mean_pointestimate(human, judge, unlabelled, lam=1)
+    expected = ppi_module._calc_lam_glm(
+        human - theta, judge - theta, unlabelled - theta, np.eye(1), clip=True
+    )
+    assert ppi_mean(human, judge, unlabelled, variance="ppi").lam == pytest.approx(expected, abs=TOLERANCE)
+
+
+@pytest.mark.parametrize(("shape", "n", "big_n", "seed"), CASES)
+def test_finite_estimate_is_ppi_py_with_every_item_as_the_judged_set(
+    shape: str, n: int, big_n: int, seed: int
+):
+    """The finite-population estimate: lam * mean of the judge over all N items + mean residual, as ppi_py computes it."""
+    human, judge, unlabelled = _scores(np.random.default_rng(seed), n, big_n, shape)
+    ours = ppi_mean(human, judge, unlabelled)
+    every = np.concatenate([judge, unlabelled])
+    point = ppi_module.ppi_mean_pointestimate(human, judge, every, lam=ours.lam)
+    assert ours.estimate == pytest.approx(float(np.asarray(point).ravel()[0]), abs=TOLERANCE)
+    assert ours.n_items == n + big_n
+
+
+@pytest.mark.parametrize(("shape", "n", "big_n", "seed"), CASES)
+def test_finite_lam_is_the_regression_slope_clipped(shape: str, n: int, big_n: int, seed: int):
+    human, judge, unlabelled = _scores(np.random.default_rng(seed), n, big_n, shape)
+    slope = np.cov(human, judge, ddof=1)[0, 1] / np.var(judge, ddof=1)
+    assert ppi_mean(human, judge, unlabelled).lam == pytest.approx(min(max(slope, 0.0), 1.0), abs=TOLERANCE)
+
+
+def test_an_anti_correlated_judge_gets_lam_zero_the_human_only_mean():
+    human, judge, unlabelled = _scores(np.random.default_rng(3), 80, 300, "halves")
+    corrected = ppi_mean(human, judge, unlabelled)
+    assert corrected.lam == 0.0
+    alone = sampled_mean(human, 380)
+    assert corrected.estimate == pytest.approx(alone.estimate, abs=TOLERANCE)
+    # lam = 0 is not fitted from the data here, but chosen: one degree of freedom less than the human-only mean
+    assert corrected.hi - corrected.lo > alone.hi - alone.lo
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.4, 1.0])
+def test_finite_variance_is_the_exact_variance_over_every_possible_sample(lam: float):
+    """For a fixed lam, the estimator's variance over all C(N, n) samples is (1 - n/N) S^2 / n, and s^2 is unbiased for S^2."""
+    human = np.array([0.0, 1.0, 3.0, 5.0, 4.0, 2.0, 2.5, 0.0, 5.0])
+    judge = np.array([1.0, 1.0, 4.0, 5.0, 5.0, 2.0, 3.0, 2.0, 4.0])
+    big_n, n = human.size, 4
+    truth = human.mean()
+    estimates, variances = [], []
+    for chosen in itertools.combinations(range(big_n), n):
+        mask = np.zeros(big_n, dtype=bool)
+        mask[list(chosen)] = True
+        result = ppi_mean(human[mask], judge[mask], judge[~mask], lam=lam)
+        estimates.append(result.estimate)
+        variances.append(result.se**2)
+    residual = human - lam * judge
+    exact = (1 - n / big_n) * np.var(residual, ddof=1) / n
+    assert np.mean(estimates) == pytest.approx(truth, abs=TOLERANCE)  # unbiased for the finite mean
+    assert np.var(estimates) == pytest.approx(exact, abs=TOLERANCE)
+    assert np.mean(variances) == pytest.approx(exact, abs=TOLERANCE)
+
+
+def test_the_interval_is_the_t_interval_of_the_residuals():
+    human, judge, unlabelled = _scores(np.random.default_rng(9), 30, 270, "lenient")
+    result = ppi_mean(human, judge, unlabelled, lam=1.0, alpha=0.05)
+    residual = human - judge
+    se = math.sqrt((1 - 30 / 300) * np.var(residual, ddof=1) / 30)
+    from scipy import stats
+
+    half = stats.t.ppf(0.975, 29) * se
+    centre = np.concatenate([judge, unlabelled]).mean() + residual.mean()
+    assert (result.lo, result.hi) == pytest.approx((centre - half, centre + half), abs=TOLERANCE)
+    fitted = ppi_mean(human, judge, unlabelled, alpha=0.05)
+    spread = (
+        np.sum(((e := human - fitted.lam * judge) - e.mean()) ** 2) / 28
+    )  # a fitted slope costs a degree of freedom
+    half = stats.t.ppf(0.975, 28) * math.sqrt((1 - 30 / 300) * spread / 30)
+    assert fitted.hi - fitted.lo == pytest.approx(2 * half, abs=TOLERANCE)
+
+
+def test_the_bias_and_the_human_only_mean_use_the_same_interval():
+    human, judge, unlabelled = _scores(np.random.default_rng(4), 40, 160, "lenient")
+    bias = sampled_mean(judge - human, 200)
+    assert bias.estimate == pytest.approx(float(np.mean(judge - human)))
+    as_ppi = ppi_mean(judge - human, np.zeros(40), np.zeros(160), lam=0.0)
+    assert (bias.lo, bias.hi) == pytest.approx((as_ppi.lo, as_ppi.hi), abs=TOLERANCE)
+
+
+def test_a_lower_alpha_widens_the_interval():
+    human, judge, unlabelled = _scores(np.random.default_rng(5), 60, 600, "lenient")
+    wide, narrow = (
+        ppi_mean(human, judge, unlabelled, alpha=0.01),
+        ppi_mean(human, judge, unlabelled, alpha=0.1),
+    )
+    assert wide.lo < narrow.lo < narrow.hi < wide.hi
+
+
+def test_every_item_labelled_gives_the_exact_mean_and_no_interval():
+    human = np.array([1.0, 2.0, 4.0, 5.0])
+    result = ppi_mean(human, np.array([2.0, 2.0, 5.0, 5.0]), np.array([]))
+    assert result.estimate == pytest.approx(3.0)
+    assert (result.lo, result.hi, result.reason) == (None, None, ALL_LABELLED)
+    assert sampled_mean(human, 4).reason == ALL_LABELLED
+
+
+def test_residuals_that_do_not_vary_give_no_zero_width_interval():
+    human = np.array([0.0, 0.0, 1.0, 3.0, 5.0])
+    result = ppi_mean(human, human + 0.0, np.array([0.0, 2.0, 4.0]), lam=1.0)
+    assert result.estimate == pytest.approx(np.mean([0, 0, 1, 3, 5, 0, 2, 4]))
+    assert (result.lo, result.reason) == (None, NO_SPREAD)
+    fitted = ppi_mean(human, human + 0.0, np.array([0.0, 2.0, 4.0]))
+    assert fitted.lam == pytest.approx(1.0) and fitted.reason == NO_SPREAD
+
+
+def test_no_labelled_items_and_too_few_for_an_interval():
+    assert ppi_mean(np.array([]), np.array([]), np.array([1.0, 2.0])).estimate is None
+    one = ppi_mean(np.array([3.0]), np.array([4.0]), np.array([1.0, 2.0]))
+    assert one.estimate is not None and one.lo is None and "too few" in (one.reason or "")
+    two = ppi_mean(np.array([3.0, 1.0]), np.array([4.0, 1.0]), np.array([1.0, 2.0]))
+    assert two.lo is None  # a fitted slope leaves no degree of freedom for the spread
+
+
+def test_bad_arrays_are_refused_with_a_reason():
+    with pytest.raises(ValueError, match="2 human scores but 3 judge scores"):
+        ppi_mean(np.array([1.0, 2.0]), np.array([1.0, 2.0, 3.0]), np.array([]))
+    with pytest.raises(ValueError, match="finite"):
+        ppi_mean(np.array([1.0, np.nan]), np.array([1.0, 2.0]), np.array([]))
+    with pytest.raises(ValueError, match="only 2 items"):
+        sampled_mean(np.array([1.0, 2.0, 3.0]), 2)

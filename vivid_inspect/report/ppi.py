@@ -1,0 +1,214 @@
+"""Prediction-powered means (PPI++): the judge's scores on every item, corrected by human scores on some.
+
+A generation has ``N`` items, every one scored by the judge; humans scored ``n`` of them, drawn
+uniformly at random. The estimand is the mean *human* score over the generation's ``N`` items (a
+finite population). Three estimates of it (Angelopoulos et al. 2023, "Prediction-powered
+inference", Science 382; Angelopoulos, Duchi and Zrnic 2024, "PPI++: Efficient prediction-powered
+inference"):
+
+- the human-only mean: the mean of the ``n`` human scores;
+- the prediction-powered mean ``lam * mean_N(judge) + mean_n(human - lam * judge)``: the judge's
+  mean over every item, plus the mean gap between humans and (``lam`` times) the judge on the
+  labelled items. ``lam = 0`` is the human-only mean, ``lam = 1`` is PPI; PPI++ chooses ``lam`` from
+  the data to make the interval as narrow as it can be, clipped to ``[0, 1]``;
+- the judge's bias: the mean of ``judge - human`` over the labelled items (what ``lam = 1`` removes).
+
+Two variances, :data:`Variance`:
+
+- ``"finite"`` (printed by the report): the labelled items are a simple random sample *without
+  replacement* from the ``N`` items, and the judge's mean over all of them is known exactly (every
+  item was judged), so the only randomness is which items were labelled. The variance is the survey
+  sampler's ``(1 - n/N) s^2 / n`` of the residual ``human - lam * judge`` (Cochran 1977, the
+  difference and regression estimators), and the best ``lam`` is the regression slope
+  ``cov(human, judge) / var(judge)`` over the labelled items. With ``lam`` fitted, ``s^2`` has
+  ``n - 2`` degrees of freedom (one is spent on the slope), as for the regression estimator; the
+  interval's quantile is ``t`` with as many.
+- ``"ppi"``: ``ppi_py.ppi_mean_ci`` exactly (the tests compare with it to 1e-9): the unlabelled
+  items are a second, independent sample from an infinite population, so the judge's mean carries
+  a variance of its own, there is no finite-population factor, ``lam`` is
+  ``cov / ((1 + n/N_unlabelled) var)`` and the quantile is normal. For a finite set of items it is
+  a little conservative; ``bench/coverage_ppi.py`` measures both.
+
+No interval is printed from fewer labelled items than the rule of ``intervals.RULES`` (the caller
+applies it), nor when the residuals do not vary over the labelled items (a zero-width interval
+would claim the unlabelled items cannot differ either).
+
+Nothing here imports ``ppi_py``: it pulls in numba, llvmlite and statsmodels, and importing it
+turns off every warning of the process (``warnings.simplefilter("ignore")``). It is the tests'
+reference instead.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+Variance = Literal["finite", "ppi"]
+ALPHA = 0.05
+NO_SPREAD = (
+    "no interval: human - judge is the same on every labelled item, so the labelled items cannot "
+    "show how much it varies"
+)
+ALL_LABELLED = "no interval: every item has a human score, so the human mean is exact"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean with its interval, or the reason there is no interval.
+
+    Attributes:
+        estimate: The point estimate (None when there are no labelled items).
+        lo: Lower end of the ``1 - alpha`` interval (None when none is printed).
+        hi: Upper end.
+        se: The standard error the interval is made from (None with no interval).
+        lam: The power-tuning parameter used (0 for a human-only mean, 1 for the bias).
+        n: Labelled items.
+        n_items: Items of the population (labelled and unlabelled).
+        reason: Why there is no interval (None when there is one).
+    """
+
+    estimate: float | None
+    lo: float | None
+    hi: float | None
+    se: float | None
+    lam: float
+    n: int
+    n_items: int
+    reason: str | None = None
+
+
+def ppi_mean(
+    human: np.ndarray,
+    judge_labelled: np.ndarray,
+    judge_unlabelled: np.ndarray,
+    *,
+    alpha: float = ALPHA,
+    variance: Variance = "finite",
+    lam: float | None = None,
+) -> Estimate:
+    """The prediction-powered (PPI++) mean of the human scores over every item.
+
+    Args:
+        human: Human score of each labelled item (an item's annotators averaged).
+        judge_labelled: The judge's score of the same items, in the same order.
+        judge_unlabelled: The judge's score of every item without a human score.
+        alpha: One minus the confidence level (0.05: a 95 % interval).
+        variance: ``"finite"`` (the report's) or ``"ppi"`` (``ppi_py``'s); see the module docstring.
+        lam: A fixed power-tuning parameter; None chooses it from the data (PPI++).
+
+    Returns:
+        The estimate, its interval, ``lam`` and the counts.
+
+    Raises:
+        ValueError: ``human`` and ``judge_labelled`` differ in length, or a value is not finite.
+    """
+    y, yhat, unlabelled = _arrays(human, judge_labelled, judge_unlabelled)
+    n, n_unlabelled = y.size, unlabelled.size
+    total = n + n_unlabelled
+    if n == 0:
+        return Estimate(None, None, None, None, 0.0 if lam is None else lam, 0, total, "no labelled items")
+    if variance == "ppi":
+        return _ppi(y, yhat, unlabelled, alpha, lam)
+    judge_all = np.concatenate([yhat, unlabelled])
+    chosen = _finite_lam(y, yhat) if lam is None else float(lam)
+    estimate = float(chosen * judge_all.mean() + (y - chosen * yhat).mean())
+    # lam chosen from the data is a slope fitted on these items: one degree of freedom less.
+    fitted = 1 if lam is None else 0
+    return _finite_interval(estimate, y - chosen * yhat, total, alpha, chosen, fitted)
+
+
+def sampled_mean(values: np.ndarray, n_items: int, *, alpha: float = ALPHA) -> Estimate:
+    """The mean over ``n_items`` items of a quantity known on a uniform sample of them.
+
+    The human-only mean (``values`` the human scores) and the judge's bias (``values`` the
+    judge's score minus the human's) use it: the same finite-population interval as
+    :func:`ppi_mean` with ``lam`` fixed, so the three are comparable.
+
+    Args:
+        values: The quantity on each labelled item.
+        n_items: Items of the population the sample was drawn from (at least ``len(values)``).
+        alpha: One minus the confidence level.
+
+    Returns:
+        The sample mean and its interval (``lam`` is reported as 0).
+
+    Raises:
+        ValueError: ``n_items`` is smaller than the sample, or a value is not finite.
+    """
+    array = np.asarray(values, dtype=float)
+    _finite(array)
+    if n_items < array.size:
+        raise ValueError(f"{array.size} labelled items but only {n_items} items in all")
+    if array.size == 0:
+        return Estimate(None, None, None, None, 0.0, 0, n_items, "no labelled items")
+    return _finite_interval(float(array.mean()), array, n_items, alpha, 0.0)
+
+
+def _arrays(human: np.ndarray, judge: np.ndarray, unlabelled: np.ndarray) -> tuple[np.ndarray, ...]:
+    y, yhat, rest = (np.asarray(a, dtype=float).ravel() for a in (human, judge, unlabelled))
+    if y.size != yhat.size:
+        raise ValueError(f"{y.size} human scores but {yhat.size} judge scores of the labelled items")
+    for array in (y, yhat, rest):
+        _finite(array)
+    return y, yhat, rest
+
+
+def _finite(array: np.ndarray) -> None:
+    if array.size and not np.isfinite(array).all():
+        raise ValueError("scores must be finite numbers (a missing score is left out, not passed as NaN)")
+
+
+def _finite_lam(y: np.ndarray, yhat: np.ndarray) -> float:
+    """The slope of human on judge over the labelled items, clipped to [0, 1]: the variance-minimising lam."""
+    if y.size < 2:
+        return 0.0
+    spread = float(np.var(yhat, ddof=1))
+    if spread <= 0:
+        return 0.0  # a constant judge predicts nothing: the human-only mean
+    slope = float(np.cov(y, yhat, ddof=1)[0, 1]) / spread
+    return min(max(slope, 0.0), 1.0)
+
+
+def _finite_interval(
+    estimate: float, residuals: np.ndarray, total: int, alpha: float, lam: float, fitted: int = 0
+) -> Estimate:
+    n = residuals.size
+    df = n - 1 - fitted
+    if n == total:
+        return Estimate(estimate, None, None, None, lam, n, total, ALL_LABELLED)
+    if df < 1:
+        return Estimate(estimate, None, None, None, lam, n, total, "too few labelled items for an interval")
+    spread = float(np.sum((residuals - residuals.mean()) ** 2)) / df
+    if spread <= 1e-24:
+        return Estimate(estimate, None, None, None, lam, n, total, NO_SPREAD)
+    se = math.sqrt((1 - n / total) * spread / n)
+    half = float(stats.t.ppf(1 - alpha / 2, df=df)) * se
+    return Estimate(estimate, estimate - half, estimate + half, se, lam, n, total)
+
+
+def _ppi(
+    y: np.ndarray, yhat: np.ndarray, unlabelled: np.ndarray, alpha: float, lam: float | None
+) -> Estimate:
+    """ppi_py's ``ppi_mean_ci`` (version 0.2.3) for a one-dimensional mean, unweighted."""
+    n, big_n = y.size, unlabelled.size
+    if big_n == 0:
+        return Estimate(float(y.mean()), None, None, None, 0.0, n, n, ALL_LABELLED)
+    if lam is None:
+        # ppi_py's _calc_lam_glm for the mean: the gradients are the centred scores.
+        yc, yhatc = y - y.mean(), yhat - yhat.mean()
+        covariance = 2 * float((yc * yhatc).mean())
+        spread = float(np.var(np.concatenate([yhat, unlabelled]), ddof=1))
+        chosen = covariance / (2 * (1 + n / big_n) * spread) if spread > 0 else 0.0
+        chosen = min(max(chosen, 0.0), 1.0)
+    else:
+        chosen = float(lam)
+    estimate = float(chosen * unlabelled.mean() + (y - chosen * yhat).mean())
+    se = math.sqrt(float(np.var(chosen * unlabelled)) / big_n + float(np.var(y - chosen * yhat)) / n)
+    if se <= 1e-12:
+        return Estimate(estimate, None, None, None, chosen, n, n + big_n, NO_SPREAD)
+    half = float(stats.norm.ppf(1 - alpha / 2)) * se
+    return Estimate(estimate, estimate - half, estimate + half, se, chosen, n, n + big_n)
