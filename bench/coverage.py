@@ -34,6 +34,8 @@ SECTIONS: dict[str, str] = {
     "raters": "the mean per-annotator kappa interval (Table 1's kappa_per_annotator)",
     "consistency": "the self-consistency kappa interval (judge_consistency)",
     "differences": "the paired kappa-difference interval of two judges (judge_differences)",
+    "ppi": "the corrected (prediction-powered) means, human-only means and judge bias (Tables 3, 4, judge card)",
+    "allocation": "labels spread over generations by the residual spread, against equal allocation (annotate serve --plan)",
 }
 
 

@@ -12,8 +12,9 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from vivid_inspect.report.ppi import ALL_LABELLED, NO_SPREAD, ppi_mean, sampled_mean
+from vivid_inspect.report.ppi import ALL_LABELLED, NO_SPREAD, mean_skewness, ppi_mean, sampled_mean
 
 with warnings.catch_warnings():
     import ppi_py  # noqa: F401  (ppi_py.ppi_mean_ci, ppi_mean_pointestimate)
@@ -124,22 +125,57 @@ def test_finite_variance_is_the_exact_variance_over_every_possible_sample(lam: f
     assert np.mean(variances) == pytest.approx(exact, abs=TOLERANCE)
 
 
-def test_the_interval_is_the_t_interval_of_the_residuals():
-    human, judge, unlabelled = _scores(np.random.default_rng(9), 30, 270, "lenient")
+def _hall(t: float, k: float) -> float:
+    """Hall's (1992) transform of a studentised mean whose skewness is k, written out term by term."""
+    return t + k * t**2 / 3 + k**2 * t**3 / 27 + k / 6
+
+
+def test_the_interval_ends_are_where_halls_transform_reaches_the_t_quantile():
+    human, judge, unlabelled = _scores(np.random.default_rng(9), 30, 270, "weak model")
     result = ppi_mean(human, judge, unlabelled, lam=1.0, alpha=0.05)
     residual = human - judge
-    se = math.sqrt((1 - 30 / 300) * np.var(residual, ddof=1) / 30)
-    from scipy import stats
-
-    half = stats.t.ppf(0.975, 29) * se
+    n, total = 30, 300
+    se = math.sqrt((1 - n / total) * np.var(residual, ddof=1) / n)
+    d = residual - residual.mean()
+    g1 = np.mean(d**3) / np.mean(d**2) ** 1.5
+    k = g1 * math.sqrt(n * (n - 1)) / (n - 2) * (1 - 2 * n / total) / math.sqrt(n * (1 - n / total))
+    assert abs(k) > 0.1  # a skewed residual: the correction matters here
     centre = np.concatenate([judge, unlabelled]).mean() + residual.mean()
-    assert (result.lo, result.hi) == pytest.approx((centre - half, centre + half), abs=TOLERANCE)
-    fitted = ppi_mean(human, judge, unlabelled, alpha=0.05)
-    spread = (
-        np.sum(((e := human - fitted.lam * judge) - e.mean()) ** 2) / 28
-    )  # a fitted slope costs a degree of freedom
-    half = stats.t.ppf(0.975, 28) * math.sqrt((1 - 30 / 300) * spread / 30)
-    assert fitted.hi - fitted.lo == pytest.approx(2 * half, abs=TOLERANCE)
+    q = stats.t.ppf(0.975, n - 1)
+    assert result.se == pytest.approx(se, abs=TOLERANCE)
+    assert result.estimate == pytest.approx(centre, abs=TOLERANCE)
+    assert _hall((centre - result.lo) / se, k) == pytest.approx(q, abs=1e-9)
+    assert _hall((centre - result.hi) / se, k) == pytest.approx(-q, abs=1e-9)
+    plain = (centre - q * se, centre + q * se)
+    assert (result.lo, result.hi) != pytest.approx(plain, abs=1e-6)
+
+
+def test_a_symmetric_residual_keeps_the_t_interval():
+    residual = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, -1.5, 1.5, 0.0])
+    result = sampled_mean(residual, 80)
+    se = math.sqrt((1 - 8 / 80) * np.var(residual, ddof=1) / 8)
+    q = stats.t.ppf(0.975, 7)
+    assert (result.lo, result.hi) == pytest.approx((-q * se, q * se), abs=TOLERANCE)
+    fitted = ppi_mean(human := np.array([0.0, 1, 2, 3, 4, 5, 2, 3]), human + residual, np.zeros(72))
+    spread = np.sum(((e := human - fitted.lam * (human + residual)) - e.mean()) ** 2) / 6
+    assert fitted.se == pytest.approx(
+        math.sqrt((1 - 8 / 80) * spread / 8), abs=TOLERANCE
+    )  # n - 2: a fitted slope
+
+
+def test_the_skewness_of_a_mean_drawn_without_replacement():
+    """(1 - f)(1 - 2f) mu3 / n^2 over ((1 - f) s^2 / n)^1.5: exact over every sample of a small population."""
+    population = np.array([0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 5.0, 0.0, 2.0, 0.0])
+    n, total = 3, population.size
+    means = np.array([population[list(c)].mean() for c in itertools.combinations(range(total), n)])
+    exact = np.mean((means - means.mean()) ** 3) / np.var(means) ** 1.5
+    mu = population - population.mean()
+    # The population's own third and second moments (with the finite-population factors).
+    m2 = np.sum(mu**2) / (total - 1)
+    m3 = total * np.sum(mu**3) / ((total - 1) * (total - 2))
+    f = n / total
+    assert exact == pytest.approx((1 - 2 * f) / math.sqrt(1 - f) * m3 / m2**1.5 / math.sqrt(n), rel=1e-9)
+    assert mean_skewness(np.array([1.0, 1.0]), 10) == 0.0
 
 
 def test_the_bias_and_the_human_only_mean_use_the_same_interval():
