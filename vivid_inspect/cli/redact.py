@@ -39,13 +39,20 @@ def run(args: argparse.Namespace) -> int:
     Returns:
         0, or 2 when LOG_DIR is not a folder.
     """
-    from vivid_inspect.runner.scrub import scrub_folder
+    from vivid_inspect.redact import add_public_text, placeholder_variables
+    from vivid_inspect.runner.scrub import log_texts, scrub_folder
 
     folder = Path(args.log_dir)
     if not folder.is_dir():
         what = "is a file, not a folder" if folder.exists() else "does not exist"
         print(f"vivid redact: {folder} {what}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    # a key that is part of the logs' model names (a local server's) is a placeholder: left alone
+    add_public_text(log_texts(folder))
+    placeholders = placeholder_variables()
+    if placeholders:
+        listed = ", ".join(f"{name} ({reason})" for name, reason in sorted(placeholders.items()))
+        print(f"vivid redact: {listed}: a placeholder, not treated as a secret", file=sys.stderr)
     changed = scrub_folder(folder, everything=True)
     for path in changed:
         print(f"redacted {path}", file=sys.stderr)

@@ -28,11 +28,14 @@ def _load(args: argparse.Namespace) -> LoadedSpec | int:
     from vivid_inspect.runner.spec.load import load_spec
 
     try:
-        return load_spec(args.spec, log_dir=args.log_dir)
+        loaded = load_spec(args.spec, log_dir=args.log_dir)
     except SpecError as error:
         print(error, file=sys.stderr)
         print("Nothing was run.", file=sys.stderr)
         return EXIT_BAD_SPEC
+    for note in loaded.notes:  # placeholders written under a credential's name
+        print(f"note: {note}", file=sys.stderr)
+    return loaded
 
 
 def _validate(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vivid_inspect.redact import add_public_text
 from vivid_inspect.report.build import Report, write_report
 from vivid_inspect.runner.audits import AuditResult, run_audits
 from vivid_inspect.runner.generate import GenerationResult, reuse_conflicts, run_generations
@@ -24,6 +25,7 @@ from vivid_inspect.runner.prepare.prepared import Prepared, prepare
 from vivid_inspect.runner.progress import Progress, inspect_console_quiet, tracking
 from vivid_inspect.runner.record import output_entry, write_record
 from vivid_inspect.runner.scrub import redacted_logging, redacted_output, scrub_folder
+from vivid_inspect.runner.spec.credentials import placeholder_line, spec_texts
 from vivid_inspect.runner.spec.load import LoadedSpec
 from vivid_inspect.runner.spec.problems import SpecError
 
@@ -87,6 +89,26 @@ def _report(loaded: LoadedSpec, progress: Progress) -> Report | None:
     return report
 
 
+def register_placeholders(loaded: LoadedSpec) -> str | None:
+    """Make the spec's model names, service names and paths placeholders for redaction.
+
+    A key that is part of them (``LLAMACPP_API_KEY=llamacpp`` for ``openai-api/llamacpp/...``)
+    is then never redacted, so the logs, the resolved spec and the report keep the model's name
+    and a rerun finds its logs (:func:`vivid_inspect.redact.placeholder_reason`).
+
+    Args:
+        loaded: The spec.
+
+    Returns:
+        One line naming the credential variables of the spec's models that hold placeholders,
+        or None.
+    """
+    data = loaded.spec.model_dump(mode="json")
+    paths = [str(loaded.log_dir), str(loaded.human or ""), loaded.data or ""]
+    add_public_text([*spec_texts(data, str(loaded.source)), *paths])
+    return placeholder_line(data)
+
+
 def run_spec(
     loaded: LoadedSpec,
     *,
@@ -120,6 +142,9 @@ def run_spec(
         VividDataError: The data cannot be read (nothing has run).
         KeyboardInterrupt: Interrupted; completed work is kept and a rerun resumes.
     """
+    placeholders = register_placeholders(loaded)
+    if placeholders is not None and not quiet:
+        print(f"vivid run: {placeholders}", file=sys.stderr)
 
     def waiting(holder: Holder) -> None:
         if not quiet:

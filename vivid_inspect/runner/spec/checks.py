@@ -7,7 +7,6 @@ API key: validation works offline and without credentials.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +39,6 @@ from vivid_inspect.scorers.judge import STRATEGIES
 Path_ = tuple[PathPart, ...]
 
 BUILTIN_DATA = ("sample", "hf")
-# A key named like a credential (api_key, hf_token, client_secret), not tokenizer or max_tokens.
-_SECRET_KEY = re.compile(r"(^|[_-])(api[_-]?key|token|secret|password|credentials?)$", re.IGNORECASE)
-_SECRET_VALUE = re.compile(r"^(sk|hf|gsk|xai)[-_][A-Za-z0-9_-]{12,}")
-_NO_KEYS = (
-    "API keys are never read from a spec: set the provider's environment variable (e.g. OPENAI_API_KEY)"
-)
 JUDGE_STRATEGIES: tuple[str, ...] = (*STRATEGIES, LEXICAL)
 """Strategies a spec's judge may name: the four LLM strategies and ``lexical`` (no model)."""
 # Judge keys that mean nothing to the lexical judge, with why, when they differ from the default.
@@ -85,14 +78,6 @@ def _check_model(name: str, path: Path_, providers: set[str]) -> list[Problem]:
             )
         ]
     return []
-
-
-def _check_model_args(args: dict[str, Any], path: Path_) -> list[Problem]:
-    problems = []
-    for key, value in args.items():
-        if _SECRET_KEY.search(key) or (isinstance(value, str) and _SECRET_VALUE.match(value)):
-            problems.append(Problem((*path, key), _NO_KEYS))
-    return problems
 
 
 def _check_generate(config: dict[str, Any], path: Path_) -> list[Problem]:
@@ -175,7 +160,6 @@ def _check_block_tasks(runs: list[tuple[int, RunBlock]], providers: set[str]) ->
         problems += _check_generate(block.generate, ("runs", i, "generate"))
         for j, model in enumerate(block.models):
             problems += _check_model(model.model, ("runs", i, "models", j, "model"), providers)
-            problems += _check_model_args(model.model_args, ("runs", i, "models", j, "model_args"))
         given = [key for key in ("limit", "sample_ids", "sample") if getattr(block, key) is not None]
         if len(given) > 1:
             problems.append(
@@ -262,7 +246,6 @@ def _check_judges(
             )
         if judge.model is not None:
             problems += _check_model(judge.model, ("judges", i, "model"), providers)
-        problems += _check_model_args(judge.model_args, ("judges", i, "model_args"))
         problems += _check_generate(judge.generate, ("judges", i, "generate"))
     if names and explains is False:
         problems.append(
