@@ -66,6 +66,19 @@ _HINT = (
 )
 
 
+# Where a ${env:NAME} value is resolved: the header mappings the model's HTTP client sends.
+_HEADER_MAPPINGS = (("model_args", "default_headers"), ("generate", "extra_headers"))
+_NOT_A_HEADER = (
+    '"${env:NAME}" is resolved only as a header value (model_args.default_headers or '
+    "generate.extra_headers); anywhere else it would be sent as it is written: send the key as a "
+    "header, or use the provider's own variable (e.g. OPENAI_API_KEY)"
+)
+
+
+def _is_header(path: tuple[PathPart, ...]) -> bool:
+    return len(path) >= 3 and tuple(path[-3:-1]) in _HEADER_MAPPINGS
+
+
 @dataclass(frozen=True)
 class CredentialScan:
     """What :func:`scan_credentials` found in a spec.
@@ -93,20 +106,41 @@ def _walk(data: Any, path: tuple[PathPart, ...]) -> Iterator[tuple[tuple[PathPar
             yield from _walk(value, (*path, index))
 
 
-def _model_names(data: Any) -> list[str]:
-    names: list[str] = []
+def _model_names(data: Any) -> list[tuple[tuple[PathPart, ...], str]]:
+    """Every model name of a spec with its YAML path."""
+    names: list[tuple[tuple[PathPart, ...], str]] = []
     runs = data.get("runs") if isinstance(data, Mapping) else None
-    for block in runs if isinstance(runs, list) else []:
+    for i, block in enumerate(runs if isinstance(runs, list) else []):
         models = block.get("models") if isinstance(block, Mapping) else None
-        for entry in models if isinstance(models, list) else []:
-            name = entry.get("model") if isinstance(entry, Mapping) else entry
-            if isinstance(name, str):
-                names.append(name)
+        for j, entry in enumerate(models if isinstance(models, list) else []):
+            if isinstance(entry, Mapping) and isinstance(entry.get("model"), str):
+                names.append((("runs", i, "models", j, "model"), entry["model"]))
+            elif isinstance(entry, str):
+                names.append((("runs", i, "models", j), entry))
     judges = data.get("judges") if isinstance(data, Mapping) else None
-    for judge in judges if isinstance(judges, list) else []:
+    for i, judge in enumerate(judges if isinstance(judges, list) else []):
         if isinstance(judge, Mapping) and isinstance(judge.get("model"), str):
-            names.append(judge["model"])
+            names.append((("judges", i, "model"), judge["model"]))
     return names
+
+
+def _texts_at(data: Any) -> list[tuple[tuple[PathPart, ...], str]]:
+    """The spec's own model names, their parts and its paths, each with where it is written."""
+    texts: list[tuple[tuple[PathPart, ...], str]] = []
+    for path, name in _model_names(data):
+        texts += [(path, name), *((path, part) for part in name.split("/"))]
+    if isinstance(data, Mapping):
+        human = data.get("human")
+        human_at: tuple[PathPart, ...] = ("human", "file") if isinstance(human, Mapping) else ("human",)
+        human_file = human.get("file") if isinstance(human, Mapping) else human
+        for path, value in (
+            (("log_dir",), data.get("log_dir")),
+            (("data",), data.get("data")),
+            (human_at, human_file),
+        ):
+            if isinstance(value, str):
+                texts.append((path, _without_credentials(value)))
+    return [(path, text) for path, text in texts if text]
 
 
 def spec_texts(data: Any, source: str | None = None) -> list[str]:
@@ -120,16 +154,7 @@ def spec_texts(data: Any, source: str | None = None) -> list[str]:
         Every model name, each name's parts (the service of ``openai-api/<service>/<model>``),
         ``log_dir``, ``data``, the human scores file and the spec file.
     """
-    texts = _model_names(data)
-    texts += [part for name in list(texts) for part in name.split("/")]
-    if isinstance(data, Mapping):
-        human = data.get("human")
-        human_file = human.get("file") if isinstance(human, Mapping) else human
-        paths = (data.get("log_dir"), data.get("data"), human_file)
-        texts += [_without_credentials(value) for value in paths if isinstance(value, str)]
-    if source:
-        texts.append(source)
-    return [text for text in texts if text]
+    return [text for _, text in _texts_at(data)] + ([source] if source else [])
 
 
 def _without_credentials(path: str) -> str:
@@ -200,7 +225,7 @@ def scan_credentials(data: Any, source: str | None = None) -> CredentialScan:
     Returns:
         The problems (one per place), the notes on placeholders and the refused values.
     """
-    public = spec_texts(data, source)
+    texts = _texts_at(data)
     problems: list[Problem] = []
     notes: list[Problem] = []
     values: set[str] = set()
@@ -208,7 +233,11 @@ def scan_credentials(data: Any, source: str | None = None) -> CredentialScan:
     for path, key, value in _walk(data, ()):
         if any(path[: len(done)] == done for done in refused):
             continue  # inside a value refused already: one problem per place
+        # a value is compared with the spec's texts written elsewhere, never with itself
+        public = [text for where, text in texts if where[: len(path)] != path] + ([source] if source else [])
         if isinstance(value, str) and ENV_REFERENCE.match(value.strip()):
+            if not _is_header(path):
+                problems.append(Problem(path, _NOT_A_HEADER))
             continue
         kind = credential_name(key) if isinstance(key, str) else None
         if kind == "credential":
@@ -222,7 +251,9 @@ def scan_credentials(data: Any, source: str | None = None) -> CredentialScan:
                 secret = scheme.group(2) if scheme else text
                 reason = placeholder_reason(secret, public)
                 if reason is None:
-                    problems.append(Problem(path, f"{key!r} names a credential; {_HINT}"))
+                    shapes = key_shapes(text, public)
+                    holds = f" and the value holds {shapes[0][0]}" if shapes else ""
+                    problems.append(Problem(path, f"{key!r} names a credential{holds}; {_HINT}"))
                     values.update({text, secret})
                     refused.append(path)
                     continue
@@ -273,7 +304,7 @@ def spec_variables(data: Any) -> tuple[set[str], set[str]]:
         variables a model may read, and the variables its ``${env:NAME}`` values name.
     """
     prefixes = set()
-    for name in _model_names(data):
+    for _, name in _model_names(data):
         provider, _, rest = name.partition("/")
         service = rest.partition("/")[0] if provider in _SERVICE_PROVIDERS else provider
         if service:
