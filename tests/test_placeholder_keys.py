@@ -35,7 +35,7 @@ REAL = "Zq81-kLm0-9aQw-ErTy-77Pp"  # a real-looking key: long, mixed, not on the
 @pytest.fixture(autouse=True)
 def _fresh_public_text(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each test starts with no spec texts registered (a run in this process registers its own)."""
-    monkeypatch.setattr(redact_module, "_PUBLIC_TEXT", set())
+    monkeypatch.setattr(redact_module, "_PUBLIC", redact_module.PublicText())
     yield
 
 

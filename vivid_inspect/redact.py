@@ -90,9 +90,26 @@ PLACEHOLDERS: frozenset[str] = frozenset(
 )
 """Values local servers' documentation uses as keys; compared without regard to case."""
 
+
+class PublicText:
+    """Texts a placeholder may be part of (a spec's model names, service names, paths), searched at once.
+
+    Args:
+        texts: The texts; they are joined into one case-folded string, so that a search costs one
+            pass over it however many texts there are.
+    """
+
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        self.joined = "\0".join(text.casefold() for text in texts if text)
+
+    def holds(self, folded: str) -> bool:
+        """Whether ``folded`` (a case-folded value) occurs in one of the texts."""
+        return folded in self.joined
+
+
 # Texts of the spec being run (model names, service names, paths): a value occurring in one is
 # a placeholder (a key set to the server's or the model's name).
-_PUBLIC_TEXT: set[str] = set()
+_PUBLIC = PublicText()
 # Further variables named by a spec's ``${env:NAME}`` headers, whatever their names.
 _EXTRA_NAMES: set[str] = set()
 # Environment variables whose values are credentials.
@@ -176,10 +193,11 @@ def add_public_text(texts: Iterable[str]) -> None:
     Args:
         texts: Model names, service names, paths.
     """
-    _PUBLIC_TEXT.update(text for text in texts if text)
+    global _PUBLIC
+    _PUBLIC = PublicText([_PUBLIC.joined, *texts])
 
 
-def placeholder_reason(value: str, public: Iterable[str] | None = None) -> str | None:
+def placeholder_reason(value: str, public: Iterable[str] | PublicText | None = None) -> str | None:
     """Why ``value`` is a placeholder and not a secret, or None when it may be a secret.
 
     The one rule for redaction and for the spec's credential check: a value under
@@ -200,13 +218,13 @@ def placeholder_reason(value: str, public: Iterable[str] | None = None) -> str |
     if stripped.casefold() in PLACEHOLDERS:
         return "a known placeholder"
     folded = stripped.casefold()
-    texts = _PUBLIC_TEXT if public is None else public
-    if any(folded in text.casefold() for text in texts):
+    texts = public if isinstance(public, PublicText) else _PUBLIC if public is None else PublicText(public)
+    if texts.holds(folded):
         return "part of the spec's model names or paths"
     return None
 
 
-def is_placeholder(value: str, public: Iterable[str] | None = None) -> bool:
+def is_placeholder(value: str, public: Iterable[str] | PublicText | None = None) -> bool:
     """Whether ``value`` is a placeholder (see :func:`placeholder_reason`)."""
     return placeholder_reason(value, public) is not None
 
@@ -325,7 +343,7 @@ def add_secret_names(names: Iterable[str]) -> None:
     _EXTRA_NAMES.update(names)
 
 
-def key_shapes(text: str, public: Iterable[str] | None = None) -> list[tuple[str, str]]:
+def key_shapes(text: str, public: Iterable[str] | PublicText | None = None) -> list[tuple[str, str]]:
     """The values in ``text`` shaped like a key or token, placeholders left out.
 
     Args:

@@ -13,6 +13,14 @@ from typing import Any
 from inspect_ai.model import GenerateConfig
 from pydantic import TypeAdapter, ValidationError
 
+from vivid_inspect.bounds import (
+    GENERATE_BOUNDS,
+    GENERATE_INT_BOUND,
+    MAX_CELLS,
+    count_problem,
+    finite_problem,
+    shown,
+)
 from vivid_inspect.inspect_private import model_providers
 from vivid_inspect.log_contract import LEXICAL
 from vivid_inspect.runner.catalog import (
@@ -35,6 +43,7 @@ from vivid_inspect.runner.spec.model import (
 )
 from vivid_inspect.runner.spec.problems import PathPart, Problem
 from vivid_inspect.scorers.judge import STRATEGIES
+from vivid_inspect.tasks import TASK_COUNT_BOUNDS
 
 Path_ = tuple[PathPart, ...]
 
@@ -95,8 +104,27 @@ def _check_generate(config: dict[str, Any], path: Path_) -> list[Problem]:
             annotation = fields[key].annotation
             TypeAdapter(Any if annotation is None else annotation).validate_python(value, strict=True)
         except ValidationError as error:
-            problems.append(Problem((*path, key), f"invalid value {value!r}: {error.errors()[0]['msg']}"))
+            problems.append(
+                Problem((*path, key), f"invalid value {shown(value)}: {error.errors()[0]['msg']}")
+            )
+            continue
+        bound = _generate_bound(key, value)
+        if bound is not None:
+            problems.append(Problem((*path, key), bound))
     return problems
+
+
+def _generate_bound(key: str, value: Any) -> str | None:
+    """A generation option's count past its bound, or a float that is not finite."""
+    if isinstance(value, float):
+        return finite_problem(key, value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        low, high = GENERATE_BOUNDS.get(key, GENERATE_INT_BOUND)
+        problem = count_problem(key, value, low, high)
+        return f"{problem} (docs/experiments.md, Bounds)" if problem else None
+    if isinstance(value, dict):  # logit_bias, extra_body: no number in it may be infinite
+        return next((p for v in value.values() if (p := _generate_bound(key, v)) is not None), None)
+    return None
 
 
 def _check_task_args(tasks: list[str], args: dict[str, Any], path: Path_) -> list[Problem]:
@@ -118,8 +146,15 @@ def _check_task_args(tasks: list[str], args: dict[str, Any], path: Path_) -> lis
                 TypeAdapter(params[key].annotation).validate_python(value, strict=True)
             except ValidationError as error:
                 problems.append(
-                    Problem((*path, key), f"invalid value {value!r} for {task}: {error.errors()[0]['msg']}")
+                    Problem(
+                        (*path, key), f"invalid value {shown(value)} for {task}: {error.errors()[0]['msg']}"
+                    )
                 )
+                continue
+            if key in TASK_COUNT_BOUNDS:
+                problem = count_problem(key, value, *TASK_COUNT_BOUNDS[key])
+                if problem is not None:
+                    problems.append(Problem((*path, key), f"{task}: {problem}"))
     return problems
 
 
@@ -198,6 +233,31 @@ def _check_duplicate_cells(runs: list[tuple[int, RunBlock]]) -> list[Problem]:
                             )
                         )
                     seen.setdefault(key, i)
+    return problems
+
+
+def _check_cell_count(runs: list[tuple[int, RunBlock]], judges: list[tuple[int, Judge]]) -> list[Problem]:
+    """At most :data:`~vivid_inspect.bounds.MAX_CELLS` generation cells and as many judge cells.
+
+    Counted, not built: a spec of many blocks, models and repeats would otherwise take ``vivid
+    validate`` and ``vivid plan`` minutes of memory before saying anything.
+    """
+    generation = explained = 0
+    for _, block in runs:
+        per_task = len(block.prompts or [None]) * len(block.models)
+        generation += len(block.tasks) * per_task
+        explained += per_task if any(task in JUDGED_TASKS for task in block.tasks) else 0
+    judged = explained * sum(judge.repeats for _, judge in judges)
+    problems = []
+    if generation > MAX_CELLS:
+        message = f"{generation:,} generation cells (tasks x prompts x models); a spec may have at most {MAX_CELLS:,}"
+        problems.append(Problem(("runs",), message))
+    if judged > MAX_CELLS:
+        message = (
+            f"{judged:,} judge cells (explanation cells x every judge's repeats); a spec may have at most "
+            f"{MAX_CELLS:,}"
+        )
+        problems.append(Problem(("judges",), message))
     return problems
 
 
@@ -363,9 +423,11 @@ def check_parts(
     """
     providers = model_providers()
     explains = any(task in JUDGED_TASKS for _, block in runs for task in block.tasks) if complete else None
+    too_many = _check_cell_count(runs, judges)
     return [
+        *too_many,
         *_check_block_tasks(runs, providers),
-        *_check_duplicate_cells(runs),
+        *([] if too_many else _check_duplicate_cells(runs)),
         *_check_judges(judges, providers, explains),
         *(_check_panel(panel, {judge.name for _, judge in judges}) if complete else []),
         *(_check_audits(audits or [], {judge.name: judge for _, judge in judges}, data) if complete else []),

@@ -42,6 +42,7 @@ import httpx
 
 from vivid_inspect.redact import (
     REDACTED,
+    PublicText,
     add_secret_names,
     credential_name,
     key_shapes,
@@ -168,7 +169,18 @@ def _without_credentials(path: str) -> str:
     return f"{parts.scheme}://{parts.hostname or ''}{parts.path}"
 
 
-def _url_problem(url: str, public: list[str]) -> str | None:
+class _Elsewhere(PublicText):
+    """The spec's texts written anywhere but at one place: a value is never its own placeholder."""
+
+    def __init__(self, everything: PublicText, own: list[str]) -> None:
+        self.joined = everything.joined
+        self._own = [text.casefold() for text in own]
+
+    def holds(self, folded: str) -> bool:
+        return self.joined.count(folded) > sum(text.count(folded) for text in self._own)
+
+
+def _url_problem(url: str, public: PublicText) -> str | None:
     try:
         parts = urlsplit(url.strip())
         query = parse_qsl(parts.query, keep_blank_values=True)
@@ -188,7 +200,7 @@ def _url_problem(url: str, public: list[str]) -> str | None:
     return None
 
 
-def _value_problem(value: str, public: list[str]) -> tuple[str, list[str]] | None:
+def _value_problem(value: str, public: PublicText) -> tuple[str, list[str]] | None:
     """What credential a string holds, and the parts of it to keep out of messages."""
     shapes = key_shapes(value, public)
     if shapes:
@@ -226,15 +238,19 @@ def scan_credentials(data: Any, source: str | None = None) -> CredentialScan:
         The problems (one per place), the notes on placeholders and the refused values.
     """
     texts = _texts_at(data)
+    everything = PublicText([*(text for _, text in texts), *([source] if source else [])])
+    by_path: dict[tuple[PathPart, ...], list[str]] = {}
+    for where, written in texts:
+        by_path.setdefault(where, []).append(written)
     problems: list[Problem] = []
     notes: list[Problem] = []
     values: set[str] = set()
-    refused: list[tuple[PathPart, ...]] = []
+    refused: set[tuple[PathPart, ...]] = set()
     for path, key, value in _walk(data, ()):
-        if any(path[: len(done)] == done for done in refused):
+        if under(path, refused):
             continue  # inside a value refused already: one problem per place
         # a value is compared with the spec's texts written elsewhere, never with itself
-        public = [text for where, text in texts if where[: len(path)] != path] + ([source] if source else [])
+        public = _Elsewhere(everything, by_path.get(path, []))
         if isinstance(value, str) and ENV_REFERENCE.match(value.strip()):
             if not _is_header(path):
                 problems.append(Problem(path, _NOT_A_HEADER))
@@ -244,7 +260,7 @@ def scan_credentials(data: Any, source: str | None = None) -> CredentialScan:
             text = _named_value(value)
             if isinstance(value, Mapping | list):
                 problems.append(Problem(path, f"{key!r} names a credential; {_HINT}"))
-                refused.append(path)
+                refused.add(path)
                 continue
             if text is not None:
                 scheme = _AUTH_SCHEME.match(text.strip())
@@ -255,7 +271,7 @@ def scan_credentials(data: Any, source: str | None = None) -> CredentialScan:
                     holds = f" and the value holds {shapes[0][0]}" if shapes else ""
                     problems.append(Problem(path, f"{key!r} names a credential{holds}; {_HINT}"))
                     values.update({text, secret})
-                    refused.append(path)
+                    refused.add(path)
                     continue
                 notes.append(Problem(path, f"a placeholder ({reason}), not treated as a secret"))
                 continue
@@ -266,15 +282,20 @@ def scan_credentials(data: Any, source: str | None = None) -> CredentialScan:
                 Problem(path, f"{key!r} looks like a credential's name and its value looks random; {_HINT}")
             )
             values.add(value)
-            refused.append(path)
+            refused.add(path)
             continue
         found = _value_problem(value, public)
         if found is not None:
             reason, secrets = found
             problems.append(Problem(path, f"{reason}; {_HINT}"))
             values.update(secrets)
-            refused.append(path)
+            refused.add(path)
     return CredentialScan(problems, notes, frozenset(v for v in values if v))
+
+
+def under(path: tuple[PathPart, ...], places: set[tuple[PathPart, ...]]) -> bool:
+    """Whether ``path`` is one of ``places`` or inside one (a look-up per level, not per place)."""
+    return any(path[:depth] in places for depth in range(len(path) + 1))
 
 
 def secret_problems(data: Any) -> list[Problem]:

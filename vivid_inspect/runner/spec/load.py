@@ -10,9 +10,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from vivid_inspect.bounds import shown
 from vivid_inspect.redact import redact
 from vivid_inspect.runner.spec.checks import BUILTIN_DATA, check_parts, check_spec, is_url
-from vivid_inspect.runner.spec.credentials import scan_credentials, without_values
+from vivid_inspect.runner.spec.credentials import scan_credentials, under, without_values
 from vivid_inspect.runner.spec.model import (
     Audit,
     HumanScores,
@@ -87,6 +88,17 @@ def _message(error: ErrorDetails) -> str:
         return "expected a model name (provider/model) or a mapping with a 'model' key"
     if kind == "model_type":
         return "expected a mapping"
+    if kind in ("less_than_equal", "less_than"):
+        bound = (error.get("ctx") or {}).get("le", (error.get("ctx") or {}).get("lt"))
+        return (
+            f"must be at most {bound}, got {shown(error['input'])}: every count in a spec has an upper "
+            "bound (docs/experiments.md, Bounds)"
+        )
+    if kind == "too_long":
+        limit = (error.get("ctx") or {}).get("max_length")
+        return f"at most {limit} entries, got more: every list in a spec has an upper bound (docs/experiments.md, Bounds)"
+    if kind == "finite_number":
+        return f"must be a finite number, got {error['input']}"
     if kind == "string_pattern_mismatch":
         return (
             f"{error['input']!r} is not a valid name: use letters, digits, '_', '.' and '-' "
@@ -251,13 +263,13 @@ def load_spec(path: str | Path, *, log_dir: str | Path | None = None) -> LoadedS
     # credential's own problem replaces any other at or below its place (a type error would quote
     # the value), and no other message may quote a refused value either.
     scan = scan_credentials(source.data, str(source.path))
-    refused = [p.path for p in scan.problems]
+    refused = {p.path for p in scan.problems}
     problems = [
         *scan.problems,
         *(
             Problem(p.path, without_values(redact(p.message), scan.values), p.line)
             for p in problems
-            if not any(p.path[: len(path)] == path for path in refused)
+            if not under(p.path, refused)
         ),
     ]
     # a --log-dir option is relative to the current folder, the spec's log_dir to the spec
