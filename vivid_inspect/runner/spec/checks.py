@@ -7,6 +7,7 @@ API key: validation works offline and without credentials.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,25 @@ def is_url(value: str) -> bool:
     return value.startswith(("http://", "https://"))
 
 
+def vivid_model_names() -> tuple[str, ...]:
+    """The ``vivid/*`` models the baselines' provider knows: its baselines and its graders."""
+    from vivid_inspect.baselines.answers import BASELINES
+    from vivid_inspect.baselines.model import GRADERS
+
+    return (*BASELINES, *GRADERS)
+
+
+def _check_vivid_model(name: str, rest: str, path: Path_) -> list[Problem]:
+    """An unknown ``vivid/*`` name, caught here rather than when ``vivid run`` builds it."""
+    known = vivid_model_names()
+    if rest in known:
+        return []
+    listed = ", ".join(f"vivid/{model}" for model in known)
+    close = difflib.get_close_matches(rest.lower(), known, n=1, cutoff=0.5)
+    hint = f" (did you mean vivid/{close[0]}?)" if close else ""
+    return [Problem(path, f"unknown vivid model {name!r}{hint}; the vivid models are {listed}")]
+
+
 def _check_model(name: str, path: Path_, providers: set[str]) -> list[Problem]:
     provider, _, rest = name.partition("/")
     if not rest:
@@ -78,6 +98,8 @@ def _check_model(name: str, path: Path_, providers: set[str]) -> list[Problem]:
     if provider not in providers:
         known = ", ".join(sorted(providers))
         return [Problem(path, f"unknown model provider {provider!r}; known providers: {known}")]
+    if provider == "vivid":
+        return _check_vivid_model(name, rest, path)
     if provider in ("openai-api", "openai-api-completions") and "/" not in rest:
         return [
             Problem(
