@@ -74,6 +74,7 @@ def _run(args: argparse.Namespace) -> int:
     from vivid_inspect.data import VividDataError
     from vivid_inspect.runner.execute import run_spec
     from vivid_inspect.runner.lock import FolderBusy
+    from vivid_inspect.writable import FolderNotWritable
 
     try:
         result = run_spec(
@@ -98,12 +99,27 @@ def _run(args: argparse.Namespace) -> int:
         print(f"vivid run: {error}", file=sys.stderr)
         print("Nothing was run.", file=sys.stderr)
         return EXIT_BUSY
+    except FolderNotWritable as error:
+        print(
+            f"vivid run: cannot write to the log folder {error.folder}: {error.reason}. Nothing was run "
+            "and nothing in it changed; give a writable folder (log_dir, or --log-dir).",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_SPEC
     except KeyboardInterrupt:
         print(
             f"\nvivid run: interrupted. Finished work is kept; `vivid run {args.spec}` resumes.",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
+    except OSError as error:  # a write that failed mid-run: the disk filled, the folder went away
+        where = error.filename or loaded.log_dir
+        print(
+            f"vivid run: cannot write {where}: {error.strerror or error}. Finished work is kept; "
+            f"`vivid run {args.spec}` resumes once it can be written.",
+            file=sys.stderr,
+        )
+        return EXIT_INCOMPLETE
     _say_where(loaded, result.report_files)
     if not result.ok:
         for message in result.progress.messages:

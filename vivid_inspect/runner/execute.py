@@ -28,6 +28,7 @@ from vivid_inspect.runner.scrub import redacted_logging, redacted_output, scrub_
 from vivid_inspect.runner.spec.credentials import placeholder_line, spec_texts
 from vivid_inspect.runner.spec.load import LoadedSpec
 from vivid_inspect.runner.spec.problems import SpecError
+from vivid_inspect.writable import check_writable
 
 
 @dataclass
@@ -135,6 +136,8 @@ def run_spec(
     Raises:
         FolderBusy: Another live ``vivid run`` holds the log folder and ``wait`` is False
             (nothing has run).
+        FolderNotWritable: No file can be created in the log folder, e.g. it is read-only
+            (nothing has run, nothing in it has changed).
         SpecError: An item id the spec lists is not in the data, or a finished log holds other
             items than the spec now selects (nothing has run).
         SetupError: A model cannot be created, e.g. its API key is missing, or its endpoint
@@ -142,6 +145,8 @@ def run_spec(
         VividDataError: The data cannot be read (nothing has run).
         KeyboardInterrupt: Interrupted; completed work is kept and a rerun resumes.
     """
+    # before the lock: its file is the first write, and a read-only folder must change nothing
+    check_writable(loaded.log_dir)
     placeholders = register_placeholders(loaded)
     if placeholders is not None and not quiet:
         print(f"vivid run: {placeholders}", file=sys.stderr)

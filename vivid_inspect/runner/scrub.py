@@ -102,12 +102,18 @@ def scrub_file(path: Path) -> bool:
     return _scrub_text_file(path)
 
 
-def scrub_folder(folder: Path, *, everything: bool = False) -> list[Path]:
+def scrub_folder(
+    folder: Path, *, everything: bool = False, failed: list[tuple[Path, str]] | None = None
+) -> list[Path]:
     """Redact every log and text file under ``folder`` written since the last scrub.
+
+    A file that cannot be read or rewritten is left as it is, with a warning (and added to
+    ``failed``); the original is replaced only once its redacted copy is complete.
 
     Args:
         folder: A log folder.
         everything: Scrub every file, not only those newer than the last scrub.
+        failed: When given, each file that could not be checked or rewritten, with why.
 
     Returns:
         The files rewritten.
@@ -121,8 +127,11 @@ def scrub_folder(folder: Path, *, everything: bool = False) -> list[Path]:
     ]
     if not files:
         return []  # a run that wrote nothing leaves nothing behind, not even the marker
-    # touched before reading, so that a file written while scrubbing is scrubbed next time
-    marker.touch()
+    try:
+        # touched before reading, so that a file written while scrubbing is scrubbed next time
+        marker.touch()
+    except OSError as error:  # a read-only folder: its files cannot be rewritten either, said below
+        logger.warning("vivid: could not mark %s as checked for credentials: %s", folder, error.strerror)
     changed = []
     for path in files:
         try:
@@ -131,8 +140,10 @@ def scrub_folder(folder: Path, *, everything: bool = False) -> list[Path]:
             if scrub_file(path):
                 changed.append(path)
         except (OSError, zipfile.BadZipFile, InflationError) as error:
-            # a log being written, broken, or a decompression bomb: left as it is, said aloud
+            # a log being written, broken, read-only, or a decompression bomb: left as it is, said aloud
             logger.warning("vivid: could not check %s for credentials: %s", path, redact(str(error)))
+            if failed is not None:
+                failed.append((path, redact(str(error))))
     return changed
 
 
