@@ -106,11 +106,8 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_SPEC
-    except KeyboardInterrupt:
-        print(
-            f"\nvivid run: interrupted. Finished work is kept; `vivid run {args.spec}` resumes.",
-            file=sys.stderr,
-        )
+    except KeyboardInterrupt as interrupt:
+        print(f"\n{interrupted_line('vivid run', interrupt, f'vivid run {args.spec}')}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except OSError as error:  # a write that failed mid-run: the disk filled, the folder went away
         where = error.filename or loaded.log_dir
@@ -130,6 +127,29 @@ def _run(args: argparse.Namespace) -> int:
         )
         return EXIT_INCOMPLETE
     return EXIT_OK
+
+
+RESUMES = "resumes, repeating only the calls that were in flight"
+
+
+def interrupted_line(command: str, interrupt: KeyboardInterrupt, resume: str, again: str = RESUMES) -> str:
+    """The one line a command prints on Ctrl-C: what was kept, and how to go on.
+
+    Args:
+        command: ``vivid run``, ``vivid audit``.
+        interrupt: The interrupt; a :class:`~vivid_inspect.interrupt.RunInterrupted` says which
+            phase it stopped and how many finished samples its logs keep.
+        resume: The command to run next.
+        again: What that command does.
+
+    Returns:
+        ``vivid run: interrupted while generating runs[0]: 1 log interrupted, keeping 5 finished
+        samples. Finished work is kept; `vivid run spec.yaml` resumes, repeating only the calls
+        that were in flight.``
+    """
+    describe = getattr(interrupt, "describe", None)
+    what = f" {describe()}" if callable(describe) else ""
+    return f"{command}: interrupted{what}. Finished work is kept; `{resume}` {again}."
 
 
 def _say_where(loaded: LoadedSpec, files: list[Path]) -> None:

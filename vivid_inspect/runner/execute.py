@@ -7,14 +7,18 @@ what is missing, and a run after a complete one makes no model calls.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vivid_inspect.interrupt import raise_if_cancelled
 from vivid_inspect.redact import add_public_text
 from vivid_inspect.report.build import Report, write_report
-from vivid_inspect.runner.audits import AuditResult, run_audits
+from vivid_inspect.runner.audits import AUDITS_DIR, AuditResult, run_audits
+from vivid_inspect.runner.cells import JUDGED_DIR
 from vivid_inspect.runner.generate import GenerationResult, reuse_conflicts, run_generations
 from vivid_inspect.runner.judging.cell import JudgedResult
 from vivid_inspect.runner.judging.phase import run_judges
@@ -143,7 +147,8 @@ def run_spec(
         SetupError: A model cannot be created, e.g. its API key is missing, or its endpoint
             failed the preflight check (nothing has run).
         VividDataError: The data cannot be read (nothing has run).
-        KeyboardInterrupt: Interrupted; completed work is kept and a rerun resumes.
+        KeyboardInterrupt: Interrupted (Ctrl-C); completed work is kept and a rerun resumes. A
+            :class:`~vivid_inspect.interrupt.RunInterrupted` says what was kept.
     """
     # before the lock: its file is the first write, and a read-only folder must change nothing
     check_writable(loaded.log_dir)
@@ -195,12 +200,19 @@ def _run_spec(
         progress.note(f"preflight: {note}")
     with tracking(progress):
         generations = run_generations(prepared, models, progress, display)
+        started = time.time()
         with progress.live("judging"), inspect_console_quiet():
             judged = run_judges(prepared, generations, models.judges, progress)
+        raise_if_cancelled(loaded.log_dir / JUDGED_DIR, started, "judging")
         audits: list[AuditResult] = []
-        if loaded.spec.audits:
+        for entry in loaded.spec.audits:
+            # one audit at a time, so that Ctrl-C (which Inspect turns into cancelled logs) stops
+            # the run before the next audit starts
+            started = time.time()
+            alone = dataclasses.replace(loaded, spec=loaded.spec.model_copy(update={"audits": [entry]}))
             with progress.live("auditing"), inspect_console_quiet():
-                audits = run_audits(loaded, models.judges, progress)
+                audits += run_audits(alone, models.judges, progress)
+            raise_if_cancelled(loaded.log_dir / AUDITS_DIR / entry.judge, started, f"auditing {entry.judge}")
     write_record(prepared, _outputs(prepared, generations, judged))
     result = RunResult(generations, judged, progress, record_dir, audits=audits)
     progress.note("finished" if result.ok else "finished with incomplete cells (rerun to resume)")
