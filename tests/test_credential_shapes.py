@@ -330,3 +330,69 @@ def test_the_scan_reports_values_to_keep_out_of_other_messages() -> None:
     assert RANDOM in scan.values and [format_path(p.path) for p in scan.problems] == [
         "runs[0].models[0].model_args.api_key"
     ]
+
+
+def test_shapes_a_provider_echoes_reach_no_file_and_no_output_of_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # keys no variable holds (a gateway's own, quoted in its error): only their shape gives them away
+    from tests.fake_api import default_responder, explain_items, idiom_of
+    from tests.test_secrets import files_containing
+    from vivid_inspect.testing.openai_server import FakeOpenAIServer
+
+    echoed = [FAKE["google"], FAKE["github"], FAKE["jwt"], f"https://gw.example/v1?key={RANDOM}"]
+    broken = explain_items()[0].idiom
+
+    def responder(model: str, messages: list[dict[str, Any]]) -> str:
+        if idiom_of(str(messages[-1]["content"])) == broken:
+            raise RuntimeError("upstream refused: " + " ".join(echoed))
+        return default_responder(model, messages)
+
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAKE_API_KEY", "fake-key")
+    with FakeOpenAIServer(responder=responder) as server:
+        data = good()
+        for where in (MODEL_ARGS, JUDGE_ARGS):
+            _put(data, (*where, "base_url"), server.base_url)
+        data["runs"][0]["models"][0]["model"] = "openai-api/fake/gen"
+        data["judges"][0]["model"] = "openai-api/fake/judge"
+        data["retries"] = {"attempts": 0, "max_retries": 0, "timeout": 60}
+        spec = tmp_path / "spec.yaml"
+        spec.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+        capfd.readouterr()
+        code = main(["run", str(spec), "--display", "plain"])
+    out, err = capfd.readouterr()
+    assert code == 1  # the echoed error is a sample error: incomplete, resumable
+    assert any("upstream refused" in line for line in (out + err).splitlines()) or list(
+        tmp_path.rglob("*.eval")
+    )
+    for value in [FAKE["google"], FAKE["github"], FAKE["jwt"], RANDOM]:
+        assert files_containing(tmp_path, value) == [], value
+        assert value not in out + err
+
+
+@pytest.mark.parametrize(
+    "coloured",
+    [
+        pytest.param(
+            f"\x1b[32mhttps://gw.example/v1?\x1b[0m\x1b[32mkey\x1b[0m=\x1b[32m{RANDOM}\x1b[0m", id="raw-codes"
+        ),
+        pytest.param(
+            json.dumps(
+                {"tb": f"\x1b[32mrefused: \x1b[0m\x1b[32m{FAKE['github']}\x1b[0m, Bearer\x1b[0m {RANDOM}"}
+            ),
+            id="json-escaped-codes",
+        ),
+    ],
+)
+def test_colour_codes_that_split_a_credential_do_not_hide_it(coloured: str) -> None:
+    # rich colours a URL's query part by part in the tracebacks Inspect stores
+    cleaned = redact(coloured, environ={})
+    assert RANDOM not in cleaned and FAKE["github"] not in cleaned and REDACTED in cleaned
+    if coloured.startswith("{"):
+        assert json.loads(cleaned)  # still valid JSON
+
+
+def test_colour_codes_are_kept_where_nothing_is_redacted() -> None:
+    text = "\x1b[32mhttps://gw.example/v1?\x1b[0m\x1b[32mmodel\x1b[0m=gen"
+    assert redact(text, environ={}) == text

@@ -147,19 +147,22 @@ _WHOLE_NAMES = frozenset({"key", "sig", "signature", "pat", "jwt"})
 # Parts that make a key credential-ish: its value is refused or redacted when it looks random.
 _WEAK_PARTS = frozenset({"key", "keys", "sig", "signature", "jwt", "pat", "session", "sid", "pass", "cred"})
 
+# Where a key may start: after a non-alphanumeric character, or right after an escape a log writes
+# before it (JSON's \n, \t, \r; a terminal colour code such as \x1b[32m in a stored traceback).
+_START = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt])|(?<=\[\dm)|(?<=\[\d\dm)|(?<=\[\d;\d\dm))"
 KEY_SHAPE_KINDS: tuple[tuple[str, str], ...] = (
-    ("an OpenAI or Anthropic key (sk-…)", r"\bsk-(?:ant-|proj-|svcacct-|or-)?[A-Za-z0-9_-]{16,}"),
-    ("a Stripe key (sk_live_…)", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    ("a Google API key (AIza…)", r"\bAIza[0-9A-Za-z_-]{30,}"),
-    ("an AWS access key (AKIA…/ASIA…)", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-    ("a GitHub token (ghp_…/gho_…)", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
-    ("a GitHub token (github_pat_…)", r"\bgithub_pat_[A-Za-z0-9_]{22,}"),
-    ("a Slack token (xox?-…)", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-    ("a Hugging Face token (hf_…)", r"\bhf_[A-Za-z0-9]{30,}"),
-    ("a Groq key (gsk_…)", r"\bgsk_[A-Za-z0-9]{20,}"),
-    ("an xAI key (xai-…)", r"\bxai-[A-Za-z0-9]{20,}"),
-    ("a Replicate token (r8_…)", r"\br8_[A-Za-z0-9]{20,}"),
-    ("a JSON web token (eyJ…)", r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+    ("an OpenAI or Anthropic key (sk-…)", _START + r"sk-(?:ant-|proj-|svcacct-|or-)?[A-Za-z0-9_-]{16,}"),
+    ("a Stripe key (sk_live_…)", _START + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("a Google API key (AIza…)", _START + r"AIza[0-9A-Za-z_-]{30,}"),
+    ("an AWS access key (AKIA…/ASIA…)", _START + r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    ("a GitHub token (ghp_…/gho_…)", _START + r"gh[pousr]_[A-Za-z0-9]{30,}"),
+    ("a GitHub token (github_pat_…)", _START + r"github_pat_[A-Za-z0-9_]{22,}"),
+    ("a Slack token (xox?-…)", _START + r"xox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("a Hugging Face token (hf_…)", _START + r"hf_[A-Za-z0-9]{30,}"),
+    ("a Groq key (gsk_…)", _START + r"gsk_[A-Za-z0-9]{20,}"),
+    ("an xAI key (xai-…)", _START + r"xai-[A-Za-z0-9]{20,}"),
+    ("a Replicate token (r8_…)", _START + r"r8_[A-Za-z0-9]{20,}"),
+    ("a JSON web token (eyJ…)", _START + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
     (
         "a private key (-----BEGIN … PRIVATE KEY-----)",
         r"-----BEGIN[A-Z ]*PRIVATE KEY-----.*?-----END[A-Z ]*PRIVATE KEY-----",
@@ -170,17 +173,21 @@ KEY_SHAPE_KINDS: tuple[tuple[str, str], ...] = (
 KEY_SHAPES = re.compile("|".join(f"({pattern})" for _, pattern in KEY_SHAPE_KINDS), re.DOTALL)
 """Values shaped like a provider's key or token (any of :data:`KEY_SHAPE_KINDS`), wherever they occur."""
 
-_BEARER = re.compile(r"(?i)\b(bearer)(\s+)([A-Za-z0-9._~+/=-]{4,})")
+_BEARER = re.compile(r"(?i)" + _START + r"(bearer)(\s+)([A-Za-z0-9._~+/=-]{4,})")
 _BASIC = re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?basic)(\s+)([A-Za-z0-9+/=._-]{4,})")
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/\s@\"'<>]+)@")
+_URL_USERINFO = re.compile(r"(?i)" + _START + r"([a-z][a-z0-9+.-]*://)([^/\s@\"'<>\\]+)@")
 _QUERY_PARAMETER = re.compile(
     r"(?i)([?&;](?:[a-z0-9]*[_.-])*(?:(?:api|access|private|secret|subscription)?key|token|secret|password|passwd|auth|sig|signature|credentials?)=)"
     r"([^&;#\s\"'<>\\]+)"
 )
 _KEY_VALUE = re.compile(
-    r"(?i)(\\?[\"']?\b(?:[a-z0-9]*[_.-])*(?:api[_-]?key|apikey|access[_-]?key|private[_-]?key|secret|password"
+    r"(?i)(\\?[\"']?"
+    + _START
+    + r"(?:[a-z0-9]*[_.-])*(?:api[_-]?key|apikey|access[_-]?key|private[_-]?key|secret|password"
     r"|passwd|token|credentials?)\\?[\"']?\s*[:=]\s*\\?[\"']?)(?!\$\{env:)([^\s\"',;}&\]\\]{16,})"
 )
+# A terminal colour code, raw (ESC [ 32 m) or as JSON escapes it (\u001b[32m, \\u001b[32m).
+_COLOUR = re.compile(r"(?:\x1b|\\+u001b)\[[0-9;]*[A-Za-z]")
 _EXCERPT_LIMIT = 60
 
 
@@ -382,7 +389,10 @@ def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
     """Replace credentials in ``text`` with ``[REDACTED]``, leaving placeholders as they are.
 
     See the module's docstring for what is a credential and :func:`placeholder_reason` for what
-    is a placeholder.
+    is a placeholder. A text with terminal colour codes (a traceback Inspect stores as rich
+    renders it, raw or escaped in JSON) is also read without them, since the codes can split a
+    credential (rich colours a URL's query part by part); when that finds one, the text is
+    returned redacted and without its colours.
 
     Args:
         text: Any message.
@@ -391,6 +401,16 @@ def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
     Returns:
         The text with every credential replaced.
     """
+    cleaned = _redact(text, environ)
+    plain = _COLOUR.sub("", cleaned)
+    if plain != cleaned:
+        stripped = _redact(plain, environ)
+        if stripped != plain:
+            return stripped
+    return cleaned
+
+
+def _redact(text: str, environ: Mapping[str, str] | None) -> str:
     for value in secret_values(environ):
         text = text.replace(value, REDACTED)
     text = KEY_SHAPES.sub(lambda match: _keep_or_redact(match.group(0)), text)
