@@ -306,3 +306,79 @@ def test_a_scorer_count_past_its_bound_is_one_clear_line(
     expected = SCORER_OPTIONS[name][1]
     assert expected in out and "Traceback" not in out and "couldn't be loaded" not in out, out
     assert len(out.strip().splitlines()) < 10, out
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def _rows(page: str) -> dict[str, str]:
+    """First cell -> last cell of every table row of a docs page."""
+    rows = {}
+    for line in (DOCS / page).read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) >= 3:
+            rows[cells[0]] = cells[-1]
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("page", "row", "bound"),
+    [
+        ("experiments.md", "`runs[].limit`", bounds.MAX_ITEMS),
+        ("experiments.md", "`runs[].sample.n`", bounds.MAX_ITEMS),
+        ("experiments.md", "`runs[].sample.seed`", bounds.MAX_SEED),
+        ("experiments.md", "`runs[].sample_ids[]` (an id)", bounds.MAX_ITEM_ID),
+        ("experiments.md", "`runs[].epochs`", bounds.MAX_EPOCHS),
+        ("experiments.md", "`runs[].task_args.shots`", MAX_SHOTS),
+        ("experiments.md", "`judges[].retries`", bounds.MAX_JUDGE_RETRIES),
+        ("experiments.md", "`judges[].repeats`", bounds.MAX_REPEATS),
+        ("experiments.md", "`price.input`, `price.output` (USD per million tokens)", int(bounds.MAX_PRICE)),
+        ("experiments.md", "`concurrency.max_connections`", bounds.MAX_CONNECTIONS),
+        ("experiments.md", "`concurrency.max_tasks`", bounds.MAX_TASKS),
+        ("experiments.md", "`concurrency.max_samples`", bounds.MAX_SAMPLES),
+        ("experiments.md", "`concurrency.judge_cells`", bounds.MAX_JUDGE_CELLS),
+        ("experiments.md", "`retries.attempts`, `retries.on_error`", bounds.MAX_RUN_ATTEMPTS),
+        ("experiments.md", "`retries.wait` (seconds)", bounds.MAX_RETRY_WAIT),
+        ("experiments.md", "`retries.max_retries`", bounds.MAX_CALL_RETRIES),
+        ("experiments.md", "`retries.timeout`, `retries.attempt_timeout` (seconds)", bounds.MAX_TIMEOUT),
+        ("experiments.md", "`batch` (requests per batch)", bounds.MAX_BATCH),
+        ("experiments.md", "`audits[].limit`", bounds.MAX_ITEMS),
+        ("experiments.md", "`audits[].seed`", bounds.MAX_SEED),
+        (
+            "experiments.md",
+            "generation cells of a spec (tasks × prompts × models, summed over run blocks)",
+            bounds.MAX_CELLS,
+        ),
+        (
+            "experiments.md",
+            "judge cells of a spec (explanation cells × every judge's repeats)",
+            bounds.MAX_CELLS,
+        ),
+        (
+            "experiments.md",
+            "`generate.max_tokens`, `generate.reasoning_tokens`",
+            bounds.GENERATE_BOUNDS["max_tokens"][1],
+        ),
+        (
+            "experiments.md",
+            "`generate.num_choices`, `generate.best_of`",
+            bounds.GENERATE_BOUNDS["num_choices"][1],
+        ),
+        (
+            "experiments.md",
+            "`generate.top_logprobs`, `generate.prompt_logprobs`",
+            bounds.GENERATE_BOUNDS["top_logprobs"][1],
+        ),
+        (
+            "experiments.md",
+            "`runs`, `judges`, `audits`, `panel.members`, `audits[].probes` (entries)",
+            bounds.MAX_ENTRIES,
+        ),
+        ("tasks.md", "`-T shots`", MAX_SHOTS),
+        ("tasks.md", "`-T judge_retries`", bounds.MAX_JUDGE_RETRIES),
+        ("tasks.md", "`-S retries`", bounds.MAX_JUDGE_RETRIES),
+        ("tasks.md", "`-S repeat`", bounds.MAX_REPEATS - 1),
+    ],
+)
+def test_the_docs_list_every_bound_as_the_code_has_it(page: str, row: str, bound: int) -> None:
+    assert _rows(page).get(row) == f"{bound:,}", f"{page}: {row}"
