@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,6 +33,7 @@ from vivid_inspect.audit.probes import (
 )
 from vivid_inspect.audit.verdicts import check_seed
 from vivid_inspect.call_errors import readable_error
+from vivid_inspect.interrupt import raise_if_cancelled
 from vivid_inspect.languages import DEFAULT_LANGUAGE, check_language
 from vivid_inspect.redact import redact
 from vivid_inspect.sanity import choose_ids, model_from_name
@@ -380,6 +383,8 @@ def run_audit(
             judge, an endpoint that failed its request, data that cannot be read, or ``english``
             without translations or translator.
         AuditError: A probe's log did not complete, so there is no card.
+        RunInterrupted: Ctrl-C: Inspect cancelled the probes' logs (their finished judgements are
+            kept in Inspect's cache, so a rerun replays them).
     """
     from inspect_ai import eval
 
@@ -438,7 +443,12 @@ def run_audit(
     # One task at a time: within a task the judge already gets every item at once (up to its
     # max_connections), and on a small machine parallel tasks measured slower (25 s against 18 s
     # for vivid/chrf on the bundled sample).
+    started = time.time()
     logs = eval(tasks, model="none/none", model_roles=roles, log_dir=log_dir, display=display)
+    # Ctrl-C: Inspect cancels the probes' logs and returns instead of raising; a rerun replays the
+    # judge replies Inspect cached
+    folder = Path(log_dir or os.environ.get("INSPECT_LOG_DIR") or "logs")
+    raise_if_cancelled(folder, started, f"auditing {judge_model}", unit="judgement")
     by_probe = {log.eval.task.removeprefix("audit_"): log for log in logs}
     for name in prepared.probes:
         log = by_probe.get(name)
