@@ -438,3 +438,58 @@ def test_a_dead_endpoint_is_named_with_its_cause_before_any_call(
         [*argv, "--limit", "2"], f"{model}: no connection to http://127.0.0.1:9/v1/models", capsys
     )
     assert "Connection refused" in err and err.count("\n") == 1 and "RetryError" not in err
+
+
+# --- one progress bar, not Inspect's task panels -----------------------------------------------------
+
+
+def test_the_audit_prints_its_card_and_no_task_panels(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {key: value for key, value in os.environ.items() if key != "INSPECT_DISPLAY"}
+    done = subprocess.run(
+        [sys.executable, "-m", "vivid_inspect.cli.main", "audit", "vivid/chrf", "--limit", "12"]
+        + ["--probes", "spelling,hedge", "--out", str(tmp_path / "out"), "--log-dir", str(tmp_path / "logs")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("## Judge audit: ")
+    # Inspect's display would print a panel per probe's task (about 380 lines for the full audit);
+    # off a terminal the one bar draws nothing, so the card is all there is (standard error keeps
+    # the data layer's one line naming the item it leaves out).
+    for printed in (done.stdout, done.stderr):
+        assert "samples" not in printed and "╭" not in printed and "audit_hedge" not in printed
+    assert len(done.stderr.splitlines()) <= 1, done.stderr
+    card = (tmp_path / "out" / "audit.md").read_text("utf-8")
+    assert done.stdout == card + "\nWritten to " + str(tmp_path / "out") + ": audit.md, audit.csv, audit_shifts.png\n"
+
+
+def test_on_a_terminal_one_bar_counts_every_candidate_of_the_audit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from vivid_inspect.audit import progress
+    from vivid_inspect.audit.run import run_audit
+
+    screen = io.StringIO()
+    monkeypatch.setattr(
+        progress, "Console", lambda **kwargs: Console(file=screen, force_terminal=True, width=120, **kwargs)
+    )
+    card = run_audit("vivid/chrf", limit=4, probes="hedge", log_dir=str(tmp_path / "logs"), progress=True)
+    assert [r.probe for r in card.results] == ["reference", "hedge"]
+    from rich.text import Text
+
+    drawn = Text.from_ansi(screen.getvalue()).plain
+    assert "vivid audit judging 2 probes with vivid/chrf" in drawn
+    assert "8/8 candidates" in drawn
+    assert progress._active is None  # the counters are gone once the audit ends
