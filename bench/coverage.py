@@ -29,6 +29,7 @@ from coverage_common import CoverageTable, header_lines  # noqa: E402
 
 SECTIONS: dict[str, str] = {
     # name: what it shows (the module is coverage_<name>.py)
+    "audit": "vivid audit: a noisy judge's false failures, planted biases caught, coverage of shifts and rates",
 }
 
 

@@ -87,7 +87,10 @@ def test_the_header_names_judge_strategy_language_data_and_items() -> None:
         "Judge `openai/gpt-4.1` (strategy `aspect`, instructions in `en`) on 40 items of tests/fixtures/x.csv: "
         f"{len(PROBES)} pass, 0 fail, 0 inconclusive." in text
     )
-    assert "Student t over items with one pseudo-item at each end of the range (weight 1 each)" in text
+    assert (
+        "Student t over items, its spread counting a pseudo-item half the range above and below the mean "
+        "(weight 1 each)" in text
+    )
 
 
 def test_the_control_comes_first_as_the_noise_floor() -> None:

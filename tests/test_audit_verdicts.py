@@ -478,14 +478,15 @@ def test_the_interval_is_paired_so_item_difficulty_cancels_out() -> None:
         pytest.param(lambda n: [float(i % 2) for i in range(n)], -1.0, 1.0, id="flips"),
     ],
 )
-def test_the_interval_is_the_t_interval_with_a_pseudo_item_at_each_end(
+def test_the_interval_is_the_t_interval_with_a_pseudo_item_half_the_range_each_side(
     n: int, values: Callable[[int], list[float]], low: float, high: float
 ) -> None:
     from scipy import stats
 
     data = values(n)
-    augmented = np.array([*data, low, high])
-    centre, se = augmented.mean(), augmented.std(ddof=1) / math.sqrt(augmented.size)
+    centre = float(np.mean(data))
+    augmented = np.array([*data, centre - (high - low) / 2, centre + (high - low) / 2])
+    se = augmented.std(ddof=1) / math.sqrt(augmented.size)
     half = stats.t.ppf(0.975, augmented.size - 1) * se
     lo, hi = mean_interval(data, low, high)
     assert lo == pytest.approx(max(low, centre - half)) and hi == pytest.approx(min(high, centre + half))
