@@ -468,7 +468,10 @@ def test_the_audit_prints_its_card_and_no_task_panels(tmp_path: Path) -> None:
         assert "samples" not in printed and "╭" not in printed and "audit_hedge" not in printed
     assert len(done.stderr.splitlines()) <= 1, done.stderr
     card = (tmp_path / "out" / "audit.md").read_text("utf-8")
-    assert done.stdout == card + "\nWritten to " + str(tmp_path / "out") + ": audit.md, audit.csv, audit_shifts.png\n"
+    assert (
+        done.stdout
+        == card + "\nWritten to " + str(tmp_path / "out") + ": audit.md, audit.csv, audit_shifts.png\n"
+    )
 
 
 def test_on_a_terminal_one_bar_counts_every_candidate_of_the_audit(

@@ -161,12 +161,16 @@ BIASED = [
 ]
 
 
-def _check_card(card: Any, name: str, caught_by: set[str], at_the_margin: frozenset[str] = frozenset()) -> None:
+def _check_card(
+    card: Any, name: str, caught_by: set[str], at_the_margin: frozenset[str] = frozenset()
+) -> None:
     assert [result.probe for result in card.results] == list(PROBES)
     assert _failed(card) == caught_by
     undecided = {result.probe for result in card.results if result.verdict == "inconclusive"}
     assert undecided == at_the_margin
-    assert {result.probe for result in card.results if result.verdict == "pass"} == ALL - caught_by - at_the_margin
+    assert {
+        result.probe for result in card.results if result.verdict == "pass"
+    } == ALL - caught_by - at_the_margin
     assert card.passed is (not caught_by) and card.exit_code == (1 if caught_by else 0)
     assert card.n_items == VERDICT_LIMIT and card.judge == f"mockllm/{name}"
     assert all(result.unscored == 0 for result in card.results)
