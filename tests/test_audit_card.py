@@ -88,8 +88,8 @@ def test_the_header_names_judge_strategy_language_data_and_items() -> None:
         f"{len(PROBES)} pass, 0 fail, 0 inconclusive." in text
     )
     assert (
-        "Student t over items, its spread counting a pseudo-item half the range above and below the mean "
-        "(weight 1 each)" in text
+        "Student t over items, its spread counting a pseudo-item above and below the mean, as far as an "
+        "item could lie (weight 1 each)" in text
     )
 
 

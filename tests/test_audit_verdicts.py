@@ -470,28 +470,30 @@ def test_the_interval_is_paired_so_item_difficulty_cancels_out() -> None:
 
 @pytest.mark.parametrize("n", [2, 3, 10, 40, 200])
 @pytest.mark.parametrize(
-    ("values", "low", "high"),
+    ("values", "low", "high", "jump", "reach"),
     [
-        pytest.param(lambda n: [0.0] * n, -5.0, 5.0, id="all-zero-shift"),
-        pytest.param(lambda n: [float(i % 3 - 1) for i in range(n)], -5.0, 5.0, id="noisy-shift"),
-        pytest.param(lambda n: [5.0] * n, 0.0, 5.0, id="all-five-mean"),
-        pytest.param(lambda n: [float(i % 2) for i in range(n)], -1.0, 1.0, id="flips"),
+        pytest.param(lambda n: [0.0] * n, -5.0, 5.0, 5.0, 5.0, id="all-zero-shift"),
+        pytest.param(lambda n: [float(i % 3 - 1) for i in range(n)], -5.0, 5.0, 5.0, 5.0, id="noisy-shift"),
+        pytest.param(lambda n: [-5.0] * n, -5.0, 5.0, 5.0, 5.0, id="shift-at-the-end-reaches-one-scale"),
+        pytest.param(lambda n: [5.0] * n, 0.0, 5.0, None, 5.0, id="all-five-mean-reaches-to-0"),
+        pytest.param(lambda n: [2.5] * n, 0.0, 5.0, None, 2.5, id="mid-scale-mean-reaches-either-end"),
+        pytest.param(lambda n: [float(i % 2) for i in range(n)], -1.0, 1.0, 1.0, 1.0, id="flips"),
     ],
 )
-def test_the_interval_is_the_t_interval_with_a_pseudo_item_half_the_range_each_side(
-    n: int, values: Callable[[int], list[float]], low: float, high: float
+def test_the_interval_is_the_t_interval_with_a_pseudo_item_as_far_as_an_item_could_lie_each_side(
+    n: int, values: Callable[[int], list[float]], low: float, high: float, jump: float | None, reach: float
 ) -> None:
     from scipy import stats
 
     data = values(n)
     centre = float(np.mean(data))
-    augmented = np.array([*data, centre - (high - low) / 2, centre + (high - low) / 2])
+    augmented = np.array([*data, centre - reach, centre + reach])
     se = augmented.std(ddof=1) / math.sqrt(augmented.size)
     half = stats.t.ppf(0.975, augmented.size - 1) * se
-    lo, hi = mean_interval(data, low, high)
+    lo, hi = mean_interval(data, low, high, jump=jump)
     assert lo == pytest.approx(max(low, centre - half)) and hi == pytest.approx(min(high, centre + half))
     assert lo < hi  # never zero width, however alike the items
-    assert lo <= float(np.mean(data)) <= hi
+    assert lo <= centre <= hi
 
 
 def test_an_interval_needs_two_items_and_a_rate_interval_two_as_well() -> None:

@@ -137,8 +137,9 @@ class AuditCard:
             *self._noise_floor(),
             f"Scores 0-{MAX_SCORE}. Mean: over the probe's scored items. Paired: the probe's and the "
             "comparison's means over the items the judge scored in both, whose difference is the shift. "
-            f"[{level} CI]: Student t over items, its spread counting a pseudo-item half the range above "
-            f"and below the mean ({_weight(PSEUDO_ITEMS)} each); rates with Wilson intervals. Invariance probes: their flips "
+            f"[{level} CI]: Student t over items, its spread counting a pseudo-item above and below the mean, "
+            f"as far as an item could lie ({_weight(PSEUDO_ITEMS)} each); rates with Wilson intervals. "
+            "Invariance probes: their flips "
             "(items whose score changed, or rose for `not_higher`) beyond the control's on the same items. "
             "The bold figures decide the verdict.",
             "",

@@ -83,13 +83,14 @@ _EPS = 1e-9  # means of equal values can land a rounding error beside a bound
 _MAX_PROBLEMS = 20
 
 PSEUDO_ITEMS = 1.0
-"""Weight of each of the two pseudo-items, half the range above and below the mean, in a t interval.
+"""Weight of each of the two pseudo-items, above and below the mean, in a t interval (:func:`mean_interval`).
 
 Like Agresti and Coull's added successes and failures, they keep the interval honest where the
 items cannot show the spread: every score equal (a deterministic judge) or rare large jumps. The
 plain t interval and the percentile bootstrap cover 10-60 % of such shapes at 40 items; with the
 pseudo-items every shape of ``bench/coverage_audit.py``'s grid is covered at 93 % or more, for every
-n from 5 to 200 (``bench/results.md``). Weight 0.5 covered 91 % of rare 5-point jumps at n=200."""
+n from 5 to 200 (``bench/results.md``). Weight 0.5 covered 91 % of rare 5-point jumps at n=200, and
+so did pseudo-items only half the range from a mean near 0."""
 
 MIN_N_INTERVAL: dict[str, int] = {"mean": 2, "rate": 2}
 """Fewest items from which each kind of interval is printed: ``mean`` (the shift, the probe's mean and
@@ -540,21 +541,29 @@ def flip_bound(expectation: str, thresholds: Thresholds) -> float:
 
 
 def mean_interval(
-    values: np.ndarray | Sequence[float], low: float, high: float, confidence: float = 0.95
+    values: np.ndarray | Sequence[float],
+    low: float,
+    high: float,
+    confidence: float = 0.95,
+    *,
+    jump: float | None = None,
 ) -> tuple[float, float]:
     """The interval of the mean of values bounded in ``[low, high]``, paired over items.
 
-    A Student t interval around the mean whose spread counts one pseudo-item half the range above
-    the mean and one half the range below it (:data:`PSEUDO_ITEMS` each), clipped to the range. The
-    pseudo-items keep a width where the items cannot show the spread (every item equal, rare large
-    jumps) without moving the centre; no resampling, so no seed. Below :data:`MIN_N_INTERVAL`
-    ``["mean"]`` items there is none.
+    A Student t interval around the mean whose spread counts two pseudo-items (:data:`PSEUDO_ITEMS`
+    each), one above the mean and one below it, as far from it as one item's value could lie (the
+    farther end of the range), at most ``jump``; clipped to the range. The pseudo-items keep a width
+    where the items cannot show the spread (every item equal, rare large jumps) without moving the
+    centre; no resampling, so no seed. Below :data:`MIN_N_INTERVAL` ``["mean"]`` items there is none.
 
     Args:
         values: Per-item values (a shift's differences, a probe's scores, flips beyond the control).
         low: Smallest value an item can take.
         high: Largest value an item can take.
         confidence: The interval's level.
+        jump: The largest change of one item's value (one score's whole scale for a shift, whose
+            items lie within 5 of the mean in practice though the range is 10 wide); default: the
+            width of the range.
 
     Returns:
         ``(low end, high end)``, around the mean; NaN when there are too few items.
@@ -569,7 +578,8 @@ def mean_interval(
     weight = PSEUDO_ITEMS
     total = n + 2 * weight
     centre = float(array.mean())
-    spread = float(((array - centre) ** 2).sum()) + 2 * weight * ((high - low) / 2) ** 2
+    reach = min(high - low if jump is None else jump, max(high - centre, centre - low))
+    spread = float(((array - centre) ** 2).sum()) + 2 * weight * reach**2
     half = float(stats.t.ppf((1 + confidence) / 2, total - 1)) * math.sqrt(spread / (total - 1) / total)
     return max(low, centre - half), min(high, centre + half)
 
@@ -652,7 +662,7 @@ def evaluate_probe(
         comparison_unscored = 0
         paired_mean = comparison_mean = math.nan
     scale = float(MAX_SCORE)
-    shift_low, shift_high = mean_interval(differences, -scale, scale, t.confidence)
+    shift_low, shift_high = mean_interval(differences, -scale, scale, t.confidence, jump=scale)
     mean_low, mean_high = mean_interval(scored, 0.0, scale, t.confidence)
     own_score = expectation in OWN_SCORE
     decided = scored if own_score else differences
@@ -764,7 +774,7 @@ def _flips_beyond_control(
         # with less noise than counting its rises alone.
         control_flips = control_flips / 2
     excess = np.array([float(flipped[i]) for i in items]) - control_flips
-    low, high = mean_interval(excess, -1.0, 1.0, t.confidence)
+    low, high = mean_interval(excess, -1.0, 1.0, t.confidence, jump=1.0)
     return replace(
         base,
         n=len(items),
