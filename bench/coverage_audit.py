@@ -9,7 +9,7 @@ Every number comes from :mod:`vivid_inspect.audit.verdicts` itself (``evaluate``
 - *power and the margin*: the same noisy judge with a bias planted on one probe (a padded answer a
   point higher on a share of the items, ...), from below the margin to well above it.
 - *coverage*: how often each printed 95 % interval (the shift's, the probe's mean, the flips beyond
-  the control, the Wilson interval of a rate) holds the planted value, for every n from 5 to 200,
+  the control, the exact interval of a rate) holds the planted value, for every n from 5 to 200,
   over a grid of planted shapes including the edges (every item alike, rare large jumps, means near
   0 and 5).
 """
@@ -348,7 +348,7 @@ def mean_coverage(reps: int, seed: int, ns: Sequence[int]) -> CoverageTable:
 def rate_coverage(reps: int, seed: int, ns: Sequence[int]) -> CoverageTable:
     probe = PROBES["wrong"]
     table = CoverageTable(
-        f"Coverage of a rate's 95 % Wilson interval (sensitivity of `wrong`; {reps} repetitions)",
+        f"Coverage of a rate's 95 % exact (Clopper-Pearson) interval (sensitivity of `wrong`; {reps} repetitions)",
         ["planted share", *(f"n={n}" for n in ns)],
     )
     for share in RATE_SHARES:

@@ -48,7 +48,7 @@ THRESHOLD_USES: dict[str, str] = {
     "ceiling": "`at_most_1`: the mean's interval, and each item, at or below it",
     "item_tolerance": "one item's change that still counts as none (`same`, `not_higher`, the control) or "
     "must be exceeded to count as a drop (`lower`)",
-    "min_rate": "`lower`, `high`, `at_most_1`: the rate's Wilson interval at or above it (the invariance "
+    "min_rate": "`lower`, `high`, `at_most_1`: the rate's exact interval at or above it (the invariance "
     "probes' flips beyond the control are held to their shift margin per smallest flip instead)",
     "min_items": "fewer paired (or scored) items: inconclusive",
     "max_unscored": "a larger share of items left out: inconclusive unless failed",
@@ -138,7 +138,7 @@ class AuditCard:
             f"Scores 0-{MAX_SCORE}. Mean: over the probe's scored items. Paired: the probe's and the "
             "comparison's means over the items the judge scored in both, whose difference is the shift. "
             f"[{level} CI]: Student t over items, its spread counting a pseudo-item above and below the mean, "
-            f"as far as an item could lie ({_weight(PSEUDO_ITEMS)} each); rates with Wilson intervals. "
+            f"as far as an item could lie ({_weight(PSEUDO_ITEMS)} each); rates with exact (Clopper-Pearson) intervals. "
             "Invariance probes: their flips "
             "(items whose score changed, or rose for `not_higher`) beyond the control's on the same items. "
             "The bold figures decide the verdict.",
