@@ -87,7 +87,7 @@ PSEUDO_ITEMS = 1.0
 
 Like Agresti and Coull's added successes and failures, they keep the interval honest where the
 items cannot show the spread: every score equal (a deterministic judge) or rare large jumps. The
-plain t interval and the percentile bootstrap cover 10-60 % of such shapes at 40 items; with the
+plain t interval and the percentile bootstrap covered 45-80 % of rare-jump shapes at 30 items; with the
 pseudo-items every shape of ``bench/coverage_audit.py``'s grid is covered at 93 % or more, for every
 n from 5 to 200 (``bench/results.md``). Weight 0.5 covered 91 % of rare 5-point jumps at n=200, and
 so did pseudo-items only half the range from a mean near 0."""
