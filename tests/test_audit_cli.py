@@ -40,7 +40,15 @@ def _exit(argv: list[str]) -> int:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        pytest.param(["vivid/chrf", "--limit", "0"], "limit 0 must be 1 or more", id="limit-zero"),
+        pytest.param(["vivid/chrf", "--limit", "0"], "limit 0 must be between 1 and 100000", id="limit-zero"),
+        pytest.param(
+            ["vivid/chrf", "--limit", "1" + "0" * 30],
+            "must be between 1 and 100000",
+            id="limit-past-the-bound",
+        ),
+        pytest.param(
+            ["vivid/chrf", "--seed", str(2**40)], "must be at most 4294967295", id="seed-past-the-bound"
+        ),
         pytest.param(
             ["vivid/chrf", "--limit", "ten"], "limit 'ten' is not a whole number", id="limit-not-a-number"
         ),

@@ -33,6 +33,7 @@ from vivid_inspect.audit.verdicts import (
     rate_interval,
     seed_problem,
 )
+from vivid_inspect.bounds import MAX_SEED, shown
 
 NAN = math.nan
 N = 40
@@ -990,7 +991,7 @@ def test_without_paired_items_the_paired_means_are_nan() -> None:
     ],
 )
 def test_a_bad_seed_is_refused_naming_it(seed: object) -> None:
-    message = f"--seed = {seed!r}: must be a whole number, 0 or more"
+    message = f"--seed = {shown(seed)}: must be a whole number, 0 or more"
     assert seed_problem(seed, "--seed") == message
     with pytest.raises(ValueError) as caught:
         check_seed(seed, "--seed")
@@ -1004,13 +1005,23 @@ def test_a_bad_seed_is_refused_naming_it(seed: object) -> None:
     [
         pytest.param(0, id="zero"),
         pytest.param(7, id="small"),
-        pytest.param(2**64, id="beyond-64-bits"),
+        pytest.param(MAX_SEED, id="the-bound"),
         pytest.param(np.int64(3), id="numpy-int"),
     ],
 )
 def test_a_good_seed_is_returned_as_an_int(seed: object) -> None:
     assert seed_problem(seed) is None
     assert check_seed(seed) == int(seed) and type(check_seed(seed)) is int  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(
+    "seed", [pytest.param(MAX_SEED + 1, id="past-the-bound"), pytest.param(10**5000, id="5000-digits")]
+)
+def test_a_seed_past_the_specs_bound_is_refused_without_printing_it_whole(seed: int) -> None:
+    # The same bound as a spec's audit seed, so `vivid audit --seed` and `audits[].seed` agree.
+    problem = seed_problem(seed, "--seed")
+    assert problem is not None and problem.endswith(f"must be at most {MAX_SEED}")
+    assert len(problem) < 100
 
 
 @pytest.mark.parametrize(

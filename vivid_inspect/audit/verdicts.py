@@ -47,6 +47,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from vivid_inspect.bounds import MAX_SEED, shown
 from vivid_inspect.scorers.judge_parse import MAX_SCORE
 
 if TYPE_CHECKING:
@@ -289,8 +290,9 @@ def _problem(name: str, value: object) -> str | None:
 def seed_problem(seed: object, name: str = "seed") -> str | None:
     """Why ``seed`` cannot seed the audit's draws and bootstraps, in one line naming it, or None.
 
-    numpy's generator takes a whole number, 0 or more (any size); a negative one, a float, text or a
-    bool is refused here, before any model call, instead of failing after the judge's calls.
+    numpy's generator takes a whole number, 0 or more; a negative one, one above the bound a spec's
+    seed has (:data:`vivid_inspect.bounds.MAX_SEED`), a float, text or a bool is refused here,
+    before any model call, instead of failing after the judge's calls.
 
     Args:
         seed: The value given.
@@ -300,7 +302,9 @@ def seed_problem(seed: object, name: str = "seed") -> str | None:
         The problem, or None when the seed is fine.
     """
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        return f"{name} = {seed!r}: must be a whole number, 0 or more"
+        return f"{name} = {shown(seed)}: must be a whole number, 0 or more"
+    if seed > MAX_SEED:  # the bound a spec's audit seed has (vivid_inspect.bounds)
+        return f"{name} = {shown(seed)}: must be at most {MAX_SEED}"
     return None
 
 
