@@ -303,7 +303,7 @@ def seed_problem(seed: object, name: str = "seed") -> str | None:
     """
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         return f"{name} = {shown(seed)}: must be a whole number, 0 or more"
-    if seed > MAX_SEED:  # the bound a spec's audit seed has (vivid_inspect.bounds)
+    if int(seed) > MAX_SEED:  # the bound a spec's audit seed has (vivid_inspect.bounds)
         return f"{name} = {shown(seed)}: must be at most {MAX_SEED}"
     return None
 
