@@ -62,6 +62,7 @@ class LeftOut:
         annotator_wins: ``rho_h``: share where the annotator is at least as close as the judge.
         p_value: One-sided p of ``rho_h - rho_f >= epsilon`` (None: fewer than two items).
         won: Whether the judge wins against this annotator (rejected by Benjamini-Yekutieli).
+        spread: Standard deviation of the per-item ``W_h - W_f`` (None: fewer than two items).
     """
 
     annotator: str
@@ -70,6 +71,7 @@ class LeftOut:
     annotator_wins: float | None
     p_value: float | None
     won: bool = False
+    spread: float | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,49 @@ class AltTest:
     def tested(self) -> int:
         """Annotators with a p-value: the denominator of ``omega``."""
         return sum(1 for a in self.annotators if a.p_value is not None)
+
+
+def items_to_pass(result: AltTest) -> int | None:
+    """About how many shared items per annotator would let the judge pass, if it keeps its advantage.
+
+    The judge passes with wins against half the annotators (rounded up), ``k`` of ``m``; at the
+    Benjamini-Yekutieli step each of those ``k`` needs ``p <= k q / (m H_m)``. An annotator whose
+    mean ``W_h - W_f`` is below ``epsilon`` reaches that with the ``n`` at which the same one-sided
+    t-test, with the same mean and spread as now, gives that p; the answer is the ``k``-th smallest
+    such ``n``.
+
+    Args:
+        result: A test with at least one annotator tested.
+
+    Returns:
+        The items, or None when fewer than ``k`` annotators are below ``epsilon`` (more items of
+        the same kind will not make the judge pass) or nobody was tested.
+    """
+    tested = [a for a in result.annotators if a.p_value is not None]
+    if not tested:
+        return None
+    m = len(tested)
+    k = math.ceil(m / 2)
+    level = k * result.q / (m * sum(1 / i for i in range(1, m + 1)))
+    needed = []
+    for a in tested:
+        gap = result.epsilon - ((a.annotator_wins or 0.0) - (a.judge_wins or 0.0))
+        if gap <= 0:
+            continue
+        spread = a.spread if a.spread is not None and a.spread > 0 else 1.0 / math.sqrt(a.n)
+        needed.append(_items_for(gap, spread, level, a.n))
+    if len(needed) < k:
+        return None
+    return sorted(needed)[k - 1]
+
+
+def _items_for(gap: float, spread: float, level: float, start: int) -> int:
+    """The fewest items, from ``start`` on, whose one-sided t-test of a mean ``gap`` below epsilon reaches ``level``."""
+    z = float(stats.norm.ppf(1 - level))
+    n = max(start, 2, math.ceil((z * spread / gap) ** 2))  # the normal approximation: never more than the t needs
+    while float(stats.t.cdf(-gap * math.sqrt(n) / spread, df=n - 1)) > level:
+        n = math.ceil(n * 1.05) + 1
+    return n
 
 
 def few_items(annotator: str, n: int) -> str:
@@ -174,7 +219,7 @@ def alt_tests(
     results: dict[Hashable, AltTest] = {}
     for key, rows in left_outs.items():
         marked = tuple(
-            LeftOut(r.annotator, r.n, r.judge_wins, r.annotator_wins, r.p_value, (key, i) in won)
+            LeftOut(r.annotator, r.n, r.judge_wins, r.annotator_wins, r.p_value, (key, i) in won, r.spread)
             for i, r in enumerate(rows)
         )
         results[key] = _summary(marked, cases[key], epsilon, q)
@@ -200,8 +245,12 @@ def _left_outs(judge: Scores, annotators: Mapping[str, Scores], epsilon: float) 
         if n == 0:
             rows.append(LeftOut(str(name), 0, None, None, None))
             continue
-        p_value = _one_sided_p(np.array(wins_h) - np.array(wins_f), epsilon) if n >= 2 else None
-        rows.append(LeftOut(str(name), n, float(np.mean(wins_f)), float(np.mean(wins_h)), p_value))
+        differences = np.array(wins_h) - np.array(wins_f)
+        p_value = _one_sided_p(differences, epsilon) if n >= 2 else None
+        spread = float(differences.std(ddof=1)) if n >= 2 else None
+        rows.append(
+            LeftOut(str(name), n, float(np.mean(wins_f)), float(np.mean(wins_h)), p_value, False, spread)
+        )
     return rows
 
 
