@@ -22,10 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from coverage_common import CoverageTable
+from coverage_common import CoverageTable, wilson
 from planted_scores import NS, ROW_COLUMNS, Tally, record, threshold_table
 
 from vivid_inspect.report.corrected import corrected_cell
+from vivid_inspect.report.draw_check import check_draw
 from vivid_inspect.report.intervals import RULES, mean_interval
 from vivid_inspect.report.ppi import ppi_mean
 from vivid_inspect.report.sheet_export import stratified_ids
@@ -33,7 +34,7 @@ from vivid_inspect.taxonomy import THEME_NAMES
 
 REPS = 2000
 QUICK_REPS = 100
-THRESHOLD_REPS = 1000
+THRESHOLD_REPS = 2000
 ITEMS = 1636
 LABELLED = 200
 # The paper's theme shares (Figure 3), in THEME_NAMES order: Love, Virtues, Criticism, Work and
@@ -96,7 +97,39 @@ def run(reps: int, quick: bool, seed: int) -> list[CoverageTable]:
     rng = np.random.default_rng(seed)
     tables = _headline(reps, rng)
     tables.extend(_threshold(min(reps, THRESHOLD_REPS) if not quick else reps, quick, rng))
+    tables.append(_draws(min(reps, 1000), rng))
     return tables
+
+
+def _draws(reps: int, rng: np.random.Generator) -> CoverageTable:
+    """How often draw_check warns: on draws as export makes them, and on items picked three ways."""
+    themes, _, judge = headline_population(rng)
+    ids = list(range(ITEMS))
+    theme_of = {i: THEME_NAMES[int(t)] for i, t in enumerate(themes)}
+    scores = dict(enumerate(judge.tolist()))
+    designs: dict[str, Callable[[int], list[int]]] = {
+        "uniform, theme-stratified (export's draw)": lambda rep: stratified_ids(theme_of, LABELLED, seed=rep),
+        "the first 200 ids": lambda rep: ids[:LABELLED],
+        "200 of the judge's 5s and 4s": lambda rep: [
+            int(i) for i in rng.choice(np.flatnonzero(judge >= 4), LABELLED, replace=False)
+        ],
+        "Criticism and Life Lessons only": lambda rep: [
+            int(i) for i in rng.choice(np.flatnonzero(np.isin(themes, [2, 5])), LABELLED, replace=False)
+        ],
+    }
+    table = CoverageTable(
+        f"How often draw_check warns that {LABELLED} labelled items of {ITEMS} were not a uniform draw",
+        ["design", "files", "warned", "rate", "rate 95 % CI"],
+    )
+    for name, draw in designs.items():
+        count = reps if name.startswith("uniform") else max(reps // 10, 20)
+        warned = sum(bool(check_draw(ids, scores, theme_of, draw(rep)).warnings) for rep in range(count))
+        lo, hi = wilson(warned, count)
+        table.rows.append([name, count, warned, warned / count, f"[{lo:.3f}, {hi:.3f}]"])
+    table.notes.append(
+        "goal: about 0.001 on the uniform draw (the tests' overall level), near 1 on the picked ones"
+    )
+    return table
 
 
 def _headline(reps: int, rng: np.random.Generator) -> list[CoverageTable]:

@@ -130,7 +130,15 @@ def _hall(t: float, k: float) -> float:
     return t + k * t**2 / 3 + k**2 * t**3 / 27 + k / 6
 
 
-def test_the_interval_ends_are_where_halls_transform_reaches_the_t_quantile():
+def _solve(f, lo: float = -50.0, hi: float = 50.0) -> float:
+    """The root of an increasing function by bisection (no closed form used)."""
+    for _ in range(200):
+        middle = (lo + hi) / 2
+        lo, hi = (middle, hi) if f(middle) < 0 else (lo, middle)
+    return (lo + hi) / 2
+
+
+def test_the_interval_is_the_t_interval_widened_to_halls_ends():
     human, judge, unlabelled = _scores(np.random.default_rng(9), 30, 270, "weak model")
     result = ppi_mean(human, judge, unlabelled, lam=1.0, alpha=0.05)
     residual = human - judge
@@ -144,10 +152,14 @@ def test_the_interval_ends_are_where_halls_transform_reaches_the_t_quantile():
     q = stats.t.ppf(0.975, n - 1)
     assert result.se == pytest.approx(se, abs=TOLERANCE)
     assert result.estimate == pytest.approx(centre, abs=TOLERANCE)
-    assert _hall((centre - result.lo) / se, k) == pytest.approx(q, abs=1e-9)
-    assert _hall((centre - result.hi) / se, k) == pytest.approx(-q, abs=1e-9)
+    # Hall's ends: where his transform of T = (centre - mean) / se reaches +q and -q.
+    hall_lo, hall_hi = (_solve(lambda t, target=target: _hall(t, k) - target) for target in (q, -q))
+    hall_lo, hall_hi = centre - se * hall_lo, centre - se * hall_hi
     plain = (centre - q * se, centre + q * se)
-    assert (result.lo, result.hi) != pytest.approx(plain, abs=1e-6)
+    # The t interval widened to Hall's ends, never narrowed.
+    assert result.lo == pytest.approx(min(plain[0], hall_lo), abs=1e-9)
+    assert result.hi == pytest.approx(max(plain[1], hall_hi), abs=1e-9)
+    assert (result.lo, result.hi) != pytest.approx(plain, abs=1e-6)  # the skew widened one side
 
 
 def test_a_symmetric_residual_keeps_the_t_interval():
