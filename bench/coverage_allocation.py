@@ -91,11 +91,16 @@ def run(reps: int, quick: bool, seed: int) -> list[CoverageTable]:
             ]
             first_total = MIN_PER_GENERATION * len(spreads)
 
-            def realised(total: int, strata: list[Stratum] = estimated) -> float:
-                plan = allocate(strata, total - first_total)
+            def realised(
+                total: int,
+                strata: list[Stratum] = estimated,
+                first: int = first_total,
+                truth: list[Stratum] = known,
+            ) -> float:
+                plan = allocate(strata, total - first)
                 return sum(
                     (s.spread or 0) ** 2 * (1 / share.total - 1 / ITEMS)
-                    for s, share in zip(known, plan.shares, strict=True)
+                    for s, share in zip(truth, plan.shares, strict=True)
                 )
 
             low, high = first_total, budget * 2

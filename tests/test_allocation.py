@@ -23,7 +23,7 @@ from vivid_inspect.report.ppi import residual_spread
 
 
 def test_the_minimum_is_the_corrected_means_rule():
-    assert MIN_PER_GENERATION == RULES["corrected_mean"].min_n
+    assert RULES["corrected_mean"].min_n == MIN_PER_GENERATION
 
 
 def test_neyman_gives_labels_in_proportion_to_the_spread():

@@ -53,7 +53,7 @@ def test_below_the_rule_a_cell_says_too_few():
     for interval in (cell.corrected, cell.human, cell.bias):
         assert interval.estimate is not None and interval.lo is None
         assert interval.reason == too_few(MIN_LABELLED - 1)
-    assert MIN_LABELLED == RULES["corrected_mean"].min_n
+    assert RULES["corrected_mean"].min_n == MIN_LABELLED
     assert corrected_cell(judge, human, min_n=5).corrected.lo is not None
 
 

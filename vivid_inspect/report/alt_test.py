@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -48,7 +49,7 @@ FEW_ANNOTATORS = (
     f"represent; the authors recommend {RECOMMENDED_ANNOTATORS} or more"
 )
 
-Scores = Mapping[Hashable, float]
+Scores = Mapping[Any, float]
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,8 @@ def items_to_pass(result: AltTest) -> int | None:
 def _items_for(gap: float, spread: float, level: float, start: int) -> int:
     """The fewest items, from ``start`` on, whose one-sided t-test of a mean ``gap`` below epsilon reaches ``level``."""
     z = float(stats.norm.ppf(1 - level))
-    n = max(start, 2, math.ceil((z * spread / gap) ** 2))  # the normal approximation: never more than the t needs
+    # The normal approximation first: the t needs at least as many.
+    n = max(start, 2, math.ceil((z * spread / gap) ** 2))
     while float(stats.t.cdf(-gap * math.sqrt(n) / spread, df=n - 1)) > level:
         n = math.ceil(n * 1.05) + 1
     return n
@@ -193,11 +195,11 @@ def alt_test(
 
 
 def alt_tests(
-    cases: Mapping[Hashable, tuple[Scores, Mapping[str, Scores]]],
+    cases: Mapping[Any, tuple[Scores, Mapping[str, Scores]]],
     *,
     epsilon: float = DEFAULT_EPSILON,
     q: float = Q_FDR,
-) -> dict[Hashable, AltTest]:
+) -> dict[Any, AltTest]:
     """One judge tested on several sets of annotators (one per generation), one FDR step over all.
 
     Args:
@@ -216,7 +218,7 @@ def alt_tests(
     p_values = np.array([left_outs[key][i].p_value for key, i in tested], dtype=float)
     rejected = stats.false_discovery_control(p_values, method="by") <= q if p_values.size else np.array([])
     won = {place for place, rejection in zip(tested, rejected, strict=True) if rejection}
-    results: dict[Hashable, AltTest] = {}
+    results: dict[Any, AltTest] = {}
     for key, rows in left_outs.items():
         marked = tuple(
             LeftOut(r.annotator, r.n, r.judge_wins, r.annotator_wins, r.p_value, (key, i) in won, r.spread)

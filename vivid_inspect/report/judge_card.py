@@ -230,14 +230,14 @@ def _verdict(
             ],
         )
     failed_full = [g for g, t in tests.items() if t.passed is False and _full(t)]
-    labels = {h.generation: h.label for h in mine}
+    by_key = {h.generation: h.label for h in mine}
     if failed_full:
-        names = ", ".join(labels[g] for g in failed_full)
+        names = ", ".join(by_key[g] for g in failed_full)
         rates = ", ".join(f"omega {tests[g].winning_rate:.2f}" for g in failed_full)
         return NO, f"It fails the alternative annotator test on {names} ({rates} < 0.5).", []
     settle: list[str] = []
     for generation, test in tests.items():
-        settle.extend(_more_evidence(labels[generation], test))
+        settle.extend(_more_evidence(by_key[generation], test))
     if audit_failed:
         settle.append(
             f"The audit found: {'; '.join(audit_failed)}; fix the judge or its prompt and audit it again."
