@@ -115,8 +115,22 @@ def _message(error: ErrorDetails) -> str:
     )
 
 
-def _type_problems(error: ValidationError) -> list[Problem]:
-    return [Problem(tuple(e["loc"]), _message(e)) for e in error.errors()]
+# ``human`` is one entry or a list of them: pydantic reports each branch of the union under a tag.
+_HUMAN_BRANCHES = {"HumanScores": False, "list[HumanScores]": True}
+
+
+def _type_problems(error: ValidationError, raw: Any = None) -> list[Problem]:
+    problems = []
+    given_list = isinstance(raw.get("human"), list) if isinstance(raw, dict) else False
+    for e in error.errors():
+        loc = tuple(e["loc"])
+        if loc[:1] == ("human",) and len(loc) > 1 and loc[1] in _HUMAN_BRANCHES:
+            if _HUMAN_BRANCHES[str(loc[1])] != given_list:
+                continue  # the branch the value's shape does not take says nothing about it
+            loc = (loc[0], *loc[2:])
+            e = {**e, "loc": loc}
+        problems.append(Problem(loc, _message(e)))
+    return problems
 
 
 def _valid(model: type[BaseModel], raw: Any) -> Any:
@@ -267,7 +281,7 @@ def load_spec(path: str | Path, *, log_dir: str | Path | None = None) -> LoadedS
     try:
         spec = Spec.model_validate(source.data)
     except ValidationError as error:
-        problems = _type_problems(error)
+        problems = _type_problems(error, source.data)
         seen = {(p.path, p.message) for p in problems}
         problems += [p for p in _part_problems(source.data, base_dir) if (p.path, p.message) not in seen]
     else:
