@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from vivid_inspect.report.ppi import ALL_LABELLED, NO_SPREAD, mean_skewness, ppi_mean, sampled_mean
+from vivid_inspect.report.ppi import ALL_LABELLED, NO_SPREAD, PSEUDO, mean_skewness, ppi_mean, sampled_mean
 
 with warnings.catch_warnings():
     import ppi_py  # noqa: F401  (ppi_py.ppi_mean_ci, ppi_mean_pointestimate)
@@ -122,7 +122,9 @@ def test_finite_variance_is_the_exact_variance_over_every_possible_sample(lam: f
     exact = (1 - n / big_n) * np.var(residual, ddof=1) / n
     assert np.mean(estimates) == pytest.approx(truth, abs=TOLERANCE)  # unbiased for the finite mean
     assert np.var(estimates) == pytest.approx(exact, abs=TOLERANCE)
-    assert np.mean(variances) == pytest.approx(exact, abs=TOLERANCE)
+    # s^2 is unbiased for S^2; the pseudo-residual adds PSEUDO^2 / (n - 1) to it.
+    pseudo = (1 - n / big_n) * PSEUDO**2 / (n - 1) / n
+    assert np.mean(variances) == pytest.approx(exact + pseudo, abs=TOLERANCE)
 
 
 def _hall(t: float, k: float) -> float:
@@ -143,7 +145,7 @@ def test_the_interval_is_the_t_interval_widened_to_halls_ends():
     result = ppi_mean(human, judge, unlabelled, lam=1.0, alpha=0.05)
     residual = human - judge
     n, total = 30, 300
-    se = math.sqrt((1 - n / total) * np.var(residual, ddof=1) / n)
+    se = math.sqrt((1 - n / total) * (np.sum((residual - residual.mean()) ** 2) + PSEUDO**2) / (n - 1) / n)
     d = residual - residual.mean()
     g1 = np.mean(d**3) / np.mean(d**2) ** 1.5
     k = g1 * math.sqrt(n * (n - 1)) / (n - 2) * (1 - 2 * n / total) / math.sqrt(n * (1 - n / total))
@@ -165,11 +167,11 @@ def test_the_interval_is_the_t_interval_widened_to_halls_ends():
 def test_a_symmetric_residual_keeps_the_t_interval():
     residual = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, -1.5, 1.5, 0.0])
     result = sampled_mean(residual, 80)
-    se = math.sqrt((1 - 8 / 80) * np.var(residual, ddof=1) / 8)
+    se = math.sqrt((1 - 8 / 80) * (np.sum(residual**2) + PSEUDO**2) / 7 / 8)
     q = stats.t.ppf(0.975, 7)
     assert (result.lo, result.hi) == pytest.approx((-q * se, q * se), abs=TOLERANCE)
     fitted = ppi_mean(human := np.array([0.0, 1, 2, 3, 4, 5, 2, 3]), human + residual, np.zeros(72))
-    spread = np.sum(((e := human - fitted.lam * (human + residual)) - e.mean()) ** 2) / 6
+    spread = (np.sum(((e := human - fitted.lam * (human + residual)) - e.mean()) ** 2) + PSEUDO**2) / 6
     assert fitted.se == pytest.approx(
         math.sqrt((1 - 8 / 80) * spread / 8), abs=TOLERANCE
     )  # n - 2: a fitted slope
@@ -215,13 +217,19 @@ def test_every_item_labelled_gives_the_exact_mean_and_no_interval():
     assert sampled_mean(human, 4).reason == ALL_LABELLED
 
 
-def test_residuals_that_do_not_vary_give_no_zero_width_interval():
-    human = np.array([0.0, 0.0, 1.0, 3.0, 5.0])
-    result = ppi_mean(human, human + 0.0, np.array([0.0, 2.0, 4.0]), lam=1.0)
-    assert result.estimate == pytest.approx(np.mean([0, 0, 1, 3, 5, 0, 2, 4]))
-    assert (result.lo, result.reason) == (None, NO_SPREAD)
-    fitted = ppi_mean(human, human + 0.0, np.array([0.0, 2.0, 4.0]))
-    assert fitted.lam == pytest.approx(1.0) and fitted.reason == NO_SPREAD
+def test_residuals_that_do_not_vary_still_get_an_interval_of_one_pseudo_residual():
+    """A judge right on every labelled item: the rest may differ, so the interval is not of zero width."""
+    human = np.array([0.0, 0.0, 1.0, 3.0, 5.0, 2.0, 4.0, 4.0])
+    result = ppi_mean(human, human + 0.0, np.array([0.0, 2.0, 4.0] * 10), lam=1.0)
+    se = math.sqrt((1 - 8 / 38) * PSEUDO**2 / 7 / 8)
+    centre = np.mean([*human, *[0.0, 2.0, 4.0] * 10])
+    assert result.estimate == pytest.approx(centre)
+    assert (result.lo, result.hi) == pytest.approx(
+        (centre - stats.t.ppf(0.975, 7) * se, centre + stats.t.ppf(0.975, 7) * se)
+    )
+    assert result.reason is None
+    ppi = ppi_mean(human, human + 0.0, np.full(30, 2.0), lam=1.0, variance="ppi")
+    assert (ppi.lo, ppi.reason) == (None, NO_SPREAD)  # ppi_py's variance is zero there: no interval
 
 
 def test_no_labelled_items_and_too_few_for_an_interval():
