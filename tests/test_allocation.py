@@ -15,6 +15,7 @@ from vivid_inspect.report.allocation import (
     equal,
     first_batch,
     labels_needed,
+    plan_lines,
     variance,
     width,
 )
@@ -135,3 +136,13 @@ def test_the_residual_spread_is_the_corrected_means_residual():
     residual = human - slope * judge
     assert spread == pytest.approx(math.sqrt(np.sum((residual - residual.mean()) ** 2) / 58))
     assert residual_spread(human[:2], judge[:2]) is None
+
+
+def test_the_plan_as_lines_names_every_generation_and_the_objective():
+    strata = [Stratum("g1", 1636, labelled=20, spread=1.1), Stratum("g2", 1636, labelled=20, spread=0.1)]
+    plan = allocate(strata, 100, minimum=20)
+    text = "\n".join(plan_lines(plan, {"g1": "openai/gpt-4o zero_shot"}))
+    assert "g1 openai/gpt-4o zero_shot" in text and "g2" in text
+    assert "100 new label(s) (neyman)" in text and "objective, the sum of the generations' variances" in text
+    first = first_batch([Stratum("g1", 1636), Stratum("g2", 10)], 15, minimum=20)
+    assert "fewer than 20 labels" in "\n".join(plan_lines(first))

@@ -277,3 +277,45 @@ def _plan(strata: Sequence[Stratum], new: dict[str, int], kind: str, notes: list
         sum(variance(s.spread or 0.0, s.labelled + new[s.key], s.items) for s in strata) if known else None
     )
     return Plan(shares, kind, objective, tuple(notes))
+
+
+def plan_lines(plan: Plan, labels: dict[str, str] | None = None) -> list[str]:
+    """The plan as lines for a terminal: one per generation, then the objective and the notes.
+
+    Args:
+        plan: The plan.
+        labels: A readable name per generation key (``MODEL PROMPT``), if any.
+
+    Returns:
+        The lines (no trailing newline).
+    """
+    names = labels or {}
+    rows = [("generation", "items", "labelled", "new", "total", "spread S", "expected 95 % width")]
+    for share in plan.shares:
+        rows.append(
+            (
+                f"{share.key} {names.get(share.key, '')}".strip(),
+                str(share.items),
+                str(share.labelled),
+                str(share.new),
+                str(share.total),
+                "" if share.spread is None else f"{share.spread:.3f}",
+                "" if share.width is None else f"{share.width:.3f}",
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
+    ]
+    lines.append(f"{plan.new} new label(s) ({plan.kind})")
+    if plan.objective is not None:
+        lines.append(
+            f"objective, {OBJECTIVE}: {plan.objective:.5f}; mean expected width {plan.mean_width:.3f}"
+        )
+    below = [s.key for s in plan.shares if 0 < s.total < MIN_PER_GENERATION and s.total < s.items]
+    if below:
+        lines.append(
+            f"fewer than {MIN_PER_GENERATION} labels (no interval for their corrected mean): {', '.join(below)}"
+        )
+    lines.extend(plan.notes)
+    return lines
