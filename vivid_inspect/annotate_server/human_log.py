@@ -22,6 +22,7 @@ from inspect_ai.log import EvalLog, ProvenanceData, edit_score, read_eval_log, w
 from inspect_ai.scorer import ScoreEdit
 
 from vivid_inspect.generation_key import generation_of
+from vivid_inspect.report.binding import names_generation
 from vivid_inspect.report.log_files import not_generations
 from vivid_inspect.report.logs import find_log_files
 
@@ -57,7 +58,8 @@ def generation_logs(record: dict[str, Any] | None, root: Path | None, folder: Pa
             # An audit or sanity log judged made-up answers: never a log of the scored generation.
             if header is None or not_generations(header) is not None:
                 continue
-            if generation_of(header).key == record["generation"]:
+            # Binding decides (its key, or its key before data digests were recorded).
+            if names_generation(str(record["generation"]), generation_of(header)):
                 found[log] = folder / LOGS_FOLDER / log.relative_to(base)
     if not found:
         raise ValueError(

@@ -77,3 +77,23 @@ def _wilson_bounded(mean: float, n: int, low: float, high: float) -> tuple[float
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     return low + width * max(centre - half, 0.0), low + width * min(centre + half, 1.0)
+
+
+DIFFERENCE_BOUND = 5.0
+"""A difference of two 0-5 scores lies in ``[-5, 5]``."""
+
+
+def paired_difference_interval(differences: Iterable[float]) -> Interval:
+    """The mean of paired differences of two 0-5 scores (one per item) with its 95 % interval.
+
+    The same Wilson interval with the bounded-variance bound as :func:`mean_interval`, on the
+    range a difference can take, ``[-5, 5]``: it never has zero width (every item improving by
+    exactly one point still leaves the mean uncertain) and never leaves the range.
+
+    Args:
+        differences: One difference per item both conditions scored (NaN are left out).
+
+    Returns:
+        The mean difference and its interval; no interval below :data:`MIN_N_MEAN` items.
+    """
+    return mean_interval(differences, low=-DIFFERENCE_BOUND, high=DIFFERENCE_BOUND)
