@@ -84,11 +84,13 @@ def generations_in(logset: LogSet) -> list[Generation]:
 
     Returns:
         One generation per run (:attr:`Generation.eval_id` is the run), its ``log`` the run's
-        generation log when the folder holds it, else a judged copy; sorted by log.
+        generation log when the folder holds it (the earliest written of the run's logs that are
+        not the runner's judged copies), else a judged copy; sorted by log.
     """
     found: dict[tuple[str, str], Generation] = {}
-    # A generation log first, then the earliest-named copy.
-    for ref in sorted(logset.logs, key=lambda ref: (ref.rel != ref.generation_log, ref.rel)):
+    # A log the runner did not write as a judged copy first, the earliest written of them (the
+    # generation log, not a copy `inspect score --output-file` made of it), then by name.
+    for ref in sorted(logset.logs, key=lambda ref: (ref.rel != ref.generation_log, ref.written, ref.rel)):
         if ref.identity is not None and ref.task == "explain":
             identity = ref.identity
             found.setdefault(

@@ -252,8 +252,11 @@ def _markdown(
         lines.append("- no Inspect logs found")
     else:
         tasks = ", ".join(f"{task} {n}" for task, n in sorted(by_task.items()))
+        runs = {(ref.key, ref.run) for ref in logset.logs}
+        generations = {ref.key for ref in logset.logs}
         lines.append(
-            f"- logs read: {len(logset.logs)} ({tasks}; {judged} of them judged copies of a generation)"
+            f"- logs read: {len(logset.logs)} ({tasks}; {judged} of them judged copies of a generation): "
+            f"{len(generations)} generation(s) in {len(runs)} run(s), each judgement counted once"
         )
     incomplete = sorted(ref.rel for ref in logset.logs if not ref.complete)
     if incomplete:
