@@ -8,6 +8,7 @@ scored, across generations.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Hashable
 import re
 
 import pandas as pd
@@ -118,7 +119,7 @@ def judge_pairs(rows: pd.DataFrame, n_boot: int, seed: int) -> Table:
         scores_b = judge_scores(deduped, b, by_generation=True)
         if not set(scores_a) & set(scores_b):
             # Items (generation, run, id, epoch): a shared generation on other runs is other explanations.
-            if {k[0] for k in scores_a} & {k[0] for k in scores_b}:
+            if _generations(scores_a) & _generations(scores_b):
                 other_runs.append(f"{a.label} and {b.label}")
             continue
         try:
@@ -159,6 +160,11 @@ def judge_pairs(rows: pd.DataFrame, n_boot: int, seed: int) -> Table:
         notes=notes,
         counts=("n",),
     )
+
+
+def _generations(scores: dict[Hashable, float]) -> set[object]:
+    """The generations of items keyed (generation, run, id, epoch)."""
+    return {item[0] for item in scores if isinstance(item, tuple)}
 
 
 def _as_judges(note: str) -> str:
