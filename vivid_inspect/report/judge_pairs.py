@@ -8,8 +8,8 @@ scored, across generations.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable
 import re
+from collections.abc import Hashable
 
 import pandas as pd
 
