@@ -597,3 +597,95 @@ def test_the_shipped_smoke_spec_names_its_generation() -> None:
     human = yaml.safe_load(SMOKE.read_text(encoding="utf-8"))["human"]
     assert human == {"file": "humans/smoke.csv", "generation": "vivid/oracle zero_shot"}
     assert main(["validate", str(SMOKE)]) == 0
+
+
+# --- a human file bound under an older key -----------------------------------------------------------
+
+
+def _stale(
+    folder: Path, tmp_path: Path, *, legacy: bool = False, **changes: object
+) -> tuple[Path, Generation]:
+    """A human file bound to the oracle's few-shot generation as an older version would have bound it.
+
+    ``legacy``: the key as computed before data digests were recorded (same content); ``changes``:
+    the generation as it was then (another task version, other sample ids, another data digest).
+    """
+    human = _bound_human(folder, tmp_path)
+    record = json.loads(record_path(human).read_text(encoding="utf-8"))
+    drawn = next(
+        g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/oracle", "few_shot")
+    )
+    then = replace(drawn, **changes)  # type: ignore[arg-type]
+    key = then.legacy_key if legacy else then.key
+    record |= {k: v for k, v in then.record().items() if k in ("task_version", "data", "data_sha256", "sample_ids")}
+    record["generation"] = key
+    if legacy:
+        del record["data_sha256"]  # not recorded then
+    record_path(human).write_text(json.dumps(record), encoding="utf-8")
+    text = human.read_text(encoding="utf-8").replace(drawn.key, key)
+    human.write_text(text, encoding="utf-8")
+    return human, drawn
+
+
+@pytest.mark.parametrize("with_record", [True, False], ids=["with-record", "without-record"])
+def test_a_file_bound_under_the_key_before_digests_is_bound_and_says_so(
+    folder: Path, tmp_path: Path, with_record: bool
+) -> None:
+    human, drawn = _stale(folder, tmp_path, legacy=True)
+    if not with_record:
+        record_path(human).unlink()
+    assert drawn.legacy_key != drawn.key
+    report = write_report(folder, out_dir=tmp_path / "r", human=human, formats=("md",), figures=False)
+    assert table1_generation(tmp_path / "r") == drawn.key
+    notes = " ".join(report.table("table1_judges").notes)
+    assert f"bound under the key as computed before data digests were recorded: {drawn.legacy_key}" in notes
+    assert f"its key is now {drawn.key}" in notes
+    assert report.table("table1_judges").frame.set_index("judge").loc["lexical", "n"] == 8
+
+
+@pytest.mark.parametrize(
+    ("changes", "said"),
+    [
+        pytest.param({"task_version": "1"}, "task version (1 then, 2 now)", id="task-version"),
+        pytest.param(
+            {"sample_ids": (*range(1, 17), *range(18, 48), 999)},
+            "sample ids (47 then, 46 now; no longer samples: 999)",
+            id="sample-ids",
+        ),
+        pytest.param({"data_digest": "0" * 64}, "data digest (00000000 then, ", id="data-digest"),
+        pytest.param(
+            {"data": "VIVID_Dataset.csv", "data_digest": ""},
+            "data (VIVID_Dataset.csv then, vivid_inspect sample",
+            id="data-of-a-log-before-digests",
+        ),
+    ],
+)
+def test_a_file_bound_to_a_generation_that_changed_loads_with_one_line_saying_what(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], changes: dict[str, object], said: str
+) -> None:
+    human, drawn = _stale(folder, tmp_path, **changes)
+    out = tmp_path / "r"
+    assert main(["report", str(folder), "--human", str(human), "--out", str(out), "--no-figures"]) == 0
+    capsys.readouterr()
+    text = (out / "report.md").read_text(encoding="utf-8")
+    (line,) = [
+        line for line in text.splitlines() if line.startswith(f"- {human.name}: human scores not compared")
+    ]
+    assert f"the folder's vivid/oracle few_shot generation {drawn.key}" in line and said in line, line
+    table1 = pd.read_csv(out / "table1_judges.csv")
+    assert "human" not in set(table1["judge"]) and table1["kappa"].isna().all()
+
+
+def test_write_log_finds_the_logs_of_a_sheet_bound_under_the_key_before_digests(
+    folder: Path, tmp_path: Path
+) -> None:
+    from vivid_inspect.annotate_server.human_log import generation_logs
+
+    drawn = next(
+        g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/oracle", "few_shot")
+    )
+    now = generation_logs({"generation": drawn.key, "log": str(folder / drawn.log)}, folder, tmp_path / "a")
+    then = generation_logs(
+        {"generation": drawn.legacy_key, "log": str(folder / drawn.log)}, folder, tmp_path / "a"
+    )
+    assert then == now and len(now) == 3  # the generation log and its two judged copies

@@ -288,7 +288,7 @@ def _keep_a_good_log(logs: dict[str, Path], folder: Path) -> None:
 
 
 def _the_tools_go_on(folder: Path, tmp_path: Path, *, every_tool: bool) -> None:
-    """vivid report (and, for the 10^30 cases, annotate export and audit --from) read the good log."""
+    """Vivid report (and, for the 10^30 cases, annotate export and audit --from) read the good log."""
     report = write_report(folder, out_dir=tmp_path / "out", formats=("md",), figures=False)
     assert report.table("table3_themes").frame["n"].tolist() == [len(IDS)]
     assert any(line.startswith("- skipped: crafted/") for line in report.markdown.splitlines())
