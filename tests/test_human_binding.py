@@ -617,7 +617,9 @@ def _stale(
     )
     then = replace(drawn, **changes)  # type: ignore[arg-type]
     key = then.legacy_key if legacy else then.key
-    record |= {k: v for k, v in then.record().items() if k in ("task_version", "data", "data_sha256", "sample_ids")}
+    record |= {
+        k: v for k, v in then.record().items() if k in ("task_version", "data", "data_sha256", "sample_ids")
+    }
     record["generation"] = key
     if legacy:
         del record["data_sha256"]  # not recorded then
