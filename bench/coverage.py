@@ -29,6 +29,7 @@ from coverage_common import CoverageTable, header_lines  # noqa: E402
 
 SECTIONS: dict[str, str] = {
     # name: what it shows (the module is coverage_<name>.py)
+    "paired_difference": "the paired few-shot minus zero-shot interval of the prompt_difference table",
 }
 
 

@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 from inspect_ai import eval_set
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
+from matplotlib.figure import Figure
 
 from tests.report_runs import (
     classification_runs,
@@ -32,6 +33,7 @@ from tests.report_runs import (
     same_name_data,
 )
 from tests.scripted import output
+from vivid_inspect.report import plots
 from vivid_inspect.report.annotate import export_sheet, import_sheets
 from vivid_inspect.report.build import Report, write_report
 from vivid_inspect.report.intervals import mean_interval
@@ -306,12 +308,22 @@ def test_a_folder_of_one_data_set_prints_no_data_column(folder: Folder, tmp_path
     assert list(frame.columns[:3]) == ["model", "prompt", "Love"]
 
 
-def test_figures_name_the_judge(folder: Folder, tmp_path: Path) -> None:
+def test_figures_name_the_judge(folder: Folder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    titles: dict[str, str] = {}
+    save = plots._save
+
+    def keep_title(figure: Figure, path: Path) -> Path:
+        titles[path.name] = " ".join(axes.get_title() for axes in figure.axes)
+        return save(figure, path)
+
+    monkeypatch.setattr(plots, "_save", keep_title)
     report = write_report(folder.root, out_dir=tmp_path, formats=("md",), judge="lexical")
     for figure in ("themes_heatmap.png", "traits_bars.png"):
         (line,) = [line for line in report.markdown.splitlines() if line.startswith(f"- `{figure}`")]
         assert line.endswith("judge lexical"), line
-        assert (tmp_path / figure).exists()
+        assert "judge: lexical" in titles[figure] and (tmp_path / figure).exists()
+    # two data sets: each row of a figure names its data
+    assert "data.csv" in " ".join(str(t) for t in report.table("table3_themes").frame["data"])
 
 
 def test_copying_the_folder_keeps_the_files_read(folder: Folder, mixed: Report, tmp_path: Path) -> None:
