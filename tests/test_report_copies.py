@@ -131,7 +131,14 @@ def test_copies_change_no_count_and_no_table(base: Path, tmp_path: Path, case: s
     for path in redundant:
         (once / path.relative_to(folder)).unlink()
     report, plain = _report(folder, tmp_path / "out"), _report(once, tmp_path / "out-once")
-    for table in ("counts", "judge_summary", "table3_themes", "table4_traits", "table5_classification"):
+    for table in (
+        "counts",
+        "judge_summary",
+        "table3_themes",
+        "table4_traits",
+        "table5_classification",
+        "usage",
+    ):
         pd.testing.assert_frame_equal(
             _without_files(report.table(table).frame), _without_files(plain.table(table).frame), obj=table
         )
