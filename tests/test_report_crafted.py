@@ -298,3 +298,44 @@ def _the_tools_go_on(folder: Path, tmp_path: Path, *, every_tool: bool) -> None:
     assert len(export_sheet(folder, tmp_path / "sheet.csv", n=3)) == 3
     # One judge on one generation cannot separate judges from generators: a clear refusal, exit 2.
     assert main(["audit", "--from", str(folder), "--out", str(tmp_path / "audit")]) == 2
+
+
+def _stats_tokens(value: object) -> Edit:
+    def edit(content: dict[str, Any]) -> None:
+        for usage in ((content.get("stats") or {}).get("model_usage") or {}).values():
+            usage["input_tokens"] = value
+
+    return edit
+
+
+def _judged_usage(calls: object) -> Edit:
+    def edit(content: dict[str, Any]) -> None:
+        record = {
+            "name": "lexical",
+            "strategy": "lexical",
+            "usage": {"lexical": {"calls": calls, "cached_calls": 0}},
+        }
+        content["eval"].setdefault("metadata", {})["vivid_judge"] = record
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        pytest.param(_stats_tokens(10**30), "input_tokens", id="tokens-10^30"),
+        pytest.param(_stats_tokens(-5), "input_tokens", id="tokens-negative"),
+        pytest.param(_judged_usage("many"), "calls", id="judge-calls-string"),
+        pytest.param(_judged_usage(10**30), "calls", id="judge-calls-10^30"),
+    ],
+)
+def test_a_log_with_impossible_usage_is_skipped_not_a_crash_of_the_usage_table(
+    logs: dict[str, Path], tmp_path: Path, edit: Edit, named: str
+) -> None:
+    folder = tmp_path / "logs"
+    _edit_json(logs["explain"], folder / "crafted", header=edit)
+    _keep_a_good_log(logs, folder)
+    (skipped,) = read_logs(folder).skipped
+    assert skipped.startswith("crafted/") and named in skipped, skipped
+    report = write_report(folder, out_dir=tmp_path / "out", formats=("md",), figures=False)
+    assert report.table("usage").frame["input_tokens"].notna().all()

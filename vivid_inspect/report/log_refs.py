@@ -19,6 +19,7 @@ is not a whole number, left-out ids that are not ids) raises
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,16 @@ from vivid_inspect.report.log_files import CLASSIFICATION_TASKS, MAX_EPOCH, LogC
 
 MAX_COUNT = 10_000_000
 """Largest shots value, item count or left-out id a header may hold (far beyond any real one)."""
+MAX_TOKENS = 10**15
+"""Most tokens (or calls) one usage record may count: far beyond any run, and sums stay int64."""
+_TOKEN_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "input_tokens_cache_write",
+    "input_tokens_cache_read",
+    "reasoning_tokens",
+)
 
 
 @dataclass(frozen=True)
@@ -166,6 +177,10 @@ def log_ref(
         for sample_id in identity.sample_ids:
             _check_id(sample_id)
     kept = spec.dataset.samples
+    for role, usage in (stats.model_usage | stats.role_usage).items() if stats else ():
+        _check_usage(usage, f"header stats usage of {role!r}")
+    for scorer, record in ((vivid_judge.usage if vivid_judge else None) or {}).items():
+        _check_record(record, f"judged record usage of {scorer!r}")
     return LogRef(
         path=path,
         rel=rel,
@@ -206,6 +221,33 @@ def _ids(value: Any, what: str) -> tuple[int, ...]:
     if not isinstance(value, list):
         raise LogContentError(f"header metadata {what} is a {type(value).__name__}, not a list of ids")
     return tuple(_whole(item, f"metadata {what} entry", -MAX_COUNT, MAX_COUNT) for item in value)
+
+
+def _check_usage(usage: ModelUsage, where: str) -> None:
+    """Token counts a provider could report, and a finite cost."""
+    for name in _TOKEN_FIELDS:
+        value = getattr(usage, name)
+        if value is not None:
+            _whole(value, f"{where} {name}", 0, MAX_TOKENS)
+    cost = usage.total_cost
+    if cost is not None and not (isinstance(cost, int | float) and math.isfinite(cost) and cost >= 0):
+        raise LogContentError(f"header {where} total_cost {cost!r:.40} is not a finite amount")
+
+
+def _check_record(record: Any, where: str) -> None:
+    """A judged record's usage entry: calls and cached calls, and the usage they summed."""
+    if not isinstance(record, dict):
+        raise LogContentError(f"header {where} is not a mapping")
+    for name in ("calls", "cached_calls"):
+        _whole(record.get(name), f"{where} {name}", 0, MAX_TOKENS)
+    usage = record.get("usage")
+    if usage:
+        try:
+            _check_usage(ModelUsage.model_validate(usage), where)
+        except ValueError as error:
+            if isinstance(error, LogContentError):
+                raise
+            raise LogContentError(f"header {where} is not a token usage ({type(error).__name__})") from None
 
 
 def _check_id(sample_id: Any) -> None:
