@@ -28,10 +28,8 @@ def items_digest(items: Iterable[VividItem]) -> str:
     Returns:
         64 lowercase hex digits; the same for the same items however the file was written.
     """
-    digest = hashlib.sha256()
-    for item in items:
-        # One JSON array per item: no separator can be forged by a field's own text.
-        line = [item.id, item.idiom, item.meaning, item.theme_id, list(item.trait_ids)]
-        digest.update(json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-        digest.update(b"\n")
-    return digest.hexdigest()
+    # One JSON array of one array per item: no field's own text can forge a separator. Dumped at
+    # once, it costs a few milliseconds at 1,636 items (once per data source and process).
+    content = [[item.id, item.idiom, item.meaning, item.theme_id, list(item.trait_ids)] for item in items]
+    text = json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
