@@ -74,7 +74,8 @@ TABLE5_COLUMNS = (
     "incomplete",
 )
 TABLE5_CSV_EXTRA = ("data", "topic_generation", "traits_generation", "topic_log", "traits_log")
-CLASSIFICATION_SCORERS = {"topic": "topic_match", "traits": "traits_match"}
+Where = Callable[[pd.DataFrame, str], pd.Series]
+"""Which rows of a generation fall in a cell (a theme, a trait, or every row)."""
 
 
 def table3(rows: pd.DataFrame, judge: JudgeKey | None, why: str) -> Table:
@@ -154,10 +155,6 @@ def _cell_table(
     return Table(
         name, title, frame, decimals=2, notes=notes, counts=(*_COUNTS, *_CELL_COUNTS), csv_frame=cells_frame
     )
-
-
-Where = Callable[[pd.DataFrame, str], pd.Series]
-"""Which rows of a generation fall in a cell (a theme, a trait, or every row)."""
 
 
 def _of_theme(rows: pd.DataFrame, theme: str) -> pd.Series:
