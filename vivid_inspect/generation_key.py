@@ -25,6 +25,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -78,7 +79,7 @@ class Generation:
     log: str = ""
     data_digest: str = ""
 
-    @property
+    @cached_property
     def key(self) -> str:
         """The generation key: ``g`` and 12 hex digits of a hash of what identifies the content.
 
@@ -87,7 +88,7 @@ class Generation:
         data = f"sha256:{self.data_digest}" if self.data_digest else self.data
         return _hashed([self.task, self.task_version, self.model, self.prompt, data, self._ids()])
 
-    @property
+    @cached_property
     def legacy_key(self) -> str:
         """The key as computed before the data's digest was part of it: the data's name in its place.
 

@@ -8,6 +8,7 @@ inflate have been inflated within the cap of :mod:`vivid_inspect.bounded_zip` (w
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -126,8 +127,14 @@ def not_generations(header: EvalLog) -> str | None:
     return None
 
 
-def read_header(path: Path, budget: Budget) -> EvalLog:
+def read_header(path: Path, budget: Budget, written: list[tuple[float, int]] | None = None) -> EvalLog:
     """A log's header (no samples), its members inflated within ``budget`` first.
+
+    Args:
+        path: The log.
+        budget: Bytes left to inflate from it.
+        written: Where to put when the file was written (:func:`written_at`), read from the same
+            open zip.
 
     Raises:
         vivid_inspect.bounded_zip.InflationError: The header inflates past the cap.
@@ -135,8 +142,12 @@ def read_header(path: Path, budget: Budget) -> EvalLog:
     if path.suffix == ".eval":
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
+            if written is not None:
+                written.append(_written(path, archive))
         # inflated once within the cap, so that Inspect's own (uncapped) read is known to fit
         check_members(path, eval_header_members(names), budget)
+    elif written is not None:
+        written.append(_written(path, None))
     return read_eval_log(str(path), header_only=True)
 
 
@@ -212,13 +223,20 @@ def written_at(path: Path) -> tuple[float, int]:
         a copied folder keeps the order), then the file's modification time in nanoseconds (the
         zip's time has a 2-second resolution); for a ``.json`` log, its modification time twice.
     """
+    if path.suffix != ".eval":
+        return _written(path, None)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return _written(path, archive)
+    except (OSError, zipfile.BadZipFile):
+        return _written(path, None)
+
+
+def _written(path: Path, archive: zipfile.ZipFile | None) -> tuple[float, int]:
     stat = path.stat()
     written = float(math.floor(stat.st_mtime))
-    if path.suffix == ".eval":
-        try:
-            with zipfile.ZipFile(path) as archive:
-                info = archive.getinfo("header.json")
-            written = time.mktime((*info.date_time, 0, 0, -1))
-        except (KeyError, OSError, OverflowError, ValueError, zipfile.BadZipFile):
-            pass  # a running log has no header.json yet: its modification time orders it
+    # A running log has no header.json yet: its modification time orders it.
+    if archive is not None:
+        with contextlib.suppress(KeyError, OverflowError, ValueError):
+            written = time.mktime((*archive.getinfo("header.json").date_time, 0, 0, -1))
     return written, stat.st_mtime_ns

@@ -46,7 +46,6 @@ from vivid_inspect.report.log_files import (
     not_generations,
     read_header,
     read_summaries,
-    written_at,
 )
 from vivid_inspect.report.log_refs import LogRef, generation_resolver, log_ref, role_models
 from vivid_inspect.report.score_rows import SCORE_COLUMNS, RefusedValues, is_judge_scorer, score_rows
@@ -135,7 +134,7 @@ def read_logs(
     """
     root = Path(log_dir)
     limit = max_inflated_bytes if max_inflated_bytes is not None else max_inflated()
-    headers: list[tuple[Path, EvalLog, Budget]] = []
+    headers: list[tuple[Path, EvalLog, Budget, tuple[float, int]]] = []
     skipped: list[str] = []
     set_aside: dict[str, list[Path]] = {}
 
@@ -147,8 +146,9 @@ def read_logs(
     for path in find_log_files(root, exclude=exclude):
         rel = path.relative_to(root).as_posix()
         budget = Budget(limit)
+        written: list[tuple[float, int]] = []
         try:
-            header = read_header(path, budget)
+            header = read_header(path, budget, written)
         except Exception as error:  # noqa: BLE001 - a broken file is reported, not fatal
             skip(rel, f"{type(error).__name__}: {error}")
             continue
@@ -159,16 +159,16 @@ def read_logs(
         if not is_vivid_log(header):
             skip(rel, f"not a log of a VIVID task (task {header.eval.task!r})")
             continue
-        headers.append((path, header, budget))
-    generation_keys = generation_resolver(root, [p for p, _, _ in headers])
+        headers.append((path, header, budget, written[0] if written else (0.0, 0)))
+    generation_keys = generation_resolver(root, [p for p, *_ in headers])
     refs: list[LogRef] = []
     rows: list[dict[str, Any]] = []
     refused = RefusedValues()
-    for path, header, budget in headers:
+    for path, header, budget, when in headers:
         rel = path.relative_to(root).as_posix()
         mine = RefusedValues()
         try:
-            ref = log_ref(root, path, header, generation_keys, written_at(path))
+            ref = log_ref(root, path, header, generation_keys, when)
             summaries = read_summaries(path, budget)
             found = score_rows(ref, header, summaries, mine)
         except LogContentError as error:

@@ -117,15 +117,16 @@ def score_rows(
     judge_models = _judge_models(ref, summaries, wanted)
     rows: list[dict[str, Any]] = []
     written = f"{ref.written[0]:017.1f}|{ref.written[1]:020d}"
+    key, data = ref.key, ref.data_label  # once per log: the key hashes every planned sample id
     for summary in summaries:
         metadata = summary.get("metadata") or {}
         traits = metadata.get("traits")
         base = {
             "log": ref.rel,
-            "generation": ref.key,
+            "generation": key,
             "generation_log": ref.generation_log,
             "run": ref.run,
-            "data": ref.data_label,
+            "data": data,
             "task": ref.task,
             "model": ref.model,
             "prompt": ref.prompt,
