@@ -1,4 +1,4 @@
-"""Few-shot minus zero-shot: paired over the items both generations scored, with a bounded paired interval."""
+"""Few-shot minus zero-shot: paired over the items both generations scored, with the report's paired interval."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from vivid_inspect.generation_key import Generation
-from vivid_inspect.report.intervals import MIN_N_MEAN, paired_difference_interval, too_few
+from vivid_inspect.report.intervals import IDENTICAL, RULES, mean_difference_interval, too_few
 from vivid_inspect.report.judges import judge_rows
 from vivid_inspect.report.logs import SCORE_COLUMNS
 from vivid_inspect.report.prompt_difference import prompt_differences
@@ -56,7 +56,7 @@ def test_the_difference_is_over_the_items_both_scored() -> None:
     (row,) = _table((zero, ZERO), (few, FEW)).to_dict("records")
     both = [i for i in ZERO if i in FEW and not math.isnan(ZERO[i])]
     differences = [FEW[i] - ZERO[i] for i in both]
-    expected = paired_difference_interval(differences)
+    expected = mean_difference_interval([FEW[i] for i in both], [ZERO[i] for i in both])
     assert row["n_items"] == len(both) == 6
     assert row["difference"] == pytest.approx(np.mean(differences))
     assert (row["difference_lo"], row["difference_hi"]) == (
@@ -84,28 +84,17 @@ def test_too_few_items_give_no_interval_and_say_so() -> None:
     assert row["n_items"] == 2 and pd.isna(row["difference_lo"]) and row["note"] == too_few(2)
 
 
-@pytest.mark.parametrize("difference", [-5.0, -1.0, 0.0, 1.0, 5.0])
-def test_a_constant_difference_has_a_bounded_non_zero_interval(difference: float) -> None:
-    interval = paired_difference_interval([difference] * 20)
-    assert interval.lo is not None and interval.hi is not None
-    assert -5.0 <= interval.lo <= difference <= interval.hi <= 5.0 and interval.hi > interval.lo
+def test_identical_prompts_get_no_interval_and_say_why() -> None:
+    zero, few = _generation("zero_shot"), _generation("few_shot")
+    same = {i: float(i % 6) for i in range(1, 21)}
+    (row,) = _table((zero, same), (few, same)).to_dict("records")
+    assert row["difference"] == 0.0 and pd.isna(row["difference_lo"]) and row["note"] == IDENTICAL
 
 
-def test_below_the_fewest_items_there_is_no_interval() -> None:
-    interval = paired_difference_interval([1.0] * (MIN_N_MEAN - 1) + [math.nan])
-    assert interval.n == MIN_N_MEAN - 1 and interval.lo is None and interval.reason == too_few(MIN_N_MEAN - 1)
-
-
-@pytest.mark.parametrize("shift", [0.0, 0.8, -2.0])
-def test_seeded_coverage_of_a_planted_difference(shift: float) -> None:
-    # A small seeded check; bench/coverage.py measures the full grid.
-    rng = np.random.default_rng(7)
-    covered, reps, n = 0, 400, 20
-    for _ in range(reps):
-        quality = rng.integers(0, 6, n)
-        few = np.clip(quality + np.round(shift + rng.normal(0, 1, n)), 0, 5)
-        planted = np.mean(np.clip(quality + np.round(shift + rng.normal(0, 1, (2000, n))), 0, 5) - quality)
-        interval = paired_difference_interval(few - quality)
-        assert interval.lo is not None and interval.hi is not None
-        covered += interval.lo <= planted <= interval.hi
-    assert covered / reps >= 0.93
+def test_an_interval_is_printed_from_the_rules_smallest_n() -> None:
+    zero, few = _generation("zero_shot"), _generation("few_shot")
+    n = RULES["mean_difference"].min_n
+    (row,) = _table(
+        (zero, {i: 1.0 for i in range(1, n + 1)}), (few, {i: float(i % 3) for i in range(1, n + 1)})
+    ).to_dict("records")
+    assert row["n_items"] == n and row["difference_lo"] <= row["difference"] <= row["difference_hi"]

@@ -2,7 +2,8 @@
 
 For each model, judge and data, the few-shot generation's score minus the zero-shot one's on every
 item both scored (an item's epochs averaged first), with a paired 95 % interval
-(:func:`vivid_inspect.report.intervals.paired_difference_interval`). Only generations of the same
+(:func:`vivid_inspect.report.intervals.mean_difference_interval`: the report's interval for a mean
+difference of two 0-5 scores over paired items, with its rule's smallest n). Only generations of the same
 task version on the same data are paired (their sample ids may differ: the items both scored
 count); a model with one prompt on some data has no row for it.
 """
@@ -14,7 +15,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from vivid_inspect.generation_key import Generation
-from vivid_inspect.report.intervals import paired_difference_interval
+from vivid_inspect.report.intervals import mean_difference_interval
 from vivid_inspect.report.judges import judge_keys, select
 from vivid_inspect.report.render import Table
 
@@ -55,7 +56,7 @@ def prompt_differences(rows: pd.DataFrame, generations: Mapping[str, Generation]
         for zero, few in _pairs(by_generation, generations):
             both = by_generation[zero].index.intersection(by_generation[few].index)
             a, b = by_generation[zero].loc[both], by_generation[few].loc[both]
-            interval = paired_difference_interval((b - a).astype(float))
+            interval = mean_difference_interval(b.to_numpy(dtype=float), a.to_numpy(dtype=float))
             generation = generations[zero]
             records.append(
                 {
@@ -78,8 +79,8 @@ def prompt_differences(rows: pd.DataFrame, generations: Mapping[str, Generation]
     notes: tuple[str, ...] = (
         (
             "difference: few-shot minus zero-shot mean judge score on the items both scored (an item's epochs "
-            "averaged first), with a paired 95 % interval (Wilson, bounded in [-5, 5]); one row per model, judge "
-            "and data"
+            "averaged first), with a paired 95 % interval (the betting interval of the per-item differences, "
+            "bounded in [-5, 5]); one row per model, judge and data"
         ),
     )
     if frame.empty:

@@ -27,10 +27,10 @@ from vivid_inspect.report.render import Table
 from vivid_inspect.report.repeats import first_repeat
 from vivid_inspect.report.table1 import TABLE1_COLUMNS, build_table1
 
-__all__ = ["N_BOOT", "SEED", "TABLE1_COLUMNS", "Reliability", "build_reliability", "reliability_generation"]
+__all__ = ["N_BOOT", "TABLE1_COLUMNS", "Reliability", "build_reliability", "reliability_generation"]
 
 N_BOOT = 1000
-SEED = 0
+"""Any value but 0 computes the intervals (none of them resamples now; the name is kept for callers)."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,6 @@ def build_reliability(
     generation: str | None = None,
     why: str | None = None,
     n_boot: int = N_BOOT,
-    seed: int = SEED,
     run: str | None = None,
     run_rows: pd.DataFrame | None = None,
 ) -> Reliability:
@@ -62,8 +61,7 @@ def build_reliability(
         generation: The reliability generation's key, already chosen (see
             :func:`reliability_generation`).
         why: How it was chosen, added to Table 1's notes.
-        n_boot: Bootstrap resamples of the intervals.
-        seed: Seed of the resamples.
+        n_boot: 0 skips the intervals (:mod:`~vivid_inspect.report.intervals`).
         run: The run of that generation the humans scored (None: the one ``rows`` holds).
         run_rows: Judge rows of every run (:attr:`vivid_inspect.report.logs.LogSet.runs`), where
             Table 1 finds ``run`` when ``rows`` read another run of the generation.
@@ -75,14 +73,14 @@ def build_reliability(
     repeated, rows = rows, first_repeat(rows)  # only self-consistency sees the further repeats
     chosen = reliability_generation(rows, set(human), generation)
     compared = on_run(rows, first_repeat(run_rows) if run_rows is not None else rows, chosen, run)
-    table, agreements = build_table1(compared, humans, human, chosen, n_boot, seed)
+    table, agreements = build_table1(compared, humans, human, chosen, n_boot)
     if why:
         table = replace(table, notes=(why, *table.notes))
     return Reliability(
         tables=(
             table,
-            judge_differences(compared, human, chosen, humans is not None, n_boot, seed),
-            judge_pairs(rows, n_boot, seed),
+            judge_differences(compared, human, chosen, humans is not None, n_boot),
+            judge_pairs(rows, n_boot),
             consistency_table(repeated),
             _summary(rows),
         ),

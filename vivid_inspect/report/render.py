@@ -4,6 +4,10 @@ Every number is formatted with a fixed number of decimals (the table's own for m
 LaTeX, four for CSV so the files keep more precision than the printed report); a missing value is
 an empty cell. Rows and columns are in the order the table builder gave, which is always an
 explicit sort, never a dict's or a groupby's accident.
+
+A wide table may name the columns its markdown shows (:attr:`Table.terminal`): the markdown is
+what ``vivid report`` prints, and a terminal cannot show 35 columns. Its CSV and LaTeX keep every
+column, and the markdown says so under the table.
 """
 
 from __future__ import annotations
@@ -60,6 +64,8 @@ class Table:
     notes: tuple[str, ...] = field(default=())
     counts: tuple[str, ...] = field(default=())
     csv_frame: pd.DataFrame | None = None
+    terminal: tuple[str, ...] = field(default=())
+    """The columns the markdown shows, in this order (empty: every column); CSV and LaTeX keep all."""
 
     def __post_init__(self) -> None:
         for name in ("frame", "csv_frame"):
@@ -72,6 +78,11 @@ class Table:
     def csv_rows(self) -> pd.DataFrame:
         """The rows the CSV file holds."""
         return self.csv_frame if self.csv_frame is not None else self.frame
+
+    def markdown_columns(self) -> list[str]:
+        """The columns the markdown (terminal) view shows."""
+        shown = [c for c in self.terminal if c in self.frame.columns]
+        return shown or [str(c) for c in self.frame.columns]
 
     def decimals_of(self, column: str) -> int:
         """Decimals used for one column in markdown and LaTeX."""
@@ -108,10 +119,11 @@ def format_value(value: object, decimals: int) -> str:
 
 
 def _cells(
-    table: Table, decimals: int | None, frame: pd.DataFrame | None = None
+    table: Table, decimals: int | None, columns: list[str] | None = None, frame: pd.DataFrame | None = None
 ) -> tuple[list[str], list[list[str]]]:
     frame = table.frame if frame is None else frame
-    header = [str(column) for column in frame.columns]
+    header = [str(column) for column in frame.columns] if columns is None else columns
+    frame = frame if columns is None else frame[columns]
     rows = [
         [
             format_value(value, decimals if decimals is not None else table.decimals_of(column))
@@ -123,9 +135,10 @@ def _cells(
 
 
 def to_markdown(table: Table) -> str:
-    """The table as a GitHub-flavoured markdown section: heading, table, notes."""
-    header, rows = _cells(table, None)
-    numeric = _numeric_columns(table)
+    """The table as a GitHub-flavoured markdown section: heading, table (its terminal columns), notes."""
+    shown = table.markdown_columns()
+    header, rows = _cells(table, None, shown)
+    numeric = _numeric_columns(table, shown)
     lines = [f"### {table.title}", ""]
     if rows:
         lines.append("| " + " | ".join(_md_escape(h) for h in header) + " |")
@@ -133,15 +146,20 @@ def to_markdown(table: Table) -> str:
         lines.extend("| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows)
     else:
         lines.append("(no rows)")
-    if table.notes:
+    notes = list(table.notes)
+    if len(shown) < len(table.frame.columns):
+        notes.append(
+            f"{len(shown)} of {len(table.frame.columns)} columns shown; every column is in {table.name}.csv"
+        )
+    if notes:
         lines.append("")
-        lines.extend(f"- {note}" for note in table.notes)
+        lines.extend(f"- {note}" for note in notes)
     return "\n".join(lines) + "\n"
 
 
 def to_csv(table: Table) -> str:
     """The table as CSV (LF line ends, floats with four decimals, no notes; its :attr:`Table.csv_rows`)."""
-    header, rows = _cells(table, CSV_DECIMALS, table.csv_rows)
+    header, rows = _cells(table, CSV_DECIMALS, frame=table.csv_rows)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -172,10 +190,10 @@ def to_latex(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _numeric_columns(table: Table) -> list[bool]:
+def _numeric_columns(table: Table, columns: list[str] | None = None) -> list[bool]:
     """Right-align a column whose values are all numbers (booleans and text are left-aligned)."""
     flags = []
-    for column in table.frame.columns:
+    for column in table.frame.columns if columns is None else columns:
         values = [v for v in table.frame[column].tolist() if v is not None and v is not pd.NA]
         flags.append(all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values))
     return flags
