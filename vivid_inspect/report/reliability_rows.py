@@ -62,7 +62,12 @@ def judge_scores(rows: pd.DataFrame, key: JudgeKey, *, by_generation: bool = Fal
     mine = select(rows, key)
     mine = mine[~mine["error"]]
     if by_generation:
-        runs = mine["run"] if "run" in mine.columns else mine["generation"]
+        # A frame that records no run (NaN, which equals nothing) pairs items by generation alone.
+        runs = (
+            mine["run"].astype(object).where(mine["run"].notna(), "")
+            if "run" in mine.columns
+            else pd.Series("", index=mine.index)
+        )
         ids: Iterable[Hashable] = zip(mine["generation"], runs, mine["id"], mine["epoch"], strict=True)
     else:
         ids = mine["id"]
