@@ -233,6 +233,8 @@ def table5(scores: pd.DataFrame, pairs: Mapping[str, str] | None = None) -> Tabl
         ((scores["task"] == "topic") & (scores["scorer"] == "topic_match"))
         | ((scores["task"] == "traits") & (scores["scorer"] == "traits_match"))
     ]
+    if "data" not in wanted.columns:  # a frame built without the data label: one data set
+        wanted = wanted.assign(data="")
     wanted = latest(wanted, ["task", "generation"])
     pair = wanted["generation"].map(lambda key: (pairs or {}).get(str(key), ""))
     wanted = wanted.assign(_pair=pair.where(pair != "", wanted["data"].astype(str)))
