@@ -8,7 +8,7 @@ counts, never a 0). Each row is checked twice: by the parser alone, and end to e
 real ``explain`` task, Inspect's ``openai-api`` provider and FakeOpenAIServer, where the metrics
 must cover exactly the scored rows.
 
-The rules are the verdict grammar (``judge_prompts.VERDICT_GRAMMAR``, README "Verdict grammar"):
+The rules are the verdict grammar (``judge_prompts.VERDICT_GRAMMAR``, docs/judges.md, "Verdict grammar"):
 
 - A line that is only a number (decorated with ``**``, brackets, ``/5``, ``.0``) or a labelled
   statement (``Điểm: N``, ``Score: N``) is a verdict. In a bare-score reply every verdict must agree:
@@ -209,7 +209,7 @@ def _rows(table: list[Any] = REPLIES) -> list[tuple[str, int | None, str]]:
 
 def test_the_corpus_is_large_and_covers_both_outcomes() -> None:
     rows = _rows(REPLIES) + _rows(CITED_REPLIES) + _rows(COT_REPLIES)
-    assert len(_rows(REPLIES)) == 42  # the first table is the one the README's guarantee names
+    assert len(_rows(REPLIES)) == 42  # the first table is the one docs/guarantees.md names
     assert len({reply for reply, _, _ in rows}) == len(rows)
     outcomes = Counter("scored" if expected is not None else "unscored" for _, expected, _ in rows)
     assert outcomes["scored"] >= 25 and outcomes["unscored"] >= 35
