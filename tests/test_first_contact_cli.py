@@ -43,7 +43,9 @@ EXPLAIN = ("vivid_inspect/explain", "-T", "data=sample", "--limit", "2")
 TOPIC = ("vivid_inspect/topic", "-T", "data=sample", "--limit", "2")
 GRADER = ("--model-role", "grader=openai-api/fake/judge")
 GEN = ("--model", "openai-api/fake/gen")
-CHOOSE_JUDGE = "choose the judge with --model-role grader=MODEL (offline: vivid/chrf), or generate only with -T judge=none"
+CHOOSE_JUDGE = (
+    "choose the judge: --model-role grader=MODEL (offline: vivid/chrf), or -T judge=none to generate only"
+)
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ CASES: dict[str, Case] = {
         (
             "explain: the judge openai-api/fake/judge (--model-role grader) failed its endpoint check: "
             "no connection to {closed}/models (Connection refused).",
-            "Nothing was generated. Start the judge's server or fix its base URL or key, or "
+            "Nothing was generated. Fix the judge's server, URL or key, or "
             f"{CHOOSE_JUDGE}. (VIVID_PREFLIGHT=0 skips this check.)",
         ),
         env=dead("{closed}"),
@@ -124,7 +126,7 @@ CASES: dict[str, Case] = {
         (
             "topic: the model openai-api/fake/gen (--model) failed its endpoint check: no connection to "
             "{closed}/models (Connection refused).",
-            "Nothing was generated. Start the model's server, or fix its base URL or key.",
+            "Nothing was generated. Fix the model's server, URL or key.",
         ),
         env=dead("{closed}"),
     ),

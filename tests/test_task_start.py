@@ -27,7 +27,7 @@ from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
 KEY = "fake-key"
 WRONG_KEY = "sk-task-start-canary-0123456789"
-CHOOSE_JUDGE = "choose the judge with --model-role grader=MODEL (offline: vivid/chrf)"
+CHOOSE_JUDGE = "choose the judge: --model-role grader=MODEL (offline: vivid/chrf)"
 
 
 @pytest.fixture
@@ -175,7 +175,7 @@ def test_the_models_endpoint_is_checked_with_or_without_a_judge(
     url = fake.base_url
     refused(
         f"explain: the model openai-api/fake/gen (--model) failed its endpoint check: HTTP 401 from {url}/models",
-        "Start the model's server, or fix its base URL or key.",
+        "Fix the model's server, URL or key.",
         model=fake_model("gen", url, key=WRONG_KEY),
         T_judge="none",
     )

@@ -53,7 +53,9 @@ PREFLIGHT_ENV = "VIVID_PREFLIGHT"
 
 _OFF = frozenset({"0", "false", "no", "off"})
 _SKIP = f"({PREFLIGHT_ENV}=0 skips this check.)"
-_CHOOSE_JUDGE = "choose the judge with --model-role grader=MODEL (offline: vivid/chrf), or generate only with -T judge=none"
+_CHOOSE_JUDGE = (
+    "choose the judge: --model-role grader=MODEL (offline: vivid/chrf), or -T judge=none to generate only"
+)
 
 
 class TaskStartError(PlainError, RuntimeError):
@@ -144,7 +146,7 @@ def check_models(task: str, *, judge: bool = False, judge_model: str | Model | N
         _Called(
             generator,
             f"the model {generator} (--model)",
-            "Start the model's server, or fix its base URL or key.",
+            "Fix the model's server, URL or key.",
         )
     ]
     if judge:
@@ -164,11 +166,7 @@ def check_models(task: str, *, judge: bool = False, judge_model: str | Model | N
                 )
             )
         else:
-            called.append(
-                _Called(
-                    grader, who, f"Start the judge's server or fix its base URL or key, or {_CHOOSE_JUDGE}."
-                )
-            )
+            called.append(_Called(grader, who, f"Fix the judge's server, URL or key, or {_CHOOSE_JUDGE}."))
     problems += _endpoint_problems(called)
     if problems:
         raise TaskStartError(_message(task, problems))
