@@ -87,10 +87,10 @@ CASES: dict[str, Case] = {
         (
             "explain: the judge openai-api/fake/judge (--model-role grader) failed its endpoint check: "
             "no connection to {closed}/models (Connection refused).",
-            "Nothing was generated. Fix the judge's server, URL or key, or "
-            f"{CHOOSE_JUDGE}. (VIVID_PREFLIGHT=0 skips this check.)",
+            f"Nothing was generated. Fix the judge's server, URL or key, or {CHOOSE_JUDGE}.",
         ),
         env=dead("{closed}"),
+        absent=("VIVID_PREFLIGHT",),  # the check is right: turning it off would not help
     ),
     "judge/http-401": Case(
         (*EXPLAIN, *ORACLE, *GRADER),
@@ -100,7 +100,11 @@ CASES: dict[str, Case] = {
     ),
     "judge/http-404": Case(
         (*EXPLAIN, *ORACLE, *GRADER),
-        ("failed its endpoint check: HTTP 404 from {fake_root}/models", "It usually ends in /v1"),
+        (
+            "failed its endpoint check: HTTP 404 from {fake_root}/models",
+            "It usually ends in /v1",
+            "(VIVID_PREFLIGHT=0 skips this check.)",  # a server may serve chat calls and no listing
+        ),
         env=dead("{fake_root}"),
     ),
     "judge/http-500": Case(

@@ -71,11 +71,14 @@ class Outcome:
         problem: Why every call to the endpoint would fail; None when it answered.
         listed: The models it lists (OpenAI-compatible listings), if it lists them.
         note: An answer that was unexpected but not conclusive (a 429, another 4xx).
+        doubtful: Whether the problem may lie with the check rather than the calls: a server that
+            serves chat but no model listing (404), or lists slowly (no answer in time).
     """
 
     problem: str | None = None
     listed: set[str] | None = None
     note: str | None = None
+    doubtful: bool = False
 
 
 def provider(name: str) -> str:
@@ -200,7 +203,7 @@ def ask(client: httpx.Client, probe: Probe, wait: float = READ_TIMEOUT) -> Outco
     except httpx.ConnectTimeout:
         return Outcome(problem=f"no connection to {url} within {connect:g} s")
     except httpx.TimeoutException:
-        return Outcome(problem=f"no answer from {url} within {wait:g} s")
+        return Outcome(problem=f"no answer from {url} within {wait:g} s", doubtful=True)
     except httpx.HTTPError as error:
         return Outcome(problem=describe_failure(error, url))
     except httpx.InvalidURL as error:  # a URL httpx cannot even send to
@@ -212,7 +215,8 @@ def ask(client: httpx.Client, probe: Probe, wait: float = READ_TIMEOUT) -> Outco
         )
     if status == 404:
         return Outcome(
-            problem=f"HTTP 404 from {url}: {_message(response)} (is base_url right? It usually ends in /v1)"
+            problem=f"HTTP 404 from {url}: {_message(response)} (is base_url right? It usually ends in /v1)",
+            doubtful=True,
         )
     if status >= 500:
         return Outcome(problem=f"HTTP {status} from {url}: {_message(response)} (the server is failing)")

@@ -183,12 +183,15 @@ def _endpoint_problems(called: Iterable[_Called]) -> list[tuple[str, str]]:
         [(probe, probe_timeout(active, each.model.config)) for each, probe in probes], reuse_recent=True
     )
     problems = []
+    doubtful = False
     for each, probe in probes:
         outcome = outcomes[probe]
-        reason = outcome.problem or unlisted(each.model, outcome, probe)
+        not_listed = None if outcome.problem else unlisted(each.model, outcome, probe)
+        reason = outcome.problem or not_listed
         if reason:
             problems.append((f"{each.who} failed its endpoint check: {reason}", each.fix))
-    if problems:
+            doubtful = doubtful or outcome.doubtful or not_listed is not None
+    if doubtful:  # a server may serve chat calls without listing models (or listing this one)
         problems.append(("", _SKIP))
     return problems
 
