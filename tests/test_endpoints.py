@@ -130,22 +130,28 @@ def test_one_request_per_endpoint_with_the_shortest_wait() -> None:
     assert outcomes[same].listed == {"gen", "judge"}
 
 
-def test_a_recent_answer_is_reused_only_by_the_task_start_check_and_a_failure_never(
+def test_an_answer_is_reused_only_within_its_scope_and_a_failure_never(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    one_eval, next_eval = {}, {}  # the task-start check's scopes: one eval's model roles each
     with FakeOpenAIServer(api_key=KEY) as server:
         healthy = probe(server.base_url)
-        ask_each([(healthy, 5.0)])
-        ask_each([(healthy, 5.0)], reuse_recent=True)
+        ask_each([(healthy, 5.0)], scope=one_eval)
+        ask_each([(healthy, 5.0)], scope=one_eval)
         assert server.get_counts == {"/v1/models": 1}
-        ask_each([(healthy, 5.0)])  # vivid run's preflight asks afresh
+        ask_each([(healthy, 5.0)], scope=next_eval)
         assert server.get_counts == {"/v1/models": 2}
+        ask_each([(healthy, 5.0)])  # vivid run's preflight asks afresh
+        ask_each([(healthy, 5.0)])
+        assert server.get_counts == {"/v1/models": 4}
+        ask_each([(healthy, 5.0)], scope=next_eval)  # still remembered for its own scope
+        assert server.get_counts == {"/v1/models": 4}
         monkeypatch.setattr(endpoints, "RECENT", 0.0)  # the answer is old
-        ask_each([(healthy, 5.0)], reuse_recent=True)
-        assert server.get_counts == {"/v1/models": 3}
+        ask_each([(healthy, 5.0)], scope=next_eval)
+        assert server.get_counts == {"/v1/models": 5}
     with StatusServer(500) as failing:
         dead = probe(failing.base_url)
         monkeypatch.setattr(endpoints, "RECENT", 600.0)
         for _ in range(2):
-            assert ask_each([(dead, 5.0)], reuse_recent=True)[dead].problem
+            assert ask_each([(dead, 5.0)], scope=one_eval)[dead].problem
         assert failing.requests == ["GET /v1/models", "GET /v1/models"]

@@ -39,8 +39,8 @@ READ_TIMEOUT = 15.0
 """Seconds for the listing to arrive."""
 
 RECENT = 30.0
-"""Seconds an endpoint that answered is not asked again by the task-start check: the tasks of one
-``inspect eval`` are built within seconds of each other, and one request per endpoint is enough."""
+"""Seconds an endpoint that answered is not asked again within one scope (the task-start check's:
+one eval, whose tasks are built within seconds of each other; one request per endpoint is enough)."""
 
 OFFLINE_PROVIDERS = frozenset({"mockllm", "vivid", "none"})
 """Providers that call no endpoint: nothing to check."""
@@ -248,18 +248,19 @@ def unlisted(model: Model, outcome: Outcome, probe: Probe) -> str | None:
     return f"model {name!r} not found: {public_url(probe.url)} lists {shown}{more}"
 
 
-_answered: dict[Probe, tuple[float, Outcome]] = {}
+_answered: dict[Probe, tuple[float, object, Outcome]] = {}
 
 
-def ask_each(probes: Iterable[tuple[Probe, float]], *, reuse_recent: bool = False) -> dict[Probe, Outcome]:
+def ask_each(probes: Iterable[tuple[Probe, float]], *, scope: object | None = None) -> dict[Probe, Outcome]:
     """Ask each distinct endpoint once.
 
     Args:
         probes: Each probe with the seconds it may wait; a probe given twice is sent once, with
             the shorter wait.
-        reuse_recent: Reuse the answer of an endpoint that answered less than :data:`RECENT`
-            seconds ago (the task-start check; ``vivid run`` asks afresh). A failure is never
-            reused.
+        scope: Reuse the answer of an endpoint that answered in this same scope (an object
+            compared by identity: the task-start check passes the eval's model roles, so the tasks
+            of one eval share their requests and the next eval asks afresh), less than
+            :data:`RECENT` seconds ago. None (``vivid run``) always asks. A failure is never reused.
 
     Returns:
         Each probe's outcome.
@@ -271,13 +272,15 @@ def ask_each(probes: Iterable[tuple[Probe, float]], *, reuse_recent: bool = Fals
     now = time.monotonic()
     with httpx.Client(follow_redirects=True) as client:
         for probe, wait in waits.items():
-            recent = _answered.get(probe) if reuse_recent else None
-            if recent is not None and now - recent[0] < RECENT:
-                outcomes[probe] = recent[1]
+            recent = _answered.get(probe) if scope is not None else None
+            if recent is not None and recent[1] is scope and now - recent[0] < RECENT:
+                outcomes[probe] = recent[2]
                 continue
             outcome = outcomes[probe] = ask(client, probe, wait)
+            if scope is None:
+                continue
             if outcome.problem is None:
-                _answered[probe] = (time.monotonic(), outcome)
+                _answered[probe] = (time.monotonic(), scope, outcome)
             else:
                 _answered.pop(probe, None)
     return outcomes

@@ -180,7 +180,10 @@ def _endpoint_problems(called: Iterable[_Called]) -> list[tuple[str, str]]:
         if isinstance(probe, Probe):
             probes.append((each, probe))
     outcomes = ask_each(
-        [(probe, probe_timeout(active, each.model.config)) for each, probe in probes], reuse_recent=True
+        # The eval's model roles (one dict per eval) scope the reuse: the tasks of one eval ask
+        # each endpoint once, the next eval asks again.
+        [(probe, probe_timeout(active, each.model.config)) for each, probe in probes],
+        scope=model_roles(),
     )
     problems = []
     doubtful = False
