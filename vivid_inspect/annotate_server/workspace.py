@@ -34,6 +34,7 @@ from vivid_inspect.annotate_server.guidelines import guidelines
 from vivid_inspect.annotate_server.human_log import LOGS_FOLDER, generation_logs, write_human_log
 from vivid_inspect.annotate_server.items import Item, Sheet
 from vivid_inspect.annotate_server.queues import Plan
+from vivid_inspect.folder_lock import HeldFolder
 from vivid_inspect.inputs.human_scores import (
     HumanScoresError,
     Problem,
@@ -93,6 +94,8 @@ class Workspace:
         sheet: The items and their generation record.
         plan: Every annotator's queue.
         report_folder: The log folder to name in the ``vivid report`` command the page offers.
+        write_log: Also keep copies of the generation's logs with the human scores (``--write-log``).
+        held: The folder's lock, held for as long as the workspace serves (released by :meth:`close`).
     """
 
     def __init__(
@@ -103,8 +106,10 @@ class Workspace:
         *,
         report_folder: Path | None = None,
         write_log: bool = False,
+        held: HeldFolder | None = None,
     ) -> None:
         self.folder = folder
+        self.held = held
         self.sheet = sheet
         self.plan = plan
         self.report_folder = report_folder
@@ -115,6 +120,12 @@ class Workspace:
         self.annotators = {name: self._load(name) for name in plan.annotators}
         self.tokens = self._tokens()
         self._refresh_humans()
+
+    def close(self) -> None:
+        """Let the annotation folder go: another server may then take it."""
+        if self.held is not None:
+            self.held.release()
+            self.held = None
 
     # --- reading and writing files ---------------------------------------------------------------
 

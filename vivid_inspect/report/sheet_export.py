@@ -25,6 +25,7 @@ from vivid_inspect.report.binding import generations_in
 from vivid_inspect.report.log_files import NOT_GENERATIONS, not_generations
 from vivid_inspect.report.logs import read_logs, read_summaries
 from vivid_inspect.report.sheet_files import check_output, cut, neutralise, write_atomic
+from vivid_inspect.report.sheet_lock import not_served
 from vivid_inspect.taxonomy import THEME_NAMES
 from vivid_inspect.text import nfc, strip_reasoning
 
@@ -178,8 +179,16 @@ def export_sheet(
     Raises:
         ValueError: No single generation, ``n`` not positive, or ``out`` (or its record) is an
             input or exists without ``force``.
+        vivid_inspect.folder_lock.FolderBusy: ``out`` is in an annotation folder that a running
+            ``vivid annotate serve`` holds (that server alone writes there).
     """
-    out = Path(out)
+    with not_served(Path(out)):
+        return _export(source, Path(out), n=n, seed=seed, generation=generation, force=force)
+
+
+def _export(
+    source: str | os.PathLike[str], out: Path, *, n: int, seed: int, generation: str | None, force: bool
+) -> pd.DataFrame:
     inputs = [Path(source)]
     check_output(out, inputs, force=force)
     check_output(record_path(out), inputs, force=force)

@@ -29,6 +29,7 @@ from vivid_inspect.inputs.human_scores import (
 )
 from vivid_inspect.redact import excerpt
 from vivid_inspect.report.sheet_files import check_output, write_atomic
+from vivid_inspect.report.sheet_lock import not_served
 from vivid_inspect.text import nfc
 
 HUMAN_COLUMNS: tuple[str, ...] = ("id", "score", "annotator")
@@ -65,10 +66,18 @@ def import_sheets(
     Raises:
         ValueError: No sheet given, any problem in any sheet (the message lists them all), or
             ``out`` is an input or exists without ``force``.
+        vivid_inspect.folder_lock.FolderBusy: ``out`` is in an annotation folder that a running
+            ``vivid annotate serve`` holds (that server alone writes there).
     """
+    with not_served(Path(out)):
+        return _import(sheets, Path(out), annotator=annotator, force=force)
+
+
+def _import(
+    sheets: Sequence[str | os.PathLike[str]], out: Path, *, annotator: str | None, force: bool
+) -> pd.DataFrame:
     if not sheets:
         raise ValueError("no sheet given; expected one or more filled annotation sheets")
-    out = Path(out)
     inputs = [path for sheet in map(Path, sheets) for path in (sheet, record_path(sheet))]
     check_output(out, inputs, force=force)
     records: list[tuple[int, int, str]] = []
