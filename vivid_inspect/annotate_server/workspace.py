@@ -18,6 +18,7 @@ Files, all in the annotation folder (beside the source, never over it):
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -55,6 +56,19 @@ SCORES = range(6)
 
 class ScoreError(ValueError):
     """A score request that is refused (unknown item, not a whole number 0-5)."""
+
+
+class SaveError(RuntimeError):
+    """A change that could not be written.
+
+    Args:
+        message: What was (not) saved, and what to do.
+        saved: Whether the annotator's sheet holds the change (only the human scores file failed).
+    """
+
+    def __init__(self, message: str, *, saved: bool) -> None:
+        super().__init__(message)
+        self.saved = saved
 
 
 @dataclass
@@ -117,6 +131,7 @@ class Workspace:
         self.human_logs = generation_logs(sheet.record, report_folder, folder) if write_log else {}
         self.items: dict[int, Item] = {item.id: item for item in sheet.items}
         self._lock = threading.Lock()
+        self.humans_stale = False
         self.annotators = {name: self._load(name) for name in plan.annotators}
         self.tokens = self._tokens()
         self._refresh_humans()
@@ -138,7 +153,9 @@ class Workspace:
             self._write(annotator)
         return annotator
 
-    def _write(self, annotator: Annotator) -> None:
+    def _write(self, annotator: Annotator, scores: dict[int, int] | None = None) -> None:
+        """Write an annotator's sheet with ``scores`` (default: their scores in memory)."""
+        scores = annotator.scores if scores is None else scores
         key = self.sheet.key
         columns = SHEET_COLUMNS if key is not None else tuple(c for c in SHEET_COLUMNS if c != "generation")
         buffer = io.StringIO()
@@ -146,7 +163,7 @@ class Workspace:
         writer.writerow(columns)
         for item_id in annotator.queue:
             item = self.items[item_id]
-            score = annotator.scores.get(item_id)
+            score = scores.get(item_id)
             cells = {
                 "id": item_id,
                 "idiom": neutralise(cut(item.idiom)),
@@ -212,44 +229,94 @@ class Workspace:
         return next(token for token, owner in self.tokens.items() if owner == name)
 
     def score(self, name: str, item_id: Any, score: Any) -> dict[str, Any]:
-        """Record a score, on disk before returning.
+        """Record a score, on disk before returning; memory changes only once it is.
 
         Raises:
             ScoreError: ``item_id`` is not an item of the annotator's queue, or ``score`` is not a
                 whole number 0-5 (a JSON integer; not a string, a fraction or a boolean).
+            SaveError: The annotator's sheet (or the human scores file) could not be written.
         """
         annotator = self.annotators[name]
         item = _known(annotator, item_id)
         if not isinstance(score, int) or isinstance(score, bool) or score not in SCORES:
-            raise ScoreError(f"score must be a whole number from 0 to 5, got {str(score)[:20]!r}")
+            raise ScoreError(f"score must be a whole number from 0 to 5, got {shown(score)}")
         with self._lock:
-            was_finished = annotator.finished
-            annotator.history.append((item, annotator.scores.get(item)))
-            annotator.scores[item] = score
-            self._save(annotator, was_finished)
+            before = annotator.scores.get(item)
+            self._commit(annotator, annotator.scores | {item: score}, push=(item, before))
             return self._summary(annotator) | {"id": item, "score": score}
 
     def undo(self, name: str) -> dict[str, Any]:
-        """Take back the newest change of this run; ``id`` is None when there is nothing to undo."""
+        """Take back the newest change of this run; ``id`` is None when there is nothing to undo.
+
+        Raises:
+            SaveError: The annotator's sheet (or the human scores file) could not be written; the
+                change is not taken back.
+        """
         annotator = self.annotators[name]
         with self._lock:
             if not annotator.history:
                 return self._summary(annotator) | {"id": None, "score": None}
-            was_finished = annotator.finished
-            item, before = annotator.history.pop()
+            item, before = annotator.history[-1]
+            scores = dict(annotator.scores)
             if before is None:
-                annotator.scores.pop(item, None)
+                scores.pop(item, None)
             else:
-                annotator.scores[item] = before
-            self._save(annotator, was_finished)
+                scores[item] = before
+            self._commit(annotator, scores, push=None)
             return self._summary(annotator) | {"id": item, "score": before}
 
-    def _save(self, annotator: Annotator, was_finished: bool) -> None:
-        self._write(annotator)
-        # The human scores file holds finished annotators only: the change of one who is not, and
-        # was not, finished leaves it as it is (and spares rewriting a --write-log copy).
-        if was_finished or annotator.finished:
+    def _commit(
+        self, annotator: Annotator, scores: dict[int, int], push: tuple[int, int | None] | None
+    ) -> None:
+        """Write an annotator's new scores, then (only then) hold them in memory.
+
+        The annotator's sheet is what a restart reads: memory follows it, never leads it. The human
+        scores file is derived from the finished sheets; one that cannot be rewritten is removed,
+        never left stale, and written again at the next save (or restart).
+
+        Args:
+            annotator: Whose scores change.
+            scores: All of their scores after the change.
+            push: The change to remember for undo (item, score before); None takes the newest back.
+
+        Raises:
+            SaveError: Nothing changed (``saved`` False: the sheet could not be written), or the
+                sheet holds the change but the human scores file could not be written (``saved`` True).
+        """
+        was_finished = annotator.finished
+        try:
+            self._write(annotator, scores)
+        except Exception as error:  # noqa: BLE001 - whatever stopped the write, nothing was kept
+            raise SaveError(
+                f"NOT SAVED: {annotator.path.name} could not be written ({_reason(error)}); nothing was "
+                "changed: free space or fix the folder, then score again",
+                saved=False,
+            ) from error
+        annotator.scores = scores
+        if push is None:
+            annotator.history.pop()
+        else:
+            annotator.history.append(push)
+        if was_finished or annotator.finished or self.humans_stale:
+            # The human scores file holds finished annotators only: the change of one who is not,
+            # and was not, finished leaves it as it is (and spares rewriting a --write-log copy).
+            self._refresh_humans_or_remove(annotator)
+
+    def _refresh_humans_or_remove(self, annotator: Annotator) -> None:
+        try:
             self._refresh_humans()
+        except Exception as error:  # noqa: BLE001 - a derived file: removed, whatever stopped it
+            self.humans_stale = True
+            for path in (self.humans_path, record_path(self.humans_path), *self.human_logs.values()):
+                with contextlib.suppress(OSError):
+                    path.unlink(missing_ok=True)
+            raise SaveError(
+                f"saved in {annotator.path.name}, but {self.humans_path.name} could not be written "
+                f"({_reason(error)}); it was removed rather than left out of date, and is written again "
+                "at the next score or when the server restarts",
+                saved=True,
+            ) from error
+        self.humans_stale = False
 
     def state(self, name: str) -> dict[str, Any]:
         """Everything the page shows an annotator: their items (blind), progress, guidelines."""
@@ -327,7 +394,22 @@ class Workspace:
 def _known(annotator: Annotator, item_id: Any) -> int:
     if isinstance(item_id, int) and not isinstance(item_id, bool) and item_id in annotator.queue:
         return item_id
-    raise ScoreError(f"id {str(item_id)[:20]!r} is not one of this annotator's items")
+    raise ScoreError(f"id {shown(item_id)} is not one of this annotator's items")
+
+
+def shown(value: Any) -> str:
+    """A value from a request, quoted short: never the repr of a whole nested structure."""
+    if isinstance(value, list | dict):
+        return f"a JSON {'array' if isinstance(value, list) else 'object'}"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        return "a number with more than 20 digits"
+    return repr(str(value)[:20])
+
+
+def _reason(error: Exception) -> str:
+    return (
+        (error.strerror if isinstance(error, OSError) else None) or str(error)[:200] or type(error).__name__
+    )
 
 
 def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
