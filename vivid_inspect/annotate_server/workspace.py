@@ -36,16 +36,14 @@ from vivid_inspect.annotate_server.human_log import LOGS_FOLDER, generation_logs
 from vivid_inspect.annotate_server.items import Item, Sheet
 from vivid_inspect.annotate_server.queues import Plan
 from vivid_inspect.folder_lock import HeldFolder
-from vivid_inspect.inputs.human_scores import (
-    HumanScoresError,
-    Problem,
-    read_records,
-    record_path,
-)
+from vivid_inspect.inputs.csv_records import Problems, iter_records, read_id, whole_number
+from vivid_inspect.inputs.csv_records import shown as shown_cell
+from vivid_inspect.inputs.human_scores import HumanScoresError, Problem, record_path
 from vivid_inspect.report.agreement import agreement
 from vivid_inspect.report.annotate import SHEET_COLUMNS, import_sheets
 from vivid_inspect.report.raters import raters_alpha
 from vivid_inspect.report.sheet_files import cut, neutralise, write_atomic
+from vivid_inspect.size_caps import SHEETS
 from vivid_inspect.text import nfc
 
 HUMANS_FILE = "humans.csv"
@@ -413,52 +411,44 @@ def _reason(error: Exception) -> str:
 
 
 def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
-    """The scores in an annotator's sheet, checked against their queue."""
-    records = read_records(path, "annotator sheet", "expected the sheet this server wrote")
-    header_line, header = records[0]
+    """The scores in an annotator's sheet, checked against their queue (each item once)."""
+    records = iter_records(path, "annotator sheet", "expected the sheet this server wrote", SHEETS)
+    header_line, header = next(records)
     columns = [nfc(name).strip() for name in header]
     if "id" not in columns or "score" not in columns:
-        raise HumanScoresError(
-            path,
-            [
-                Problem(
-                    None, header_line, None, "missing column 'id' or 'score'; not a sheet this server wrote"
-                )
-            ],
-        )
+        message = "missing column 'id' or 'score'; not a sheet this server wrote"
+        raise HumanScoresError(path, [Problem(None, header_line, None, message)])
+    at = {name: columns.index(name) for name in ("id", "score")}
     scores: dict[int, int] = {}
-    problems: list[Problem] = []
-    seen: set[int] = set()
-    for row, (line, cells) in enumerate(records[1:], start=1):
-        values = {name: (cells[i].strip() if i < len(cells) else "") for i, name in enumerate(columns)}
-        item = int(values["id"]) if values["id"].isdigit() else None
-        if item is None or item not in queue:
-            problems.append(
-                Problem(row, line, "id", f"id {values['id'][:20]!r} is not one of this annotator's items")
-            )
+    problems = Problems()
+    seen: dict[int, tuple[int, int]] = {}
+    for row, (line, cells) in enumerate(records, start=1):
+        values = {name: (cells[i].strip() if i < len(cells) else "") for name, i in at.items()}
+        item, problem = read_id(values["id"])
+        if item is not None and item not in queue:
+            problem = f"id {item} is not one of this annotator's items"
+        if item is None or problem is not None:
+            problems.add(Problem(row, line, "id", str(problem)))
             continue
-        seen.add(item)
+        if item in seen:
+            first_row, first_line = seen[item]
+            message = f"id {item} appears again (first in data row {first_row}, line {first_line}); an item is scored once"
+            problems.add(Problem(row, line, "id", message))
+            continue
+        seen[item] = (row, line)
         if values["score"] == "":
             continue
-        if values["score"] not in {str(s) for s in SCORES}:
-            problems.append(
-                Problem(
-                    row,
-                    line,
-                    "score",
-                    f"score must be a whole number from 0 to 5, found {values['score'][:20]!r}",
-                )
-            )
+        score = whole_number(values["score"])
+        if score is None or score not in SCORES:
+            message = f"score must be a whole number from 0 to 5, found {shown_cell(values['score'])}"
+            problems.add(Problem(row, line, "score", message))
             continue
-        scores[item] = int(values["score"])
-    if queue - seen:
-        problems.append(
-            Problem(
-                None, header_line, "id", f"{len(queue - seen)} item(s) of this annotator's queue are missing"
-            )
-        )
+        scores[item] = score
+    if queue - set(seen):
+        message = f"{len(queue - set(seen))} item(s) of this annotator's queue are missing"
+        problems.add(Problem(None, header_line, "id", message))
     if problems:
-        raise HumanScoresError(path, problems)
+        raise problems.error(path)
     return scores
 
 

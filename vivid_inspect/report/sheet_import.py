@@ -17,22 +17,27 @@ from typing import Any
 
 import pandas as pd
 
+from vivid_inspect.inputs.annotators import annotator_key, annotator_name, spelled_apart
+from vivid_inspect.inputs.csv_records import Problems, iter_records, read_id
 from vivid_inspect.inputs.human_scores import (
     RECORD_SUFFIX,
     HumanScoresError,
     Problem,
+    load_record,
     read_generation_record,
     read_human_scores,
-    read_records,
     record_path,
     whole_number,
 )
 from vivid_inspect.redact import excerpt
 from vivid_inspect.report.sheet_files import check_output, write_atomic
 from vivid_inspect.report.sheet_lock import not_served
+from vivid_inspect.size_caps import SHEETS
 from vivid_inspect.text import nfc
 
 HUMAN_COLUMNS: tuple[str, ...] = ("id", "score", "annotator")
+_READ = ("id", "score", "annotator", "generation")
+"""The only columns of a sheet that import reads."""
 
 
 def import_sheets(
@@ -82,11 +87,12 @@ def _import(
     check_output(out, inputs, force=force)
     records: list[tuple[int, int, str]] = []
     seen: dict[tuple[int, str], str] = {}
+    spellings: dict[str, tuple[str, str]] = {}
     errors: list[str] = []
     bound: dict[Path, dict[str, Any] | None] = {}
     for sheet in map(Path, sheets):
         try:
-            rows, bound[sheet] = _check_sheet(sheet, annotator or sheet.stem, seen)
+            rows, bound[sheet] = _check_sheet(sheet, annotator or sheet.stem, seen, spellings)
         except HumanScoresError as error:
             errors.append(str(error))
         else:
@@ -125,10 +131,10 @@ def _sheet_record(path: Path, key: str, line: int) -> dict[str, Any]:
         return beside
     for other in sorted(path.parent.glob(f"*{RECORD_SUFFIX}")):
         try:
-            data = json.loads(other.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            continue
-        if isinstance(data, dict) and data.get("generation") == key:
+            data = load_record(other)
+        except HumanScoresError:
+            continue  # not a record (a pipe, a folder, a huge or broken file): not the one looked for
+        if data.get("generation") == key:
             return data
     message = (
         f"no record of generation {key!r}: looked for {record_path(path).name} and any *{RECORD_SUFFIX} in "
@@ -138,40 +144,55 @@ def _sheet_record(path: Path, key: str, line: int) -> dict[str, Any]:
 
 
 def _check_sheet(
-    path: Path, default_annotator: str, seen: dict[tuple[int, str], str]
+    path: Path,
+    default_annotator: str,
+    seen: dict[tuple[int, str], str],
+    spellings: dict[str, tuple[str, str]],
 ) -> tuple[list[tuple[int, int, str]], dict[str, Any] | None]:
-    records = read_records(path, "sheet", "expected the exported header with filled scores")
-    header_line, header = records[0]
+    """A sheet's (id, score, annotator) rows, checked; ``seen`` and ``spellings`` carry across sheets.
+
+    The sheet is streamed and only the cells import reads are kept (never the text columns).
+    """
+    records = iter_records(path, "sheet", "expected the exported header with filled scores", SHEETS)
+    header_line, header = next(records)
     columns = [nfc(name).strip() for name in header]
     missing = [name for name in ("id", "score") if name not in columns]
     if missing:
         raise HumanScoresError(
             path, [Problem(None, header_line, None, f"missing column(s) {', '.join(map(repr, missing))}")]
         )
-    record, samples = _generation_of_sheet(path, columns, records)
-    problems: list[Problem] = []
+    at = {name: columns.index(name) for name in _READ if name in columns}
+    cells = [
+        (row, line, {name: (record[i].strip() if i < len(record) else "") for name, i in at.items()})
+        for row, (line, record) in enumerate(records, start=1)
+    ]
+    record, samples = _generation_of_sheet(path, header_line, cells if "generation" in at else None)
+    problems = Problems()
     rows: list[tuple[int, int, str]] = []
-    for row, (line, cells_list) in enumerate(records[1:], start=1):
-        cells = {
-            name: (cells_list[i].strip() if i < len(cells_list) else "") for i, name in enumerate(columns)
-        }
-        item, score, found = _check_cells(row, line, cells, record, samples)
-        who = nfc(cells.get("annotator", "")) or default_annotator
-        if item is not None:
-            where = f"{path.name} data row {row}"
-            if (item, who) in seen:
-                found.append(
-                    Problem(
-                        row, line, "id", f"id {item} scored again by {who!r} (first in {seen[(item, who)]})"
-                    )
-                )
+    for row, line, values in cells:
+        item, score, found = _check_cells(row, line, values, record, samples)
+        who = annotator_name(values.get("annotator", "")) or annotator_name(default_annotator)
+        key = annotator_key(who)
+        where = f"{path.name} data row {row}"
+        if not key:
+            found.append(Problem(row, line, "annotator", f"annotator {who!r} has no visible character"))
+        elif spellings.setdefault(key, (who, where))[0] != who:
+            first, first_where = spellings[key]
+            found.append(
+                Problem(row, line, "annotator", f"{spelled_apart(first, who)} (first in {first_where})")
+            )
+        elif item is not None:
+            if (item, key) in seen:
+                message = f"id {item} scored again by {who!r} (first in {seen[(item, key)]}); an annotator scores an item once"
+                found.append(Problem(row, line, "id", message))
             else:
-                seen[(item, who)] = where
-        problems.extend(found)
+                seen[(item, key)] = where
+        for problem in found:
+            problems.add(problem)
         if item is not None and score is not None and not found:
             rows.append((item, score, who))
     if problems:
-        raise HumanScoresError(path, problems)
+        raise problems.error(path)
     if not rows:
         raise HumanScoresError(path, "no data rows below the header")
     return rows, record
@@ -185,12 +206,15 @@ def _check_cells(
     The duplicate check, which carries state across rows and sheets, stays with the caller.
     """
     found: list[Problem] = []
-    item = whole_number(cells["id"])
-    if item is None:
-        found.append(Problem(row, line, "id", f"id must be an integer, found {_shown(cells['id'])}"))
-    elif samples is not None and record is not None and str(item) not in samples:
-        message = f"id {item} is not a sample of generation {record['generation']!r} (the sheet's; {len(samples)} samples)"
+    number = whole_number(cells["id"])
+    item, problem = read_id(cells["id"])
+    if number is not None and samples is not None and record is not None and str(number) not in samples:
+        # A sheet of a generation: any number that is none of its samples (0, -3, 9999) is said to be so.
+        message = f"id {number} is not a sample of generation {record['generation']!r} (the sheet's; {len(samples)} samples)"
         found.append(Problem(row, line, "id", message))
+        item = None
+    elif item is None:
+        found.append(Problem(row, line, "id", str(problem)))
     score = whole_number(cells["score"])
     if cells["score"] == "":
         found.append(Problem(row, line, "score", "not scored yet (empty score)"))
@@ -201,32 +225,30 @@ def _check_cells(
 
 
 def _generation_of_sheet(
-    path: Path, columns: list[str], records: list[tuple[int, list[str]]]
+    path: Path, header_line: int, cells: list[tuple[int, int, dict[str, str]]] | None
 ) -> tuple[dict[str, Any] | None, set[str] | None]:
     """The record of the generation a sheet was drawn from and its sample ids; None without a key."""
-    if "generation" not in columns:
+    if cells is None:
         return None, None
-    index = columns.index("generation")
     keys: dict[str, tuple[int, int]] = {}
-    problems: list[Problem] = []
-    for row, (line, cells) in enumerate(records[1:], start=1):
-        key = cells[index].strip() if index < len(cells) else ""
+    problems = Problems()
+    for row, line, values in cells:
+        key = values["generation"]
         if not key:
-            problems.append(
+            problems.add(
                 Problem(row, line, "generation", "generation key is empty; keep the exported column as it is")
             )
         else:
             keys.setdefault(key, (row, line))
     if len(keys) > 1:
-        (first, (row, line)), *others = keys.items()
-        listed = ", ".join(f"{_shown(key)} (data row {where[0]})" for key, where in others)
-        problems.append(
-            Problem(
-                None, records[0][0], "generation", f"rows name several generations: {first!r} and {listed}"
-            )
+        (first, _), *others = keys.items()
+        listed = ", ".join(f"{_shown(key)} (data row {where[0]})" for key, where in others[:5])
+        listed += f" and {len(others) - 5:,} more" if len(others) > 5 else ""
+        problems.add(
+            Problem(None, header_line, "generation", f"rows name several generations: {first!r} and {listed}")
         )
     if problems:
-        raise HumanScoresError(path, problems)
+        raise problems.error(path)
     if not keys:
         return None, None
     key, (_, line) = next(iter(keys.items()))
