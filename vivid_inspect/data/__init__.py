@@ -77,11 +77,13 @@ def _load_cached(spec: str) -> tuple[str, tuple[VividItem, ...]]:
             ) from None
         raise
     keep_in_cache(raw)
-    _warn_duplicates(find_duplicates(list(items)), raw.source, spec)
-    if raw.source not in _TAXONOMY_CHECKED:
-        _TAXONOMY_CHECKED.add(raw.source)
-        warn_if_contradicted(items, raw.source, f"vivid data check --data {shlex.quote(spec)}")
-    return raw.source, items
+    source = raw.source
+    del raw  # the file's bytes are not needed by the checks below: do not hold them beside the items
+    _warn_duplicates(find_duplicates(list(items)), source, spec)
+    if source not in _TAXONOMY_CHECKED:
+        _TAXONOMY_CHECKED.add(source)
+        warn_if_contradicted(items, source, f"vivid data check --data {shlex.quote(spec)}")
+    return source, items
 
 
 # Sources whose label prevalences were already compared with the taxonomy in this process.

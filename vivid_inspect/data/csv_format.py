@@ -30,6 +30,7 @@ COLUMNS: tuple[str, ...] = (IDIOM_COLUMN, MEANING_COLUMN, *TRAIT_COLUMNS, THEME_
 
 _MAX_LISTED_PROBLEMS = 50
 
+_TRAIT_SETS: dict[tuple[int, ...], tuple[int, ...]] = {}
 MAX_FIELD_CHARS = 131_072
 """Longest field a data file may hold: the csv module's default limit, kept as a data rule."""
 
@@ -41,7 +42,7 @@ class VividDataError(ValueError):
     """A data file that cannot be used; the message lists every problem found."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VividItem:
     """One validated row of the data set.
 
@@ -92,13 +93,41 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
     Raises:
         VividDataError: The file is not UTF-8, its header is wrong, or some rows are invalid. The
             message names the file and, for row problems, each row, line and column. Text from the
-            file is quoted only as a short, redacted excerpt.
+            file is quoted only as a short, redacted excerpt. (Its size is capped where it is read:
+            :mod:`vivid_inspect.data.sources`.)
     """
-    text = _decode(raw, source)
-    with _fields_up_to(len(text) + 1):
-        # The reader may read any field the text holds (it is in memory already); fields longer
-        # than MAX_FIELD_CHARS are then reported by row and column instead of as a CSV error.
-        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        items, problems, count = _parse(raw, source)
+    except UnicodeDecodeError:
+        _decode(raw, source)  # raises, naming the line and byte
+        raise
+    if problems:
+        more = count - len(problems)
+        listing = "\n".join(f"  - {problem}" for problem in problems)
+        tail = f"\n  … and {more:,} more" if more else ""
+        raise VividDataError(f"{source}: {count:,} problem(s) in the data file:\n{listing}{tail}")
+    if not items:
+        raise VividDataError(f"{source}: the file has a header but no data rows")
+    return items
+
+
+# One pass over every row: the keys need not fill (and flush) idiom_key's cache, which serves the
+# repeated look-ups of a task's demonstrations.
+_uncached_key = idiom_key.__wrapped__
+
+
+def _parse(raw: bytes, source: str) -> tuple[list[VividItem], list[str], int]:
+    """The items, the first problems and the count of all problems of a file, read row by row.
+
+    The text is never held whole: rows are decoded as the reader reaches them, and only the first
+    problems are kept (a file of bad rows must not hold a message per row), so memory stays near
+    the file's bytes and the items kept (``bench/input_size.py``).
+    """
+    stream = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", newline="")
+    with _fields_up_to(len(raw) + 1):
+        # The reader may read any field the file holds (no field is longer than the file); fields
+        # longer than MAX_FIELD_CHARS are then reported by row and column instead of as a CSV error.
+        reader = csv.reader(stream, strict=True)
         try:
             header = next(reader, None)
         except csv.Error as exc:
@@ -106,18 +135,20 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
         if header is None:
             raise VividDataError(f"{source}: the file is empty; expected the header {', '.join(COLUMNS)}")
         columns = [column.strip() for column in header]
-        _check_header(columns, text, source)
+        _check_header(columns, raw[:4096].decode("utf-8-sig", "replace"), source)
 
         items: list[VividItem] = []
         problems: list[str] = []
+        count = 0
         line = reader.line_num + 1
-        row_number = 0
+        row_number = previous_line = 0
         while True:
             try:
                 row = next(reader)
             except StopIteration:
                 break
             except csv.Error as exc:
+                count += 1
                 problems.append(f"line {line}: unreadable CSV ({exc}); is a quote left open?")
                 break
             if len(row) <= 1 and not "".join(row).strip():
@@ -125,21 +156,18 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
                 line = reader.line_num + 1
                 continue
             row_number += 1
+            if row_number == previous_line:
+                # The same number as the last row's line (so in a file without blank or multi-line
+                # rows): one int object for both, not two per row.
+                row_number = previous_line
+            previous_line = line
             item, row_problems = _parse_row(columns, row, row_number, line)
-            problems.extend(row_problems)
+            count += len(row_problems)
+            problems.extend(row_problems[: _MAX_LISTED_PROBLEMS - len(problems)])
             if item is not None:
                 items.append(item)
             line = reader.line_num + 1
-
-    if problems:
-        shown = problems[:_MAX_LISTED_PROBLEMS]
-        more = len(problems) - len(shown)
-        listing = "\n".join(f"  - {problem}" for problem in shown)
-        tail = f"\n  … and {more} more" if more else ""
-        raise VividDataError(f"{source}: {len(problems)} problem(s) in the data file:\n{listing}{tail}")
-    if not items:
-        raise VividDataError(f"{source}: the file has a header but no data rows")
-    return items
+    return items, problems[:_MAX_LISTED_PROBLEMS], count
 
 
 def find_duplicates(items: list[VividItem]) -> list[Duplicate]:
@@ -151,12 +179,21 @@ def find_duplicates(items: list[VividItem]) -> list[Duplicate]:
     Returns:
         One entry per repeating row, in file order.
     """
-    first_seen: dict[str, VividItem] = {}
+    # Keyed by the key's hash, not the key (a second copy of every idiom), and checked on a match;
+    # the rare hash shared by different keys holds a tuple of their first items.
+    first_seen: dict[int, VividItem | tuple[VividItem, ...]] = {}
     duplicates: list[Duplicate] = []
     for item in items:
-        earlier = first_seen.setdefault(idiom_key(item.idiom), item)
-        if earlier is not item:
-            duplicates.append(Duplicate(item, earlier))
+        key = _uncached_key(item.idiom)
+        earlier = first_seen.setdefault(hash(key), item)
+        if earlier is item:
+            continue
+        candidates = earlier if isinstance(earlier, tuple) else (earlier,)
+        match = next((seen for seen in candidates if _uncached_key(seen.idiom) == key), None)
+        if match is None:
+            first_seen[hash(key)] = (*candidates, item)
+        else:
+            duplicates.append(Duplicate(item, match))
     return duplicates
 
 
@@ -268,7 +305,9 @@ def _parse_row(
     if problems:
         return None, problems
     assert theme is not None
-    return VividItem(row_number, line, idiom, meaning, theme, tuple(trait_ids)), []
+    traits = tuple(trait_ids)
+    # One tuple per set of traits (32 of them), shared by every row that has it.
+    return VividItem(row_number, line, idiom, meaning, theme, _TRAIT_SETS.setdefault(traits, traits)), []
 
 
 def _code(cell: str) -> int | None:
