@@ -14,6 +14,10 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
 
 from vivid_inspect.data.normalise import idiom_key
 from vivid_inspect.redact import excerpt
@@ -97,10 +101,64 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
             :mod:`vivid_inspect.data.sources`.)
     """
     try:
-        items, problems, count = _parse(raw, source)
+        found = _parse(io.BytesIO(raw), len(raw), raw[:4096], source)
     except UnicodeDecodeError:
         _decode(raw, source)  # raises, naming the line and byte
         raise
+    return _checked(found, source)
+
+
+def parse_vivid_file(path: Path, source: str, limit: int) -> list[VividItem]:
+    """Parse a VIVID CSV file from disk, row by row, without holding its bytes.
+
+    What :func:`parse_vivid_csv` does for bytes, for a local file: memory stays near the items
+    kept (``bench/input_size.py``), since the file's bytes are never all in memory at once.
+
+    Args:
+        path: The file (checked to be a regular file within the size cap by the caller).
+        source: Name of the file, used in every message.
+        limit: The size cap; a file that grows past it while it is read is refused.
+
+    Returns:
+        The validated items in file order.
+
+    Raises:
+        VividDataError: As :func:`parse_vivid_csv`, and a file that grew past ``limit``.
+    """
+    with path.open("rb") as handle:
+        head = handle.read(4096)
+        handle.seek(0)
+        try:
+            found = _parse(io.BufferedReader(_Capped(handle, source, limit), 1 << 16), limit, head, source)
+        except UnicodeDecodeError:
+            handle.seek(0)
+            _decode(
+                handle.read(limit + 1), source
+            )  # raises, naming the line and byte (an error: memory is no concern)
+            raise
+    return _checked(found, source)
+
+
+class _Capped(io.RawIOBase):
+    """A file read through, refused once more than ``limit`` bytes have come (it grew meanwhile)."""
+
+    def __init__(self, handle: BinaryIO, source: str, limit: int) -> None:
+        self._handle, self._source, self._limit, self._read = handle, source, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        data = self._handle.read(len(buffer))
+        buffer[: len(data)] = data
+        self._read += len(data)
+        if self._read > self._limit:
+            raise VividDataError(f"{self._source}: grew past {self._limit:,} bytes while it was read")
+        return len(data)
+
+
+def _checked(found: tuple[list[VividItem], list[str], int], source: str) -> list[VividItem]:
+    items, problems, count = found
     if problems:
         more = count - len(problems)
         listing = "\n".join(f"  - {problem}" for problem in problems)
@@ -116,15 +174,21 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
 _uncached_key = idiom_key.__wrapped__
 
 
-def _parse(raw: bytes, source: str) -> tuple[list[VividItem], list[str], int]:
+def _parse(binary: BinaryIO, size: int, head: bytes, source: str) -> tuple[list[VividItem], list[str], int]:
     """The items, the first problems and the count of all problems of a file, read row by row.
 
     The text is never held whole: rows are decoded as the reader reaches them, and only the first
     problems are kept (a file of bad rows must not hold a message per row), so memory stays near
-    the file's bytes and the items kept (``bench/input_size.py``).
+    the items kept (``bench/input_size.py``).
+
+    Args:
+        binary: The file's bytes, as a stream.
+        size: No field is longer than this (the file's size, or its cap).
+        head: The first bytes, quoted when the header is not a VIVID header.
+        source: Name of the file, for messages.
     """
-    stream = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", newline="")
-    with _fields_up_to(len(raw) + 1):
+    stream = io.TextIOWrapper(binary, encoding="utf-8-sig", newline="")
+    with _fields_up_to(size + 1):
         # The reader may read any field the file holds (no field is longer than the file); fields
         # longer than MAX_FIELD_CHARS are then reported by row and column instead of as a CSV error.
         reader = csv.reader(stream, strict=True)
@@ -135,7 +199,7 @@ def _parse(raw: bytes, source: str) -> tuple[list[VividItem], list[str], int]:
         if header is None:
             raise VividDataError(f"{source}: the file is empty; expected the header {', '.join(COLUMNS)}")
         columns = [column.strip() for column in header]
-        _check_header(columns, raw[:4096].decode("utf-8-sig", "replace"), source)
+        _check_header(columns, head.decode("utf-8-sig", "replace"), source)
 
         items: list[VividItem] = []
         problems: list[str] = []
@@ -179,21 +243,27 @@ def find_duplicates(items: list[VividItem]) -> list[Duplicate]:
     Returns:
         One entry per repeating row, in file order.
     """
-    # Keyed by the key's hash, not the key (a second copy of every idiom), and checked on a match;
-    # the rare hash shared by different keys holds a tuple of their first items.
-    first_seen: dict[int, VividItem | tuple[VividItem, ...]] = {}
+    # Found by sorting one hash per row (8 bytes a row, not a dict of every idiom's key), then
+    # comparing the keys themselves within each run of equal hashes.
+    hashes = np.fromiter(
+        (hash(_uncached_key(item.idiom)) for item in items), dtype=np.int64, count=len(items)
+    )
+    order = np.argsort(hashes, kind="stable")  # stable: within a run, file order
+    ordered = hashes[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    ends = np.append(starts[1:], len(order))
     duplicates: list[Duplicate] = []
-    for item in items:
-        key = _uncached_key(item.idiom)
-        earlier = first_seen.setdefault(hash(key), item)
-        if earlier is item:
-            continue
-        candidates = earlier if isinstance(earlier, tuple) else (earlier,)
-        match = next((seen for seen in candidates if _uncached_key(seen.idiom) == key), None)
-        if match is None:
-            first_seen[hash(key)] = (*candidates, item)
-        else:
-            duplicates.append(Duplicate(item, match))
+    for start, end in zip(starts[ends - starts > 1].tolist(), ends[ends - starts > 1].tolist(), strict=True):
+        firsts: list[tuple[str, VividItem]] = []
+        for index in order[start:end].tolist():
+            item = items[index]
+            key = _uncached_key(item.idiom)
+            match = next((first for seen, first in firsts if seen == key), None)
+            if match is None:
+                firsts.append((key, item))
+            else:
+                duplicates.append(Duplicate(item, match))
+    duplicates.sort(key=lambda duplicate: duplicate.row.id)
     return duplicates
 
 

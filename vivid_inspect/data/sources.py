@@ -109,6 +109,38 @@ def read_source(spec: str) -> RawData:
         raise VividDataError(f"{spec}: cannot be read ({exc.strerror or exc}). {_HOW_TO_CHOOSE}") from None
 
 
+def local_file(spec: str) -> Path | None:
+    """The local file a data spec names, checked as :func:`read_source` checks it, but not read.
+
+    For a parser that streams the file (:func:`vivid_inspect.data.csv_format.parse_vivid_file`)
+    instead of holding its bytes.
+
+    Args:
+        spec: A data spec (after :func:`resolve_data_spec`).
+
+    Returns:
+        The path, or None when the spec is not a local file (``sample``, ``hf``, a URL).
+
+    Raises:
+        VividDataError: The file does not exist, is not a regular file, cannot be read, or is over
+            the data size cap.
+    """
+    if spec in ("sample", "hf") or spec.startswith(("http://", "https://")):
+        return None
+    path = Path(spec).expanduser()
+    _check_regular_file(path, spec)
+    limit = data_cap()
+    size = path.stat().st_size
+    if size > limit:
+        raise VividDataError(f"{spec}: {DATA.over(size, limit)}")
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        raise VividDataError(f"{spec}: cannot be read ({exc.strerror or exc}). {_HOW_TO_CHOOSE}") from None
+    return path
+
+
 def data_cap() -> int:
     """The data size cap in force (:data:`vivid_inspect.size_caps.DATA`).
 
