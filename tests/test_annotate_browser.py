@@ -9,7 +9,7 @@ as ``.ci/run`` does); Selenium is pointed at them and never downloads a browser.
 test is skipped with a message that says so.
 
 ``VIVID_SCREENSHOT=docs/annotate-serve.png pytest tests/test_annotate_browser.py`` also saves the
-README's screenshot of the page.
+screenshot of the page in docs/annotation.md.
 """
 
 from __future__ import annotations

@@ -391,7 +391,9 @@ def test_the_docs_list_every_threshold_with_its_default_and_allowed_range() -> N
 
 def test_the_docs_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     text = DOCS.read_text("utf-8")
-    example = text.split("```python\n", 1)[1].split("```", 1)[0]
+    # The page's build_card example (a run_audit example that calls the judge comes before it).
+    blocks = [block.split("```", 1)[0] for block in text.split("```python\n")[1:]]
+    [example] = [block for block in blocks if "build_card(" in block]
     exec(compile(example, str(DOCS), "exec"), {})
     printed = capsys.readouterr().out
     assert printed.startswith("## Judge audit: INCONCLUSIVE\n")

@@ -101,7 +101,7 @@ def _generated_log(folder: Path) -> Path:
 def test_cli_inspect_score_by_package_name_writes_the_strategy_column(
     tmp_path: Path, scorer_args: list[str], column: str, params: dict[str, object]
 ) -> None:
-    # The README's `inspect score LOG --scorer vivid_inspect/judge -S strategy=cot`, in a fresh
+    # docs/judges.md's `inspect score LOG --scorer vivid_inspect/judge -S strategy=cot`, in a fresh
     # process that finds the scorer through the package's entry point; vivid/chrf judges offline.
     log = _generated_log(tmp_path / "logs")
     out = tmp_path / "judged.eval"

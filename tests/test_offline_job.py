@@ -1,4 +1,4 @@
-"""The README's first command: `vivid run experiments/offline.yaml` gives meaningful tables offline."""
+"""The README's first set-up command: `vivid run experiments/offline.yaml` gives meaningful tables offline."""
 
 from __future__ import annotations
 

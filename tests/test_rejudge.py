@@ -1,4 +1,4 @@
-"""The README's `inspect score` recipes: repeated judgements with `-S repeat=r`, re-judging in place.
+"""The `inspect score` recipes of docs/judges.md: repeated judgements with `-S repeat=r`, re-judging in place.
 
 Each command is run as written, through Inspect's own command line (in this process, with click's
 runner), on a log of the offline ``vivid/literal`` explanations judged by the offline ``vivid/chrf``
@@ -71,7 +71,7 @@ def test_a_repeat_loop_gives_fresh_repeats_the_report_compares(
     tmp_path: Path, judge: str, repeats: list[int]
 ) -> None:
     log = _generate(tmp_path / "logs", judge=judge)
-    # README: for r in 0 1 2; do inspect score LOG ... -S repeat=$r --action overwrite --output-file ...; done
+    # docs/judges.md: for r in 0 1 2; do inspect score LOG ... -S repeat=$r --action overwrite --output-file ...; done
     for repeat in repeats:
         copy = log.with_name(f"{log.stem}-repeat-{repeat}.eval")
         _score(log, "-S", f"repeat={repeat}", "--action", "overwrite", "--output-file", str(copy))
@@ -129,7 +129,7 @@ def test_rejudging_a_log_in_place_replaces_its_old_judgements(tmp_path: Path, st
     (line,) = [line for line in before.splitlines() if STALE in line]
     assert f"{ITEMS} " in line and log.name in line and "--action overwrite --overwrite" in line
 
-    # README: inspect score LOG --scorer vivid_inspect/judge -S strategy=aspect --model-role grader=... --action overwrite --overwrite
+    # docs/judges.md: inspect score LOG --scorer vivid_inspect/judge -S strategy=aspect --model-role grader=... --action overwrite --overwrite
     _score(log, "--action", "overwrite", "--overwrite")
 
     new = read_eval_log(str(log))

@@ -9,7 +9,7 @@ import pytest
 
 from vivid_inspect.tasks import explain, topic, traits
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+CHANGELOG = Path(__file__).resolve().parents[1] / "docs" / "changelog.md"
 
 # Version 2: idiom-key demonstration exclusion, judge calibration idioms left out of explain,
 # lenient traits that need codes 1-5, tone-mark-unified chrF.
@@ -29,7 +29,7 @@ def test_tasks_carry_the_current_version(build) -> None:
 
 
 def test_changelog_has_a_line_for_the_current_version() -> None:
-    changelog = README.read_text(encoding="utf-8").split("## Changelog", 1)[1]
+    changelog = CHANGELOG.read_text(encoding="utf-8").split("# Changelog", 1)[1]
     line = next(line for line in changelog.splitlines() if line.startswith(f"- Task version {CURRENT} "))
     assert all(task in line for task in ("`explain`", "`topic`", "`traits`"))
     assert re.search(r"lenient", changelog) and re.search(r"tone", changelog)
