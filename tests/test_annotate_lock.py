@@ -297,3 +297,17 @@ def test_a_server_re_enters_its_own_folder_from_any_thread(log: Path) -> None:  
         assert read_holder(space.folder / LOCK_FILE).pid == os.getpid()
     finally:
         space.close()
+
+
+@pytest.mark.parametrize("content", ["[" * 5000, "not json", "\xff"], ids=["deep", "garbage", "not-utf8"])
+def test_a_broken_tokens_file_is_named_not_a_traceback(
+    log: Path,  # noqa: F811
+    content: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    space = open_workspace(log, ["lan"], n=100)
+    space.close()
+    (space.folder / ".tokens.json").write_bytes(content.encode("latin-1"))
+    assert main(["annotate", "serve", str(log), "--annotators", "lan", "-n", "100", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert f"{space.folder / '.tokens.json'}: unreadable" in err and "Traceback" not in err

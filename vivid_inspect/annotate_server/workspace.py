@@ -182,7 +182,13 @@ class Workspace:
         path = self.folder / TOKENS_FILE
         stored: dict[str, str] = {}
         if path.exists():
-            loaded = json.loads(path.read_text(encoding="utf-8"))
+            try:
+                loaded = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError, RecursionError) as error:
+                reason = getattr(error, "strerror", None) or type(error).__name__
+                raise ValueError(
+                    f"{path}: unreadable ({reason}); remove it to give every annotator a new URL"
+                ) from None
             stored = {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
         by_name = {name: stored.get(name) or secrets.token_urlsafe(24) for name in self.plan.annotators}
         if by_name != stored:
