@@ -11,9 +11,9 @@ the file with the project's own entry point (``read_human_scores``; ``import_she
 the peak resident memory (``ru_maxrss``) minus the memory before the read: what the read itself
 added. The files are synthetic, in the real formats, with Vietnamese text:
 
-- ``human-scores``: ``id,score,annotator,generation`` as ``vivid annotate import`` writes it
-  (5 annotators, about 26 bytes a row), and ``human-narrow``, ``id,score`` only (the narrowest
-  legal rows, about 9 bytes);
+- ``human-scores``: ``id,score,annotator,generation`` in order (5 annotators, about 26 bytes a
+  row); ``human-shuffled``, the same rows in no order (a file made by hand, which the repeat check
+  sorts); ``human-narrow``, ``id,score`` only (the narrowest legal rows, about 9 bytes);
 - ``sheet``: a filled annotation sheet (idiom, reference meaning, a 500-character explanation);
 - ``data``: ``VIVID_Dataset.csv`` rows (an idiom, a meaning of 60-300 characters, float codes).
 
@@ -46,7 +46,7 @@ FULL_SIZES = {
     "data": (1, 16, 64),
 }
 QUICK_SIZES = (1, 4)
-OVER_CAP = {"human-scores": 40, "human-narrow": 40, "sheet": 80, "data": 80}
+OVER_CAP = {"human-scores": 40, "human-shuffled": 40, "human-narrow": 40, "sheet": 80, "data": 80}
 """MiB of the over-the-cap file of each kind (the caps are 32, 32, 64 and 64 MiB)."""
 TARGET = 4.0
 
@@ -140,6 +140,13 @@ def write_file(kind: str, path: Path, size: int, seed: int = 0) -> int:
                 rows += 1
                 item, who = divmod(rows - 1, len(annotators))
                 out.write(f"{item + 1},{rng.randrange(6)},{annotators[who]},gf9cceacef589\n")
+        elif kind == "human-shuffled":
+            # Rows in no order (a file made by hand): the repeat check must sort them.
+            out.write("id,score,annotator,generation\n")
+            while out.tell() < size:
+                rows += 1
+                item = (rows // len(annotators)) * 2654435761 % 1_000_003 + 1
+                out.write(f"{item},{rng.randrange(6)},{annotators[rows % len(annotators)]},gf9cceacef589\n")
         elif kind == "human-narrow":
             out.write("id,score\n")
             while out.tell() < size:

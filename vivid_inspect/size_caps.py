@@ -60,8 +60,9 @@ class SizeCap:
 
     def over(self, size: int, limit: int) -> str:
         """The message for a file of ``size`` bytes over ``limit`` (one line, without the file's name)."""
+        article = "an" if self.what[:1] in "aeiou" else "a"
         return (
-            f"{_bytes(size)}, over the {_bytes(limit)} a {self.what} may hold; is this the right file? "
+            f"{_bytes(size)}, over the {_bytes(limit)} {article} {self.what} may hold; is this the right file? "
             f"(set {self.env} to read a larger one)"
         )
 
