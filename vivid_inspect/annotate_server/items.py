@@ -8,6 +8,7 @@ that quote is taken off again, and only where export put it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,9 @@ from vivid_inspect.inputs.csv_records import shown as shown_cell
 from vivid_inspect.inputs.human_scores import (
     HumanScoresError,
     Problem,
+    id_problem,
+    id_value,
     read_generation_record,
-    read_id,
     record_path,
 )
 from vivid_inspect.report.sheet_files import neutralise
@@ -56,6 +58,10 @@ class Sheet:
     def key(self) -> str | None:
         """The generation key, or None."""
         return None if self.record is None else str(self.record["generation"])
+
+
+def _id_problem(row: int, line: int, cell: str) -> Problem:
+    return Problem(row, line, "id", id_problem(cell))
 
 
 def shown(cell: str) -> str:
@@ -98,9 +104,9 @@ def read_sheet(path: Path) -> Sheet:
     keys: set[str] = set()
     for row, (line, cells) in enumerate(records, start=1):
         values = {name: (cells[i] if i < len(cells) else "") for i, name in enumerate(columns)}
-        item, problem = read_id(values["id"].strip())
+        item = id_value(values["id"].strip())
         if item is None:
-            problems.add(Problem(row, line, "id", str(problem)))
+            problems.add(partial(_id_problem, row, line, values["id"].strip()))
             continue
         if item in seen:
             problems.add(

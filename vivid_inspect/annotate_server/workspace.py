@@ -27,6 +27,7 @@ import secrets
 import threading
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ from vivid_inspect.annotate_server.human_log import LOGS_FOLDER, generation_logs
 from vivid_inspect.annotate_server.items import Item, Sheet
 from vivid_inspect.annotate_server.queues import Plan
 from vivid_inspect.folder_lock import HeldFolder
-from vivid_inspect.inputs.csv_records import Problems, iter_records, read_id, whole_number
+from vivid_inspect.inputs.csv_records import Problems, id_problem, id_value, iter_records, whole_number
 from vivid_inspect.inputs.csv_records import shown as shown_cell
 from vivid_inspect.inputs.human_scores import HumanScoresError, Problem, record_path
 from vivid_inspect.report.agreement import agreement
@@ -430,11 +431,9 @@ def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
     seen: dict[int, tuple[int, int]] = {}
     for row, (line, cells) in enumerate(records, start=1):
         values = {name: (cells[i].strip() if i < len(cells) else "") for name, i in at.items()}
-        item, problem = read_id(values["id"])
-        if item is not None and item not in queue:
-            problem = f"id {item} is not one of this annotator's items"
-        if item is None or problem is not None:
-            problems.add(Problem(row, line, "id", str(problem)))
+        item = id_value(values["id"])
+        if item is None or item not in queue:
+            problems.add(partial(_not_an_item, row, line, values["id"], item))
             continue
         if item in seen:
             first_row, first_line = seen[item]
@@ -446,8 +445,7 @@ def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
             continue
         score = whole_number(values["score"])
         if score is None or score not in SCORES:
-            message = f"score must be a whole number from 0 to 5, found {shown_cell(values['score'])}"
-            problems.add(Problem(row, line, "score", message))
+            problems.add(partial(_bad_score, row, line, values["score"]))
             continue
         scores[item] = score
     if queue - set(seen):
@@ -456,6 +454,15 @@ def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
     if problems:
         raise problems.error(path)
     return scores
+
+
+def _not_an_item(row: int, line: int, cell: str, item: int | None) -> Problem:
+    message = id_problem(cell) if item is None else f"id {item} is not one of this annotator's items"
+    return Problem(row, line, "id", message)
+
+
+def _bad_score(row: int, line: int, cell: str) -> Problem:
+    return Problem(row, line, "score", f"score must be a whole number from 0 to 5, found {shown_cell(cell)}")
 
 
 def _quoted(text: str) -> str:

@@ -14,7 +14,7 @@ import codecs
 import csv
 import io
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,11 +80,16 @@ class Problems:
         self.listed: list[Problem] = []
         self.count = 0
 
-    def add(self, problem: Problem) -> None:
-        """Count a problem (and keep it, while fewer than the most listed are kept)."""
+    def add(self, problem: Problem | Callable[[], Problem]) -> None:
+        """Count a problem, and keep it while fewer than the most listed are kept.
+
+        Args:
+            problem: The problem, or what makes it: called only while it is kept, since quoting a
+                cell (redacted) costs more than reading the row, a million times over.
+        """
         self.count += 1
         if len(self.listed) < MAX_LISTED_PROBLEMS:
-            self.listed.append(problem)
+            self.listed.append(problem if isinstance(problem, Problem) else problem())
 
     def __bool__(self) -> bool:
         return self.count > 0
@@ -287,20 +292,30 @@ def read_id(cell: str) -> tuple[int | None, str | None]:
     Returns:
         ``(id, None)``, or ``(None, message)`` saying what the cell holds instead.
     """
+    value = id_value(cell)
+    return (value, None) if value is not None else (None, id_problem(cell))
+
+
+def id_value(cell: str) -> int | None:
+    """A cell as a sample id (a whole number 1 to :data:`MAX_ID`), or None (:func:`id_problem` says why)."""
     value = whole_number(cell)
-    if value is not None and 1 <= value <= MAX_ID:
-        return value, None
+    return value if value is not None and 1 <= value <= MAX_ID else None
+
+
+def id_problem(cell: str) -> str:
+    """Why a cell is not a sample id: what it holds instead."""
+    value = whole_number(cell)
     rule = f"id must be an integer from 1 to {MAX_ID:,}"
     digits = cell[1:] if cell[:1] in ("+", "-") else cell
     if cell == "":
-        return None, "id must be an integer, but it is empty"
+        return "id must be an integer, but it is empty"
     if value is not None:
-        return None, f"{rule}, found {shown(cell)}"
+        return f"{rule}, found {shown(cell)}"
     if digits.isdigit() and not digits.isascii():
-        return None, f"id must be an integer written with the digits 0-9, found {shown(cell)}"
+        return f"id must be an integer written with the digits 0-9, found {shown(cell)}"
     if digits.isdigit():
-        return None, f"{rule}, found a number of {len(digits):,} digits ({shown(cell)})"
-    return None, f"id must be an integer, found {shown(cell)}"
+        return f"{rule}, found a number of {len(digits):,} digits ({shown(cell)})"
+    return f"id must be an integer, found {shown(cell)}"
 
 
 def shown(cell: str) -> str:

@@ -25,7 +25,9 @@ from __future__ import annotations
 import json
 import os
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +41,8 @@ from vivid_inspect.inputs.csv_records import (
     Problem,
     Problems,
     check_regular_file,
+    id_problem,
+    id_value,
     iter_records,
     read_id,
     read_records,
@@ -59,6 +63,8 @@ __all__ = [
     "Problems",
     "check_regular_file",
     "generation_key",
+    "id_problem",
+    "id_value",
     "load_record",
     "read_generation_record",
     "read_human_scores",
@@ -139,11 +145,7 @@ def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
             elif first_generation is None:
                 first_generation = (generation, row)
             elif generation != first_generation[0]:
-                message = (
-                    f"generation {shown(generation)} differs from {first_generation[0]!r} of data row "
-                    f"{first_generation[1]}; a human scores file holds the scores of one generation"
-                )
-                rows.problems.add(Problem(row, line, "generation", message))
+                rows.problems.add(partial(_other_generation, row, line, generation, first_generation))
         _append(rows, sample_id, score, code)
     if not rows.lines:
         raise HumanScoresError(path, "no data rows below the header")
@@ -151,6 +153,19 @@ def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
     if rows.problems or count:
         raise rows.problems.error(path, duplicates, count)
     return _frame(rows, first_generation[0] if first_generation else None, columns)
+
+
+def _problem(row: int, line: int, column: str, message: Callable[[str], str], cell: str) -> Problem:
+    """A problem whose message quotes a cell (made only for the problems listed)."""
+    return Problem(row, line, column, message(cell))
+
+
+def _other_generation(row: int, line: int, generation: str, first: tuple[str, int]) -> Problem:
+    message = (
+        f"generation {shown(generation)} differs from {first[0]!r} of data row {first[1]}; "
+        "a human scores file holds the scores of one generation"
+    )
+    return Problem(row, line, "generation", message)
 
 
 def _append(rows: _Rows, sample_id: int, score: int, code: int | None) -> None:
@@ -162,13 +177,13 @@ def _append(rows: _Rows, sample_id: int, score: int, code: int | None) -> None:
 
 def _check_numbers(rows: _Rows, id_cell: str, score_cell: str, row: int, line: int) -> tuple[int, int]:
     """A row's id (0 when bad) and score (-1 when bad), each checked on its own."""
-    sample_id, problem = read_id(id_cell)
+    sample_id = id_value(id_cell)
     if sample_id is None:
-        rows.problems.add(Problem(row, line, "id", str(problem)))
+        rows.problems.add(partial(_problem, row, line, "id", id_problem, id_cell))
         sample_id = 0
     score = whole_number(score_cell)
     if score is None or not 0 <= score <= 5:
-        rows.problems.add(Problem(row, line, "score", _bad(SCORE_RULE, score_cell)))
+        rows.problems.add(partial(_problem, row, line, "score", partial(_bad, SCORE_RULE), score_cell))
         score = -1
     return sample_id, score
 

@@ -11,14 +11,15 @@ import csv
 import io
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from vivid_inspect.inputs.annotators import annotator_key, annotator_name, spelled_apart
-from vivid_inspect.inputs.csv_records import Problems, iter_records, read_id
+from vivid_inspect.inputs.csv_records import Problems, id_problem, id_value, iter_records
 from vivid_inspect.inputs.human_scores import (
     RECORD_SUFFIX,
     HumanScoresError,
@@ -170,26 +171,25 @@ def _check_sheet(
     problems = Problems()
     rows: list[tuple[int, int, str]] = []
     for row, line, values in cells:
-        item, score, found = _check_cells(row, line, values, record, samples)
+        before = problems.count
+        item, score = _check_cells(problems, row, line, values, record, samples)
         who = annotator_name(values.get("annotator", "")) or annotator_name(default_annotator)
         key = annotator_key(who)
         where = f"{path.name} data row {row}"
         if not key:
-            found.append(Problem(row, line, "annotator", f"annotator {who!r} has no visible character"))
+            problems.add(Problem(row, line, "annotator", f"annotator {who!r} has no visible character"))
         elif spellings.setdefault(key, (who, where))[0] != who:
             first, first_where = spellings[key]
-            found.append(
+            problems.add(
                 Problem(row, line, "annotator", f"{spelled_apart(first, who)} (first in {first_where})")
             )
         elif item is not None:
             if (item, key) in seen:
                 message = f"id {item} scored again by {who!r} (first in {seen[(item, key)]}); an annotator scores an item once"
-                found.append(Problem(row, line, "id", message))
+                problems.add(Problem(row, line, "id", message))
             else:
                 seen[(item, key)] = where
-        for problem in found:
-            problems.add(problem)
-        if item is not None and score is not None and not found:
+        if item is not None and score is not None and problems.count == before:
             rows.append((item, score, who))
     if problems:
         raise problems.error(path)
@@ -199,29 +199,41 @@ def _check_sheet(
 
 
 def _check_cells(
-    row: int, line: int, cells: dict[str, str], record: dict[str, Any] | None, samples: set[str] | None
-) -> tuple[int | None, int | None, list[Problem]]:
+    problems: Problems,
+    row: int,
+    line: int,
+    cells: dict[str, str],
+    record: dict[str, Any] | None,
+    samples: set[str] | None,
+) -> tuple[int | None, int | None]:
     """A row's id (a sample of the sheet's generation) and score (0-5), each checked on its own.
 
-    The duplicate check, which carries state across rows and sheets, stays with the caller.
+    Problems go to ``problems`` (their messages made only while they are listed). The duplicate
+    check, which carries state across rows and sheets, stays with the caller.
     """
-    found: list[Problem] = []
     number = whole_number(cells["id"])
-    item, problem = read_id(cells["id"])
+    item = id_value(cells["id"])
     if number is not None and samples is not None and record is not None and str(number) not in samples:
         # A sheet of a generation: any number that is none of its samples (0, -3, 9999) is said to be so.
         message = f"id {number} is not a sample of generation {record['generation']!r} (the sheet's; {len(samples)} samples)"
-        found.append(Problem(row, line, "id", message))
+        problems.add(Problem(row, line, "id", message))
         item = None
     elif item is None:
-        found.append(Problem(row, line, "id", str(problem)))
+        problems.add(partial(_problem, row, line, "id", id_problem, cells["id"]))
     score = whole_number(cells["score"])
     if cells["score"] == "":
-        found.append(Problem(row, line, "score", "not scored yet (empty score)"))
+        problems.add(Problem(row, line, "score", "not scored yet (empty score)"))
     elif score is None or not 0 <= score <= 5:
-        message = f"score must be a whole number from 0 to 5, found {_shown(cells['score'])}"
-        found.append(Problem(row, line, "score", message))
-    return item, score, found
+        problems.add(partial(_problem, row, line, "score", _score_problem, cells["score"]))
+    return item, score
+
+
+def _problem(row: int, line: int, column: str, message: Callable[[str], str], cell: str) -> Problem:
+    return Problem(row, line, column, message(cell))
+
+
+def _score_problem(cell: str) -> str:
+    return f"score must be a whole number from 0 to 5, found {_shown(cell)}"
 
 
 def _generation_of_sheet(
