@@ -17,13 +17,16 @@ from vivid_inspect.data.csv_format import (
     VividItem,
     find_duplicates,
     parse_vivid_csv,
+    parse_vivid_file,
 )
 from vivid_inspect.data.digest import DIGEST_KEY, ITEMS_KEY, items_digest
 from vivid_inspect.data.normalise import idiom_key, unify_tone_marks
 from vivid_inspect.data.prevalence import warn_if_contradicted
 from vivid_inspect.data.sources import (
     DATA_ENV,
+    data_cap,
     keep_in_cache,
+    local_file,
     read_source,
     resolve_data_spec,
 )
@@ -81,6 +84,22 @@ class VividData:
 
 @lru_cache(maxsize=8)
 def _load_cached(spec: str) -> tuple[str, tuple[VividItem, ...], str]:
+    path = local_file(spec)
+    if path is not None:
+        # A local file is parsed as it is read: its bytes are never held beside the items.
+        source, items = str(path), tuple(parse_vivid_file(path, str(path), data_cap()))
+    else:
+        source, items = _load_bytes(spec)
+    _warn_duplicates(find_duplicates(list(items)), source, spec)
+    if source not in _TAXONOMY_CHECKED:
+        _TAXONOMY_CHECKED.add(source)
+        warn_if_contradicted(items, source, f"vivid data check --data {shlex.quote(spec)}")
+    # Once per source and process, beside the parse it follows (a few milliseconds at 1,636 items).
+    return source, items, items_digest(items)
+
+
+def _load_bytes(spec: str) -> tuple[str, tuple[VividItem, ...]]:
+    """The bundled sample or a download (kept in the cache once it is valid), parsed."""
     raw = read_source(spec)
     try:
         items = tuple(parse_vivid_csv(raw.content, raw.source))
@@ -91,12 +110,7 @@ def _load_cached(spec: str) -> tuple[str, tuple[VividItem, ...], str]:
             ) from None
         raise
     keep_in_cache(raw)
-    _warn_duplicates(find_duplicates(list(items)), raw.source, spec)
-    if raw.source not in _TAXONOMY_CHECKED:
-        _TAXONOMY_CHECKED.add(raw.source)
-        warn_if_contradicted(items, raw.source, f"vivid data check --data {shlex.quote(spec)}")
-    # Once per source and process, beside the parse it follows (a few milliseconds at 1,636 items).
-    return raw.source, items, items_digest(items)
+    return raw.source, items
 
 
 # Sources whose label prevalences were already compared with the taxonomy in this process.
