@@ -86,3 +86,19 @@ def test_a_badly_typed_entry_is_named(tmp_path: Path) -> None:
         tmp_path, _spec([{"file": "lan.csv", "generation": "vivid/oracle zero_shot"}, {"files": "x"}])
     )
     assert any(path.startswith("human") for path in problems)
+
+
+def test_the_runner_reports_with_every_file_and_its_generation(tmp_path: Path, monkeypatch) -> None:
+    """`vivid run` builds its report with each listed file bound by its own selector."""
+    from vivid_inspect.runner import execute
+
+    human = [
+        {"file": "lan.csv", "generation": "vivid/oracle zero_shot"},
+        {"file": "minh.csv", "generation": "vivid/literal few_shot"},
+    ]
+    loaded = load_spec(_write(tmp_path, _spec(human)))
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(execute, "write_report", lambda *args, **options: seen.update(options))
+    execute._report(loaded, progress=None)  # type: ignore[arg-type]
+    assert seen["human"] == [(tmp_path / "lan.csv").resolve(), (tmp_path / "minh.csv").resolve()]
+    assert seen["human_generation"] == ["vivid/oracle zero_shot", "vivid/literal few_shot"]

@@ -49,10 +49,11 @@ def how_drawn(record: Mapping[str, object] | None) -> str:
     """How the record beside a human file says its items were drawn, or the assumption (:data:`ASSUMED`).
 
     Args:
-        record: The generation record beside the file (``sheet_ids`` and ``seed`` are written by
-            export and serve), or None.
+        record: The generation record beside the file (export and serve write ``sheet_ids`` and
+            ``seed``, import keeps ``seed`` and lists the ``sheets``), or None.
     """
-    if record is not None and record.get("sheet_ids") is not None and record.get("seed") is not None:
+    drawn = record is not None and (record.get("sheet_ids") is not None or record.get("sheets") is not None)
+    if record is not None and drawn and record.get("seed") is not None:
         return EXPORTED.format(seed=record.get("seed"))
     return ASSUMED
 

@@ -361,17 +361,29 @@ def _bias_section(mine: Sequence[HumanLabels], corrected: Mapping[str, Corrected
             f"| {h.label} | {c.n_human} | {c.n_items} | {_num(c.human.estimate)} | {_num(c.corrected.estimate)} | "
             f"{_ci(c.corrected)} | {_num(c.bias.estimate)} | {_ci(c.bias)} |"
         )
-    lenient = [h.label for h in mine if (corrected[h.generation].bias.lo or 0) > 0]
-    harsh = [h.label for h in mine if (corrected[h.generation].bias.hi or 0) < 0]
-    if lenient and harsh:
-        lines += [
-            "",
-            f"The judge is lenient on {', '.join(lenient)} and harsh on {', '.join(harsh)}: its own means misrank them.",
-        ]
-    elif lenient or harsh:
-        side, which = ("lenient", lenient) if lenient else ("harsh", harsh)
-        lines += ["", f"The judge is {side} on {', '.join(which)} (the bias interval excludes 0)."]
+    sentence = bias_leaning([(h.label, corrected[h.generation]) for h in mine])
+    if sentence:
+        lines += ["", sentence]
     return [*lines, ""]
+
+
+def bias_leaning(corrected: Sequence[tuple[str, Corrected]]) -> str | None:
+    """One sentence naming the generations a judge is lenient or harsh on, or None when none is clear.
+
+    Args:
+        corrected: Each generation's label and corrected columns.
+
+    Returns:
+        The sentence (lenient: the bias interval is above 0; harsh: below), or None.
+    """
+    lenient = [label for label, c in corrected if c.bias.lo is not None and c.bias.lo > 0]
+    harsh = [label for label, c in corrected if c.bias.hi is not None and c.bias.hi < 0]
+    if lenient and harsh:
+        return f"The judge is lenient on {', '.join(lenient)} and harsh on {', '.join(harsh)}: its own means misrank them."
+    if lenient or harsh:
+        side, which = ("lenient", lenient) if lenient else ("harsh", harsh)
+        return f"The judge is {side} on {', '.join(which)} (the bias interval excludes 0)."
+    return None
 
 
 def _audits(judge: JudgeScores, audits: Sequence[Table]) -> tuple[list[str], list[str]]:

@@ -115,7 +115,8 @@ def _import(
     writer.writerow((*HUMAN_COLUMNS, "generation") if record else HUMAN_COLUMNS)
     writer.writerows((*row, record["generation"]) if record else row for row in records)
     if record is not None:
-        kept = {key: value for key, value in record.items() if key not in ("sheet", "sheet_ids", "seed")}
+        kept = {key: value for key, value in record.items() if key not in ("sheet", "sheet_ids")}
+        # The draw's seed stays: the report says the items were drawn uniformly (draw_check.how_drawn).
         kept["sheets"] = [str(sheet) for sheet in bound]
         write_atomic(record_path(out), json.dumps(kept, ensure_ascii=False, indent=1) + "\n")
     write_atomic(out, buffer.getvalue())

@@ -84,8 +84,8 @@ def _report(loaded: LoadedSpec, progress: Progress) -> Report | None:
         report = write_report(
             loaded.log_dir,
             out_dir=loaded.log_dir / "report",
-            human=loaded.human,
-            human_generation=loaded.human_generation,
+            human=[path for path, _ in loaded.humans],
+            human_generation=[generation for _, generation in loaded.humans],
             formats=("md", "csv"),
         )
     except Exception as error:  # noqa: BLE001 - the logs are complete; the report can be rebuilt
@@ -109,7 +109,7 @@ def register_placeholders(loaded: LoadedSpec) -> str | None:
         or None.
     """
     data = loaded.spec.model_dump(mode="json")
-    paths = [str(loaded.log_dir), str(loaded.human or ""), loaded.data or ""]
+    paths = [str(loaded.log_dir), *(str(path) for path, _ in loaded.humans), loaded.data or ""]
     add_public_text([*spec_texts(data, str(loaded.source)), *paths])
     return placeholder_line(data)
 
