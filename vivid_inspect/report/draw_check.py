@@ -24,6 +24,10 @@ from scipy import stats
 LEVEL = 0.001
 """Overall false-alarm rate of the three tests on a uniform draw."""
 EXPORTED = "drawn by `vivid annotate export`/`serve`: uniform within the generation, stratified by theme (seed {seed})"
+POOLED = (
+    "drawn by `vivid annotate serve --generations`: uniform within the generation (the next items of one seeded "
+    "random order of its items), how many by Neyman allocation after a first batch (seed {seed})"
+)
 ASSUMED = (
     "the file does not say how its items were chosen (no record from `vivid annotate export`/`serve`): they are "
     "assumed to be a uniform random draw within the generation"
@@ -52,6 +56,8 @@ def how_drawn(record: Mapping[str, object] | None) -> str:
         record: The generation record beside the file (export and serve write ``sheet_ids`` and
             ``seed``, import keeps ``seed`` and lists the ``sheets``), or None.
     """
+    if record is not None and record.get("pool") and record.get("seed") is not None:
+        return POOLED.format(seed=record.get("seed"))
     drawn = record is not None and (record.get("sheet_ids") is not None or record.get("sheets") is not None)
     if record is not None and drawn and record.get("seed") is not None:
         return EXPORTED.format(seed=record.get("seed"))
