@@ -13,7 +13,7 @@ CHANGELOG = Path(__file__).resolve().parents[1] / "docs" / "changelog.md"
 
 # Version 2: idiom-key demonstration exclusion, judge calibration idioms left out of explain,
 # lenient traits that need codes 1-5, tone-mark-unified chrF.
-CURRENT = 2
+CURRENT = 3
 
 
 @pytest.mark.parametrize(
