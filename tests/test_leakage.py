@@ -149,11 +149,15 @@ def test_explain_leaves_out_near_duplicates_of_few_shot_idioms_and_judge_example
 
 
 @pytest.mark.parametrize("kind", ["topic", "traits"])
-def test_classification_leaves_out_near_duplicates_of_the_demonstrations_shown(tmp_path: Path, kind: str) -> None:
+def test_classification_leaves_out_near_duplicates_of_the_demonstrations_shown(
+    tmp_path: Path, kind: str
+) -> None:
     from vivid_inspect.tasks import topic, traits
 
     build = topic if kind == "topic" else traits
-    path = rows_file(tmp_path, ["Ăn cháo đái bát", "Gieo gió thì gặt bão", "Nước chảy đá mòn", "Bà nguyệt ông tơ"])
+    path = rows_file(
+        tmp_path, ["Ăn cháo đái bát", "Gieo gió thì gặt bão", "Nước chảy đá mòn", "Bà nguyệt ông tơ"]
+    )
 
     three = build(shots=3, data=str(path))
     assert [sample.id for sample in three.dataset] == [3, 4]
@@ -181,7 +185,13 @@ def test_the_threshold_is_a_task_parameter(tmp_path: Path) -> None:
     assert (strict.metadata or {})["leakage"] == {
         "threshold": 1.0,
         "left_out": [
-            {"id": 2, "idiom": "Ăn cháo đá bát.", "resembles": "Ăn cháo đá bát", "shown_as": "demonstration", "similarity": 1.0}
+            {
+                "id": 2,
+                "idiom": "Ăn cháo đá bát.",
+                "resembles": "Ăn cháo đá bát",
+                "shown_as": "demonstration",
+                "similarity": 1.0,
+            }
         ],
     }
     loose = topic(shots=3, data=str(path), leakage_threshold=0.8)
@@ -194,18 +204,24 @@ def test_a_threshold_out_of_range_names_the_task_and_the_range(task_name: str, v
     from vivid_inspect import tasks
     from vivid_inspect.inspect_private import TaskArgumentError
 
-    with pytest.raises(TaskArgumentError, match=rf"{task_name}: leakage_threshold must be a number from 0\.6 to 1"):
+    with pytest.raises(
+        TaskArgumentError, match=rf"{task_name}: leakage_threshold must be a number from 0\.6 to 1"
+    ):
         getattr(tasks, task_name)(data="sample", leakage_threshold=value)
 
 
-def test_the_load_warning_lists_each_pair_with_its_similarity(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_the_load_warning_lists_each_pair_with_its_similarity(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = rows_file(tmp_path, ["Ăn cháo đái bát", "Nước chảy đá mòn"], name="warned.csv")
 
     with caplog.at_level("WARNING", logger="vivid_inspect.data"):
         load_vivid(str(path), exclude_idioms=["Ăn cháo đá bát"])
 
     text = caplog.text
-    assert "left out 1 item(s) whose idiom is a demonstration of the prompt or a near-duplicate of one" in text
+    assert (
+        "left out 1 item(s) whose idiom is a demonstration of the prompt or a near-duplicate of one" in text
+    )
     assert "id 1 «Ăn cháo đái bát» ~ demonstration «Ăn cháo đá bát» (0.750)" in text
 
 
@@ -213,11 +229,16 @@ def test_near_duplicates_follow_the_closest_shown_idiom(tmp_path: Path) -> None:
     # Closer to the judge example than to the demonstration: recorded as a judge example.
     path = rows_file(tmp_path, ["Há miệng chờ sung", "Há miệng chờ sung rụng"])
 
-    loaded = load_vivid(str(path), exclude_idioms=["Há miệng chờ xung quanh"], exclude_judge_examples=["Há miệng chờ sung"])
+    loaded = load_vivid(
+        str(path), exclude_idioms=["Há miệng chờ xung quanh"], exclude_judge_examples=["Há miệng chờ sung"]
+    )
 
     assert loaded.judge_examples_left_out == [1, 2]
     assert loaded.left_out == []
-    assert [(e.id, e.shown_as, e.similarity) for e in loaded.leakage] == [(1, "judge_example", 1.0), (2, "judge_example", 0.8)]
+    assert [(e.id, e.shown_as, e.similarity) for e in loaded.leakage] == [
+        (1, "judge_example", 1.0),
+        (2, "judge_example", 0.8),
+    ]
 
 
 def test_the_bundled_sample_loses_only_the_demonstration_it_holds() -> None:

@@ -106,7 +106,17 @@ def tone_variants(idiom: str) -> Iterator[str]:
         yield " ".join(syllables[:at] + [unicodedata.normalize("NFC", changed)] + syllables[at + 1 :])
 
 
-_REGIONAL = (("gi", "d"), ("d", "gi"), ("r", "d"), ("d", "r"), ("gi", "r"), ("x", "s"), ("s", "x"), ("tr", "ch"), ("ch", "tr"))
+_REGIONAL = (
+    ("gi", "d"),
+    ("d", "gi"),
+    ("r", "d"),
+    ("d", "r"),
+    ("gi", "r"),
+    ("x", "s"),
+    ("s", "x"),
+    ("tr", "ch"),
+    ("ch", "tr"),
+)
 
 
 def regional_spellings(idiom: str) -> Iterator[str]:
@@ -183,12 +193,18 @@ def test_every_shape_has_variants_of_every_shown_idiom() -> None:
         pytest.param("Đẽo cày giữa đàng", "Đẽo cày giữa đường", id="old-word"),
         pytest.param("Môn đương hộ đối", "Môn đăng hộ đối", id="known-variant"),
         pytest.param("Bà nguyệt ông tơ", "Ông tơ bà nguyệt", id="pairs-swapped"),
-        pytest.param("Mua láng giềng gần, bán bà con xa", "Bán anh em xa, mua láng giềng gần", id="swap-and-two-words"),
+        pytest.param(
+            "Mua láng giềng gần, bán bà con xa", "Bán anh em xa, mua láng giềng gần", id="swap-and-two-words"
+        ),
         pytest.param("Reo ró gặt bão", "Gieo gió gặt bão", id="r-for-gi-twice"),
         pytest.param("Nước đến chân thì mới nhảy", "Nước đến chân mới nhảy", id="inserted-thi"),
         pytest.param("Chở củi vào rừng", "Chở củi về rừng", id="preposition"),
         pytest.param("Kỹ càng chở củi", "kĩ càng chở củi", id="y-i"),
-        pytest.param("Ăn cơm không rau như đau mà không thuốc", "Ăn cơm không rau như đau không thuốc", id="long-inserted"),
+        pytest.param(
+            "Ăn cơm không rau như đau mà không thuốc",
+            "Ăn cơm không rau như đau không thuốc",
+            id="long-inserted",
+        ),
     ],
 )
 def test_known_variants_are_near_duplicates(variant: str, shown: str) -> None:
@@ -229,9 +245,7 @@ def test_no_bundled_sample_idiom_but_the_shown_one_resembles_a_shown_idiom() -> 
     from vivid_inspect.data import load_items
 
     _, items = load_items("sample")
-    close = {
-        (item.idiom, shown) for item in items for shown in SHOWN if similarity(item.idiom, shown) >= T
-    }
+    close = {(item.idiom, shown) for item in items for shown in SHOWN if similarity(item.idiom, shown) >= T}
     # Row 17 is the explain demonstration itself, in the same spelling.
     assert close == {("Bán anh em xa, mua láng giềng gần", "Bán anh em xa, mua láng giềng gần")}
 
@@ -239,7 +253,9 @@ def test_no_bundled_sample_idiom_but_the_shown_one_resembles_a_shown_idiom() -> 
 def test_no_synthetic_idiom_resembles_a_shown_idiom() -> None:
     from bench.synthetic import FULL_ROWS, idioms
 
-    close = [(idiom, shown) for idiom in idioms(FULL_ROWS) for shown in SHOWN if similarity(idiom, shown) >= T]
+    close = [
+        (idiom, shown) for idiom in idioms(FULL_ROWS) for shown in SHOWN if similarity(idiom, shown) >= T
+    ]
     assert close == []
 
 
@@ -314,7 +330,11 @@ def test_resemblance_names_the_closest_shown_idiom_and_prefers_a_demonstration_o
 
     closest = resemblance("Ăn cháo đái bát", shown)
     assert closest is not None
-    assert (closest.resembles, closest.shown_as, closest.similarity) == ("Ăn cháo đái bát", "judge_example", 1.0)
+    assert (closest.resembles, closest.shown_as, closest.similarity) == (
+        "Ăn cháo đái bát",
+        "judge_example",
+        1.0,
+    )
 
     tie = resemblance("Ăn cháo đáo bát", shown)
     assert tie is not None and tie.shown_as == "demonstration"

@@ -276,6 +276,12 @@ def resemblance(
         The closest shown idiom and the similarity (the first in ``shown`` on a tie, so a
         demonstration before a judge example), or None when none reaches the threshold.
     """
+    # Cached: one command builds the same task several times (vivid plan, each run block).
+    return _resemblance(idiom, tuple(shown), threshold)
+
+
+@lru_cache(maxsize=1 << 15)
+def _resemblance(idiom: str, shown: tuple[Shown, ...], threshold: float) -> Resemblance | None:
     key = idiom_key(idiom)
     best: Resemblance | None = None
     for candidate in shown:
