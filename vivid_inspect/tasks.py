@@ -14,6 +14,7 @@ from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.data import VividItem, load_vivid
 from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD, judge_example_idioms
 from vivid_inspect.inspect_private import task_errors
+from vivid_inspect.log_contract import LEAKAGE_KEY
 from vivid_inspect.scorers.classification import topic_match, traits_match
 from vivid_inspect.scorers.explain_judges import explain_scorers, judge_names
 from vivid_inspect.solvers.bounded_generate import bounded_generate
@@ -146,7 +147,7 @@ def explain(
                 "left_out_ids": loaded.left_out,
                 "judge_examples_left_out": len(loaded.judge_examples_left_out),
                 "judge_examples_left_out_ids": loaded.judge_examples_left_out,
-                "leakage": loaded.leakage_record(),
+                LEAKAGE_KEY: loaded.leakage_record(),
             },
         )
 
@@ -175,6 +176,6 @@ def _classification(kind: ClassifyKind, shots: int, data: str | None, leakage_th
             "shots": shots,
             "left_out": len(loaded.left_out),
             "left_out_ids": loaded.left_out,
-            "leakage": loaded.leakage_record(),
+            LEAKAGE_KEY: loaded.leakage_record(),
         },
     )

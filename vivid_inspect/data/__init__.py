@@ -20,7 +20,6 @@ from vivid_inspect.data.csv_format import (
 )
 from vivid_inspect.data.leakage import (
     NEAR_DUPLICATE_THRESHOLD,
-    LeftOut,
     check_threshold,
     resemblance,
     shown_idioms,
@@ -33,6 +32,7 @@ from vivid_inspect.data.sources import (
     read_source,
     resolve_data_spec,
 )
+from vivid_inspect.log_contract import LeftOutEntry
 from vivid_inspect.sample_texts import MEANING_KEY, THEME_KEY
 from vivid_inspect.taxonomy import THEME_BY_CODE, TRAIT_BY_CODE
 
@@ -40,7 +40,6 @@ __all__ = [
     "COLUMNS",
     "DATA_ENV",
     "Duplicate",
-    "LeftOut",
     "VividData",
     "VividDataError",
     "VividItem",
@@ -76,12 +75,12 @@ class VividData:
     source: str
     left_out: list[int] = field(default_factory=list)
     judge_examples_left_out: list[int] = field(default_factory=list)
-    leakage: list[LeftOut] = field(default_factory=list)
+    leakage: list[LeftOutEntry] = field(default_factory=list)
     threshold: float = NEAR_DUPLICATE_THRESHOLD
 
     def leakage_record(self) -> dict[str, object]:
         """What the task metadata ``leakage`` holds: the threshold and each left-out item's entry."""
-        return {"threshold": self.threshold, "left_out": [entry.record() for entry in self.leakage]}
+        return {"threshold": self.threshold, "left_out": [entry.model_dump() for entry in self.leakage]}
 
 
 @lru_cache(maxsize=8)
@@ -211,12 +210,18 @@ def load_vivid(
     source, items = load_items(data)
     shown = shown_idioms(exclude_idioms, exclude_judge_examples)
     samples: list[Sample] = []
-    leakage: list[LeftOut] = []
+    leakage: list[LeftOutEntry] = []
     for item in items:
         close = resemblance(item.idiom, shown, threshold)
         if close is not None:
             leakage.append(
-                LeftOut(item.id, item.idiom, close.resembles, close.shown_as, round(close.similarity, 3))
+                LeftOutEntry(
+                    id=item.id,
+                    idiom=item.idiom,
+                    resembles=close.resembles,
+                    shown_as=close.shown_as,
+                    similarity=round(close.similarity, 3),
+                )
             )
             continue
         metadata = item_metadata(item)
@@ -244,7 +249,7 @@ def load_vivid(
 
 
 def _left_out_warning(
-    source: str, entries: list[LeftOut], what: str, threshold: float, data: str | None
+    source: str, entries: list[LeftOutEntry], what: str, threshold: float, data: str | None
 ) -> str:
     lines = [
         f"{source}: left out {len(entries)} item(s) whose idiom is {what} or a near-duplicate of one "

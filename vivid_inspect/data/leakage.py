@@ -7,7 +7,8 @@ bát`` beside the demonstration ``Ăn cháo đá bát`` with its label, ``Mèo l
 beside the few-shot ``Mèo khen mèo dài đuôi``. The tasks pass the shown idioms to
 :func:`vivid_inspect.data.load_vivid`, which leaves out every item whose :func:`similarity` to one
 of them reaches the threshold (:data:`NEAR_DUPLICATE_THRESHOLD`, the tasks' ``-T
-leakage_threshold``) and records each with the idiom it resembles (:class:`Resemblance`).
+leakage_threshold``) and records each with the idiom it resembles (a
+:class:`~vivid_inspect.log_contract.LeftOutEntry` of the task metadata ``leakage``).
 
 The measure works on syllables, the unit in which idiom variants differ: a syllable inserted,
 dropped or replaced (``đá``/``đái``, ``miệng``/``mồm``, ``về``/``vào``), the two halves of a
@@ -25,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Literal
 
 from rapidfuzz.distance import Levenshtein
 
@@ -82,42 +83,6 @@ class Resemblance:
     resembles: str
     shown_as: ShownAs
     similarity: float
-
-
-@dataclass(frozen=True)
-class LeftOut:
-    """An item left out of a task, and why: the task metadata's ``leakage.left_out`` entries.
-
-    Attributes:
-        id: The item's sample id (its data row).
-        idiom: The item's idiom.
-        resembles: The shown idiom it is, or is a near-duplicate of.
-        shown_as: ``demonstration`` or ``judge_example``.
-        similarity: Their similarity, rounded to three decimals (1.0: the same idiom).
-    """
-
-    id: int
-    idiom: str
-    resembles: str
-    shown_as: ShownAs
-    similarity: float
-
-    def record(self) -> dict[str, Any]:
-        """The entry as task metadata stores it (JSON)."""
-        return {
-            "id": self.id,
-            "idiom": self.idiom,
-            "resembles": self.resembles,
-            "shown_as": self.shown_as,
-            "similarity": self.similarity,
-        }
-
-    def describe(self) -> str:
-        """``id 12 «Ăn cháo đái bát» ~ demonstration «Ăn cháo đá bát» (0.750)``."""
-        return (
-            f"id {self.id} «{self.idiom}» ~ {self.shown_as.replace('_', ' ')} «{self.resembles}» "
-            f"({self.similarity:.3f})"
-        )
 
 
 def check_threshold(value: object) -> float:

@@ -16,7 +16,14 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelConfig, ModelUsage
 
 from vivid_inspect.generation_key import Generation, generation_of
-from vivid_inspect.log_contract import GRADER_ROLE, JudgedRecord, read_judged_record, short_task
+from vivid_inspect.log_contract import (
+    GRADER_ROLE,
+    JudgedRecord,
+    LeakageRecord,
+    read_judged_record,
+    read_leakage_record,
+    short_task,
+)
 from vivid_inspect.report.log_files import CLASSIFICATION_TASKS
 
 
@@ -45,6 +52,8 @@ class LogRef:
             has its generation's), with its key; see :mod:`vivid_inspect.generation_key`.
         left_out: Ids the task left out because their idiom is a demonstration of its prompt
             (task metadata ``left_out_ids``).
+        leakage: Every item the task left out, for either reason, with what it resembles (task
+            metadata ``leakage``; from the ids alone for an older log).
     """
 
     path: Path
@@ -64,6 +73,7 @@ class LogRef:
     eval_id: str = ""
     identity: Generation | None = None
     left_out: tuple[int, ...] = ()
+    leakage: LeakageRecord = field(default_factory=LeakageRecord)
 
     @property
     def complete(self) -> bool:
@@ -123,6 +133,7 @@ def log_ref(root: Path, path: Path, header: EvalLog, generation_keys: dict[str, 
         eval_id=str(spec.eval_id),
         identity=generation_of(header, generation) if task == "explain" else None,
         left_out=tuple(int(i) for i in metadata.get("left_out_ids") or ()),
+        leakage=read_leakage_record(metadata),
     )
 
 
