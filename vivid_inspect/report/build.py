@@ -257,25 +257,45 @@ def _set_aside_notes(logset: LogSet, limit: int = 10) -> list[str]:
 
 
 def _left_out_notes(logset: LogSet) -> list[str]:
-    """One note per set of items the tasks left out because they are demonstrations of the prompt."""
-    tasks_by_ids: dict[tuple[int, ...], set[str]] = {}
+    """One section: per task setting, the items left out as shown idioms or near-duplicates, and why.
+
+    Each generation log's task metadata ``leakage`` names every item it left out, the idiom shown
+    with its answer that the item is or resembles (a demonstration or a judge's graded example)
+    and their similarity; an older log only its ids. Settings that left out the same items share
+    a line.
+    """
+    settings_by_record: dict[tuple[float | None, tuple[str, ...]], set[str]] = {}
     for ref in logset.logs:
-        if ref.left_out and ref.vivid_judge is None:
-            setting = (
-                ref.prompt
-                if ref.prompt is not None
-                else f"{ref.shots} shots"
-                if ref.shots is not None
-                else None
-            )
-            tasks_by_ids.setdefault(ref.left_out, set()).add(
-                f"{ref.task} ({setting})" if setting else ref.task
-            )
-    return [
-        f"- left out {len(ids)} item(s) whose idiom is a demonstration of the prompt, in {', '.join(sorted(tasks))}: "
-        f"ids {', '.join(map(str, ids))} (no score counts them)"
-        for ids, tasks in sorted(tasks_by_ids.items())
+        if ref.vivid_judge is not None or not ref.leakage.left_out:
+            continue
+        setting = (
+            ref.prompt if ref.prompt is not None else f"{ref.shots} shots" if ref.shots is not None else None
+        )
+        described = tuple(entry.describe() for entry in ref.leakage.left_out)
+        settings_by_record.setdefault((ref.leakage.threshold, described), set()).add(
+            f"{ref.task} ({setting})" if setting else ref.task
+        )
+    if not settings_by_record:
+        return []
+    lines = [
+        "- left out because the idiom is, or is a near-duplicate of, one the prompt or a judge shows "
+        "with its answer (no score counts them):"
     ]
+    for (threshold, described), settings in sorted(
+        settings_by_record.items(), key=lambda item: sorted(item[1])
+    ):
+        ids = ", ".join(line.split(" ", 2)[1] for line in described)
+        how = (
+            f" at similarity >= {threshold:g}"
+            if threshold is not None
+            else " (ids only: logged before task version 3, which recorded no resemblance)"
+        )
+        pairs = "; ".join(line for line in described if " ~ " in line)
+        lines.append(
+            f"  - {', '.join(sorted(settings))}: {len(described)} item(s){how}, ids {ids}"
+            + (f": {pairs}" if pairs else "")
+        )
+    return lines
 
 
 def _write(out: Path, tables: tuple[Table, ...], markdown: str, formats: tuple[Format, ...]) -> list[Path]:
