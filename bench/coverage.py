@@ -29,6 +29,7 @@ from coverage_common import CoverageTable, header_lines  # noqa: E402
 
 SECTIONS: dict[str, str] = {
     # name: what it shows (the module is coverage_<name>.py)
+    "leakage": "near-duplicates of shown idioms: recall by variant shape, false flags on unrelated idioms",
 }
 
 
