@@ -33,10 +33,10 @@ exit codes: 0 listed, 2 the data cannot be read or the threshold is out of range
 
 
 def register(subparsers: Any) -> None:
-    """Add ``vivid data`` and its ``check`` command."""
+    """Add ``vivid data`` and its ``check`` and ``leakage`` commands."""
     data = subparsers.add_parser(
         "data",
-        help="check the data against the paper (vivid data check)",
+        help="check the data against the paper (vivid data check); list what the tasks leave out (vivid data leakage)",
         description="Commands about the VIVID data set.",
     )
     commands = data.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
