@@ -67,7 +67,10 @@ def test_the_closest_pairs_below_the_threshold_are_shown_on_request(
     out = capsys.readouterr().out
     assert code == 0
     below = out.split("Closest below the threshold", 1)[1].splitlines()
-    assert below[1] == "  id 6  0.500  «Gieo gió» ~ «Gieo gió gặt bão»: topic and traits demonstration 3 (shots >= 3)"
+    assert (
+        below[1]
+        == "  id 6  0.500  «Gieo gió» ~ «Gieo gió gặt bão»: topic and traits demonstration 3 (shots >= 3)"
+    )
 
 
 def test_a_threshold_changes_what_is_listed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
