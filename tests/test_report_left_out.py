@@ -37,14 +37,7 @@ def data_file(tmp_path: Path, idioms: list[str]) -> Path:
 def notes(log_dir: Path) -> list[str]:
     write_report(log_dir, formats=("md",), figures=False)
     markdown = (log_dir / "report" / "report.md").read_text(encoding="utf-8")
-    lines = markdown.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("- left out"))
-    block = [lines[start]]
-    for line in lines[start + 1 :]:
-        if not line.startswith("  - "):
-            break
-        block.append(line)
-    return block
+    return [line for line in markdown.splitlines() if line.startswith("- left out")]
 
 
 def test_the_report_lists_each_left_out_item_with_what_it_resembles(tmp_path: Path) -> None:
@@ -62,13 +55,13 @@ def test_the_report_lists_each_left_out_item_with_what_it_resembles(tmp_path: Pa
     block = notes(log_dir)
 
     assert block == [
-        "- left out because the idiom is, or is a near-duplicate of, one the prompt or a judge shows "
-        "with its answer (no score counts them):",
-        "  - explain (few_shot): 2 item(s) at similarity >= 0.75, ids 3, 4:"
-        " id 3 «Há mồm chờ sung» ~ judge example «Há miệng chờ sung» (0.750);"
-        " id 4 «Mèo lại khen mèo dài đuôi» ~ demonstration «Mèo khen mèo dài đuôi» (0.833)",
-        "  - topic (3 shots): 1 item(s) at similarity >= 0.75, ids 1:"
-        " id 1 «Ăn cháo đái bát» ~ demonstration «Ăn cháo đá bát» (0.750)",
+        "- left out of explain (few_shot) (2 item(s), no score counts them): the idiom is, or is a "
+        "near-duplicate of (similarity >= 0.75), one shown with its answer: "
+        "id 3 «Há mồm chờ sung» ~ judge example «Há miệng chờ sung» (0.750); "
+        "id 4 «Mèo lại khen mèo dài đuôi» ~ demonstration «Mèo khen mèo dài đuôi» (0.833)",
+        "- left out of topic (3 shots) (1 item(s), no score counts them): the idiom is, or is a "
+        "near-duplicate of (similarity >= 0.75), one shown with its answer: "
+        "id 1 «Ăn cháo đái bát» ~ demonstration «Ăn cháo đá bát» (0.750)",
     ]
 
 
@@ -87,6 +80,8 @@ def test_the_log_header_names_the_ids_the_binding_message_needs(tmp_path: Path) 
     assert record.ids == (1,)
     assert record.left_out[0].describe() == "id 1 «Ăn cháo đái bát» ~ demonstration «Ăn cháo đá bát» (0.750)"
     assert list(log.eval.dataset.sample_ids or []) == [2]
+    # Ids an older generation scored and this one does not, each with why.
+    assert record.why(["1", 2]) == ["id 1 «Ăn cháo đái bát» ~ demonstration «Ăn cháo đá bát» (0.750)"]
 
 
 def test_an_older_log_with_ids_only_is_named_by_its_ids() -> None:
@@ -111,3 +106,36 @@ def test_an_older_log_with_ids_only_is_named_by_its_ids() -> None:
 )
 def test_a_malformed_record_falls_back_to_the_ids(value: object) -> None:
     assert read_leakage_record({"leakage": value, "left_out_ids": [17]}).ids == (17,)
+
+
+def test_an_older_generation_log_is_noted_by_its_ids_and_says_why_no_pairs() -> None:
+    from types import SimpleNamespace
+
+    from vivid_inspect.report.build import _left_out_notes
+    from vivid_inspect.report.log_refs import LogRef
+
+    def ref(task: str, prompt: str | None, shots: int | None, metadata: dict[str, object]) -> LogRef:
+        return LogRef(
+            path=Path(f"{task}.eval"),
+            rel=f"{task}.eval",
+            task=task,
+            model="vivid/oracle",
+            prompt=prompt,
+            shots=shots,
+            status="success",
+            created="2026-01-01",
+            vivid_judge=None,
+            generation=f"{task}.eval",
+            judge_model_role=None,
+            leakage=read_leakage_record(metadata),
+        )
+
+    logs = [
+        ref("explain", "zero_shot", None, {"left_out_ids": [17], "judge_examples_left_out_ids": [3]}),
+        ref("topic", None, 3, {}),
+    ]
+
+    assert _left_out_notes(SimpleNamespace(logs=logs)) == [  # type: ignore[arg-type]
+        "- left out of explain (zero_shot) (2 item(s), no score counts them): the idiom is a demonstration "
+        "or a judge's graded example (logged before task version 3, which recorded the ids only): ids 3, 17"
+    ]

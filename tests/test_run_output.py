@@ -115,17 +115,12 @@ def test_a_rerun_with_nothing_to_do_does_not_say_generating(runs: tuple[Run, Run
 
 def test_the_report_notes_the_items_left_out(runs: tuple[Run, Run]) -> None:
     markdown = (runs[0].log_dir / "report" / "report.md").read_text(encoding="utf-8")
-    lines = markdown.splitlines()
-    start = lines.index(
-        "- left out because the idiom is, or is a near-duplicate of, one the prompt or a judge shows "
-        "with its answer (no score counts them):"
-    )
-    assert lines[start + 1 : start + 3] == [
-        "  - explain (few_shot), explain (zero_shot): 1 item(s) at similarity >= 0.75, ids 17: id 17 "
-        "«Bán anh em xa, mua láng giềng gần» ~ demonstration «Bán anh em xa, mua láng giềng gần» (1.000)",
-        lines[start + 2],
+    notes = [line for line in markdown.splitlines() if line.startswith("- left out")]
+    assert notes == [
+        "- left out of explain (few_shot), explain (zero_shot) (1 item(s), no score counts them): the "
+        "idiom is, or is a near-duplicate of (similarity >= 0.75), one shown with its answer: id 17 "
+        "«Bán anh em xa, mua láng giềng gần» ~ demonstration «Bán anh em xa, mua láng giềng gần» (1.000)"
     ]
-    assert not lines[start + 2].startswith("  - ")
 
 
 def test_judged_logs_are_tagged_with_their_judge(runs: tuple[Run, Run]) -> None:

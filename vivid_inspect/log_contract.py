@@ -31,6 +31,7 @@ still reads.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -327,6 +328,21 @@ class LeakageRecord(BaseModel):
     def ids(self) -> tuple[int, ...]:
         """The ids left out, in data order."""
         return tuple(entry.id for entry in self.left_out)
+
+    def why(self, ids: Iterable[object]) -> list[str]:
+        """Why each of ``ids`` was left out, one line each, for the ids this record holds.
+
+        For a message that compares two generations: the ids an older generation scored and this
+        one does not, explained (``id 12 «Ăn cháo đái bát» ~ demonstration «Ăn cháo đá bát» (0.750)``).
+
+        Args:
+            ids: Sample ids (ints, or their strings, as Inspect may record them).
+
+        Returns:
+            One description per id the record holds, in data order.
+        """
+        wanted = {str(i) for i in ids}
+        return [entry.describe() for entry in self.left_out if str(entry.id) in wanted]
 
 
 def read_leakage_record(metadata: dict[str, Any] | None) -> LeakageRecord:

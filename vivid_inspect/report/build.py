@@ -262,7 +262,7 @@ def _left_out_notes(logset: LogSet) -> list[str]:
     Each generation log's task metadata ``leakage`` names every item it left out, the idiom shown
     with its answer that the item is or resembles (a demonstration or a judge's graded example)
     and their similarity; an older log only its ids. Settings that left out the same items share
-    a line.
+    a line; each note is one line of the report's list.
     """
     settings_by_record: dict[tuple[float | None, tuple[str, ...]], set[str]] = {}
     for ref in logset.logs:
@@ -275,26 +275,24 @@ def _left_out_notes(logset: LogSet) -> list[str]:
         settings_by_record.setdefault((ref.leakage.threshold, described), set()).add(
             f"{ref.task} ({setting})" if setting else ref.task
         )
-    if not settings_by_record:
-        return []
-    lines = [
-        "- left out because the idiom is, or is a near-duplicate of, one the prompt or a judge shows "
-        "with its answer (no score counts them):"
-    ]
+    lines = []
     for (threshold, described), settings in sorted(
         settings_by_record.items(), key=lambda item: sorted(item[1])
     ):
-        ids = ", ".join(line.split(" ", 2)[1] for line in described)
-        how = (
-            f" at similarity >= {threshold:g}"
-            if threshold is not None
-            else " (ids only: logged before task version 3, which recorded no resemblance)"
+        head = (
+            f"- left out of {', '.join(sorted(settings))} ({len(described)} item(s), no score counts them): "
         )
-        pairs = "; ".join(line for line in described if " ~ " in line)
-        lines.append(
-            f"  - {', '.join(sorted(settings))}: {len(described)} item(s){how}, ids {ids}"
-            + (f": {pairs}" if pairs else "")
-        )
+        if threshold is None:
+            ids = ", ".join(line.split(" ", 2)[1] for line in described)
+            lines.append(
+                head + "the idiom is a demonstration or a judge's graded example (logged before task "
+                f"version 3, which recorded the ids only): ids {ids}"
+            )
+        else:
+            lines.append(
+                head + f"the idiom is, or is a near-duplicate of (similarity >= {threshold:g}), one shown "
+                "with its answer: " + "; ".join(described)
+            )
     return lines
 
 
