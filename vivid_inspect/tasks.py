@@ -10,6 +10,7 @@ from __future__ import annotations
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
+from vivid_inspect.bounds import MAX_JUDGE_RETRIES, count_problem
 from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.data import VividItem, load_vivid
 from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD, judge_example_idioms
@@ -41,6 +42,20 @@ CLASSIFY_CONFIG = GenerateConfig(temperature=0.0, max_tokens=32).merge(GENERATIO
 # 3: near-duplicates of demonstrations and judge examples are left out too (data/leakage.py), and
 # the idiom key unifies final y/i; the task metadata's `leakage` names each item and why.
 TASK_VERSION = 3
+
+TASK_COUNT_BOUNDS: dict[str, tuple[int, int]] = {
+    "shots": (0, MAX_SHOTS),
+    "judge_retries": (0, MAX_JUDGE_RETRIES),
+}
+"""The ``-T`` options that count, with their least and greatest values (``docs/tasks.md``, Bounds)."""
+
+
+def _check_counts(**counts: object) -> None:
+    """Refuse a count outside its bound (a ``-T`` value arrives as given: a string, a huge number)."""
+    for name, value in counts.items():
+        problem = count_problem(name, value, *TASK_COUNT_BOUNDS[name])
+        if problem is not None:
+            raise ValueError(problem)
 
 
 @task
@@ -108,10 +123,14 @@ def explain(
         judge_model: Judge used when no ``grader`` role is given; default ``openai/gpt-4.1``.
         data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
             default ``$VIVID_DATA``, else ``hf``.
+<<<<<<< HEAD
         judge_retries: How many times the judge is asked again after an unreadable reply.
         leakage_threshold: Similarity (0.6 to 1) from which an item counts as a near-duplicate
             of a few-shot idiom or a judge's graded example and is left out (default 0.75; 1
             leaves out only those idioms themselves, in any spelling or with their halves swapped).
+=======
+        judge_retries: How many times the judge is asked again after an unreadable reply, 0 to 10.
+>>>>>>> main
 
     Returns:
         The task. Its metadata records the data source and the ids left out because their idiom
@@ -126,6 +145,7 @@ def explain(
     with task_errors("explain"):
         if prompt not in EXPLAIN_STYLES:
             raise ValueError(f"unknown prompt style {prompt!r}; expected one of {', '.join(EXPLAIN_STYLES)}")
+        _check_counts(judge_retries=judge_retries)
         scorers = explain_scorers(judge, judge_model, judge_retries)
         loaded = load_vivid(
             data,
@@ -154,11 +174,7 @@ def explain(
 
 def _classification(kind: ClassifyKind, shots: int, data: str | None, leakage_threshold: float) -> Task:
     """The topic or traits task: the two differ only in their gold answer and scorer."""
-    # `-T shots=many` arrives as a string; say so rather than fail on the comparison below.
-    if isinstance(shots, bool) or not isinstance(shots, int):
-        raise ValueError(f"shots must be a whole number from 0 to {MAX_SHOTS}, got {shots!r}")
-    if not 0 <= shots <= MAX_SHOTS:
-        raise ValueError(f"shots must be between 0 and {MAX_SHOTS}, got {shots}")
+    _check_counts(shots=shots)  # `-T shots=many` arrives as a string
 
     def gold(item: VividItem) -> str:
         return topic_answer(item.theme_id) if kind == "topic" else traits_answer(item.trait_ids)
