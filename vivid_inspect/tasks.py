@@ -123,14 +123,10 @@ def explain(
         judge_model: Judge used when no ``grader`` role is given; default ``openai/gpt-4.1``.
         data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
             default ``$VIVID_DATA``, else ``hf``.
-<<<<<<< HEAD
-        judge_retries: How many times the judge is asked again after an unreadable reply.
+        judge_retries: How many times the judge is asked again after an unreadable reply, 0 to 10.
         leakage_threshold: Similarity (0.6 to 1) from which an item counts as a near-duplicate
             of a few-shot idiom or a judge's graded example and is left out (default 0.75; 1
             leaves out only those idioms themselves, in any spelling or with their halves swapped).
-=======
-        judge_retries: How many times the judge is asked again after an unreadable reply, 0 to 10.
->>>>>>> main
 
     Returns:
         The task. Its metadata records the data source and the ids left out because their idiom
