@@ -29,6 +29,7 @@ from coverage_common import CoverageTable, header_lines  # noqa: E402
 
 SECTIONS: dict[str, str] = {
     # name: what it shows (the module is coverage_<name>.py)
+    "selfpref": "vivid audit --from: false flags, power and interval coverage of the self-preference estimate",
 }
 
 

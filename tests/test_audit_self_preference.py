@@ -531,6 +531,21 @@ def test_a_rerun_of_one_generation_counts_once() -> None:
     assert any("left out 1 other run(s) of a generation already counted" in note for note in card.notes)
 
 
+def test_judges_of_different_runs_of_one_generation_did_not_score_the_same_items() -> None:
+    # A generation run twice, one judge on the rerun only: the rerun's explanations are other
+    # texts, so that judge scored none of the items the others did. Refused, naming it.
+    cells = draw()
+    rerun = {cell: items for cell, items in draw(seed=5).items() if cell == (GEMINI_JUDGE, GPT)}
+    frame = frame_of({cell: items for cell, items in cells.items() if cell != (GEMINI_JUDGE, GPT)})
+    frame = pd.concat([frame, frame_of(rerun, run="run-again", log="again.eval")], ignore_index=True)
+    with pytest.raises(SelfPreferenceError) as caught:
+        from_frame(frame, source="logs/x")
+    assert str(caught.value).startswith(
+        f"no item is scored by every judge for every generator in logs/x: {label(GEMINI_JUDGE)} scored "
+        f"another run of {GPT} than the other judges"
+    )
+
+
 def test_a_judged_copy_counts_once() -> None:
     cells = draw(shift={(0, 0): 1.0})
     copy = frame_of(cells, log="copy.eval", created="2026-01-01T00:00:00")  # same run, another file

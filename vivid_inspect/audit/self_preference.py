@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from vivid_inspect.audit.family import NO_FAMILY, resolve_family
 from vivid_inspect.audit.self_preference_card import (
@@ -163,7 +164,10 @@ def estimate(
         [all(float(v).is_integer() for block in values for v in block[:, a]) for a in range(len(judges))]
     )
     try:
-        model = fit(values, cluster_codes, ~in_fit, whole)
+        # One BLAS thread: the fit's matrices are small, and on a shared machine a waiting thread
+        # pool costs more than the work (5x under load).
+        with threadpool_limits(1):
+            model = fit(values, cluster_codes, ~in_fit, whole)
     except ModelError as error:
         raise SelfPreferenceError(
             f"cannot separate self-preference{where}: {error}; add judges, generators or items whose scores vary"
@@ -439,7 +443,7 @@ def from_frame(
             f"left out {int(repeats.sum())} scores of repeated judgements (the first judgement counts)"
         )
     rows = rows[~panels & ~repeats]
-    rows, rerun_notes = _one_run(rows)
+    rows, rerun_notes = _one_run(rows, where)
     notes += rerun_notes
     # A judged copy holds the same judgement as its source: one score per judge, run, item.
     rows = latest(rows, ["judge", "judge_model", "generation", "run"])
@@ -463,9 +467,14 @@ def from_frame(
     )
 
 
-def _one_run(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """One run per generation: the one the most judges scored, then a finished one, then the newest."""
-    judged = rows.assign(_who=rows["judge"].astype(str) + "\\0" + rows["judge_model"].astype(str))
+def _one_run(rows: pd.DataFrame, where: str) -> tuple[pd.DataFrame, list[str]]:
+    """One run per generation: the one the most judges scored, then a finished one, then the newest.
+
+    Raises:
+        SelfPreferenceError: If a judge scored only another run of a generation: a rerun holds
+            other explanations, so its scores are not of the items the other judges scored.
+    """
+    judged = rows.assign(_who=rows["judge"].astype(str) + " [" + rows["judge_model"].astype(str) + "]")
     runs = (
         judged.groupby(["generation", "run"], dropna=False)
         .agg(
@@ -478,18 +487,36 @@ def _one_run(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         .sort_values(["judges", "finished", "created", "run"], kind="stable")
     )
     chosen = runs.drop_duplicates("generation", keep="last")
-    dropped = runs[
-        ~runs.set_index(["generation", "run"]).index.isin(chosen.set_index(["generation", "run"]).index)
-    ]
-    notes = []
-    if not dropped.empty:
-        models = ", ".join(sorted({str(m) for m in dropped["model"]}))
-        notes.append(
-            f"left out {len(dropped)} other run(s) of a generation already counted ({models}): a generation "
-            "counts once, from the run the most judges scored"
-        )
+    index = chosen.set_index(["generation", "run"]).index
+    dropped = runs[~runs.set_index(["generation", "run"]).index.isin(index)]
+    if dropped.empty:
+        return rows, []
     kept = rows.merge(chosen[["generation", "run"]], on=["generation", "run"], how="inner")
-    return kept, notes
+    kept_who = set(
+        zip(kept["generation"], kept["judge"].astype(str), kept["judge_model"].astype(str), strict=True)
+    )
+    elsewhere = sorted(
+        {
+            (str(record["model"]), JudgeKey(str(record["judge"]), str(record["judge_model"] or "")).label)
+            for record in rows.merge(dropped[["generation", "run"]], on=["generation", "run"]).to_dict(
+                "records"
+            )
+            if (record["generation"], str(record["judge"]), str(record["judge_model"])) not in kept_who
+        }
+    )
+    if elsewhere:
+        shown = "; ".join(f"{judge} scored another run of {model}" for model, judge in elsewhere[:_SHOWN])
+        raise SelfPreferenceError(
+            f"no item is scored by every judge for every generator{where}: {shown} than the other judges "
+            "(a rerun holds other explanations); judge the same log with every judge (inspect score, or "
+            "vivid run's judge phase)"
+        )
+    models = ", ".join(sorted({str(m) for m in dropped["model"]}))
+    note = (
+        f"left out {len(dropped)} other run(s) of a generation already counted ({models}): a generation "
+        "counts once, from the run the most judges scored"
+    )
+    return kept, [note]
 
 
 def _generators(rows: pd.DataFrame, declared: Mapping[str, str]) -> list[Participant]:
