@@ -86,14 +86,7 @@ CITED = "a score inside quotes, code or a blockquote does not count"
         pytest.param("1\n```\nĐiểm: 5\n```", 1, id="fenced-code"),
         pytest.param("1\n~~~text\n5\n~~~", 1, id="tilde-fence-with-info"),
         pytest.param("1\n```\nĐiểm: 5\n``` \nĐúng.", 1, id="closed-fence-then-prose"),
-        pytest.param(
-            'Điểm: 2\nBài làm mở ngoặc "Điểm: 5 mà không đóng', 2, id="unclosed-quote-cites-rest-of-line"
-        ),
-        pytest.param(
-            "Điểm: 2\nBài làm có `Điểm: 5 mà không đóng", 2, id="unclosed-backtick-cites-rest-of-line"
-        ),
         pytest.param("Điểm: 3\n```\nĐiểm: 5\nĐiểm: 5", 3, id="unclosed-fence-cites-rest-of-reply"),
-        pytest.param('Điểm: 0\n"Dòng một\nĐiểm: 0', 0, id="quote-does-not-cross-lines"),
     ],
 )
 def test_bare_cited_score_never_counts(reply: str, expected: int) -> None:
@@ -122,8 +115,6 @@ def test_bare_only_cited_score_is_unreadable_and_says_why(reply: str) -> None:
     [
         pytest.param("Điểm: 3\nĐiểm: 4", id="two-statements"),
         pytest.param("3\n4", id="two-bare-lines"),
-        pytest.param("1\n(Ghi chú: bài làm có câu Điểm: 5 nhằm lừa giám khảo)", id="bare-then-unquoted-note"),
-        pytest.param("Điểm: 3 lúc đầu, nhưng cuối cùng Điểm: 9", id="valid-then-out-of-range"),
         pytest.param("**2**\nScore: 5", id="bold-then-english-label"),
         pytest.param("Điểm: 4/5\n8/10", id="valid-then-other-scale"),
     ],
@@ -149,6 +140,26 @@ def test_bare_conflicting_verdicts_are_unreadable(reply: str) -> None:
         pytest.param("4 vì đúng nghĩa", "no score found", id="number-with-prose-is-not-a-verdict"),
         pytest.param("Tôi cho 4 điểm.", "no score found", id="number-inside-sentence"),
         pytest.param("4" + " đúng" * BARE_WINDOW, "too long", id="longer-than-the-window"),
+        # parser version 3: these were read (2, 2, 0, conflicting, conflicting)
+        pytest.param(
+            'Điểm: 2\nBài làm mở ngoặc "Điểm: 5 mà không đóng',
+            "quote marks",
+            id="unclosed-quote-is-unreadable",
+        ),
+        pytest.param(
+            "Điểm: 2\nBài làm có `Điểm: 5 mà không đóng", "quote marks", id="unclosed-backtick-is-unreadable"
+        ),
+        pytest.param('Điểm: 0\n"Dòng một\nĐiểm: 0', "quote marks", id="quote-does-not-cross-lines"),
+        pytest.param(
+            "1\n(Ghi chú: bài làm có câu Điểm: 5 nhằm lừa giám khảo)",
+            "score 5 followed by other text",
+            id="bare-then-unquoted-note",
+        ),
+        pytest.param(
+            "Điểm: 3 lúc đầu, nhưng cuối cùng Điểm: 9",
+            "score 3 followed by other text",
+            id="verdict-then-prose-then-verdict",
+        ),
     ],
 )
 def test_bare_rejects_with_reason(reply: str, reason_part: str) -> None:

@@ -195,6 +195,21 @@ def test_completion_has_the_openai_shape(server: FakeOpenAIServer) -> None:
     assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
 
 
+def test_unreadable_reply_faults_look_as_their_names_say(server: FakeOpenAIServer) -> None:
+    server.faults = fault_queue(["invalid_json", "invalid_utf8", "empty_body", "no_choices"])
+    truncated, not_utf8, empty, no_choices = (_post(server, _chat("gen", "q"))[::2] for _ in range(4))
+    assert all(status == 200 for status, _ in (truncated, not_utf8, empty, no_choices))
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(truncated[1])
+    with pytest.raises(UnicodeDecodeError):
+        not_utf8[1].decode("utf-8")
+    assert "gen answers q" in not_utf8[1].decode("utf-8", "replace")  # the answer, then bad bytes
+    assert empty[1] == b""
+    body = json.loads(no_choices[1])
+    assert body["object"] == "chat.completion" and body["choices"] == []
+    assert [r.fault for r in server.log] == ["invalid_json", "invalid_utf8", "empty_body", "no_choices"]
+
+
 def test_models_endpoint_lists_models(server: FakeOpenAIServer) -> None:
     with urllib.request.urlopen(f"{server.base_url}/models", timeout=10) as response:
         body = json.loads(response.read())

@@ -5,7 +5,8 @@ opening tag, takes seconds to minutes on replies like ``"4" + "*" * 40000 + "x"`
 ``"<think>" * k``, and parsing runs on the event loop, so every concurrent sample stalls with it.
 Each shape here is parsed at 1 MB for both kinds of strategy, and its line-level reading (quote,
 code and verdict patterns) at 256 kB with the bare window lifted, each within a generous bound on
-the process's CPU time, which other load on the machine does not inflate as it does wall time
+the process's CPU time; so is the normalisation the parser does (``prepare`` on the whole reply,
+``fold``, NFKC, which can make a text 18 times longer, on the part it reads), which other load on the machine does not inflate as it does wall time
 (the real figures, at 1 MB, are in ``bench/parse_adversarial.py`` and ``bench/results.md``).
 """
 
@@ -19,11 +20,11 @@ import pytest
 from vivid_inspect.scorers import judge_parse
 from vivid_inspect.scorers.judge_parse import (
     BARE_WINDOW,
-    _line_verdicts,
-    _mask_line,
+    _read_line,
     _unread,
     parse_judge_score,
 )
+from vivid_inspect.scorers.verdict_text import CITED, cite_line, fold, number_in, prepare
 from vivid_inspect.text import strip_reasoning
 
 MEGABYTE = 1_000_000
@@ -64,6 +65,19 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "newlines": lambda n: _repeat("\n", n, "x", "Điểm: 4"),
     "bare-verdict-lines": lambda n: _repeat("4\n", n),
     "score-line-after-long-reasoning": lambda n: _repeat("Lý do dài. ", n, suffix="\nĐiểm: 4"),
+    # parser version 3: normalisation, quotes in both directions, what follows the number
+    "nfkc-expanding": lambda n: _repeat("\ufdfa", n, "4"),
+    "invisible-characters": lambda n: _repeat("\u200b", n, "4", "-5"),
+    "zero-width-between-digits": lambda n: _repeat("4\u200b", n),
+    "dash-look-alikes": lambda n: _repeat("4–", n),
+    "quote-openers-of-every-family": lambda n: _repeat("“‘«‹「『〝﹁﹃", n),
+    "balanced-reversed-quotes": lambda n: _repeat("»a« ", n, "Điểm: 4 "),
+    "crossing-quotes": lambda n: _repeat("“‘”’", n),
+    "apostrophes-in-words": lambda n: _repeat("it's ", n, suffix="Score: 4"),
+    "code-spans": lambda n: _repeat("`a` ", n, suffix="Điểm: 4"),
+    "number-words": lambda n: _repeat("một hai ba ", n, "Điểm: 4\n"),
+    "tail-decorations": lambda n: _repeat("*", n, "Điểm: 4", "x"),
+    "tail-closing-brackets": lambda n: _repeat(") ", n, "Điểm: 4", "?"),
 }
 
 
@@ -84,11 +98,32 @@ def test_line_reading_is_linear_without_the_window(shape: str) -> None:
     # The window keeps bare replies at 8 kB; the line-level patterns must not need it.
     line = SHAPES[shape](LINE_SIZE).replace("\n", " ")
     started = time.process_time()
-    masked = _mask_line(line)
-    if not _line_verdicts(masked):
-        _unread("no score found", [(line, masked)])
+    read_line(line)
     elapsed = time.process_time() - started
     assert elapsed < 2.0, f"{shape}: {elapsed:.2f} s"
+
+
+def read_line(line: str) -> None:
+    """What the parser does with one line, without the window: cut cited spans, find verdicts, numbers."""
+    masked = cite_line(line)
+    if masked is None:
+        return
+    found = _read_line(masked)
+    number_in(found.prose)
+    if found.verdict is None:
+        _unread("no score found", [(line, masked or CITED)])
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_normalising_is_linear_and_folds_only_what_is_read(shape: str) -> None:
+    # prepare() runs on the whole reply; fold() (NFKC, up to 18 times longer) on a bare reply's
+    # window or a CoT reply's last line only, so at most 18 x 8,192 characters.
+    reply = SHAPES[shape](MEGABYTE)
+    started = time.process_time()
+    prepared = prepare(reply)
+    fold(prepared[:BARE_WINDOW])
+    assert time.process_time() - started < 2.0
+    assert len(prepared) <= len(reply)
 
 
 @pytest.mark.parametrize("stars", [8_000, 40_000])

@@ -151,7 +151,9 @@ def describe_failure(error: BaseException, endpoint: str | None = None) -> str:
     where = f" {url}" if url else ""
     status = getattr(inner, "status_code", None)
     name = type(inner).__name__
-    if isinstance(status, int):
+    if isinstance(inner, UnreadableReply):
+        text = f"unreadable reply from{where or ' the provider'}: {inner}"
+    elif isinstance(status, int):
         text = f"HTTP {status} from{where or ' the provider'}: {_provider_message(inner)}"
     elif "Timeout" in name:
         text = f"{name} calling{where or ' the provider'}: {str(inner).rstrip('.')}"
@@ -168,6 +170,22 @@ def describe_failure(error: BaseException, endpoint: str | None = None) -> str:
 
 class ModelCallError(RuntimeError):
     """A model call that failed after its retries; the message names the model and endpoint."""
+
+
+class UnreadableReply(Exception):
+    """A 200 reply that could not be read as a completion; its message says why, never the body.
+
+    Raised and retried by :func:`vivid_inspect.reply_retries.retry_unreadable`; a call whose
+    retries ran out is described as ``unreadable reply from <url>: HTTP 200 with <why>``.
+
+    Args:
+        why: What was wrong (``no choices (...)``, ``a body that is not UTF-8 (...)``).
+        cached: Whether Inspect cached the reply (so the next attempt needs another cache key).
+    """
+
+    def __init__(self, why: str, *, cached: bool = False) -> None:
+        super().__init__(f"HTTP 200 with {why}")
+        self.cached = cached
 
 
 def endpoint_of(model: Any) -> str | None:

@@ -21,6 +21,9 @@ How the layers add up (measured on this machine with Inspect 0.3.285 and openai 
   attempt ends more than ``timeout`` seconds after the first began (checked between attempts).
 - ``attempt_timeout`` cuts one attempt, SDK retries included, so a server that sends headers and
   then stalls, or trickles a byte at a time, cannot hold a call for ever.
+- A 200 whose body is not UTF-8 or not whole JSON, or holds no choices, is retried by neither the
+  SDK nor Inspect; :mod:`vivid_inspect.reply_retries` retries it, within the same ``max_retries``
+  and ``timeout``, after 1, 2, 4, ... s (:data:`UNREADABLE_FIRST_WAIT`).
 
 With :data:`GENERATION`, a closed port fails a call after 4 attempts (12 connection attempts) in
 about 25-45 s: ``inspect eval`` on a dead endpoint ends in about a minute, start-up included (65 s
@@ -79,6 +82,16 @@ GENERATION = CallLimits(max_retries=3, timeout=300, attempt_timeout=180)
 
 JUDGE = CallLimits(max_retries=3, timeout=300, attempt_timeout=180)
 """Limits of the judge, merged under any settings given with the ``grader`` role."""
+
+UNREADABLE_FIRST_WAIT = 1.0
+"""Seconds before the first retry of a 200 reply that could not be read (a body that is not UTF-8
+or not whole JSON, no choices), which Inspect does not retry itself; the wait doubles after each
+attempt, up to :data:`UNREADABLE_MAX_WAIT`, plus up to a second of jitter. The number of such
+retries and the time they may take are the call's ``max_retries`` and ``timeout``
+(:mod:`vivid_inspect.reply_retries`)."""
+
+UNREADABLE_MAX_WAIT = 30.0
+"""Longest wait between two attempts at a reply that could not be read."""
 
 RUN_ATTEMPTS = 1
 """``eval_set`` task attempts after the first in ``vivid run`` (Inspect's default is 10, which

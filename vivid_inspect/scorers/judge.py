@@ -42,13 +42,14 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
     Model,
+    ModelOutput,
     get_model,
 )
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import RegistryInfo, registry_info
 
-from vivid_inspect.call_errors import is_call_failure, named_failure
+from vivid_inspect.call_errors import UnreadableReply, is_call_failure, named_failure
 from vivid_inspect.call_limits import JUDGE
 from vivid_inspect.inspect_private import active_generate_config
 from vivid_inspect.log_contract import (
@@ -59,6 +60,7 @@ from vivid_inspect.log_contract import (
     sample_idiom,
     sample_meaning,
 )
+from vivid_inspect.reply_retries import NO_CHOICES, has_no_choices, retry_cache, retry_unreadable
 from vivid_inspect.scorers.judge_metrics import RETRIES_KEY, judge_metrics
 from vivid_inspect.scorers.judge_parse import (
     JUDGE_PARSER_VERSION,
@@ -326,9 +328,21 @@ def _build(
             role_configs.append(grader.config)
         messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
         replies: list[str] = []
+
+        async def ask(scope: int) -> ModelOutput:
+            output = await grader.generate(messages, config=config, cache=retry_cache(policy, scope) or False)
+            if has_no_choices(output):
+                # Inspect cached it, as any reply: the next attempt asks under another key.
+                raise UnreadableReply(NO_CHOICES, cached=bool(policy))
+            return output
+
         for attempt in range(retries + 1):
             try:
-                output = await grader.generate(messages, config=config, cache=policy)
+                # An unreadable 200 (not UTF-8, not whole JSON, no choices) is a failed call,
+                # retried within the judge's own limits.
+                output = await retry_unreadable(
+                    ask, model=grader, max_retries=config.max_retries, timeout=config.timeout
+                )
             except Exception as error:
                 # As for generation: name the judge, its URL and the provider's reason, not
                 # tenacity's RetryError[<Future ...>].

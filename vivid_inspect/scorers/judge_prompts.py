@@ -35,28 +35,53 @@ the CoT retry asks for brevity, and the retry turn shows the score line without 
 """
 
 VERDICT_GRAMMAR = """\
-What the judge's verdict is, for every template (the README's "Verdict grammar" says the same).
+What the judge's verdict is, for every template (docs/judges.md, "Verdict grammar", says the same).
 
-1. Reasoning goes first. ``<think>…</think>`` blocks are removed; text before a lone ``</think>`` is
-   reasoning; after an unclosed ``<think>`` there is no answer (an empty reply).
-2. Cited text never counts. A score inside quotes of any kind ("…", “…”, «…», '…', ‘…’, „…“,
-   「…」), an inline code span (`…`), a fenced code block (``` or ~~~) or a blockquote line (> …) is
-   the judge citing something (usually the candidate), not its verdict. Quotes and code spans do not
-   cross lines; one left open runs to the end of its line, a fence left open to the end of the
-   reply. An apostrophe inside a word (judge's) is not a quote.
+1. Normalised first. Every line break (CR, LF, CRLF, U+2028, U+2029, NEL, ...) ends a line.
+   Then invisible format characters are removed: zero-width characters, bidi controls and isolates,
+   the soft hyphen, word joiners, variation selectors, tags (every format character and the rest
+   of Unicode's default-ignorables), so ``4\\u200b-5`` is ``4-5``. Then ``<think>…</think>`` blocks
+   are removed; text before a lone ``</think>`` is reasoning; after an unclosed ``<think>`` there
+   is no answer (an empty reply). What is read is then folded by NFKC (full-width, mathematical,
+   superscript and circled digits, ``／``, ``：``, full-width quotes) and a table of the slashes
+   (``⁄ ∕``) and dashes (``‐ – — − ...``) NFKC keeps, so ``５／１０`` is ``5/10`` and ``4–5`` is
+   ``4-5``. Digits of other scripts (``٤``, ``४``, ``๔``) are not folded: a score written in them is
+   unreadable.
+2. Cited text never counts. A score inside quotes of any kind, an inline code span (`…`), a fenced
+   code block (``` or ~~~) or a blockquote line (> …) is the judge citing something (usually the
+   candidate), not its verdict. Quotes are read in every direction a language writes them: «…»,
+   »…«, »…», ‹…›, ›…‹, “…”, ”…”, ”…“, „…“, „…”, ‘…’, ’…’, ‚…‘, ‚…’, "…", '…', 「…」, 『…』, 〝…〞.
+   Quotes and code spans do not cross lines. On every line that is read, quote marks must pair up:
+   one left open, a closer with nothing open, a pair not listed («…«, “…“), two quotes that cross
+   or one family nested in itself makes the reply unreadable (unbalanced or ambiguous: which text is
+   cited cannot be told, and it is not guessed). Quotes of different families may nest. An
+   apostrophe inside a word (judge's), or after a word when no single quote is open (candidates'),
+   is not a quote. A fence left open runs to the end of the reply.
 3. A verdict is a line that is only a number (``4``, ``**4**``, ``(4)``, ``4/5``, ``4.0``, ``- 4``,
-   ``4.``), or a labelled statement anywhere in a line: ``Điểm``, ``Điểm số``, ``Điểm tổng thể``,
-   ``Điểm cuối cùng``, ``Điểm số cuối cùng``, ``Tổng điểm``, ``Score`` or ``Final score``, then
-   ``:``, ``=`` or ``là``, then the number (``**Điểm:** 4``, ``Điểm cuối cùng là 4``). ``/5`` is the
-   scale; any other scale (``8/10``), a non-integer (``4.5``) or a number outside 0-5 is unreadable.
-   A number inside a sentence (``Tôi cho 4 điểm``) or a number word (``bốn``) is not a verdict.
+   ``4.``, ``4 điểm``), or a labelled statement that ends its line: ``Điểm``, ``Điểm số``, ``Điểm
+   tổng thể``, ``Điểm cuối cùng``, ``Điểm số cuối cùng``, ``Tổng điểm``, ``Score`` or ``Final
+   score``, then ``:``, ``=`` or ``là``, then the number (``**Điểm:** 4``, ``Điểm cuối cùng là 4``).
+   After the number only these may follow on its line: ``/5`` (the scale), the unit ``điểm`` or
+   ``points``/``point``, closing brackets, markdown emphasis (``*``, ``_``), blanks and one full stop
+   or exclamation mark. Anything else after the number makes the reply unreadable: a range
+   (``4-5``, ``4 đến 5``), another scale (``8/10``, ``4 out of 10``, ``2 (thang 0-10)``), a hedge
+   (``4 hoặc 5``, ``4?``, ``4...``), a self-correction (``4 — à không, 3``), a reason or an aside
+   (``4 vì …``, ``4 (theo …)``). A non-integer (``4.5``), a signed number or a number outside 0-5 is
+   unreadable. A number inside a sentence (``Tôi cho 4 điểm``) or a number word (``bốn``) is not a
+   verdict.
 4. Bare-score strategies (zero_shot, demonstration, aspect): every verdict outside cited text must
-   agree; two different ones make the reply unreadable ("conflicting verdicts"). A reply longer
-   than 8,192 characters after step 1 is unreadable.
+   agree; two different ones make the reply unreadable ("conflicting verdicts"). Everything else in
+   the reply that counts (prose on its own lines, before or after the verdict, and text before a
+   labelled verdict on its line), outside cited text, must hold no digit and no number word
+   (Vietnamese không, một, hai, ba, bốn, năm, ..., mười, trăm, nửa; English zero, one, ..., twenty,
+   hundred, half): a number there is a hedge, a correction or another scale, and makes the reply
+   unreadable. A reply longer than 8,192 characters after step 1's removals is unreadable.
 5. Chain of thought (cot): only the final non-empty line counts, and it must be a labelled score
    line and nothing else (``Điểm: 4``, ``**Điểm:** 4``, ``Điểm số cuối cùng: 4``, ``Điểm: 4/5``,
-   ``**Điểm: 4**``, ``Score: 4``). A reply that does not end with it, or that stopped at its token budget or the
-   context window (stop reason ``max_tokens`` or ``model_length``), is unreadable.
+   ``**Điểm: 4**``, ``Score: 4``), with step 3's rule for what follows the number and step 2's for
+   its quote marks; the reasoning before it is not read. A reply that does not end with it, or that
+   stopped at its token budget or the context window (stop reason ``max_tokens`` or
+   ``model_length``), is unreadable.
 6. Unreadable means: ask once more with a retry turn (a different request, so the cache cannot
    replay the reply), then leave the sample unscored with the reason. Never a 0, never a guess.
    A reply holding a lone surrogate (invalid Unicode) is unreadable too: it is stored with U+FFFD

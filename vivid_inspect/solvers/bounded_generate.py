@@ -4,9 +4,11 @@ Inspect's own ``generate()`` would wait for ever on a server that sends headers 
 and a call that runs out of retries fails with ``RetryError[<Future … raised
 APIConnectionError>]``. This step adds the per-attempt limit of
 :data:`vivid_inspect.call_limits.GENERATION` when the run sets none and does not batch (cutting
-a batch wait would submit the request again), turns a failed call into an error that names
-the model, the endpoint and the provider's reason, and stores a reply that UTF-8 cannot encode (a
-lone surrogate) with U+FFFD in its place, so one broken reply cannot make the log unwritable.
+a batch wait would submit the request again), retries a 200 reply that cannot be read (a body that
+is not UTF-8 or not whole JSON, no choices; :mod:`vivid_inspect.reply_retries`) within the run's
+``max_retries`` and ``timeout``, turns a failed call into an error that names the model, the
+endpoint and the provider's reason, and stores a reply that UTF-8 cannot encode (a lone surrogate)
+with U+FFFD in its place, so one broken reply cannot make the log unwritable.
 """
 
 from __future__ import annotations
@@ -16,19 +18,22 @@ from typing import Any
 from inspect_ai.model import ChatMessageAssistant, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from vivid_inspect.call_errors import is_call_failure, named_failure
+from vivid_inspect.call_errors import UnreadableReply, is_call_failure, named_failure
 from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.inspect_private import active_generate_config
+from vivid_inspect.reply_retries import NO_CHOICES, has_no_choices, retry_cache, retry_unreadable
 from vivid_inspect.stored_calls import sanitize_call
 
 
 @solver
 def bounded_generate() -> Solver:
-    """Generate with a per-attempt time limit, and name the endpoint when the call fails.
+    """Generate with a per-attempt time limit, retry unreadable replies, and name the endpoint on failure.
 
     The limit is ``attempt_timeout`` from :data:`~vivid_inspect.call_limits.GENERATION`, used
     only when neither the task, the command line (``--attempt-timeout``) nor the model sets one,
-    and never for batch calls (``--batch``).
+    and never for batch calls (``--batch``). An unreadable 200 reply is asked again at most
+    ``max_retries`` times and not past ``timeout`` (the run's, else the model's, else
+    :data:`~vivid_inspect.call_limits.GENERATION`'s).
 
     Returns:
         A solver that ends the sample with a
@@ -44,8 +49,26 @@ def bounded_generate() -> Solver:
         extra: dict[str, Any] = {}
         if attempt_timeout is None and not _first_set(active.batch, model.config.batch):
             extra["attempt_timeout"] = GENERATION.attempt_timeout
+        cache = _first_set(active.cache, model.config.cache)
+
+        async def attempt(scope: int) -> TaskState:
+            before = state.output
+            options = extra | ({"cache": retry_cache(cache, scope)} if scope else {})
+            try:
+                return await generate(state, **options)
+            except IndexError:
+                # Inspect's generate sets the output, then reads its first choice.
+                if state.output is not before and has_no_choices(state.output):
+                    raise UnreadableReply(NO_CHOICES, cached=bool(cache)) from None
+                raise
+
         try:
-            state = await generate(state, **extra)
+            state = await retry_unreadable(
+                attempt,
+                model=model,
+                max_retries=_first_set(active.max_retries, model.config.max_retries, GENERATION.max_retries),
+                timeout=_first_set(active.timeout, model.config.timeout, GENERATION.timeout),
+            )
         except Exception as error:
             if not is_call_failure(error):
                 raise
@@ -55,8 +78,8 @@ def bounded_generate() -> Solver:
     return solve
 
 
-def _first_set(run: Any, model: Any) -> Any:
-    return run if run is not None else model
+def _first_set(*values: Any) -> Any:
+    return next((value for value in values if value is not None), None)
 
 
 def _stored_safely(state: TaskState) -> TaskState:

@@ -23,6 +23,9 @@ FaultKind = Literal[
     "drop",
     "slow",
     "invalid_json",
+    "invalid_utf8",
+    "empty_body",
+    "no_choices",
     "empty",
     "stall",
     "trickle",
@@ -30,7 +33,9 @@ FaultKind = Literal[
 ]
 """rate_limit: 429 with Retry-After; server_error: 500; unavailable: 503; drop: close the socket
 without a response; slow: answer after `delay` seconds; invalid_json: 200 with a truncated body;
-empty: 200 with empty content; stall: send the 200 headers, then nothing for `delay` seconds,
+invalid_utf8: 200 whose body holds bytes that are not UTF-8 (inside the answer's text); empty_body:
+200 with no body at all; no_choices: 200 with a well-formed completion whose ``choices`` list is
+empty; empty: 200 with empty content; stall: send the 200 headers, then nothing for `delay` seconds,
 then close; trickle: send the 200 headers, then the body one byte every `interval` seconds (a
 client's read timeout never fires); echo_auth: 500 whose error message quotes the request's
 credential headers (Authorization, X-Api-Key, ...), as some providers and gateways do."""

@@ -84,6 +84,10 @@ __all__ = [
 
 DEFAULT_ANSWER = "This is a scripted answer."
 _TRUNCATED_BODY = b'{"id": "chatcmpl-fake", "object": "chat.completion", "choices": [{"mess'
+# Stands for the bytes an invalid_utf8 reply puts in its answer: a stray continuation byte, a byte
+# UTF-8 never uses, and a lead byte cut short.
+_NOT_UTF8_MARK = "\ue000"
+_NOT_UTF8_BYTES = b"\x80\xff\xe2\x82"
 DUMMY_API_KEY = "fake-key"
 
 Responder = Callable[[str, list[dict[str, Any]]], str]
@@ -485,4 +489,13 @@ class FakeOpenAIServer:
             return None  # stopping: do not hold shutdown up behind a sleep
         if kind == "invalid_json":
             return 200, _TRUNCATED_BODY, {}
-        return 200, _completion(f"chatcmpl-fake-{index}", model, answer, _words(messages)), {}
+        if kind == "empty_body":
+            return 200, b"", {}
+        completion = _completion(f"chatcmpl-fake-{index}", model, answer, _words(messages))
+        if kind == "no_choices":
+            return 200, completion | {"choices": []}, {}
+        if kind == "invalid_utf8":
+            completion["choices"][0]["message"]["content"] = f"{answer}{_NOT_UTF8_MARK}"
+            body = json.dumps(completion, ensure_ascii=False).encode()
+            return 200, body.replace(_NOT_UTF8_MARK.encode(), _NOT_UTF8_BYTES), {}
+        return 200, completion, {}
