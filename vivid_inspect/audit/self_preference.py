@@ -204,7 +204,7 @@ def _shared_items(
                 empty.setdefault(g.label, []).append(f"{j.label} × {g.label}")
             scored.append(found)
         shared = set.intersection(*scored)
-        items.append(sorted(shared, key=_sort_key))
+        items.append(sorted(shared, key=repr))  # any order will do, as long as it is always the same
         left_out.append(len(set.union(*scored) - shared))
     without = [g.label for g, found in zip(generators, items, strict=True) if not found]
     if without:
@@ -222,10 +222,6 @@ def _shared_items(
             )
         raise SelfPreferenceError(f"no item is scored by every judge for every generator{where}: {why}")
     return items, left_out
-
-
-def _sort_key(item: Hashable) -> tuple[str, str]:
-    return (type(item).__name__, f"{item!r:>40}" if isinstance(item, int | float) else repr(item))
 
 
 def _uniform(
@@ -607,7 +603,11 @@ def run_self_preference(
         )
         if found
     ]
-    frame = with_generations(logs.scores, logs.logs)
+    # Every run of each generation, where the report keeps them apart from the one it counts
+    # (LogSet.runs, once rows are counted once by generation): a judge must be read on the run the
+    # other judges scored, which need not be its latest.
+    every_run = getattr(logs, "runs", None)
+    frame = with_generations(logs.scores if every_run is None else every_run, logs.logs)
     card = from_frame(frame, families=declared, source=str(root), min_items=min_items)
     card = replace(card, notes=(*notes, *card.notes))
     return card.write(out_dir if out_dir is not None else root)
