@@ -51,11 +51,17 @@ class Setting:
     n: int
     planted: float
     quality: tuple[float, ...] = TOP
+    planted_on: tuple[int, ...] = (0, 1, 2)  # the judges whose own cell gets the planted value
+
+    def shift(self, judge: int) -> float:
+        """The self-preference planted on a judge's own cell."""
+        return self.planted if judge in self.planted_on else 0.0
 
     @property
     def name(self) -> str:
         """How the tables name it."""
-        what = f"{self.planted:g} planted on every own cell" if self.planted else "no preference"
+        cells = "every own cell" if len(self.planted_on) == len(JUDGES) else "the middle judge's own cell"
+        what = f"{self.planted:g} planted on {cells}" if self.planted else "no preference"
         where = "near the top" if self.quality == TOP else "mid-scale"
         return f"{what}, spreads {'/'.join(f'{s:g}' for s in self.scales)}, generators {where}"
 
@@ -66,6 +72,7 @@ SETTINGS = (
     Setting(MILD, 40, 0.0),
     Setting(MILD, 200, 0.0),
     Setting(EQUAL, 40, PLANTED, MIDDLE),
+    Setting(EQUAL, 40, PLANTED, MIDDLE, planted_on=(1,)),
     Setting(MILD, 40, PLANTED, MIDDLE),
     Setting(WIDE, 40, PLANTED, MIDDLE),
     Setting(WIDE, 40, PLANTED, TOP),
@@ -83,7 +90,7 @@ def draw(setting: Setting, rng: np.random.Generator) -> dict[tuple[str, str], di
         item = math.sqrt(SHARED) * idiom + math.sqrt(1 - SHARED) * rng.normal(size=n)
         for a, judge in enumerate(JUDGES):
             latent = 2.5 + LENIENCY[a] + setting.scales[a] * (setting.quality[b] - 2.5 + ITEM_SPREAD * item)
-            latent += NOISE * rng.normal(size=n) + (setting.planted if a == b else 0.0)
+            latent += NOISE * rng.normal(size=n) + (setting.shift(a) if a == b else 0.0)
             cells[(judge.label, generator.label)] = {
                 i: float(v) for i, v in enumerate(np.clip(np.rint(latent), 0, 5))
             }
@@ -120,9 +127,10 @@ def one_folder(task: tuple[int, int, int]) -> Outcome:
     return Outcome(
         flagged=tuple(cell.flagged for cell in own),
         covered=tuple(
-            cell.ci_low is not None and cell.ci_low <= setting.planted <= cell.ci_high for cell in own
+            cell.ci_low is not None and cell.ci_low <= setting.shift(a) <= cell.ci_high
+            for a, cell in enumerate(own)
         ),
-        excess=tuple(float(cell.excess or 0.0) for cell in own),
+        excess=tuple(float(cell.excess or 0.0) - setting.shift(a) for a, cell in enumerate(own)),
         misfit_note=any(note.startswith("leniency, scale and quality do not explain") for note in card.notes),
         at_five=at_five,
     )
@@ -190,8 +198,8 @@ def _false_flags(by_setting: dict[int, list[Outcome]]) -> CoverageTable:
         f"rounded, kept within 0-5; qualities {TOP} (near the top), leniencies {LENIENCY}; an item's quality is "
         f"{SHARED:g} shared with the other generators' explanations of its idiom.",
         f"Ceiling: {at_five:.0%} of the widest judge's scores of the best generator are 5, on average.",
-        "A folder is flagged when any of its three own-family cells is (each at 1 - 0.05/3, jointly 95 %, "
-        "two-sided, so about 2.5 % one-sided by design). Fit-check note: the card's note that the "
+        "A folder is flagged when any of its three own-family cells is (jointly at 5 %, Holm, two-sided: "
+        "about 2.5 % one-sided by design). Fit-check note: the card's note that the "
         "other-family cells miss the fit, which is a false alarm here.",
     ]
     return table
@@ -216,20 +224,24 @@ def _power(by_setting: dict[int, list[Outcome]]) -> CoverageTable:
             continue
         outcomes = _fitted(by_setting[index])
         rates = [sum(o.flagged[a] for o in outcomes) for a in range(len(JUDGES))]
-        met = all(rate / max(len(outcomes), 1) >= 0.8 for rate in rates)
+        met = all(rates[a] / max(len(outcomes), 1) >= 0.8 for a in setting.planted_on)
         table.rows.append(
             [
                 "/".join(f"{s:g}" for s in setting.scales),
                 "near the top" if setting.quality == TOP else "mid-scale",
                 setting.n,
                 len(outcomes),
-                *(_rate(rate, len(outcomes)) for rate in rates),
+                *(
+                    _rate(rate, len(outcomes)) + ("" if a in setting.planted_on else " (none planted)")
+                    for a, rate in enumerate(rates)
+                ),
                 ">= 0.8 " + ("met" if met else "MISSED"),
             ]
         )
     table.notes += [
-        f"{PLANTED} points planted on every own-family cell at once, in the judge's own score points before "
-        "the bound; each cell's rate is how often its judge is flagged on it. The widest judge's own "
+        f"{PLANTED} points planted on every own-family cell at once (or on the middle judge's only), in the "
+        "judge's own score points before the bound; each cell's rate is how often its judge is flagged on it "
+        "(the flags jointly at 5 %, Holm). The widest judge's own "
         "generator is the best one: its scores meet the bound most (generators mid-scale: qualities "
         f"{MIDDLE}).",
         "With equal spreads the three cells have the same information; a judge that spreads 1.4 times as "
@@ -253,7 +265,7 @@ def _coverage(by_setting: dict[int, list[Outcome]]) -> CoverageTable:
     for index, setting in enumerate(SETTINGS):
         outcomes = _fitted(by_setting[index])
         covered = [c for o in outcomes for c in o.covered]
-        bias = np.mean([e - setting.planted for o in outcomes for e in o.excess]) if outcomes else math.nan
+        bias = np.mean([e for o in outcomes for e in o.excess]) if outcomes else math.nan
         table.rows.append(
             [
                 setting.name,

@@ -37,6 +37,7 @@ from vivid_inspect.audit.self_preference import (
     SelfPreferenceError,
     estimate,
     from_frame,
+    holm_levels,
     linked,
     run_self_preference,
     spec_families,
@@ -308,8 +309,8 @@ def test_a_preference_moves_its_own_cell_only(k: int, biased) -> None:
 
 def test_many_own_family_cells_share_one_joint_level() -> None:
     # Three OpenAI judges, two Gemini ones; six OpenAI generators, two Llama ones: 18 own-family
-    # cells, each interval at 1 - 0.05/18 so that the folder's chance of a false flag stays 5 %
-    # (measured in bench/coverage_selfpref.py).
+    # cells. With none flagged, each is held to 1 - 0.05/18 (Holm's first step), so that the
+    # folder's chance of a false flag stays 5 % (measured in bench/coverage_selfpref.py).
     judges = [Participant(f"j{i}", f"openai/gpt-j{i}", "openai", "inferred") for i in range(3)]
     judges += [Participant(f"j{i}", GEMINI_JUDGE, "google", "inferred") for i in (3, 4)]
     generators = [Participant(f"g{i}", f"openai/gpt-g{i}", "openai", "inferred") for i in range(6)]
@@ -318,10 +319,33 @@ def test_many_own_family_cells_share_one_joint_level() -> None:
         table(judges, generators, n=30, quality=list(np.linspace(3.5, 2.0, 8))), judges, generators
     )
     assert card.n_tested == 18
-    assert "jointly over the 18 own-family cells (each at 99.72 %, Bonferroni)" in card.markdown()
+    assert (
+        "jointly at 5 % over the 18 own-family cells (Holm: the clearest cell at 99.72 %, the next at 99.71 %"
+        in (card.markdown())
+    )
+    assert card.flagged == ()
     for cell in card.cells:
         if cell.own_family:
             assert cell.flag_low < cell.ci_low <= cell.ci_high < cell.flag_high
+
+
+@pytest.mark.parametrize(
+    ("p_values", "levels", "rejected"),
+    [
+        ([0.001, 0.02, 0.5], [0.05 / 3, 0.05 / 2, 0.05], [True, True, False]),
+        ([0.03, 0.001, 0.2], [0.05 / 2, 0.05 / 3, 0.05 / 2], [False, True, False]),
+        ([0.2, 0.3, 0.04], [0.05 / 3, 0.05 / 3, 0.05 / 3], [False, False, False]),
+        ([0.004, 0.01, 0.04], [0.05 / 3, 0.05 / 2, 0.05], [True, True, True]),
+        ([0.04], [0.05], [True]),
+    ],
+    ids=["two-of-three", "stops-at-the-second", "none", "all", "one"],
+)
+def test_flags_step_down_as_holm_does(p_values, levels, rejected) -> None:
+    # The clearest cell at 0.05/k, the next at 0.05/(k-1) once the first is rejected: a second
+    # self-preferring judge is not hidden by the first, and the joint error rate stays 5 %.
+    found = holm_levels(p_values, 0.05)
+    assert found == pytest.approx(levels)
+    assert [p < level for p, level in zip(p_values, found, strict=True)] == rejected
 
 
 def test_with_one_own_family_cell_the_flag_uses_the_95_interval() -> None:

@@ -19,8 +19,9 @@ Designs the estimate accepts, and what it says otherwise (:class:`SelfPreference
 
 Cells where a side's family is unknown have a shift of their own too (they may be own-family) and
 are never flagged. A judge is flagged when, for a generator of its own family, the excess's
-interval lies above 0; with several own-family cells their intervals hold jointly at 95 %
-(Bonferroni), so that more cells do not mean more flags by chance. With fewer than
+interval lies above 0; with several own-family cells the flags are made jointly at 5 % (Holm's
+step-down: the clearest cell's interval at ``1 - 0.05/k``, the next at ``1 - 0.05/(k-1)`` once the
+first is flagged, ...), so that more cells do not mean more flags by chance. With fewer than
 :data:`MIN_ITEMS` items of a generator, intervals under-cover (bench/coverage_selfpref.py): none is
 printed and no judge is flagged.
 
@@ -83,6 +84,7 @@ __all__ = [
     "SelfPreferenceError",
     "estimate",
     "from_frame",
+    "holm_levels",
     "linked",
     "run_self_preference",
     "spec_families",
@@ -189,6 +191,31 @@ def estimate(
     )
 
 
+def holm_levels(p_values: Sequence[float], alpha: float) -> list[float]:
+    """The level each test is held to in Holm's step-down procedure (joint error rate ``alpha``).
+
+    The smallest p-value is tested at ``alpha / k``, the next at ``alpha / (k - 1)``, and so on,
+    until one fails; it and every test after it are held to that failing step's level (none of
+    them is rejected). A test is rejected when its p-value is below its level.
+
+    Args:
+        p_values: One per test, in any order.
+        alpha: The joint level.
+
+    Returns:
+        The levels, in the order of ``p_values``.
+    """
+    k = len(p_values)
+    order = sorted(range(k), key=lambda i: p_values[i])
+    levels = [0.0] * k
+    step = 0
+    for rank, i in enumerate(order):
+        if step == rank and p_values[i] < alpha / (k - rank):
+            step += 1
+        levels[i] = alpha / (k - min(rank, step))
+    return levels
+
+
 def _shared_items(
     scores: Scores, judges: Sequence[Participant], generators: Sequence[Participant], where: str
 ) -> tuple[list[list[Item]], list[int]]:
@@ -287,15 +314,20 @@ def _card(
         )
     if not model.converged:
         card_notes.append("the fit stopped before its tolerance: read the estimates with care")
-    # Every own-family cell is a chance to flag: their intervals hold jointly at 95 % (Bonferroni),
-    # so a folder with many of them does not flag one by chance.
-    tested = int(own.sum())
-    flag_coverage = 1 - (1 - COVERAGE) / max(tested, 1)
-    fit_coverage = 1 - (1 - COVERAGE) / max(int(in_fit.sum()), 1)
+    # Every own-family cell is a chance to flag: the flags are made jointly at 5 % (Holm), so a
+    # folder with many of them does not flag one by chance, and one clear preference does not
+    # hide another.
     excess = np.where(in_fit, model.residual, model.shift)
     excess_se = np.where(in_fit, model.residual_se, model.shift_se)
+    tested = [(a, b) for a, b in zip(*np.nonzero(own), strict=True) if not math.isnan(excess_se[a, b])]
+    levels = holm_levels([model.p_value(excess[a, b], excess_se[a, b]) for a, b in tested], 1 - COVERAGE)
+    flag_low = np.full(own.shape, np.nan)
+    flag_high = np.full(own.shape, np.nan)
+    for (a, b), level in zip(tested, levels, strict=True):
+        low_ab, high_ab = model.interval(excess[a, b], excess_se[a, b], 1 - level)
+        flag_low[a, b], flag_high[a, b] = float(low_ab), float(high_ab)
+    fit_coverage = 1 - (1 - COVERAGE) / max(int(in_fit.sum()), 1)
     low, high = model.interval(excess, excess_se, COVERAGE)
-    flag_low, flag_high = model.interval(excess, excess_se, flag_coverage)
     fit_low, fit_high = model.interval(excess, excess_se, fit_coverage)
     determined = in_fit | linked(in_fit)
     misfits, cells = [], []
@@ -305,7 +337,7 @@ def _card(
             shown = known and intervals
             if in_fit[a, b] and shown and (fit_low[a, b] > _ABOVE_ZERO or fit_high[a, b] < -_ABOVE_ZERO):
                 misfits.append(f"{j.label} × {g.label} ({_signed_text(float(excess[a, b]))})")
-            flag = own[a, b] and shown
+            flag = own[a, b] and shown and not math.isnan(flag_low[a, b])
             cells.append(
                 CellResult(
                     judge=j.label,

@@ -122,8 +122,9 @@ class CellResult:
         own_family: Whether judge and generator share a family.
         in_fit: Whether the cell is one leniency, scale and quality are fitted on (judge and
             generator known to be of different families, or either of none).
-        flag_low: Lower end of the interval a flag needs: the own-family cells' intervals hold
-            jointly at 95 % (Bonferroni; the 95 % interval itself when there is one such cell).
+        flag_low: Lower end of the interval a flag needs: the own-family cells are flagged jointly
+            at 5 % (Holm's step-down: the clearest at ``1 - 0.05/k``, the next at ``1 - 0.05/(k-1)``
+            once the first is flagged, ...; the 95 % interval itself when there is one such cell).
             None for other cells and with too few items.
         flag_high: Its upper end.
         flagged: Own family and the flag's interval above 0.
@@ -273,8 +274,9 @@ class SelfPreferenceCard:
                 "leniency, its scale and the generator's quality predict, beyond the interval."
             )
         joint = (
-            f" A flag needs the interval above 0 jointly over the {self.n_tested} own-family cells (each at "
-            f"{100 - 5 / self.n_tested:.2f} %, Bonferroni), shown after `own`."
+            f" Flags are made jointly at 5 % over the {self.n_tested} own-family cells (Holm: the clearest cell "
+            f"at {100 - 5 / self.n_tested:.2f} %, the next at {100 - 5 / (self.n_tested - 1):.2f} % once the "
+            "first is flagged, and so on to 95 %); the interval each cell was held to is shown after `own`."
             if self.n_tested > 1
             else ""
         )

@@ -130,6 +130,12 @@ class ModelFit:
         quantile = float(stats.t.ppf(0.5 + coverage / 2, max(self.clusters - 1, 1)))
         return value - quantile * se, value + quantile * se
 
+    def p_value(self, value: float, se: float) -> float:
+        """The two-sided p-value of ``value = 0`` matching :meth:`interval`."""
+        if se <= 0:
+            return 0.0 if value else 1.0
+        return float(2 * stats.t.sf(abs(value) / se, max(self.clusters - 1, 1)))
+
 
 class _Layout:
     """Where each parameter sits in the optimiser's vector, and the fixed ones."""
