@@ -464,6 +464,17 @@ def test_a_judge_whose_scores_never_vary_has_no_scale_to_fit() -> None:
     assert "add items or generators whose scores vary" in message
 
 
+@pytest.mark.parametrize("value", [7.0, -1.0, float("inf")], ids=["seven", "negative", "infinite"])
+def test_scores_outside_the_scale_are_refused_by_cell(value: float) -> None:
+    cells = draw()
+    cells[(CLAUDE_JUDGE, LLAMA)][3] = value
+    with pytest.raises(SelfPreferenceError) as caught:
+        from_frame(frame_of(cells), source="logs/x")
+    assert str(caught.value) == (
+        f"scores outside 0-5 in logs/x: {label(CLAUDE_JUDGE)} × {LLAMA}; a judge's score is a number from 0 to 5"
+    )
+
+
 def test_a_generator_with_no_item_every_judge_scored_is_refused() -> None:
     cells = draw()
     cells[(GPT_JUDGE, GPT)] = {i: v for i, v in cells[(GPT_JUDGE, GPT)].items() if i <= 20}

@@ -56,7 +56,7 @@ from vivid_inspect.audit.self_preference_card import (
     SelfPreferenceCard,
     SelfPreferenceError,
 )
-from vivid_inspect.audit.self_preference_model import ModelError, ModelFit, fit, linked
+from vivid_inspect.audit.self_preference_model import SCORE_MAX, SCORE_MIN, ModelError, ModelFit, fit, linked
 from vivid_inspect.log_contract import LEXICAL, PANEL_STRATEGY
 from vivid_inspect.report.judges import JudgeKey, judge_keys, judge_rows, latest, strategy_of
 
@@ -150,6 +150,17 @@ def estimate(
         np.array([[float(scores[(j.label, g.label)][item]) for j in judges] for item in items[b]])
         for b, g in enumerate(generators)
     ]
+    outside = [
+        f"{j.label} × {g.label}"
+        for b, g in enumerate(generators)
+        for a, j in enumerate(judges)
+        if values[b].size and not ((values[b][:, a] >= SCORE_MIN) & (values[b][:, a] <= SCORE_MAX)).all()
+    ]
+    if outside:
+        raise SelfPreferenceError(
+            f"scores outside {SCORE_MIN:g}-{SCORE_MAX:g}{where}: {_names(outside)}; a judge's score is a number "
+            "from 0 to 5"
+        )
     if (problem := _uniform(values, judges, generators, where)) is not None:
         raise SelfPreferenceError(problem)
     codes: dict[Hashable, int] = {}
