@@ -77,6 +77,7 @@ SETTINGS = (
     Setting(WIDE, 40, PLANTED, MIDDLE),
     Setting(WIDE, 40, PLANTED, TOP),
     Setting(WIDE, MIN_ITEMS, 0.0),
+    Setting(WIDE, 20, 0.0),
     Setting(WIDE, 10, 0.0),
 )
 
@@ -174,7 +175,7 @@ def _false_flags(by_setting: dict[int, list[Outcome]]) -> CoverageTable:
         ],
     )
     for index, setting in enumerate(SETTINGS):
-        if setting.planted or setting.n < MIN_ITEMS:
+        if setting.planted or setting.n < 20:
             continue
         outcomes = _fitted(by_setting[index])
         flagged = sum(any(o.flagged) for o in outcomes)
@@ -186,7 +187,9 @@ def _false_flags(by_setting: dict[int, list[Outcome]]) -> CoverageTable:
                 len(outcomes),
                 len(by_setting[index]) - len(outcomes),
                 _rate(flagged, len(outcomes)),
-                "<= 0.05 " + ("met" if flagged / max(len(outcomes), 1) <= 0.05 else "MISSED"),
+                ("<= 0.05 " + ("met" if flagged / max(len(outcomes), 1) <= 0.05 else "MISSED"))
+                if setting.n >= MIN_ITEMS
+                else f"(the card flags nobody below {MIN_ITEMS} items)",
                 _rate(notes, len(outcomes)),
             ]
         )
