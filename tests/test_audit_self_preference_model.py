@@ -83,12 +83,12 @@ def test_the_grid_integrates_as_finely_as_a_grid_ten_times_finer(noise: float) -
 
 
 def test_a_large_folder_recovers_the_planted_scales_and_shift() -> None:
-    blocks = draw(1500, seed=3, shift={(1, 1): 0.5})
-    fit = model.fit(blocks, [np.arange(1500)] * 3, np.eye(3, dtype=bool), np.ones(3, dtype=bool))
+    blocks = draw(600, seed=3, shift={(1, 1): 0.5})
+    fit = model.fit(blocks, [np.arange(600)] * 3, np.eye(3, dtype=bool), np.ones(3, dtype=bool))
     planted = np.array([1.4, 1.0, 0.7])
-    np.testing.assert_allclose(fit.scale, planted / np.exp(np.log(planted).mean()), rtol=0.06)
-    np.testing.assert_allclose(np.diag(fit.shift), [0.0, 0.5, 0.0], atol=0.08)
-    assert np.all(np.diag(fit.shift_se) < 0.06)
+    np.testing.assert_allclose(fit.scale, planted / np.exp(np.log(planted).mean()), rtol=0.08)
+    np.testing.assert_allclose(np.diag(fit.shift), [0.0, 0.5, 0.0], atol=0.12)
+    assert np.all(np.diag(fit.shift_se) < 0.08)
     assert np.isnan(fit.shift[~np.eye(3, dtype=bool)]).all()
     assert np.abs(fit.residual[~np.eye(3, dtype=bool)]).max() < 0.05
 
