@@ -29,6 +29,12 @@ from coverage_common import CoverageTable, header_lines  # noqa: E402
 
 SECTIONS: dict[str, str] = {
     # name: what it shows (the module is coverage_<name>.py)
+    "means": "the mean and paired mean-difference intervals of 0-5 scores (Tables 1, 3, 4, judge differences)",
+    "kappa": "Cohen's kappa intervals, unweighted and quadratic (Table 1, judge pairs)",
+    "raters": "the mean per-annotator kappa interval (Table 1's kappa_per_annotator)",
+    "consistency": "the self-consistency kappa interval (judge_consistency)",
+    "differences": "the paired kappa-difference interval of two judges (judge_differences)",
+    "audit": "vivid audit: a noisy judge's false failures, planted biases caught, coverage of shifts and rates",
     "selfpref": "vivid audit --from: false flags, power and interval coverage of the self-preference estimate",
 }
 

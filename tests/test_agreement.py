@@ -15,8 +15,8 @@ from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from vivid_inspect.report.agreement import Agreement, agreement, paired_difference
 from vivid_inspect.report.consistency import parse_failure_rate, self_consistency
+from vivid_inspect.report.intervals import IDENTICAL, kappa_interval, mean_interval
 from vivid_inspect.report.raters import rater_agreement, raters_alpha
-from vivid_inspect.report.score_stats import kappa_replicates, resamples
 
 N_BOOT = 200
 
@@ -144,26 +144,28 @@ def test_negative_n_boot_is_rejected() -> None:
         agreement({1: 3}, {1: 3}, n_boot=-1)
 
 
-def test_bootstrap_is_deterministic_and_brackets_the_estimates() -> None:
+def test_intervals_are_deterministic_and_bracket_the_estimates() -> None:
     judge, human = noisy_pair(6)
-    first = agreement(judge, human, n_boot=N_BOOT, seed=7)
-    assert first == agreement(judge, human, n_boot=N_BOOT, seed=7)
-    assert first != agreement(judge, human, n_boot=N_BOOT, seed=8)
-    for name in ("kappa", "judge_mean", "human_mean"):
+    first = agreement(judge, human, n_boot=N_BOOT)
+    assert first == agreement(judge, human, n_boot=N_BOOT)
+    for name in ("kappa", "weighted_kappa", "judge_mean", "human_mean"):
         lo, point, hi = (getattr(first, f"{name}_lo"), getattr(first, name), getattr(first, f"{name}_hi"))
         assert lo < point < hi, name
 
 
-def test_bootstrap_interval_equals_sklearn_on_the_sameresamples() -> None:
+def test_the_intervals_are_the_intervals_modules_on_the_paired_items() -> None:
     judge, human = noisy_pair(9, n=60, noise=0.5)
-    result = agreement(judge, human, n_boot=N_BOOT, seed=3)
+    result = agreement(judge, human, n_boot=N_BOOT)
     j, h = as_arrays(judge, human)
-    idx = np.random.default_rng(3).integers(0, len(h), size=(N_BOOT, len(h)))
-    kappas = [cohen_kappa_score(h[row], j[row], labels=list(range(6))) for row in idx]
-    lo, hi = np.percentile(kappas, [2.5, 97.5])
-    assert (result.kappa_lo, result.kappa_hi) == (pytest.approx(lo), pytest.approx(hi))
-    means = np.percentile(j[idx].mean(axis=1), [2.5, 97.5])
-    assert (result.judge_mean_lo, result.judge_mean_hi) == (pytest.approx(means[0]), pytest.approx(means[1]))
+    kappa = kappa_interval(h, j)
+    assert kappa.estimate == pytest.approx(cohen_kappa_score(h, j, labels=list(range(6))), abs=1e-12)
+    assert (result.kappa_lo, result.kappa_hi) == (kappa.lo, kappa.hi)
+    weighted = kappa_interval(h, j, weights="quadratic")
+    assert weighted.estimate == pytest.approx(result.weighted_kappa, abs=1e-12)
+    assert (result.weighted_kappa_lo, result.weighted_kappa_hi) == (weighted.lo, weighted.hi)
+    mean = mean_interval(j)
+    assert (result.judge_mean_lo, result.judge_mean_hi) == (mean.lo, mean.hi)
+    assert result.intervals["kappa"] == kappa
 
 
 NO_OVERLAP = "no items scored by both judge and human"
@@ -231,21 +233,23 @@ def test_no_overlap_has_an_empty_confusion_matrix() -> None:
 
 def test_paired_difference_favours_the_judge_that_matches_humans() -> None:
     noisy, human = noisy_pair(11, noise=0.6)
-    result = paired_difference(human, noisy, human, n_boot=N_BOOT, seed=1)
+    result = paired_difference(human, noisy, human, n_boot=N_BOOT)
     assert result.n == 200
     assert result.kappa_a == pytest.approx(1.0)
     assert result.kappa_b == pytest.approx(cohen_kappa_score(*as_arrays(human, noisy), labels=list(range(6))))
     assert result.kappa_diff == pytest.approx(result.kappa_a - result.kappa_b)
     assert 0 < result.kappa_diff_lo < result.kappa_diff < result.kappa_diff_hi
     assert result.mean_diff_lo <= result.mean_diff <= result.mean_diff_hi
-    assert result == paired_difference(human, noisy, human, n_boot=N_BOOT, seed=1)
+    assert result == paired_difference(human, noisy, human, n_boot=N_BOOT)
 
 
-def test_paired_difference_of_a_judge_with_itself_is_exactly_zero() -> None:
+def test_paired_difference_of_a_judge_with_itself_is_zero_with_no_zero_width_interval() -> None:
     judge, human = noisy_pair(12)
     result = paired_difference(judge, judge, human, n_boot=N_BOOT)
-    assert (result.kappa_diff, result.kappa_diff_lo, result.kappa_diff_hi) == (0.0, 0.0, 0.0)
-    assert (result.mean_diff, result.mean_diff_lo, result.mean_diff_hi) == (0.0, 0.0, 0.0)
+    assert (result.kappa_diff, result.kappa_diff_lo, result.kappa_diff_hi) == (0.0, None, None)
+    assert (result.mean_diff, result.mean_diff_lo, result.mean_diff_hi) == (0.0, None, None)
+    assert result.intervals["kappa_diff"].reason == IDENTICAL
+    assert result.intervals["mean_diff"].reason == IDENTICAL
 
 
 def test_paired_difference_uses_items_all_three_share() -> None:
@@ -312,6 +316,8 @@ def test_rows_are_rounded_serialisable_and_stable() -> None:
         "kappa_hi",
         "kappa_half_down",
         "weighted_kappa",
+        "weighted_kappa_lo",
+        "weighted_kappa_hi",
         "spearman",
         "alpha",
         "exact",
@@ -332,7 +338,16 @@ def test_rows_are_rounded_serialisable_and_stable() -> None:
     table = pd.DataFrame([row, agreement({1: 3}, {1: 3}).as_row()])
     assert table.loc[1, "kappa"] is None or math.isnan(table.loc[1, "kappa"])
     consistency = self_consistency([judge, human]).as_row()
-    assert list(consistency) == ["runs", "n", "mean_kappa", "mean_exact", "flip_rate", "notes"]
+    assert list(consistency) == [
+        "runs",
+        "n",
+        "mean_kappa",
+        "mean_kappa_lo",
+        "mean_kappa_hi",
+        "mean_exact",
+        "flip_rate",
+        "notes",
+    ]
     difference = paired_difference(judge, human, human, n_boot=0).as_row()
     assert difference["kappa_diff_lo"] is None and isinstance(difference["kappa_diff"], float)
 
@@ -415,20 +430,6 @@ def test_each_annotator_as_a_rater_equals_scikit_learn_and_krippendorff() -> Non
         reliability_data=matrix, level_of_measurement="ordinal", value_domain=list(range(6))
     )
     assert result.alpha == pytest.approx(expected, abs=1e-12)
-
-
-def test_masked_kappa_replicates_equal_scikit_learn_on_each_annotators_items() -> None:
-    human = np.array([2, -1, 4, 1, -1, 5, 3, 2, 0, 4])  # -1: not scored by this annotator
-    judge = np.array([3, 3, 4, 1, 1, 5, 3, 2, 0, 3])
-    idx = resamples(len(human), 30, seed=7)
-    replicates = kappa_replicates(human, judge, idx, "unweighted", present=human >= 0)
-    for row, value in zip(idx, replicates, strict=True):
-        kept = [i for i in row if human[i] >= 0]
-        h, j = human[kept], judge[kept]
-        if len(set(h)) < 2 or len(set(j)) < 2:
-            assert math.isnan(value)
-        else:
-            assert value == pytest.approx(cohen_kappa_score(h, j, labels=list(range(6))), abs=1e-12)
 
 
 @pytest.mark.parametrize(

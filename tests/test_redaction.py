@@ -47,8 +47,8 @@ def test_credential_variables_are_redacted(monkeypatch: pytest.MonkeyPatch, name
 @pytest.mark.parametrize(
     "text",
     [
-        pytest.param("Authorization: Bearer abc.def-ghi_jkl", id="bearer-header"),
-        pytest.param("{'authorization': 'bearer abcdefghijkl'}", id="bearer-lower-case"),
+        pytest.param("Authorization: Bearer abc.def-ghi_jkl-mno", id="bearer-header"),
+        pytest.param("{'authorization': 'bearer abcdefghijklmnop'}", id="bearer-lower-case"),
         pytest.param("key sk-proj-abcdefghijklmnop rejected", id="sk-key"),
     ],
 )

@@ -263,7 +263,7 @@ BAD_SPECS = [
     pytest.param(lambda good: good + "human: absent.csv\n", "human: file not found", id="missing-human-file"),
     pytest.param(
         _api_key_in_spec,
-        "runs[0].models[0].model_args.api_key: API keys are never read from a spec",
+        "runs[0].models[0].model_args.api_key: 'api_key' names a credential",
         id="api-key-in-spec",
     ),
 ]

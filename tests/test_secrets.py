@@ -255,7 +255,7 @@ SECRET_SHAPES = [
         id="proxy-authorization-header",
     ),
     pytest.param(
-        _under("    limit: 2\n", "    generate: {extra_headers: {api-key: 'abcdef123456'}}\n"),
+        _under("    limit: 2\n", "    generate: {extra_headers: {api-key: 'abcdef123456abcdef'}}\n"),
         "runs[0].generate.extra_headers.api-key",
         id="azure-api-key-header",
     ),
@@ -310,7 +310,8 @@ def test_credentials_are_reported_beside_other_problems_in_one_pass(tmp_path: Pa
     from vivid_inspect.runner.spec.problems import SpecError
 
     text = GOOD_SPEC.replace("tasks: [explain]", "tasks: [explian]").replace(
-        "    limit: 2\n", "    limit: 2\n    generate: {extra_headers: {Authorization: 'Bearer abcdefgh'}}\n"
+        "    limit: 2\n",
+        "    limit: 2\n    generate: {extra_headers: {Authorization: 'Bearer abcdefgh12345678'}}\n",
     )
     spec = tmp_path / "spec.yaml"
     spec.write_text(text, encoding="utf-8")

@@ -175,7 +175,7 @@ CASES = [
     pytest.param(("judges", 0, "retries"), "2", "judges[0].retries", "valid integer", id="string-for-int"),
     pytest.param(
         ("judges", 0, "model_args"),
-        {"api_key": "x"},
+        {"api_key": "a-key-long-enough-to-be-real"},
         "judges[0].model_args.api_key",
         "environment",
         id="api-key-in-spec",

@@ -43,7 +43,19 @@ CASES: dict[str, Case] = {
     ),
     "bad-prompt": Case("explain", ("prompt=bad", "data=sample"), ("unknown prompt style 'bad'", "few_shot")),
     "negative-judge-retries": Case(
-        "explain", ("judge_retries=-1", "data=sample"), ("retries must be 0 or more, got -1",)
+        "explain",
+        ("judge_retries=-1", "data=sample"),
+        ("explain: judge_retries must be between 0 and 10, got -1",),
+    ),
+    "huge-judge-retries": Case(
+        "explain",
+        (f"judge_retries={10**30}", "data=sample"),
+        ("explain: judge_retries must be between 0 and 10, got a number of about 31 digits",),
+    ),
+    "huge-shots": Case(
+        "topic",
+        (f"shots={10**30}", "data=sample"),
+        ("topic: shots must be between 0 and 5, got a number of about 31 digits",),
     ),
     "shots-too-many": Case(
         "topic", ("shots=9", "data=sample"), ("topic: shots must be between 0 and 5, got 9",)

@@ -7,13 +7,17 @@ or data file into one clear message.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
+from vivid_inspect.bounds import MAX_JUDGE_RETRIES, count_problem
 from vivid_inspect.call_limits import GENERATION
-from vivid_inspect.data import VividItem, load_vivid
+from vivid_inspect.data import VividData, VividItem, load_vivid
 from vivid_inspect.data.leakage import judge_example_idioms
 from vivid_inspect.inspect_private import task_errors
+from vivid_inspect.log_contract import LEXICAL
 from vivid_inspect.scorers.classification import topic_match, traits_match
 from vivid_inspect.scorers.explain_judges import explain_scorers, judge_names
 from vivid_inspect.solvers.bounded_generate import bounded_generate
@@ -27,6 +31,7 @@ from vivid_inspect.solvers.classify_prompts import (
 )
 from vivid_inspect.solvers.explain import explain_generate
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS, EXPLAIN_STYLES
+from vivid_inspect.task_start import check_answerable, check_models
 
 # Paper Appendix C. Task-level config, so --temperature / --max-tokens on the CLI override it,
 # as --max-retries / --timeout override the finite retry limits (attempt_timeout: bounded_generate).
@@ -38,6 +43,20 @@ CLASSIFY_CONFIG = GenerateConfig(temperature=0.0, max_tokens=32).merge(GENERATIO
 # 2: demonstrations are matched by idiom key; judge calibration idioms are left out of explain;
 # lenient traits need codes 1-5; chrF unifies tone-mark placement (README, Changelog).
 TASK_VERSION = 2
+
+TASK_COUNT_BOUNDS: dict[str, tuple[int, int]] = {
+    "shots": (0, MAX_SHOTS),
+    "judge_retries": (0, MAX_JUDGE_RETRIES),
+}
+"""The ``-T`` options that count, with their least and greatest values (``docs/tasks.md``, Bounds)."""
+
+
+def _check_counts(**counts: object) -> None:
+    """Refuse a count outside its bound (a ``-T`` value arrives as given: a string, a huge number)."""
+    for name, value in counts.items():
+        problem = count_problem(name, value, *TASK_COUNT_BOUNDS[name])
+        if problem is not None:
+            raise ValueError(problem)
 
 
 @task
@@ -92,7 +111,7 @@ def explain(
         judge_model: Judge used when no ``grader`` role is given; default ``openai/gpt-4.1``.
         data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
             default ``$VIVID_DATA``, else ``hf``.
-        judge_retries: How many times the judge is asked again after an unreadable reply.
+        judge_retries: How many times the judge is asked again after an unreadable reply, 0 to 10.
 
     Returns:
         The task. Its metadata records the data source and the ids left out because their idiom
@@ -105,12 +124,14 @@ def explain(
     with task_errors("explain"):
         if prompt not in EXPLAIN_STYLES:
             raise ValueError(f"unknown prompt style {prompt!r}; expected one of {', '.join(EXPLAIN_STYLES)}")
+        _check_counts(judge_retries=judge_retries)
         scorers = explain_scorers(judge, judge_model, judge_retries)
         loaded = load_vivid(
             data,
             exclude_idioms=[idiom for idiom, _ in EXPLAIN_DEMONSTRATIONS],
             exclude_judge_examples=judge_example_idioms(),
         )
+        _check_start("explain", loaded, data, judge_names(judge), judge_model)
         return Task(
             dataset=loaded.dataset,
             solver=explain_generate(prompt),
@@ -131,17 +152,14 @@ def explain(
 
 def _classification(kind: ClassifyKind, shots: int, data: str | None) -> Task:
     """The topic or traits task: the two differ only in their gold answer and scorer."""
-    # `-T shots=many` arrives as a string; say so rather than fail on the comparison below.
-    if isinstance(shots, bool) or not isinstance(shots, int):
-        raise ValueError(f"shots must be a whole number from 0 to {MAX_SHOTS}, got {shots!r}")
-    if not 0 <= shots <= MAX_SHOTS:
-        raise ValueError(f"shots must be between 0 and {MAX_SHOTS}, got {shots}")
+    _check_counts(shots=shots)  # `-T shots=many` arrives as a string
 
     def gold(item: VividItem) -> str:
         return topic_answer(item.theme_id) if kind == "topic" else traits_answer(item.trait_ids)
 
     shown = [demo.idiom for demo in DEMONSTRATIONS[:shots]]
     loaded = load_vivid(data, exclude_idioms=shown, target=gold)
+    _check_start(kind, loaded, data)
     return Task(
         dataset=loaded.dataset,
         solver=[classify_prompt(kind, shots), bounded_generate()],
@@ -155,3 +173,20 @@ def _classification(kind: ClassifyKind, shots: int, data: str | None) -> Task:
             "left_out_ids": loaded.left_out,
         },
     )
+
+
+def _check_start(
+    task: str,
+    loaded: VividData,
+    data: str | None,
+    judges: Sequence[str] = (),
+    judge_model: str | None = None,
+) -> None:
+    """The task-start check (:mod:`vivid_inspect.task_start`), once the arguments and data are good.
+
+    When ``inspect eval`` builds the task from its name, the models it will call are checked (an
+    LLM judge only when ``judges`` names one), then a ``vivid/*`` baseline's items; a problem stops
+    the eval in one message before anything is generated. Skipped when Python code builds the task.
+    """
+    check_models(task, judge=any(name != LEXICAL for name in judges), judge_model=judge_model)
+    check_answerable(task, loaded.dataset, data)

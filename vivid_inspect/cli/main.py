@@ -11,12 +11,20 @@ need when they run (``tests/test_cli_startup.py``, ``bench/cli_startup.py``).
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 from collections.abc import Sequence
 
 from vivid_inspect.cli import annotate, audit, data, redact, report, run, sanity
+from vivid_inspect.cli.run import EXIT_INTERRUPTED, interrupted_line
 
 COMMANDS = (run, report, sanity, audit, annotate, data, redact)
 """Modules whose ``register`` adds commands, in help order."""
+
+AGAIN = {
+    "audit": "runs it again, replaying the judge replies Inspect cached: only the calls in flight are made again",
+}
+"""What running a command again after Ctrl-C does, where it is more than starting again."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,7 +50,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         (nothing ran), 130 interrupted.
     """
     args = build_parser().parse_args(argv)
-    return int(args.handler(args))
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt as interrupt:
+        # Ctrl-C in a command with no handling of its own (vivid run has its own line)
+        words = list(sys.argv[1:] if argv is None else argv)
+        again = AGAIN.get(args.command, "starts it again")
+        line = interrupted_line(f"vivid {args.command}", interrupt, shlex.join(["vivid", *words]), again)
+        print(f"\n{line}", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

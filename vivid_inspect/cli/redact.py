@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_BAD_INPUT = 0, 2
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def register(subparsers: Any) -> None:
@@ -37,17 +37,43 @@ def run(args: argparse.Namespace) -> int:
     """Redact the folder; list the files rewritten on stderr.
 
     Returns:
-        0, or 2 when LOG_DIR is not a folder.
+        0; 1 when a file could not be checked or rewritten (it is left as it was); 2 when
+        LOG_DIR is not a folder or cannot be written (nothing changed).
     """
-    from vivid_inspect.runner.scrub import scrub_folder
+    from vivid_inspect.redact import add_public_text, placeholder_variables
+    from vivid_inspect.runner.scrub import log_texts, scrub_folder
+    from vivid_inspect.writable import FolderNotWritable, check_writable
 
     folder = Path(args.log_dir)
     if not folder.is_dir():
         what = "is a file, not a folder" if folder.exists() else "does not exist"
         print(f"vivid redact: {folder} {what}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    changed = scrub_folder(folder, everything=True)
+    try:
+        check_writable(folder)
+    except FolderNotWritable as error:
+        print(
+            f"vivid redact: cannot rewrite files under {folder}: {error.reason}. Nothing was changed; "
+            "run it where the folder can be written (or on a copy).",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    # a key that is part of the logs' model names (a local server's) is a placeholder: left alone
+    add_public_text(log_texts(folder))
+    placeholders = placeholder_variables()
+    if placeholders:
+        listed = ", ".join(f"{name} ({reason})" for name, reason in sorted(placeholders.items()))
+        print(f"vivid redact: {listed}: a placeholder, not treated as a secret", file=sys.stderr)
+    failed: list[tuple[Path, str]] = []
+    changed = scrub_folder(folder, everything=True, failed=failed)
     for path in changed:
         print(f"redacted {path}", file=sys.stderr)
     print(f"vivid redact: {len(changed)} file(s) rewritten under {folder}", file=sys.stderr)
+    if failed:
+        print(
+            f"vivid redact: {len(failed)} file(s) could not be checked or rewritten, left as they were: "
+            + "; ".join(f"{path}: {why}" for path, why in failed),
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     return EXIT_OK

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 EXIT_OK = 0
+EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
@@ -63,10 +64,27 @@ def run(args: argparse.Namespace) -> int:
     """Build and write the report; print its markdown on stdout and the files written on stderr.
 
     Returns:
-        0 on success, 2 when an input is unusable (no such folder, a bad human file, an unknown
-        format or judge, human scores whose generation is not in the folder or cannot be told).
+        0 on success; 1 when a file could not be written midway; 2 when an input is unusable (no
+        such folder, a bad human file, an unknown format or judge, human scores whose generation is
+        not in the folder or cannot be told, an output folder that cannot be written).
     """
-    from vivid_inspect.report.build import write_report
+    from pathlib import Path
+
+    from vivid_inspect.writable import FolderNotWritable, check_writable
+
+    out = Path(args.out) if args.out else Path(args.log_dir) / "report"
+    try:
+        if Path(args.log_dir).is_dir():  # a missing LOG_DIR is the report's own message
+            check_writable(out)
+    except FolderNotWritable as error:
+        where = "--out" if args.out else "LOG_DIR/report"
+        print(
+            f"vivid report: cannot write the report to {error.folder} ({where}): {error.reason}. "
+            "Nothing was written; give a writable folder with --out.",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    from vivid_inspect.report.build import write_report  # heavy: imported once the folder is known good
 
     try:
         report = write_report(
@@ -81,6 +99,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:  # HumanScoresError is a ValueError
         print(f"vivid report: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as error:  # a write that failed midway: the disk filled, the folder went away
+        print(
+            f"vivid report: cannot write {error.filename or out}: {error.strerror or error}. "
+            "The logs are untouched; rerun when it can be written.",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     sys.stdout.write(report.markdown)
     for skipped in report.skipped:  # the warning; the markdown lists them too
         print(f"vivid report: skipped {skipped}", file=sys.stderr)

@@ -28,11 +28,14 @@ def _load(args: argparse.Namespace) -> LoadedSpec | int:
     from vivid_inspect.runner.spec.load import load_spec
 
     try:
-        return load_spec(args.spec, log_dir=args.log_dir)
+        loaded = load_spec(args.spec, log_dir=args.log_dir)
     except SpecError as error:
         print(error, file=sys.stderr)
         print("Nothing was run.", file=sys.stderr)
         return EXIT_BAD_SPEC
+    for note in loaded.notes:  # placeholders written under a credential's name
+        print(f"note: {note}", file=sys.stderr)
+    return loaded
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -71,6 +74,7 @@ def _run(args: argparse.Namespace) -> int:
     from vivid_inspect.data import VividDataError
     from vivid_inspect.runner.execute import run_spec
     from vivid_inspect.runner.lock import FolderBusy
+    from vivid_inspect.writable import FolderNotWritable
 
     try:
         result = run_spec(
@@ -95,12 +99,24 @@ def _run(args: argparse.Namespace) -> int:
         print(f"vivid run: {error}", file=sys.stderr)
         print("Nothing was run.", file=sys.stderr)
         return EXIT_BUSY
-    except KeyboardInterrupt:
+    except FolderNotWritable as error:
         print(
-            f"\nvivid run: interrupted. Finished work is kept; `vivid run {args.spec}` resumes.",
+            f"vivid run: cannot write to the log folder {error.folder}: {error.reason}. Nothing was run "
+            "and nothing in it changed; give a writable folder (log_dir, or --log-dir).",
             file=sys.stderr,
         )
+        return EXIT_BAD_SPEC
+    except KeyboardInterrupt as interrupt:
+        print(f"\n{interrupted_line('vivid run', interrupt, f'vivid run {args.spec}')}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except OSError as error:  # a write that failed mid-run: the disk filled, the folder went away
+        where = error.filename or loaded.log_dir
+        print(
+            f"vivid run: cannot write {where}: {error.strerror or error}. Finished work is kept; "
+            f"`vivid run {args.spec}` resumes once it can be written.",
+            file=sys.stderr,
+        )
+        return EXIT_INCOMPLETE
     _say_where(loaded, result.report_files)
     if not result.ok:
         for message in result.progress.messages:
@@ -111,6 +127,29 @@ def _run(args: argparse.Namespace) -> int:
         )
         return EXIT_INCOMPLETE
     return EXIT_OK
+
+
+RESUMES = "resumes, repeating only the calls that were in flight"
+
+
+def interrupted_line(command: str, interrupt: KeyboardInterrupt, resume: str, again: str = RESUMES) -> str:
+    """The one line a command prints on Ctrl-C: what was kept, and how to go on.
+
+    Args:
+        command: ``vivid run``, ``vivid audit``.
+        interrupt: The interrupt; a :class:`~vivid_inspect.interrupt.RunInterrupted` says which
+            phase it stopped and how many finished samples its logs keep.
+        resume: The command to run next.
+        again: What that command does.
+
+    Returns:
+        ``vivid run: interrupted while generating runs[0]: 1 log interrupted, keeping 5 finished
+        samples. Finished work is kept; `vivid run spec.yaml` resumes, repeating only the calls
+        that were in flight.``
+    """
+    describe = getattr(interrupt, "describe", None)
+    what = f" {describe()}" if callable(describe) else ""
+    return f"{command}: interrupted{what}. Finished work is kept; `{resume}` {again}."
 
 
 def _say_where(loaded: LoadedSpec, files: list[Path]) -> None:

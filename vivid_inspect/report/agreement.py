@@ -1,10 +1,10 @@
 """Agreement between an LLM judge's 0-5 scores and human scores (the paper's Table 1, with intervals).
 
 Point estimates come from the libraries the field uses: scikit-learn's Cohen's kappa and confusion
-matrix, SciPy's Spearman correlation and the ``krippendorff`` package's alpha. Only the bootstrap
-replicates of kappa are computed by hand (:mod:`~vivid_inspect.report.score_stats`), from confusion
-matrices, because a thousand scikit-learn calls per interval take seconds; the tests check them
-against scikit-learn on the same resamples.
+matrix, SciPy's Spearman correlation and the ``krippendorff`` package's alpha. The 95 % intervals
+(kappa, weighted kappa, the means, the paired differences) are
+:mod:`~vivid_inspect.report.intervals`': one method per statistic, printed only from the n where
+its simulated coverage holds; below it ``intervals`` gives the reason instead.
 
 Categorical statistics (kappa, weighted kappa, alpha, exact and within-one agreement, the confusion
 matrix) need whole scores 0-5. A score that is a mean over annotators (3.5) is rounded half up for
@@ -24,13 +24,20 @@ other side says, and a 0 in a report would read as "the judge agrees at chance l
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import krippendorff
 import numpy as np
 from scipy import stats
 from sklearn.metrics import confusion_matrix
 
+from vivid_inspect.report.intervals import (
+    Interval,
+    kappa_difference_interval,
+    kappa_interval,
+    mean_difference_interval,
+    mean_interval,
+)
 from vivid_inspect.report.score_stats import (
     SCORES,
     Row,
@@ -42,12 +49,8 @@ from vivid_inspect.report.score_stats import (
     constant_reason,
     fmt_score,
     kappa_point,
-    kappa_replicates,
-    note_dropped,
     note_left_out,
-    percentile_ci,
     quiet,
-    resamples,
     sorted_ids,
     undefined_fields,
 )
@@ -57,8 +60,9 @@ from vivid_inspect.report.score_stats import (
 class Agreement:
     """How well one rater (the judge) agrees with another (the humans) on the items both scored.
 
-    Every statistic is ``None`` when the data cannot define it; ``notes`` then says why. Intervals
-    are 95% percentile bootstrap intervals over items.
+    Every statistic is ``None`` when the data cannot define it; ``notes`` then says why. The
+    ``_lo``/``_hi`` ends are 95 % intervals (:mod:`~vivid_inspect.report.intervals`), None where
+    none is printed; ``intervals`` holds each one with the reason when it is not.
     """
 
     n: int
@@ -68,6 +72,8 @@ class Agreement:
     kappa_half_down: float | None
     """Kappa with non-whole scores rounded half down (2.5 -> 2) instead of half up."""
     weighted_kappa: float | None
+    weighted_kappa_lo: float | None
+    weighted_kappa_hi: float | None
     spearman: float | None
     alpha: float | None
     exact: float | None
@@ -82,10 +88,12 @@ class Agreement:
     confusion: tuple[tuple[int, ...], ...]
     """Counts: row = human score, column = judge score, both 0-5."""
     notes: tuple[str, ...] = ()
+    intervals: dict[str, Interval] = field(default_factory=dict)
+    """Each interval by statistic (``kappa``, ``weighted_kappa``, ``judge_mean``, ``human_mean``)."""
 
     def as_row(self) -> Row:
-        """One table row: every field but the confusion matrix, rounded to 4 decimals, notes joined."""
-        return as_row_of(self, skip=("confusion",))
+        """One table row: every field but the confusion matrix and intervals, rounded, notes joined."""
+        return as_row_of(self, skip=("confusion", "intervals"))
 
 
 @dataclass(frozen=True)
@@ -104,20 +112,22 @@ class PairedDifference:
     mean_diff_lo: float | None
     mean_diff_hi: float | None
     notes: tuple[str, ...] = ()
+    intervals: dict[str, Interval] = field(default_factory=dict)
+    """Each interval by statistic (``kappa_diff``, ``mean_diff``), with the reason when none is printed."""
 
     def as_row(self) -> Row:
         """One table row, rounded to 4 decimals, notes joined."""
-        return as_row_of(self)
+        return as_row_of(self, skip=("intervals",))
 
 
-def agreement(judge: ScoreMap, human: ScoreMap, *, n_boot: int = 1000, seed: int = 0) -> Agreement:
+def agreement(judge: ScoreMap, human: ScoreMap, *, n_boot: int = 1000) -> Agreement:
     """Compare a judge's scores with human scores on the item ids both have.
 
     Args:
         judge: Judge score per item id (0-5); ``None``/NaN means unscored and is left out.
         human: Human score per item id (0-5, possibly a mean over annotators).
-        n_boot: Bootstrap resamples for the intervals; 0 skips them.
-        seed: Seed of ``numpy.random.default_rng`` for the resamples.
+        n_boot: 0 skips the intervals; any other value computes them. (No interval here
+            resamples any more; the name is kept for callers.)
 
     Returns:
         The statistics, with notes on anything left out, rounded or undefined.
@@ -125,26 +135,26 @@ def agreement(judge: ScoreMap, human: ScoreMap, *, n_boot: int = 1000, seed: int
     Raises:
         ValueError: A score is not a number from 0 to 5, or ``n_boot`` is negative.
     """
-    return _agreement_of_maps(judge, human, "judge", "human", n_boot=n_boot, seed=seed, notes=[])
+    return _agreement_of_maps(judge, human, "judge", "human", n_boot=n_boot, notes=[])
 
 
 def paired_difference(
-    judge_a: ScoreMap, judge_b: ScoreMap, human: ScoreMap, *, n_boot: int = 1000, seed: int = 0
+    judge_a: ScoreMap, judge_b: ScoreMap, human: ScoreMap, *, n_boot: int = 1000
 ) -> PairedDifference:
     """Kappa and mean of judge A minus judge B, on the items all three score, with paired intervals.
 
-    Each bootstrap replicate resamples items once and computes both judges' statistics on that
-    same resample, so the interval accounts for the judges being scored on the same items.
+    Both intervals are paired: the kappa difference by the leave-one-out jackknife over items,
+    the mean difference by the betting interval of the per-item differences. Two judges whose
+    scores are identical item for item get no interval (the difference cannot vary).
 
     Args:
         judge_a: Judge A's score per item id.
         judge_b: Judge B's score per item id.
         human: Human score per item id.
-        n_boot: Bootstrap resamples for the intervals; 0 skips them.
-        seed: Seed of ``numpy.random.default_rng`` for the resamples.
+        n_boot: 0 skips the intervals; any other value computes them.
 
     Returns:
-        Both kappas and means, their differences (A - B) and 95% percentile intervals.
+        Both kappas and means, their differences (A - B) and 95 % intervals.
 
     Raises:
         ValueError: A score is not a number from 0 to 5, or ``n_boot`` is negative.
@@ -170,7 +180,14 @@ def paired_difference(
     kappa_a, kappa_b = kappas["judge A"], kappas["judge B"]
     kappa_diff = None if kappa_a is None or kappa_b is None else kappa_a - kappa_b
     mean_a, mean_b = float(raw["judge A"].mean()), float(raw["judge B"].mean())
-    kappa_ci, mean_ci = _paired_intervals(raw, cat, kappa_diff is not None, n_boot, seed, notes)
+    intervals: dict[str, Interval] = {}
+    if n_boot and n >= 2:
+        intervals["mean_diff"] = mean_difference_interval(raw["judge A"], raw["judge B"])
+        if kappa_diff is not None:
+            intervals["kappa_diff"] = kappa_difference_interval(cat["human"], cat["judge A"], cat["judge B"])
+    elif n < 2:
+        notes.append("only 1 item scored by both judges and the humans: no intervals")
+    kappa_ci, mean_ci = (_ends(intervals.get(name)) for name in ("kappa_diff", "mean_diff"))
     return PairedDifference(
         n=n,
         kappa_a=kappa_a,
@@ -184,34 +201,12 @@ def paired_difference(
         mean_diff_lo=mean_ci[0],
         mean_diff_hi=mean_ci[1],
         notes=tuple(notes),
+        intervals=intervals,
     )
 
 
-def _paired_intervals(
-    raw: dict[str, np.ndarray],
-    cat: dict[str, np.ndarray],
-    with_kappa: bool,
-    n_boot: int,
-    seed: int,
-    notes: list[str],
-) -> tuple[tuple[float | None, float | None], tuple[float | None, float | None]]:
-    """Intervals of the kappa difference and of the mean difference (A - B), on shared resamples."""
-    none: tuple[float | None, float | None] = (None, None)
-    n = len(raw["human"])
-    if n < 2:
-        notes.append("only 1 item scored by both judges and the humans: no intervals")
-        return none, none
-    if n_boot == 0:
-        return none, none
-    idx = resamples(n, n_boot, seed)
-    mean_ci = percentile_ci(raw["judge A"][idx].mean(axis=1) - raw["judge B"][idx].mean(axis=1))
-    if not with_kappa:
-        return none, mean_ci
-    # Both kappas on the same resamples: the pairing is what narrows the interval.
-    a, b = (kappa_replicates(cat["human"], cat[label], idx, "unweighted") for label in ("judge A", "judge B"))
-    diffs = a - b
-    note_dropped(diffs, "kappa difference", notes)
-    return percentile_ci(diffs), mean_ci
+def _ends(interval: Interval | None) -> tuple[float | None, float | None]:
+    return (None, None) if interval is None else (interval.lo, interval.hi)
 
 
 def _agreement_of_maps(
@@ -221,7 +216,6 @@ def _agreement_of_maps(
     human_label: str,
     *,
     n_boot: int,
-    seed: int,
     notes: list[str],
 ) -> Agreement:
     check_n_boot(n_boot)
@@ -255,58 +249,43 @@ def _agreement_of_maps(
         rho = _spearman(human_raw, judge_raw, human_label, judge_label, notes)
         alpha = _alpha(human_cat, judge_cat, notes)
 
-    kappa_ci, judge_ci, human_ci = _intervals(
-        (human_raw, judge_raw), (human_cat, judge_cat), kappa is not None, n_boot, seed, notes
-    )
+    intervals: dict[str, Interval] = {}
+    if n_boot and n >= 2:
+        intervals["judge_mean"] = mean_interval(judge_raw)
+        intervals["human_mean"] = mean_interval(human_raw)
+        if kappa is not None:
+            intervals["kappa"] = kappa_interval(human_cat, judge_cat)
+        if weighted is not None:
+            intervals["weighted_kappa"] = kappa_interval(human_cat, judge_cat, weights="quadratic")
+    ends = {
+        name: _ends(intervals.get(name)) for name in ("kappa", "weighted_kappa", "judge_mean", "human_mean")
+    }
     with quiet():
         confusion = confusion_matrix(human_cat, judge_cat, labels=list(SCORES))
     return Agreement(
         n=n,
         kappa=kappa,
-        kappa_lo=kappa_ci[0],
-        kappa_hi=kappa_ci[1],
+        kappa_lo=ends["kappa"][0],
+        kappa_hi=ends["kappa"][1],
         kappa_half_down=half_down,
         weighted_kappa=weighted,
+        weighted_kappa_lo=ends["weighted_kappa"][0],
+        weighted_kappa_hi=ends["weighted_kappa"][1],
         spearman=rho,
         alpha=alpha,
         exact=float(np.mean(human_cat == judge_cat)),
         within1=float(np.mean(np.abs(human_cat - judge_cat) <= 1)),
         mae=float(np.mean(np.abs(human_raw - judge_raw))),
         judge_mean=float(judge_raw.mean()),
-        judge_mean_lo=judge_ci[0],
-        judge_mean_hi=judge_ci[1],
+        judge_mean_lo=ends["judge_mean"][0],
+        judge_mean_hi=ends["judge_mean"][1],
         human_mean=float(human_raw.mean()),
-        human_mean_lo=human_ci[0],
-        human_mean_hi=human_ci[1],
+        human_mean_lo=ends["human_mean"][0],
+        human_mean_hi=ends["human_mean"][1],
         confusion=tuple(tuple(int(c) for c in row) for row in confusion),
         notes=tuple(notes),
+        intervals=intervals,
     )
-
-
-def _intervals(
-    raw: tuple[np.ndarray, np.ndarray],
-    cat: tuple[np.ndarray, np.ndarray],
-    with_kappa: bool,
-    n_boot: int,
-    seed: int,
-    notes: list[str],
-) -> tuple[
-    tuple[float | None, float | None], tuple[float | None, float | None], tuple[float | None, float | None]
-]:
-    """Intervals of kappa, the judge's mean and the humans' mean, on the same resamples."""
-    (human_raw, judge_raw), (human_cat, judge_cat) = raw, cat
-    none: tuple[float | None, float | None] = (None, None)
-    n = len(human_raw)
-    if n < 2 or n_boot == 0:
-        return none, none, none
-    idx = resamples(n, n_boot, seed)
-    judge_ci = percentile_ci(judge_raw[idx].mean(axis=1))
-    human_ci = percentile_ci(human_raw[idx].mean(axis=1))
-    if not with_kappa:
-        return none, judge_ci, human_ci
-    replicates = kappa_replicates(human_cat, judge_cat, idx, "unweighted")
-    note_dropped(replicates, "kappa", notes)
-    return percentile_ci(replicates), judge_ci, human_ci
 
 
 def _kappa_half_down(

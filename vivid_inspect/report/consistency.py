@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.metrics import cohen_kappa_score
 
+from vivid_inspect.report.intervals import Interval, mean_kappa_interval
 from vivid_inspect.report.score_stats import (
     SCORES,
     Row,
@@ -26,26 +27,35 @@ from vivid_inspect.report.score_stats import (
 
 @dataclass(frozen=True)
 class Consistency:
-    """Test-retest agreement of one judge run several times on the same items."""
+    """Test-retest agreement of one judge run several times on the same items.
+
+    ``mean_kappa_lo``/``_hi`` are its 95 % interval: the mean over run pairs of each pair's
+    kappa score interval (:func:`~vivid_inspect.report.intervals.mean_kappa_interval`), None
+    where none is printed; ``interval`` holds it with the reason.
+    """
 
     runs: int
     n: int
     mean_kappa: float | None
+    mean_kappa_lo: float | None
+    mean_kappa_hi: float | None
     mean_exact: float | None
     flip_rate: float | None
     """Share of items whose score is not the same in every run."""
     notes: tuple[str, ...] = ()
+    interval: Interval | None = None
 
     def as_row(self) -> Row:
         """One table row, rounded to 4 decimals, notes joined."""
-        return as_row_of(self)
+        return as_row_of(self, skip=("interval",))
 
 
-def self_consistency(runs: Sequence[ScoreMap]) -> Consistency:
+def self_consistency(runs: Sequence[ScoreMap], *, intervals: bool = True) -> Consistency:
     """Test-retest agreement of a judge run k >= 2 times on the same items.
 
     Args:
         runs: One score map per run, keyed by item id.
+        intervals: Also the 95 % interval of the mean kappa.
 
     Returns:
         Mean pairwise Cohen's kappa and exact agreement over the items every run scored, and the
@@ -64,7 +74,14 @@ def self_consistency(runs: Sequence[ScoreMap]) -> Consistency:
     if n == 0:
         notes.append("no item was scored in every run")
         return Consistency(
-            runs=len(runs), n=0, mean_kappa=None, mean_exact=None, flip_rate=None, notes=tuple(notes)
+            runs=len(runs),
+            n=0,
+            mean_kappa=None,
+            mean_kappa_lo=None,
+            mean_kappa_hi=None,
+            mean_exact=None,
+            flip_rate=None,
+            notes=tuple(notes),
         )
     matrix = np.vstack(
         [
@@ -89,13 +106,21 @@ def self_consistency(runs: Sequence[ScoreMap]) -> Consistency:
         notes.append(
             f"kappa undefined for {len(undefined)} of {len(pairs)} run pairs: {'; '.join(undefined)}"
         )
+    interval = (
+        mean_kappa_interval([(matrix[p], matrix[q]) for p, q in pairs], statistic="self_consistency_kappa")
+        if kappas and intervals
+        else None
+    )
     return Consistency(
         runs=len(runs),
         n=n,
         mean_kappa=float(np.mean(kappas)) if kappas else None,
+        mean_kappa_lo=None if interval is None else interval.lo,
+        mean_kappa_hi=None if interval is None else interval.hi,
         mean_exact=float(np.mean(exact)),
         flip_rate=float(np.mean((matrix != matrix[0]).any(axis=0))),
         notes=tuple(notes),
+        interval=interval,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from vivid_inspect.report.consistency import self_consistency
+from vivid_inspect.report.intervals import interval_text
 from vivid_inspect.report.render import Table
 from vivid_inspect.report.repeats import GROUP, RepeatRuns, consistency_runs, with_source
 
@@ -32,6 +33,9 @@ def consistency_table(rows: pd.DataFrame) -> Table:
         "temperature",
         "excluded",
         "mean_kappa",
+        "mean_kappa_lo",
+        "mean_kappa_hi",
+        "mean_kappa_ci",
         "mean_exact",
         "flip_rate",
         "notes",
@@ -77,6 +81,11 @@ def _judge_row(name: str, model: str, group: pd.DataFrame, found: RepeatRuns) ->
         record |= {
             "n": result.n,
             "mean_kappa": result.mean_kappa,
+            "mean_kappa_lo": result.mean_kappa_lo,
+            "mean_kappa_hi": result.mean_kappa_hi,
+            "mean_kappa_ci": (interval_text(result.interval) or None)
+            if result.interval is not None
+            else None,
             "mean_exact": result.mean_exact,
             "flip_rate": result.flip_rate,
         }
@@ -98,5 +107,9 @@ _CONSISTENCY_NOTES = (
         "repeats run at the judge's temperature (column temperature): its own 0 unless the spec's generate "
         "sets another, so at 0 they measure the provider's nondeterminism; the first repeat is the one Table 1, "
         "Tables 3 and 4, the judge pairs and the panel use"
+    ),
+    (
+        "mean_kappa_ci: the 95% interval of mean_kappa, the mean over run pairs of each pair's kappa score "
+        "interval, or why none is printed (docs/reports.md)"
     ),
 )

@@ -33,7 +33,7 @@ def human_means(df: pd.DataFrame) -> dict[int, float]:
     return {int(str(sample_id)): float(mean) for sample_id, mean in means.items()}
 
 
-def human_ceiling(annotations: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> Agreement | None:
+def human_ceiling(annotations: pd.DataFrame, *, n_boot: int = 1000) -> Agreement | None:
     """Human-human agreement: the ceiling a judge can be expected to reach.
 
     Compares the first two annotators by sorted name on the items both scored, with the same
@@ -42,8 +42,7 @@ def human_ceiling(annotations: pd.DataFrame, *, n_boot: int = 1000, seed: int = 
 
     Args:
         annotations: Columns ``id``, ``score`` and ``annotator`` (as from ``read_human_scores``).
-        n_boot: Bootstrap resamples for the intervals; 0 skips them.
-        seed: Seed of ``numpy.random.default_rng`` for the resamples.
+        n_boot: 0 skips the intervals; any other value computes them.
 
     Returns:
         The agreement, or ``None`` when there is no ``annotator`` column, fewer than two
@@ -70,7 +69,7 @@ def human_ceiling(annotations: pd.DataFrame, *, n_boot: int = 1000, seed: int = 
         notes.append(
             f"annotators {', '.join(map(repr, names[2:]))} left out: only the first two by name are compared"
         )
-    result = agreement(scores[second], scores[first], n_boot=n_boot, seed=seed)
+    result = agreement(scores[second], scores[first], n_boot=n_boot)
     return replace(result, notes=(*notes, *result.notes))
 
 

@@ -2,17 +2,22 @@
 
 The strategy differences (kappa with the humans and mean score, A minus B) are computed on the
 reliability generation's items the humans scored; the judge pairs on every item both judges
-scored, across generations.
+scored, across generations. Two judges whose scores are identical item for item are one function
+of the text under two names: their pair says so instead of reporting a kappa of 1 as agreement,
+and their difference gets no interval.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import re
+from collections.abc import Hashable
 
 import pandas as pd
 
 from vivid_inspect.report.agreement import agreement, paired_difference
+from vivid_inspect.report.intervals import Interval, interval_text
 from vivid_inspect.report.judges import judge_keys, latest
 from vivid_inspect.report.reliability_rows import generation_rows, judge_scores
 from vivid_inspect.report.render import Table
@@ -26,11 +31,13 @@ _DIFFERENCE_COLUMNS = [
     "kappa_diff",
     "kappa_diff_lo",
     "kappa_diff_hi",
+    "kappa_diff_ci",
     "mean_a",
     "mean_b",
     "mean_diff",
     "mean_diff_lo",
     "mean_diff_hi",
+    "mean_diff_ci",
     "notes",
 ]
 _PAIR_COLUMNS = [
@@ -40,14 +47,20 @@ _PAIR_COLUMNS = [
     "kappa",
     "kappa_lo",
     "kappa_hi",
+    "kappa_ci",
     "weighted_kappa",
     "spearman",
     "exact",
     "within1",
     "mean_a",
     "mean_b",
+    "same_scores",
     "notes",
 ]
+_SAME = (
+    "identical scores on every item: the same function of the text under two names, so a kappa of 1 here "
+    "is not agreement and is not shown"
+)
 _SLOTS = re.compile(r"\b(human|judge)\b")
 
 
@@ -57,7 +70,6 @@ def judge_differences(
     generation: str | None,
     has_humans: bool,
     n_boot: int,
-    seed: int,
 ) -> Table:
     """Each pair of judges on the reliability generation: kappa with humans and mean, A minus B.
 
@@ -66,8 +78,7 @@ def judge_differences(
         human: Mean human score per item.
         generation: The reliability generation.
         has_humans: Whether human scores were given.
-        n_boot: Bootstrap resamples of the paired intervals.
-        seed: Seed of the resamples.
+        n_boot: 0 skips the paired intervals.
 
     Returns:
         The ``judge_differences`` table.
@@ -83,28 +94,26 @@ def judge_differences(
     else:
         for a, b in itertools.combinations(keys, 2):
             try:
-                result = paired_difference(
-                    judge_scores(mine, a), judge_scores(mine, b), human, n_boot=n_boot, seed=seed
-                )
+                result = paired_difference(judge_scores(mine, a), judge_scores(mine, b), human, n_boot=n_boot)
             except ValueError as error:
                 records.append({"judge_a": a.label, "judge_b": b.label, "notes": f"not comparable: {error}"})
                 continue
-            values = {k: getattr(result, k) for k in columns[2:-1]}
+            values = {k: getattr(result, k) for k in columns[2:-1] if not k.endswith("_ci")}
+            cells = {f"{k}_ci": _ci(result.intervals.get(k)) for k in ("kappa_diff", "mean_diff")}
             records.append(
-                {"judge_a": a.label, "judge_b": b.label, **values, "notes": "; ".join(result.notes)}
+                {"judge_a": a.label, "judge_b": b.label, **values, **cells, "notes": "; ".join(result.notes)}
             )
-    title = "Judge strategy against strategy: kappa with humans and mean score, A minus B, paired bootstrap 95% CI"
+    title = "Judge strategy against strategy: kappa with humans and mean score, A minus B, paired 95% CI"
     frame = pd.DataFrame(records, columns=columns)
     return Table("judge_differences", title, frame, decimals=3, notes=tuple(notes), counts=("n",))
 
 
-def judge_pairs(rows: pd.DataFrame, n_boot: int, seed: int) -> Table:
+def judge_pairs(rows: pd.DataFrame, n_boot: int) -> Table:
     """Each pair of judges on the items both scored, in every generation.
 
     Args:
         rows: Judge rows (first repeats).
-        n_boot: Bootstrap resamples of the kappa interval.
-        seed: Seed of the resamples.
+        n_boot: 0 skips the kappa interval.
 
     Returns:
         The ``judge_pairs`` table.
@@ -119,9 +128,23 @@ def judge_pairs(rows: pd.DataFrame, n_boot: int, seed: int) -> Table:
             continue
         try:
             # Judge B sits in the "human" slot: the statistics are symmetric except the means.
-            result = agreement(scores_a, scores_b, n_boot=n_boot, seed=seed)
+            result = agreement(scores_a, scores_b, n_boot=n_boot)
         except ValueError as error:
             records.append({"judge_a": a.label, "judge_b": b.label, "notes": f"not comparable: {error}"})
+            continue
+        shared = set(scores_a) & set(scores_b)
+        if len(shared) >= 2 and _identical(scores_a, scores_b, shared):
+            records.append(
+                {
+                    "judge_a": a.label,
+                    "judge_b": b.label,
+                    "n": result.n,
+                    "mean_a": result.judge_mean,
+                    "mean_b": result.human_mean,
+                    "same_scores": True,
+                    "notes": _SAME,
+                }
+            )
             continue
         records.append(
             {
@@ -131,6 +154,7 @@ def judge_pairs(rows: pd.DataFrame, n_boot: int, seed: int) -> Table:
                     k: getattr(result, k)
                     for k in ("n", "kappa", "kappa_lo", "kappa_hi", "weighted_kappa", "spearman")
                 },
+                "kappa_ci": _ci(result.intervals.get("kappa")),
                 "exact": result.exact,
                 "within1": result.within1,
                 "mean_a": result.judge_mean,
@@ -148,6 +172,15 @@ def judge_pairs(rows: pd.DataFrame, n_boot: int, seed: int) -> Table:
         notes=notes,
         counts=("n",),
     )
+
+
+def _identical(first: dict[Hashable, float], second: dict[Hashable, float], ids: set[Hashable]) -> bool:
+    """Whether two judges gave the same score (or both none) on every shared item."""
+    return all((math.isnan(first[i]) and math.isnan(second[i])) or first[i] == second[i] for i in ids)
+
+
+def _ci(interval: Interval | None) -> str | None:
+    return (interval_text(interval) or None) if interval is not None else None
 
 
 def _as_judges(note: str) -> str:

@@ -57,7 +57,7 @@ class Drawn:
 FIGURES: dict[str, str] = {
     "themes_heatmap.png": "Mean judge score by theme (Table 3)",
     "traits_bars.png": "Mean judge score by complexity trait (Table 4)",
-    "judge_agreement.png": "Cohen's kappa of each judge with the human scores, 95% bootstrap CI",
+    "judge_agreement.png": "Cohen's kappa of each judge with the human scores, 95% CI",
     "judge_confusion.png": "Human against judge score, one confusion matrix per judge",
 }
 
@@ -235,10 +235,11 @@ def _paired_colours(table: pd.DataFrame) -> list[tuple[Rgb, Rgb]]:
 
 
 def agreement_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | str:
-    """Cohen's kappa of each judge with the humans, with its 95% bootstrap interval.
+    """Cohen's kappa of each judge with the humans, with its 95% interval where one is printed.
 
-    An interval that does not contain its estimate (rounding, or resamples that all drew one
-    score) is widened to contain it; a judge whose kappa is undefined is left out.
+    An interval that does not contain its estimate (rounding) is widened to contain it; a judge
+    with no interval (too few items) is a point. A judge whose kappa is undefined is left out and
+    listed under the plot with the reason.
 
     Returns:
         The file, or why it was not drawn.
@@ -246,8 +247,26 @@ def agreement_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
     keys = [key for key, result in agreements.items() if _finite(result.kappa)]
     if not keys:
         return _no_kappa_reason(agreements)
+    with matplotlib.style.context("default"):  # saving reads rcParams too
+        return _save(agreement_figure(agreements), path)
+
+
+def agreement_left_out(agreements: dict[JudgeKey, Agreement]) -> list[str]:
+    """One line per judge the agreement plot leaves out because its kappa is undefined."""
+    return [
+        f"{key.label}: {_kappa_reason(result)}"
+        for key, result in agreements.items()
+        if not _finite(result.kappa)
+    ]
+
+
+def agreement_figure(agreements: dict[JudgeKey, Agreement]) -> Figure:
+    """The agreement plot's figure (at least one judge must have a defined kappa)."""
+    keys = [key for key, result in agreements.items() if _finite(result.kappa)]
+    left_out = agreement_left_out(agreements)
+    footer = 0.22 * (len(left_out) + 1) if left_out else 0.0
     with matplotlib.style.context("default"):
-        figure = Figure(figsize=(7.0, 0.5 * len(keys) + 1.5))
+        figure = Figure(figsize=(7.0, 0.5 * len(keys) + 1.5 + footer))
         axes = figure.add_subplot()
         lows: list[float] = []
         for y, key in enumerate(keys):
@@ -273,10 +292,13 @@ def agreement_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
         axes.set_ylim(len(keys) - 0.3, -0.7)  # Table 1's order, top to bottom
         axes.set_xlim(min(-0.1, *lows) - 0.05, 1.05)
         axes.axvline(0, color="grey", linewidth=0.8)
-        axes.set_xlabel("Cohen's kappa with human scores (95% bootstrap CI)")
+        axes.set_xlabel("Cohen's kappa with human scores (95% CI)")
         axes.set_title("Judge-human agreement")
-        figure.tight_layout()
-        return _save(figure, path)
+        if left_out:
+            text = "Left out, kappa undefined:\n" + "\n".join(left_out)
+            figure.text(0.01, 0.01, text, fontsize=7, va="bottom", ha="left")
+        figure.tight_layout(rect=(0, footer / (0.5 * len(keys) + 1.5 + footer), 1, 1))
+        return figure
 
 
 def confusion_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | str:
@@ -325,15 +347,16 @@ def _finite(value: float | None) -> bool:
 def _no_kappa_reason(agreements: dict[JudgeKey, Agreement]) -> str:
     if not agreements:
         return "no judge could be compared with the humans (see Table 1's notes)"
-    reasons = []
-    for key, result in agreements.items():
-        why = next(
-            (
-                note
-                for note in result.notes
-                if note.startswith(("kappa undefined", "only 1 paired", "no items scored"))
-            ),
-            "kappa undefined",
-        )
-        reasons.append(f"{key.label}: {why}")
+    reasons = [f"{key.label}: {_kappa_reason(result)}" for key, result in agreements.items()]
     return "every judge's kappa with the humans is undefined (" + "; ".join(reasons) + ")"
+
+
+def _kappa_reason(result: Agreement) -> str:
+    return next(
+        (
+            note
+            for note in result.notes
+            if note.startswith(("kappa undefined", "only 1 paired", "no items scored"))
+        ),
+        "kappa undefined",
+    )

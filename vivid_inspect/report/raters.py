@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import krippendorff
 import numpy as np
 
+from vivid_inspect.report.intervals import Interval, mean_kappa_interval
 from vivid_inspect.report.score_stats import (
     SCORES,
     ScoreMap,
@@ -17,11 +18,7 @@ from vivid_inspect.report.score_stats import (
     clean_scores,
     fmt_score,
     kappa_point,
-    kappa_replicates,
-    note_dropped,
-    percentile_ci,
     quiet,
-    resamples,
     sorted_ids,
 )
 
@@ -35,11 +32,15 @@ class RaterAgreement:
         annotators: Annotators whose kappa with the judge is defined; they make ``kappa_mean``.
         kappa_mean: Unweighted mean over those annotators of Cohen's kappa between the annotator
             and the judge, each on the items that annotator scored.
-        kappa_lo: 2.5th percentile of ``kappa_mean`` over bootstrap resamples of the items.
-        kappa_hi: 97.5th percentile, likewise.
+        kappa_lo: Lower end of its 95 % interval: the mean over those annotators of each one's
+            kappa score interval (:func:`~vivid_inspect.report.intervals.mean_kappa_interval`);
+            None where none is printed (``interval.reason`` says why).
+        kappa_hi: Upper end, likewise.
         alpha: Krippendorff's ordinal alpha over the annotators and the judge (one row each).
         per_annotator: ``(annotator, items, kappa)`` for every annotator, in name order.
         notes: What was left out or undefined, and why.
+        interval: The interval of ``kappa_mean`` with its reason when none is printed (None when
+            intervals were not asked for or no kappa is defined).
     """
 
     n: int
@@ -50,10 +51,11 @@ class RaterAgreement:
     alpha: float | None
     per_annotator: tuple[tuple[str, int, float | None], ...] = ()
     notes: tuple[str, ...] = ()
+    interval: Interval | None = None
 
 
 def rater_agreement(
-    judge: ScoreMap, annotators: Mapping[str, ScoreMap], *, n_boot: int = 1000, seed: int = 0
+    judge: ScoreMap, annotators: Mapping[str, ScoreMap], *, n_boot: int = 1000
 ) -> RaterAgreement:
     """Each annotator as a rater against the judge, and Krippendorff's alpha over all of them.
 
@@ -63,8 +65,7 @@ def rater_agreement(
     Args:
         judge: Judge score per item id (0-5); ``None``/NaN means unscored and is left out.
         annotators: Annotator name to that annotator's score per item id.
-        n_boot: Bootstrap resamples of the items for the interval of ``kappa_mean``; 0 skips it.
-        seed: Seed of ``numpy.random.default_rng`` for the resamples.
+        n_boot: 0 skips the interval of ``kappa_mean``; any other value computes it.
 
     Returns:
         The mean per-annotator kappa with its interval, alpha, and each annotator's kappa.
@@ -88,7 +89,7 @@ def rater_agreement(
     judge_cat = categories(np.array([judge_scores[i] for i in ids], dtype=float), "judge", notes)
     # An annotator's scores over all paired items, -1 where that annotator did not score the item.
     position = {item: k for k, item in enumerate(ids)}
-    cats: dict[str, np.ndarray] = {}
+    pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     per: list[tuple[str, int, float | None]] = []
     for name, scores in people.items():
         mine = [i for i in ids if i in scores]
@@ -96,8 +97,8 @@ def rater_agreement(
         cat = categories(raw, f"annotator {name!r}", notes)
         column = np.full(n, -1, dtype=int)
         column[[position[i] for i in mine]] = cat
-        cats[name] = column
         present = column >= 0
+        pairs[name] = (column[present], judge_cat[present])
         kappa: float | None = None
         if len(mine) < 2:
             notes.append(f"kappa of annotator {name!r} undefined: {len(mine)} item(s) paired with the judge")
@@ -108,22 +109,14 @@ def rater_agreement(
         per.append((name, len(mine), kappa))
     defined = [name for name, _, kappa in per if kappa is not None]
     kappa_mean = float(np.mean([kappa for _, _, kappa in per if kappa is not None])) if defined else None
-    ci: tuple[float | None, float | None] = (None, None)
-    if defined and n >= 2 and n_boot > 0:
-        idx = resamples(n, n_boot, seed)
-        replicates = np.mean(
-            [
-                kappa_replicates(cats[name], judge_cat, idx, "unweighted", present=cats[name] >= 0)
-                for name in defined
-            ],
-            axis=0,
-        )
-        ci = percentile_ci(replicates)
-        note_dropped(
-            replicates, "mean per-annotator kappa", notes, why="left an annotator with a single score"
-        )
+    interval = (
+        mean_kappa_interval([pairs[name] for name in defined], statistic="kappa_per_annotator")
+        if defined and n_boot > 0
+        else None
+    )
+    lo, hi = (interval.lo, interval.hi) if interval is not None else (None, None)
     alpha = raters_alpha({**{f"annotator {k!r}": v for k, v in people.items()}, "judge": judge_scores}, notes)
-    return RaterAgreement(n, len(defined), kappa_mean, ci[0], ci[1], alpha, tuple(per), tuple(notes))
+    return RaterAgreement(n, len(defined), kappa_mean, lo, hi, alpha, tuple(per), tuple(notes), interval)
 
 
 def raters_alpha(raters: Mapping[str, ScoreMap], notes: list[str] | None = None) -> float | None:

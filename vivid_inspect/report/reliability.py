@@ -27,10 +27,10 @@ from vivid_inspect.report.render import Table
 from vivid_inspect.report.repeats import first_repeat
 from vivid_inspect.report.table1 import TABLE1_COLUMNS, build_table1
 
-__all__ = ["N_BOOT", "SEED", "TABLE1_COLUMNS", "Reliability", "build_reliability", "reliability_generation"]
+__all__ = ["N_BOOT", "TABLE1_COLUMNS", "Reliability", "build_reliability", "reliability_generation"]
 
 N_BOOT = 1000
-SEED = 0
+"""Any value but 0 computes the intervals (none of them resamples now; the name is kept for callers)."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,6 @@ def build_reliability(
     generation: str | None = None,
     why: str | None = None,
     n_boot: int = N_BOOT,
-    seed: int = SEED,
 ) -> Reliability:
     """Every judge-reliability table.
 
@@ -60,8 +59,7 @@ def build_reliability(
         generation: The reliability generation, already chosen (see
             :func:`reliability_generation`).
         why: How it was chosen, added to Table 1's notes.
-        n_boot: Bootstrap resamples of the intervals.
-        seed: Seed of the resamples.
+        n_boot: 0 skips the intervals (:mod:`~vivid_inspect.report.intervals`).
 
     Returns:
         Table 1, judge pairs, strategy differences, self-consistency and the per-judge summary.
@@ -69,14 +67,14 @@ def build_reliability(
     human = human_means(humans) if humans is not None else {}
     repeated, rows = rows, first_repeat(rows)  # only self-consistency sees the further repeats
     chosen = reliability_generation(rows, set(human), generation)
-    table, agreements = build_table1(rows, humans, human, chosen, n_boot, seed)
+    table, agreements = build_table1(rows, humans, human, chosen, n_boot)
     if why:
         table = replace(table, notes=(why, *table.notes))
     return Reliability(
         tables=(
             table,
-            judge_differences(rows, human, chosen, humans is not None, n_boot, seed),
-            judge_pairs(rows, n_boot, seed),
+            judge_differences(rows, human, chosen, humans is not None, n_boot),
+            judge_pairs(rows, n_boot),
             consistency_table(repeated),
             _summary(rows),
         ),

@@ -4,6 +4,10 @@ Every number is formatted with a fixed number of decimals (the table's own for m
 LaTeX, four for CSV so the files keep more precision than the printed report); a missing value is
 an empty cell. Rows and columns are in the order the table builder gave, which is always an
 explicit sort, never a dict's or a groupby's accident.
+
+A wide table may name the columns its markdown shows (:attr:`Table.terminal`): the markdown is
+what ``vivid report`` prints, and a terminal cannot show 35 columns. Its CSV and LaTeX keep every
+column, and the markdown says so under the table.
 """
 
 from __future__ import annotations
@@ -56,11 +60,18 @@ class Table:
     notes: tuple[str, ...] = field(default=())
     counts: tuple[str, ...] = field(default=())
     """Columns of whole numbers, stored as nullable integers so a missing count is not a float."""
+    terminal: tuple[str, ...] = field(default=())
+    """The columns the markdown shows, in this order (empty: every column); CSV and LaTeX keep all."""
 
     def __post_init__(self) -> None:
         present = [c for c in self.counts if c in self.frame.columns]
         if present:
             object.__setattr__(self, "frame", self.frame.astype({c: "Int64" for c in present}))
+
+    def markdown_columns(self) -> list[str]:
+        """The columns the markdown (terminal) view shows."""
+        shown = [c for c in self.terminal if c in self.frame.columns]
+        return shown or [str(c) for c in self.frame.columns]
 
     def decimals_of(self, column: str) -> int:
         """Decimals used for one column in markdown and LaTeX."""
@@ -96,22 +107,26 @@ def format_value(value: object, decimals: int) -> str:
     return str(value)
 
 
-def _cells(table: Table, decimals: int | None) -> tuple[list[str], list[list[str]]]:
-    header = [str(column) for column in table.frame.columns]
+def _cells(
+    table: Table, decimals: int | None, columns: list[str] | None = None
+) -> tuple[list[str], list[list[str]]]:
+    header = [str(column) for column in table.frame.columns] if columns is None else columns
+    frame = table.frame if columns is None else table.frame[columns]
     rows = [
         [
             format_value(value, decimals if decimals is not None else table.decimals_of(column))
             for column, value in zip(header, record, strict=True)
         ]
-        for record in table.frame.itertuples(index=False, name=None)
+        for record in frame.itertuples(index=False, name=None)
     ]
     return header, rows
 
 
 def to_markdown(table: Table) -> str:
-    """The table as a GitHub-flavoured markdown section: heading, table, notes."""
-    header, rows = _cells(table, None)
-    numeric = _numeric_columns(table)
+    """The table as a GitHub-flavoured markdown section: heading, table (its terminal columns), notes."""
+    shown = table.markdown_columns()
+    header, rows = _cells(table, None, shown)
+    numeric = _numeric_columns(table, shown)
     lines = [f"### {table.title}", ""]
     if rows:
         lines.append("| " + " | ".join(_md_escape(h) for h in header) + " |")
@@ -119,9 +134,14 @@ def to_markdown(table: Table) -> str:
         lines.extend("| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows)
     else:
         lines.append("(no rows)")
-    if table.notes:
+    notes = list(table.notes)
+    if len(shown) < len(table.frame.columns):
+        notes.append(
+            f"{len(shown)} of {len(table.frame.columns)} columns shown; every column is in {table.name}.csv"
+        )
+    if notes:
         lines.append("")
-        lines.extend(f"- {note}" for note in table.notes)
+        lines.extend(f"- {note}" for note in notes)
     return "\n".join(lines) + "\n"
 
 
@@ -158,10 +178,10 @@ def to_latex(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _numeric_columns(table: Table) -> list[bool]:
+def _numeric_columns(table: Table, columns: list[str] | None = None) -> list[bool]:
     """Right-align a column whose values are all numbers (booleans and text are left-aligned)."""
     flags = []
-    for column in table.frame.columns:
+    for column in table.frame.columns if columns is None else columns:
         values = [v for v in table.frame[column].tolist() if v is not None and v is not pd.NA]
         flags.append(all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values))
     return flags

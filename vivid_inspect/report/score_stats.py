@@ -1,9 +1,11 @@
-"""The pieces every agreement statistic is made of: 0-5 score checks, Cohen's kappa and its bootstrap.
+"""The pieces every agreement statistic is made of: 0-5 score checks, Cohen's kappa, resampling helpers.
 
 Shared by :mod:`~vivid_inspect.report.agreement` (judge and humans),
 :mod:`~vivid_inspect.report.raters` (each annotator a rater) and
 :mod:`~vivid_inspect.report.consistency` (a judge against itself). Each helper that finds a
 statistic undefined appends the reason to the caller's ``notes`` instead of raising or warning.
+The report's intervals are :mod:`~vivid_inspect.report.intervals`'; :func:`resamples` and
+:func:`percentile_ci` serve the audit's paired bootstrap.
 """
 
 from __future__ import annotations
@@ -29,10 +31,6 @@ ScoreMap = Mapping[Any, Score]
 """Score per item id; ``Any`` keys, as ``Mapping`` keys are invariant and ids are ints or strings."""
 Row = dict[str, float | int | str | None]
 KappaWeights = Literal["unweighted", "quadratic"]
-_DISAGREEMENT: dict[KappaWeights, np.ndarray] = {
-    "unweighted": 1.0 - np.eye(len(SCORES)),
-    "quadratic": np.subtract.outer(SCORES, SCORES).astype(float) ** 2,
-}
 _SKLEARN_WEIGHTS: dict[KappaWeights, str | None] = {"unweighted": None, "quadratic": "quadratic"}
 _CI_PERCENTILES = (2.5, 97.5)
 
@@ -60,36 +58,6 @@ def kappa_point(
     return None
 
 
-def kappa_replicates(
-    human: np.ndarray,
-    judge: np.ndarray,
-    idx: np.ndarray,
-    weights: KappaWeights,
-    *,
-    present: np.ndarray | None = None,
-) -> np.ndarray:
-    """Kappa of every resample in ``idx`` (rows of item indices); NaN where a side is constant.
-
-    The same formula as scikit-learn's ``cohen_kappa_score``, on all resamples at once. With
-    ``present`` (a mask over items), each resample counts only its items where the mask is set.
-    """
-    n_boot, _ = idx.shape
-    k = len(SCORES)
-    cells = np.clip(human[idx], 0, None) * k + judge[idx] + (np.arange(n_boot) * k * k)[:, None]
-    counted = np.ones(idx.shape) if present is None else present[idx].astype(float)
-    confusion = np.bincount(cells.ravel(), weights=counted.ravel(), minlength=n_boot * k * k).reshape(
-        n_boot, k, k
-    )
-    rows, cols = confusion.sum(axis=2), confusion.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        expected = rows[:, :, None] * cols[:, None, :] / confusion.sum(axis=(1, 2))[:, None, None]
-        weight = _DISAGREEMENT[weights]
-        kappa = 1.0 - (weight * confusion).sum(axis=(1, 2)) / (weight * expected).sum(axis=(1, 2))
-    constant = ((rows > 0).sum(axis=1) < 2) | ((cols > 0).sum(axis=1) < 2)
-    kappa[constant] = np.nan
-    return kappa
-
-
 def resamples(n: int, n_boot: int, seed: int) -> np.ndarray:
     """``n_boot`` bootstrap resamples of ``n`` item indices, one per row, from ``seed``."""
     return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
@@ -102,17 +70,6 @@ def percentile_ci(replicates: np.ndarray) -> tuple[float | None, float | None]:
         return None, None
     lo, hi = np.percentile(finite, _CI_PERCENTILES)
     return float(lo), float(hi)
-
-
-def note_dropped(
-    replicates: np.ndarray, name: str, notes: list[str], *, why: str = "drew a single score on one side"
-) -> None:
-    """Say how many resamples gave no statistic, when some did."""
-    dropped = int(np.sum(~np.isfinite(replicates)))
-    if dropped:
-        notes.append(
-            f"{name} interval from {replicates.size - dropped} of {replicates.size} resamples: {dropped} {why}"
-        )
 
 
 def constant_reason(first: np.ndarray, second: np.ndarray, first_label: str, second_label: str) -> str | None:
@@ -163,7 +120,8 @@ def categories(values: np.ndarray, label: str, notes: list[str]) -> np.ndarray:
 
 def sorted_ids(ids: Iterable[Hashable]) -> list[Hashable]:
     """Item ids in a fixed order: sorted, or sorted by ``repr`` when ids of different types mix."""
-    # A fixed item order makes the seeded bootstrap reproducible whatever the dicts' order.
+    # A fixed item order makes every interval (the betting one reads items in order) and the seeded
+    # bootstrap reproducible whatever the dicts' order.
     ids = list(ids)
     try:
         return sorted(ids)  # type: ignore[type-var]
@@ -187,8 +145,8 @@ def check_n_boot(n_boot: int) -> None:
 
 
 def undefined_fields(result: type) -> dict[str, Any]:
-    """Every statistic of a result dataclass as None (its count, confusion and notes set apart)."""
-    return {f.name: None for f in fields(result) if f.name not in ("n", "confusion", "notes")}
+    """Every statistic of a result dataclass as None (its count, confusion, notes and intervals set apart)."""
+    return {f.name: None for f in fields(result) if f.name not in ("n", "confusion", "notes", "intervals")}
 
 
 def fmt_score(value: float) -> str:

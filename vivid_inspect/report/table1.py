@@ -6,6 +6,7 @@ The statistics come from :mod:`vivid_inspect.report.agreement` and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
 
 import numpy as np
@@ -14,27 +15,42 @@ import pandas as pd
 from vivid_inspect.report.agreement import Agreement, agreement
 from vivid_inspect.report.consistency import parse_failure_rate
 from vivid_inspect.report.humans import human_ceiling
+from vivid_inspect.report.intervals import Interval, interval_text
 from vivid_inspect.report.judges import JudgeKey, judge_keys, select, strategy_of
 from vivid_inspect.report.raters import RaterAgreement, rater_agreement, raters_alpha
 from vivid_inspect.report.reliability_rows import generation_rows, judge_scores
 from vivid_inspect.report.render import Table
 
+_WITH_INTERVALS = ("judge_mean", "kappa", "weighted_kappa")
 _STATS = (
     "n",
     "judge_mean",
+    "judge_mean_lo",
+    "judge_mean_hi",
+    "judge_mean_ci",
     "human_mean",
     "kappa",
     "kappa_lo",
     "kappa_hi",
+    "kappa_ci",
     "kappa_half_down",
     "weighted_kappa",
+    "weighted_kappa_lo",
+    "weighted_kappa_hi",
+    "weighted_kappa_ci",
     "spearman",
     "alpha",
     "exact",
     "within1",
     "mae",
 )
-_RATERS = ("kappa_per_annotator", "kappa_per_annotator_lo", "kappa_per_annotator_hi", "alpha_raters")
+_RATERS = (
+    "kappa_per_annotator",
+    "kappa_per_annotator_lo",
+    "kappa_per_annotator_hi",
+    "kappa_per_annotator_ci",
+    "alpha_raters",
+)
 TABLE1_COLUMNS = (
     "judge",
     "strategy",
@@ -45,8 +61,22 @@ TABLE1_COLUMNS = (
     "mean_all_items",
     *_STATS,
     *_RATERS,
+    "same_scores_as",
     "notes",
 )
+TABLE1_TERMINAL = (
+    "judge",
+    "judge_model",
+    "n",
+    "judge_mean",
+    "human_mean",
+    "kappa",
+    "kappa_ci",
+    "alpha",
+    "mae",
+    "unscored",
+)
+"""The columns ``vivid report`` prints (issue 23: 25 columns cannot be read); the CSV has all."""
 _DECIMALS = {"mean_all_items": 2, "judge_mean": 2, "human_mean": 2, "*": 3}
 
 _TABLE1_COLUMN_NOTES = (
@@ -60,8 +90,13 @@ _TABLE1_COLUMN_NOTES = (
     ),
     (
         "kappa_per_annotator: Cohen's kappa of each annotator with the judge on that annotator's items, averaged "
-        "over annotators, with a 95% bootstrap CI; alpha_raters: Krippendorff's ordinal alpha over the annotators "
+        "over annotators, with a 95% CI; alpha_raters: Krippendorff's ordinal alpha over the annotators "
         "and the judge as separate raters; neither rounds anything"
+    ),
+    (
+        "_ci columns: the 95% interval of the column before (kappa: score interval, means: betting interval), "
+        "or why none is printed: an interval is printed only from the n where its simulated coverage is at "
+        "least 93% (docs/reports.md, bench/results.md)"
     ),
 )
 
@@ -72,7 +107,6 @@ def build_table1(
     human: dict[int, float],
     generation: str | None,
     n_boot: int,
-    seed: int,
 ) -> tuple[Table, dict[JudgeKey, Agreement]]:
     """Table 1 and the agreement of each judge that could be compared with the humans.
 
@@ -81,18 +115,22 @@ def build_table1(
         humans: Human scores (``id``, ``score``, optional ``annotator``), or None.
         human: Mean human score per item.
         generation: The reliability generation.
-        n_boot: Bootstrap resamples of the intervals.
-        seed: Seed of the resamples.
+        n_boot: 0 skips the intervals.
 
     Returns:
         The table, and each judge's agreement with the humans (for the plots).
     """
     mine, notes = generation_rows(rows, generation)
+    if humans is not None and not mine.empty:
+        humans, human = _judgeable(humans, human, set(mine["id"]), notes)
     annotators = _annotators(humans) if humans is not None else {}
-    records = _human_records(humans, human, annotators, notes, n_boot, seed)
+    records = _human_records(humans, human, annotators, notes, n_boot)
     agreements: dict[JudgeKey, Agreement] = {}
-    for key in judge_keys(mine):
-        record, result = _judge_record(mine, key, humans is not None, human, annotators, n_boot, seed)
+    keys = judge_keys(mine)
+    twins = _identical_judges(mine, keys, notes)
+    for key in keys:
+        record, result = _judge_record(mine, key, humans is not None, human, annotators, n_boot)
+        record["same_scores_as"] = ", ".join(twins.get(key, ())) or None
         if result is not None:
             agreements[key] = result
         records.append(record)
@@ -109,8 +147,51 @@ def build_table1(
         decimals=_DECIMALS,
         notes=tuple(notes),
         counts=("scored", "unscored", "n"),
+        terminal=TABLE1_TERMINAL,
     )
     return table, agreements
+
+
+def _judgeable(
+    humans: pd.DataFrame, human: dict[int, float], items: set[Hashable], notes: list[str]
+) -> tuple[pd.DataFrame, dict[int, float]]:
+    """The human scores of the items the generation holds: only those could a judge score."""
+    kept = {i: v for i, v in human.items() if i in items}
+    left_out = sorted(set(human) - set(kept))
+    if left_out:
+        shown = ", ".join(map(str, left_out[:10])) + (
+            f" and {len(left_out) - 10} more" if len(left_out) > 10 else ""
+        )
+        notes.append(
+            f"{len(left_out)} human-scored item(s) are not in the generation (left out as demonstrations or "
+            f"judge examples, or never generated) and no row counts them: ids {shown}"
+        )
+    return humans[humans["id"].isin(list(kept))], kept
+
+
+def _identical_judges(
+    mine: pd.DataFrame, keys: list[JudgeKey], notes: list[str]
+) -> dict[JudgeKey, list[str]]:
+    """Judges whose scores are identical item for item: the same function of the text, not agreement."""
+    scores = {key: judge_scores(mine, key) for key in keys}
+    twins: dict[JudgeKey, list[str]] = {}
+    for index, key in enumerate(keys):
+        for other in keys[index + 1 :]:
+            if len(scores[key]) >= 2 and _same(scores[key], scores[other]):
+                twins.setdefault(key, []).append(other.label)
+                twins.setdefault(other, []).append(key.label)
+                notes.append(
+                    f"{key.label} and {other.label} give identical scores on all {len(scores[key])} items: the same "
+                    "function of the text (one score through two names), so their kappa with each other is 1 by "
+                    "construction and says nothing about either; count them as one judge"
+                )
+    return twins
+
+
+def _same(first: dict[Hashable, float], second: dict[Hashable, float]) -> bool:
+    if first.keys() != second.keys():
+        return False
+    return all((math.isnan(a) and math.isnan(b)) or a == b for a, b in ((first[i], second[i]) for i in first))
 
 
 def _human_records(
@@ -119,7 +200,6 @@ def _human_records(
     annotators: dict[str, dict[Hashable, float]],
     notes: list[str],
     n_boot: int,
-    seed: int,
 ) -> list[dict[str, object]]:
     """The reference rows (the humans, and annotator against annotator); their notes join ``notes``."""
     if humans is None:
@@ -128,14 +208,18 @@ def _human_records(
             "each judge's mean over all its items is in the judge summary"
         )
         return []
+    # The humans against themselves would be kappa 1 by definition: the cell stays empty.
     records: list[dict[str, object]] = [
-        _record("human", "", "", scored=len(human), n=len(human), kappa=1.0)
+        _record("human", "", "", scored=len(human), n=len(human))
         | {
             "human_mean": float(np.mean(list(human.values()))) if human else None,
-            "notes": "reference: the human scores (mean over annotators per item), every item the humans scored",
+            "notes": (
+                "reference: the human scores (mean over annotators per item) of the items a judge could score; "
+                "no kappa against itself"
+            ),
         }
     ]
-    ceiling = human_ceiling(humans, n_boot=n_boot, seed=seed)
+    ceiling = human_ceiling(humans, n_boot=n_boot)
     if ceiling is not None:
         between = _record("human (annotator vs annotator)", "", "") | _stats(ceiling)
         if len(annotators) > 1:
@@ -154,7 +238,6 @@ def _judge_record(
     human: dict[int, float],
     annotators: dict[str, dict[Hashable, float]],
     n_boot: int,
-    seed: int,
 ) -> tuple[dict[str, object], Agreement | None]:
     """One judge's row of Table 1, and its agreement with the humans when it could be computed."""
     judged = select(mine, key)
@@ -173,8 +256,8 @@ def _judge_record(
     # Only beside the paired means: alone, one generation's mean reads as the judge's overall mean.
     record["mean_all_items"] = float(values.mean()) if scored else None
     try:
-        result = agreement(judge_scores(mine, key), human, n_boot=n_boot, seed=seed)
-        raters = rater_agreement(judge_scores(mine, key), annotators, n_boot=n_boot, seed=seed)
+        result = agreement(judge_scores(mine, key), human, n_boot=n_boot)
+        raters = rater_agreement(judge_scores(mine, key), annotators, n_boot=n_boot)
     except ValueError as error:
         record["notes"] = f"not comparable with the humans: {error}"
         return record, None
@@ -200,7 +283,9 @@ def _record(judge: str, strategy: str, model: str, **values: object) -> dict[str
 
 
 def _stats(result: Agreement) -> dict[str, object]:
-    row = {name: getattr(result, name) for name in _STATS}
+    row = {name: getattr(result, name) for name in _STATS if not name.endswith("_ci")}
+    for name in _WITH_INTERVALS:
+        row[f"{name}_ci"] = _ci(result.intervals.get(name))
     row["notes"] = "; ".join(result.notes)
     return row
 
@@ -210,5 +295,11 @@ def _rater_stats(result: RaterAgreement) -> dict[str, object]:
         "kappa_per_annotator": result.kappa_mean,
         "kappa_per_annotator_lo": result.kappa_lo,
         "kappa_per_annotator_hi": result.kappa_hi,
+        "kappa_per_annotator_ci": _ci(result.interval),
         "alpha_raters": result.alpha,
     }
+
+
+def _ci(interval: Interval | None) -> str | None:
+    """The interval cell: ``[lo, hi]`` or why there is none; None when there is no interval at all."""
+    return (interval_text(interval) or None) if interval is not None else None

@@ -7,13 +7,18 @@ what is missing, and a run after a complete one makes no model calls.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vivid_inspect.interrupt import raise_if_cancelled
+from vivid_inspect.redact import add_public_text
 from vivid_inspect.report.build import Report, write_report
-from vivid_inspect.runner.audits import AuditResult, run_audits
+from vivid_inspect.runner.audits import AUDITS_DIR, AuditResult, run_audits
+from vivid_inspect.runner.cells import JUDGED_DIR
 from vivid_inspect.runner.generate import GenerationResult, reuse_conflicts, run_generations
 from vivid_inspect.runner.judging.cell import JudgedResult
 from vivid_inspect.runner.judging.phase import run_judges
@@ -24,8 +29,10 @@ from vivid_inspect.runner.prepare.prepared import Prepared, prepare
 from vivid_inspect.runner.progress import Progress, inspect_console_quiet, tracking
 from vivid_inspect.runner.record import output_entry, write_record
 from vivid_inspect.runner.scrub import redacted_logging, redacted_output, scrub_folder
+from vivid_inspect.runner.spec.credentials import placeholder_line, spec_texts
 from vivid_inspect.runner.spec.load import LoadedSpec
 from vivid_inspect.runner.spec.problems import SpecError
+from vivid_inspect.writable import check_writable
 
 
 @dataclass
@@ -87,6 +94,26 @@ def _report(loaded: LoadedSpec, progress: Progress) -> Report | None:
     return report
 
 
+def register_placeholders(loaded: LoadedSpec) -> str | None:
+    """Make the spec's model names, service names and paths placeholders for redaction.
+
+    A key that is part of them (``LLAMACPP_API_KEY=llamacpp`` for ``openai-api/llamacpp/...``)
+    is then never redacted, so the logs, the resolved spec and the report keep the model's name
+    and a rerun finds its logs (:func:`vivid_inspect.redact.placeholder_reason`).
+
+    Args:
+        loaded: The spec.
+
+    Returns:
+        One line naming the credential variables of the spec's models that hold placeholders,
+        or None.
+    """
+    data = loaded.spec.model_dump(mode="json")
+    paths = [str(loaded.log_dir), str(loaded.human or ""), loaded.data or ""]
+    add_public_text([*spec_texts(data, str(loaded.source)), *paths])
+    return placeholder_line(data)
+
+
 def run_spec(
     loaded: LoadedSpec,
     *,
@@ -113,13 +140,21 @@ def run_spec(
     Raises:
         FolderBusy: Another live ``vivid run`` holds the log folder and ``wait`` is False
             (nothing has run).
+        FolderNotWritable: No file can be created in the log folder, e.g. it is read-only
+            (nothing has run, nothing in it has changed).
         SpecError: An item id the spec lists is not in the data, or a finished log holds other
             items than the spec now selects (nothing has run).
         SetupError: A model cannot be created, e.g. its API key is missing, or its endpoint
             failed the preflight check (nothing has run).
         VividDataError: The data cannot be read (nothing has run).
-        KeyboardInterrupt: Interrupted; completed work is kept and a rerun resumes.
+        KeyboardInterrupt: Interrupted (Ctrl-C); completed work is kept and a rerun resumes. A
+            :class:`~vivid_inspect.interrupt.RunInterrupted` says what was kept.
     """
+    # before the lock: its file is the first write, and a read-only folder must change nothing
+    check_writable(loaded.log_dir)
+    placeholders = register_placeholders(loaded)
+    if placeholders is not None and not quiet:
+        print(f"vivid run: {placeholders}", file=sys.stderr)
 
     def waiting(holder: Holder) -> None:
         if not quiet:
@@ -165,12 +200,19 @@ def _run_spec(
         progress.note(f"preflight: {note}")
     with tracking(progress):
         generations = run_generations(prepared, models, progress, display)
+        started = time.time()
         with progress.live("judging"), inspect_console_quiet():
             judged = run_judges(prepared, generations, models.judges, progress)
+        raise_if_cancelled(loaded.log_dir / JUDGED_DIR, started, "judging")
         audits: list[AuditResult] = []
-        if loaded.spec.audits:
+        for entry in loaded.spec.audits:
+            # one audit at a time, so that Ctrl-C (which Inspect turns into cancelled logs) stops
+            # the run before the next audit starts
+            started = time.time()
+            alone = dataclasses.replace(loaded, spec=loaded.spec.model_copy(update={"audits": [entry]}))
             with progress.live("auditing"), inspect_console_quiet():
-                audits = run_audits(loaded, models.judges, progress)
+                audits += run_audits(alone, models.judges, progress)
+            raise_if_cancelled(loaded.log_dir / AUDITS_DIR / entry.judge, started, f"auditing {entry.judge}")
     write_record(prepared, _outputs(prepared, generations, judged))
     result = RunResult(generations, judged, progress, record_dir, audits=audits)
     progress.note("finished" if result.ok else "finished with incomplete cells (rerun to resume)")

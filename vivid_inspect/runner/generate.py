@@ -7,6 +7,7 @@ samples it already holds, so only missing samples reach the model.
 
 from __future__ import annotations
 
+import time
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 
 from vivid_inspect.call_errors import call_failure_message, first_sample_error
+from vivid_inspect.interrupt import raise_if_cancelled
 from vivid_inspect.runner.cells import GenerationCell
 from vivid_inspect.runner.layout import FoundLog, generations_dir, latest_log, read_generation_logs
 from vivid_inspect.runner.prepare.models import Models, generate_config, model_key
@@ -171,12 +173,16 @@ def run_generations(
 
     Returns:
         One result per generation cell, in spec order.
+
+    Raises:
+        RunInterrupted: Ctrl-C: ``eval_set`` cancelled a log (its finished samples are kept).
     """
     results: list[GenerationResult] = []
     for blocks in eval_set_groups(prepared):
         error: str | None = None
         names = ", ".join(f"runs[{block.index}]" for block in blocks)
         cells = sum(len(block.cells) for block in blocks)
+        started = time.time()
         try:
             if _all_done(prepared, blocks):
                 # Nothing to generate: eval_set would only return these logs (and draw its panels).
@@ -192,6 +198,8 @@ def run_generations(
             error = call_failure_message(caught)
             progress.error(f"generating {names} failed: {error}")
             logs = []
+        # On Ctrl-C eval_set returns with its logs cancelled: stop here, not at the next group
+        raise_if_cancelled(generations_dir(prepared.loaded.log_dir), started, f"generating {names}")
         returned = [FoundLog(Path(log.location.removeprefix("file://")), log) for log in logs if log.location]
         on_disk: list[FoundLog] | None = None
         for cell in (cell for block in blocks for cell in block.cells):

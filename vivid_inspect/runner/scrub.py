@@ -12,11 +12,15 @@ therefore:
   stdout and stderr while it runs (:func:`redacted_output`), which covers Inspect's console
   display of errors and tracebacks.
 
-What counts as a credential is :func:`vivid_inspect.redact.redact`'s rule.
+What counts as a credential is :func:`vivid_inspect.redact.redact`'s rule, and a placeholder is
+never one: ``vivid run`` registers its spec's model names, service names and paths, and
+``vivid redact`` those its logs record (:func:`log_texts`), so that a key set to one of them is
+left where it occurs.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -28,8 +32,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from vivid_inspect.bounded_zip import InflationError, iter_members, max_inflated
+import yaml
+
+from vivid_inspect.bounded_zip import Budget, InflationError, iter_members, max_inflated, read_member
+from vivid_inspect.inspect_private import eval_header_members
 from vivid_inspect.redact import redact
+from vivid_inspect.runner.spec.credentials import spec_texts
 
 logger = logging.getLogger(__name__)
 
@@ -94,12 +102,18 @@ def scrub_file(path: Path) -> bool:
     return _scrub_text_file(path)
 
 
-def scrub_folder(folder: Path, *, everything: bool = False) -> list[Path]:
+def scrub_folder(
+    folder: Path, *, everything: bool = False, failed: list[tuple[Path, str]] | None = None
+) -> list[Path]:
     """Redact every log and text file under ``folder`` written since the last scrub.
+
+    A file that cannot be read or rewritten is left as it is, with a warning (and added to
+    ``failed``); the original is replaced only once its redacted copy is complete.
 
     Args:
         folder: A log folder.
         everything: Scrub every file, not only those newer than the last scrub.
+        failed: When given, each file that could not be checked or rewritten, with why.
 
     Returns:
         The files rewritten.
@@ -113,8 +127,11 @@ def scrub_folder(folder: Path, *, everything: bool = False) -> list[Path]:
     ]
     if not files:
         return []  # a run that wrote nothing leaves nothing behind, not even the marker
-    # touched before reading, so that a file written while scrubbing is scrubbed next time
-    marker.touch()
+    try:
+        # touched before reading, so that a file written while scrubbing is scrubbed next time
+        marker.touch()
+    except OSError as error:  # a read-only folder: its files cannot be rewritten either, said below
+        logger.warning("vivid: could not mark %s as checked for credentials: %s", folder, error.strerror)
     changed = []
     for path in files:
         try:
@@ -123,9 +140,55 @@ def scrub_folder(folder: Path, *, everything: bool = False) -> list[Path]:
             if scrub_file(path):
                 changed.append(path)
         except (OSError, zipfile.BadZipFile, InflationError) as error:
-            # a log being written, broken, or a decompression bomb: left as it is, said aloud
+            # a log being written, broken, read-only, or a decompression bomb: left as it is, said aloud
             logger.warning("vivid: could not check %s for credentials: %s", path, redact(str(error)))
+            if failed is not None:
+                failed.append((path, redact(str(error))))
     return changed
+
+
+def _header_models(path: Path) -> list[str]:
+    with zipfile.ZipFile(path) as archive:
+        members = eval_header_members(archive.namelist())
+    if not members:
+        return []
+    data = json.loads(read_member(path, members[0], Budget(max_inflated())))
+    header = data.get("eval") if isinstance(data, dict) else None
+    if not isinstance(header, dict):
+        return []
+    roles = header.get("model_roles")
+    roles = roles if isinstance(roles, dict) else {}
+    names = [header.get("model"), *(role.get("model") for role in roles.values() if isinstance(role, dict))]
+    return [name for name in names if isinstance(name, str)]
+
+
+def log_texts(folder: Path) -> list[str]:
+    """The model names, service names and paths the logs and resolved specs under ``folder`` record.
+
+    What ``vivid redact`` treats as the spec's own texts when it has no spec: a key that occurs in
+    one of them is a placeholder (:func:`vivid_inspect.redact.placeholder_reason`).
+
+    Args:
+        folder: A log folder.
+
+    Returns:
+        The texts; a log or spec that cannot be read adds none.
+    """
+    texts = [str(folder.resolve())]
+    for path in sorted(folder.rglob("*.eval")):
+        try:
+            names = _header_models(path)
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+            continue  # InflationError is a ValueError; such a log is reported by the scrub itself
+        texts += [*names, *(part for name in names for part in name.split("/"))]
+    for path in sorted(folder.rglob("spec.resolved.yaml")):
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        if isinstance(data, dict):
+            texts += spec_texts(data.get("spec"))
+    return texts
 
 
 class _RedactingRecord(logging.LogRecord):

@@ -49,9 +49,10 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import RegistryInfo, registry_info
 
+from vivid_inspect.bounds import MAX_JUDGE_RETRIES, MAX_REPEATS, count_problem
 from vivid_inspect.call_errors import UnreadableReply, is_call_failure, named_failure
 from vivid_inspect.call_limits import JUDGE
-from vivid_inspect.inspect_private import active_generate_config
+from vivid_inspect.inspect_private import PrerequisiteError, active_generate_config
 from vivid_inspect.log_contract import (
     DEFAULT_LANGUAGE,
     GRADER_ROLE,
@@ -82,6 +83,22 @@ from vivid_inspect.text import has_lone_surrogate, nfc, sanitize, strip_reasonin
 
 DEFAULT_JUDGE_MODEL = "openai/gpt-4.1"
 """The paper's judge; used when neither the grader role nor ``judge_model`` names one."""
+
+
+class ScorerOptionError(PrerequisiteError):
+    """A judge scorer's count option (``-S retries``, ``-S repeat``) outside its bound.
+
+    Inspect prints its message alone, as one line. Not a :class:`ValueError` on purpose: Inspect's
+    scorer loader reads a ``ValueError`` from a scorer as "couldn't be loaded" and hides its
+    message. ``str(error)`` is the message.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.args = (message,)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 @dataclass(frozen=True)
@@ -275,14 +292,15 @@ def _build(
     (:func:`run_caches`), read when a sample is scored.
 
     Raises:
-        ValueError: If the strategy or the language is unknown, or ``retries`` or ``repeat`` is negative.
+        ValueError: If the strategy or the language is unknown.
+        ScorerOptionError: ``retries`` is not 0 to 10 or ``repeat`` not 0 to 19 (vivid_inspect.bounds).
     """
     spec = get_strategy(strategy)
     template = judge_template(spec.name, check_language(language))
-    if retries < 0:
-        raise ValueError(f"retries must be 0 or more, got {retries}")
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
-        raise ValueError(f"repeat must be an integer 0 or more, got {repeat!r}")
+    for name, value, high in (("retries", retries, MAX_JUDGE_RETRIES), ("repeat", repeat, MAX_REPEATS - 1)):
+        problem = count_problem(name, value, 0, high)
+        if problem is not None:
+            raise ScorerOptionError(f"judge_{spec.name}: {problem}")
     retry = retry_turn(spec.reasoning, language)
     caching = cache_policy(True, repeat)
     configs: dict[int, GenerateConfig] = {}
@@ -575,7 +593,8 @@ def judge_scorer(
         The scorer, named ``judge_<strategy>`` (``judge_<strategy>_en`` in English).
 
     Raises:
-        ValueError: If the strategy or the language is unknown, or ``retries`` or ``repeat`` is negative.
+        ValueError: If the strategy or the language is unknown.
+        ScorerOptionError: ``retries`` is not 0 to 10 or ``repeat`` not 0 to 19 (vivid_inspect.bounds).
     """
     factory = LANGUAGE_SCORERS[(get_strategy(strategy).name, check_language(language))]
     return factory(judge_model=judge_model, retries=retries, cache=cache, repeat=repeat)
@@ -640,7 +659,8 @@ def judge(
         A scorer named :func:`~vivid_inspect.log_contract.judge_column` of the strategy and language.
 
     Raises:
-        ValueError: If the strategy or the language is unknown, or ``retries`` or ``repeat`` is negative.
+        ValueError: If the strategy or the language is unknown.
+        ScorerOptionError: ``retries`` is not 0 to 10 or ``repeat`` not 0 to 19 (vivid_inspect.bounds).
     """
     return _StrategyNamed(
         judge_scorer(

@@ -7,13 +7,21 @@ API key: validation works offline and without credentials.
 
 from __future__ import annotations
 
-import re
+import difflib
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.model import GenerateConfig
 from pydantic import TypeAdapter, ValidationError
 
+from vivid_inspect.bounds import (
+    GENERATE_BOUNDS,
+    GENERATE_INT_BOUND,
+    MAX_CELLS,
+    count_problem,
+    finite_problem,
+    shown,
+)
 from vivid_inspect.inspect_private import model_providers
 from vivid_inspect.log_contract import LEXICAL
 from vivid_inspect.runner.catalog import (
@@ -36,16 +44,11 @@ from vivid_inspect.runner.spec.model import (
 )
 from vivid_inspect.runner.spec.problems import PathPart, Problem
 from vivid_inspect.scorers.judge import STRATEGIES
+from vivid_inspect.tasks import TASK_COUNT_BOUNDS
 
 Path_ = tuple[PathPart, ...]
 
 BUILTIN_DATA = ("sample", "hf")
-# A key named like a credential (api_key, hf_token, client_secret), not tokenizer or max_tokens.
-_SECRET_KEY = re.compile(r"(^|[_-])(api[_-]?key|token|secret|password|credentials?)$", re.IGNORECASE)
-_SECRET_VALUE = re.compile(r"^(sk|hf|gsk|xai)[-_][A-Za-z0-9_-]{12,}")
-_NO_KEYS = (
-    "API keys are never read from a spec: set the provider's environment variable (e.g. OPENAI_API_KEY)"
-)
 JUDGE_STRATEGIES: tuple[str, ...] = (*STRATEGIES, LEXICAL)
 """Strategies a spec's judge may name: the four LLM strategies and ``lexical`` (no model)."""
 # Judge keys that mean nothing to the lexical judge, with why, when they differ from the default.
@@ -65,6 +68,25 @@ def is_url(value: str) -> bool:
     return value.startswith(("http://", "https://"))
 
 
+def vivid_model_names() -> tuple[str, ...]:
+    """The ``vivid/*`` models the baselines' provider knows: its baselines and its graders."""
+    from vivid_inspect.baselines.answers import BASELINES
+    from vivid_inspect.baselines.model import GRADERS
+
+    return (*BASELINES, *GRADERS)
+
+
+def _check_vivid_model(name: str, rest: str, path: Path_) -> list[Problem]:
+    """An unknown ``vivid/*`` name, caught here rather than when ``vivid run`` builds it."""
+    known = vivid_model_names()
+    if rest in known:
+        return []
+    listed = ", ".join(f"vivid/{model}" for model in known)
+    close = difflib.get_close_matches(rest.lower(), known, n=1, cutoff=0.5)
+    hint = f" (did you mean vivid/{close[0]}?)" if close else ""
+    return [Problem(path, f"unknown vivid model {name!r}{hint}; the vivid models are {listed}")]
+
+
 def _check_model(name: str, path: Path_, providers: set[str]) -> list[Problem]:
     provider, _, rest = name.partition("/")
     if not rest:
@@ -76,6 +98,8 @@ def _check_model(name: str, path: Path_, providers: set[str]) -> list[Problem]:
     if provider not in providers:
         known = ", ".join(sorted(providers))
         return [Problem(path, f"unknown model provider {provider!r}; known providers: {known}")]
+    if provider == "vivid":
+        return _check_vivid_model(name, rest, path)
     if provider in ("openai-api", "openai-api-completions") and "/" not in rest:
         return [
             Problem(
@@ -85,14 +109,6 @@ def _check_model(name: str, path: Path_, providers: set[str]) -> list[Problem]:
             )
         ]
     return []
-
-
-def _check_model_args(args: dict[str, Any], path: Path_) -> list[Problem]:
-    problems = []
-    for key, value in args.items():
-        if _SECRET_KEY.search(key) or (isinstance(value, str) and _SECRET_VALUE.match(value)):
-            problems.append(Problem((*path, key), _NO_KEYS))
-    return problems
 
 
 def _check_generate(config: dict[str, Any], path: Path_) -> list[Problem]:
@@ -110,8 +126,27 @@ def _check_generate(config: dict[str, Any], path: Path_) -> list[Problem]:
             annotation = fields[key].annotation
             TypeAdapter(Any if annotation is None else annotation).validate_python(value, strict=True)
         except ValidationError as error:
-            problems.append(Problem((*path, key), f"invalid value {value!r}: {error.errors()[0]['msg']}"))
+            problems.append(
+                Problem((*path, key), f"invalid value {shown(value)}: {error.errors()[0]['msg']}")
+            )
+            continue
+        bound = _generate_bound(key, value)
+        if bound is not None:
+            problems.append(Problem((*path, key), bound))
     return problems
+
+
+def _generate_bound(key: str, value: Any) -> str | None:
+    """A generation option's count past its bound, or a float that is not finite."""
+    if isinstance(value, float):
+        return finite_problem(key, value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        low, high = GENERATE_BOUNDS.get(key, GENERATE_INT_BOUND)
+        problem = count_problem(key, value, low, high)
+        return f"{problem} (docs/experiments.md, Bounds)" if problem else None
+    if isinstance(value, dict):  # logit_bias, extra_body: no number in it may be infinite
+        return next((p for v in value.values() if (p := _generate_bound(key, v)) is not None), None)
+    return None
 
 
 def _check_task_args(tasks: list[str], args: dict[str, Any], path: Path_) -> list[Problem]:
@@ -133,8 +168,15 @@ def _check_task_args(tasks: list[str], args: dict[str, Any], path: Path_) -> lis
                 TypeAdapter(params[key].annotation).validate_python(value, strict=True)
             except ValidationError as error:
                 problems.append(
-                    Problem((*path, key), f"invalid value {value!r} for {task}: {error.errors()[0]['msg']}")
+                    Problem(
+                        (*path, key), f"invalid value {shown(value)} for {task}: {error.errors()[0]['msg']}"
+                    )
                 )
+                continue
+            if key in TASK_COUNT_BOUNDS:
+                problem = count_problem(key, value, *TASK_COUNT_BOUNDS[key])
+                if problem is not None:
+                    problems.append(Problem((*path, key), f"{task}: {problem}"))
     return problems
 
 
@@ -175,7 +217,6 @@ def _check_block_tasks(runs: list[tuple[int, RunBlock]], providers: set[str]) ->
         problems += _check_generate(block.generate, ("runs", i, "generate"))
         for j, model in enumerate(block.models):
             problems += _check_model(model.model, ("runs", i, "models", j, "model"), providers)
-            problems += _check_model_args(model.model_args, ("runs", i, "models", j, "model_args"))
         given = [key for key in ("limit", "sample_ids", "sample") if getattr(block, key) is not None]
         if len(given) > 1:
             problems.append(
@@ -214,6 +255,31 @@ def _check_duplicate_cells(runs: list[tuple[int, RunBlock]]) -> list[Problem]:
                             )
                         )
                     seen.setdefault(key, i)
+    return problems
+
+
+def _check_cell_count(runs: list[tuple[int, RunBlock]], judges: list[tuple[int, Judge]]) -> list[Problem]:
+    """At most :data:`~vivid_inspect.bounds.MAX_CELLS` generation cells and as many judge cells.
+
+    Counted, not built: a spec of many blocks, models and repeats would otherwise take ``vivid
+    validate`` and ``vivid plan`` minutes of memory before saying anything.
+    """
+    generation = explained = 0
+    for _, block in runs:
+        per_task = len(block.prompts or [None]) * len(block.models)
+        generation += len(block.tasks) * per_task
+        explained += per_task if any(task in JUDGED_TASKS for task in block.tasks) else 0
+    judged = explained * sum(judge.repeats for _, judge in judges)
+    problems = []
+    if generation > MAX_CELLS:
+        message = f"{generation:,} generation cells (tasks x prompts x models); a spec may have at most {MAX_CELLS:,}"
+        problems.append(Problem(("runs",), message))
+    if judged > MAX_CELLS:
+        message = (
+            f"{judged:,} judge cells (explanation cells x every judge's repeats); a spec may have at most "
+            f"{MAX_CELLS:,}"
+        )
+        problems.append(Problem(("judges",), message))
     return problems
 
 
@@ -262,7 +328,6 @@ def _check_judges(
             )
         if judge.model is not None:
             problems += _check_model(judge.model, ("judges", i, "model"), providers)
-        problems += _check_model_args(judge.model_args, ("judges", i, "model_args"))
         problems += _check_generate(judge.generate, ("judges", i, "generate"))
     if names and explains is False:
         problems.append(
@@ -325,11 +390,13 @@ def _check_audits(
                 problems.append(Problem(("audits", i, "probes", j), message))
             elif probe in (audit.probes or [])[:j]:
                 problems.append(Problem(("audits", i, "probes", j), f"probe {probe!r} is listed twice"))
-        if data != "sample" and (audit.probes is None or ENGLISH in audit.probes):
-            rest = ", ".join(name for name in PROBES if name != ENGLISH)
+        # Without `probes` the audit runs every probe the data allows (english left out, with a
+        # line in its card, as `vivid audit` does); only english named on other data is refused.
+        if data != "sample" and audit.probes is not None and ENGLISH in audit.probes:
+            rest = ", ".join(name for name in audit.probes if name != ENGLISH)
             message = (
                 f"the {ENGLISH} probe needs English meanings, shipped only with data: sample; "
-                f"list the probes without it (probes: [{rest}])"
+                f"leave it out (probes: [{rest}]) or leave out probes to run every probe the data allows"
             )
             problems.append(Problem(("audits", i, "probes"), message))
     return problems
@@ -380,9 +447,11 @@ def check_parts(
     """
     providers = model_providers()
     explains = any(task in JUDGED_TASKS for _, block in runs for task in block.tasks) if complete else None
+    too_many = _check_cell_count(runs, judges)
     return [
+        *too_many,
         *_check_block_tasks(runs, providers),
-        *_check_duplicate_cells(runs),
+        *([] if too_many else _check_duplicate_cells(runs)),
         *_check_judges(judges, providers, explains),
         *(_check_panel(panel, {judge.name for _, judge in judges}) if complete else []),
         *(_check_audits(audits or [], {judge.name: judge for _, judge in judges}, data) if complete else []),

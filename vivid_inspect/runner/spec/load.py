@@ -10,8 +10,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from vivid_inspect.bounds import shown
+from vivid_inspect.redact import redact
 from vivid_inspect.runner.spec.checks import BUILTIN_DATA, check_parts, check_spec, is_url
-from vivid_inspect.runner.spec.credentials import secret_problems
+from vivid_inspect.runner.spec.credentials import scan_credentials, under, without_values
 from vivid_inspect.runner.spec.model import (
     Audit,
     HumanScores,
@@ -38,6 +40,8 @@ class LoadedSpec:
             absolute path, or None for ``$VIVID_DATA``/``hf``.
         human: The human scores file (absolute), if any.
         human_generation: The spec's ``human.generation``: the generation the humans scored.
+        notes: One line per placeholder written under a credential's name, which passed as not
+            a secret (``file:line: path: ...``), for the commands to print.
     """
 
     spec: Spec
@@ -46,6 +50,7 @@ class LoadedSpec:
     data: str | None
     human: Path | None
     human_generation: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 def _model_class(annotation: Any) -> type[BaseModel] | None:
@@ -83,6 +88,17 @@ def _message(error: ErrorDetails) -> str:
         return "expected a model name (provider/model) or a mapping with a 'model' key"
     if kind == "model_type":
         return "expected a mapping"
+    if kind in ("less_than_equal", "less_than"):
+        bound = (error.get("ctx") or {}).get("le", (error.get("ctx") or {}).get("lt"))
+        return (
+            f"must be at most {bound}, got {shown(error['input'])}: every count in a spec has an upper "
+            "bound (docs/experiments.md, Bounds)"
+        )
+    if kind == "too_long":
+        limit = (error.get("ctx") or {}).get("max_length")
+        return f"at most {limit} entries, got more: every list in a spec has an upper bound (docs/experiments.md, Bounds)"
+    if kind == "finite_number":
+        return f"must be a finite number, got {error['input']}"
     if kind == "string_pattern_mismatch":
         return (
             f"{error['input']!r} is not a valid name: use letters, digits, '_', '.' and '-' "
@@ -243,9 +259,19 @@ def load_spec(path: str | Path, *, log_dir: str | Path | None = None) -> LoadedS
         problems += [p for p in _part_problems(source.data, base_dir) if (p.path, p.message) not in seen]
     else:
         problems = check_spec(spec, base_dir)
-    # credentials anywhere, whatever the types, in the same pass (one message per place)
-    taken = {p.path for p in problems}
-    problems = [*problems, *(p for p in secret_problems(source.data) if p.path not in taken)]
+    # Credentials anywhere, whatever the types, in the same pass (one message per place). A
+    # credential's own problem replaces any other at or below its place (a type error would quote
+    # the value), and no other message may quote a refused value either.
+    scan = scan_credentials(source.data, str(source.path))
+    refused = {p.path for p in scan.problems}
+    problems = [
+        *scan.problems,
+        *(
+            Problem(p.path, without_values(redact(p.message), scan.values), p.line)
+            for p in problems
+            if not under(p.path, refused)
+        ),
+    ]
     # a --log-dir option is relative to the current folder, the spec's log_dir to the spec
     raw_log_dir = source.data.get("log_dir")
     resolved_log_dir = (
@@ -268,4 +294,5 @@ def load_spec(path: str | Path, *, log_dir: str | Path | None = None) -> LoadedS
         data=_resolve_data(spec.data, base_dir),
         human=(base_dir / spec.human.file).resolve() if spec.human else None,
         human_generation=spec.human.generation if spec.human else None,
+        notes=tuple(Problem(n.path, n.message, source.line(n.path)).render(str(path)) for n in scan.notes),
     )

@@ -13,6 +13,26 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator
 
+from vivid_inspect.bounds import (
+    MAX_BATCH,
+    MAX_CALL_RETRIES,
+    MAX_CONNECTIONS,
+    MAX_ENTRIES,
+    MAX_EPOCHS,
+    MAX_ITEM_ID,
+    MAX_ITEMS,
+    MAX_JUDGE_CELLS,
+    MAX_JUDGE_RETRIES,
+    MAX_PRICE,
+    MAX_REPEATS,
+    MAX_RETRY_WAIT,
+    MAX_RUN_ATTEMPTS,
+    MAX_SAMPLES,
+    MAX_SEED,
+    MAX_TASKS,
+    MAX_TIMEOUT,
+    shown,
+)
 from vivid_inspect.call_limits import GENERATION, RUN_ATTEMPT_WAIT, RUN_ATTEMPTS
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=80)]
@@ -38,21 +58,27 @@ JudgeLanguage = Literal["vi", "en"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    # No .inf or .nan anywhere: a price or a wait must be a number (bounds: vivid_inspect.bounds).
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+
+
+Entries = Field(min_length=1, max_length=MAX_ENTRIES)
 
 
 class Price(_Strict):
     """Price of a model in US dollars per million tokens, for ``vivid plan``'s cost estimate."""
 
-    input: Annotated[float, Field(ge=0)]
-    output: Annotated[float, Field(ge=0)]
+    input: Annotated[float, Field(ge=0, le=MAX_PRICE)]
+    output: Annotated[float, Field(ge=0, le=MAX_PRICE)]
 
 
 def _batch(value: Any) -> bool | int | None:
     # One message for the union, instead of one per branch that failed.
-    if value is None or isinstance(value, bool) or (isinstance(value, int) and value >= 1):
+    if value is None or isinstance(value, bool) or (isinstance(value, int) and 1 <= value <= MAX_BATCH):
         return value
-    raise ValueError(f"expected true, false or a batch size (a whole number, at least 1), got {value!r}")
+    raise ValueError(
+        f"expected true, false or a batch size (a whole number from 1 to {MAX_BATCH:,}), got {shown(value)}"
+    )
 
 
 Batch = Annotated[bool | int | None, PlainValidator(_batch)]
@@ -85,9 +111,9 @@ ModelItem = Annotated[ModelEntry, BeforeValidator(_model_shorthand)]
 class StratifiedSample(_Strict):
     """``n`` items drawn per theme in proportion to its size (at least one per theme), seeded."""
 
-    n: Annotated[int, Field(ge=1)]
+    n: Annotated[int, Field(ge=1, le=MAX_ITEMS)]
     by: Literal["theme"] = "theme"
-    seed: int = 0
+    seed: Annotated[int, Field(ge=0, le=MAX_SEED)] = 0
 
 
 class RunBlock(_Strict):
@@ -108,15 +134,20 @@ class RunBlock(_Strict):
     """
 
     name: Name | None = None
-    tasks: Annotated[list[str], Field(min_length=1)]
-    models: Annotated[list[ModelItem], Field(min_length=1)]
-    prompts: Annotated[list[str], Field(min_length=1)] | None = None
+    tasks: Annotated[list[str], Entries]
+    models: Annotated[list[ModelItem], Entries]
+    prompts: Annotated[list[str], Entries] | None = None
     task_args: dict[str, Any] = Field(default_factory=dict)
     generate: dict[str, Any] = Field(default_factory=dict)
-    limit: Annotated[int, Field(ge=1)] | None = None
-    sample_ids: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)] | None = None
+    limit: Annotated[int, Field(ge=1, le=MAX_ITEMS)] | None = None
+    sample_ids: (
+        Annotated[
+            list[Annotated[int, Field(ge=1, le=MAX_ITEM_ID)]], Field(min_length=1, max_length=MAX_ITEMS)
+        ]
+        | None
+    ) = None
     sample: StratifiedSample | None = None
-    epochs: Annotated[int, Field(ge=1)] = 1
+    epochs: Annotated[int, Field(ge=1, le=MAX_EPOCHS)] = 1
 
 
 class Judge(_Strict):
@@ -147,8 +178,8 @@ class Judge(_Strict):
     model: str | None = None
     model_args: dict[str, Any] = Field(default_factory=dict)
     generate: dict[str, Any] = Field(default_factory=dict)
-    retries: Annotated[int, Field(ge=0)] = 1
-    repeats: Annotated[int, Field(ge=1)] = 1
+    retries: Annotated[int, Field(ge=0, le=MAX_JUDGE_RETRIES)] = 1
+    repeats: Annotated[int, Field(ge=1, le=MAX_REPEATS)] = 1
     price: Price | None = None
     language: JudgeLanguage = "vi"
     family: Family | None = None
@@ -158,17 +189,17 @@ class Panel(_Strict):
     """One extra score per item that aggregates several judges' scores; each keeps its own."""
 
     name: Name
-    members: Annotated[list[str], Field(min_length=2)]
+    members: Annotated[list[str], Field(min_length=2, max_length=MAX_ENTRIES)]
     aggregate: Aggregate
 
 
 class Concurrency(_Strict):
     """How much runs at once. ``max_connections`` is per model (Inspect's setting)."""
 
-    max_connections: Annotated[int, Field(ge=1)] | None = None
-    max_tasks: Annotated[int, Field(ge=1)] | None = None
-    max_samples: Annotated[int, Field(ge=1)] | None = None
-    judge_cells: Annotated[int, Field(ge=1)] = 4
+    max_connections: Annotated[int, Field(ge=1, le=MAX_CONNECTIONS)] | None = None
+    max_tasks: Annotated[int, Field(ge=1, le=MAX_TASKS)] | None = None
+    max_samples: Annotated[int, Field(ge=1, le=MAX_SAMPLES)] | None = None
+    judge_cells: Annotated[int, Field(ge=1, le=MAX_JUDGE_CELLS)] = 4
 
 
 class Retries(_Strict):
@@ -191,12 +222,12 @@ class Retries(_Strict):
             calls (``batch:``), where abandoning the wait would submit the request again.
     """
 
-    attempts: Annotated[int, Field(ge=0)] = RUN_ATTEMPTS
-    wait: Annotated[float, Field(ge=0)] = RUN_ATTEMPT_WAIT
-    on_error: Annotated[int, Field(ge=0)] | None = None
-    max_retries: Annotated[int, Field(ge=0)] = GENERATION.max_retries
-    timeout: Annotated[int, Field(ge=1)] = GENERATION.timeout
-    attempt_timeout: Annotated[int, Field(ge=1)] = GENERATION.attempt_timeout
+    attempts: Annotated[int, Field(ge=0, le=MAX_RUN_ATTEMPTS)] = RUN_ATTEMPTS
+    wait: Annotated[float, Field(ge=0, le=MAX_RETRY_WAIT)] = RUN_ATTEMPT_WAIT
+    on_error: Annotated[int, Field(ge=0, le=MAX_RUN_ATTEMPTS)] | None = None
+    max_retries: Annotated[int, Field(ge=0, le=MAX_CALL_RETRIES)] = GENERATION.max_retries
+    timeout: Annotated[int, Field(ge=1, le=MAX_TIMEOUT)] = GENERATION.timeout
+    attempt_timeout: Annotated[int, Field(ge=1, le=MAX_TIMEOUT)] = GENERATION.attempt_timeout
 
 
 def human_shorthand(value: Any) -> Any:
@@ -230,10 +261,10 @@ class Audit(_Strict):
     """
 
     judge: str
-    probes: Annotated[list[str], Field(min_length=1)] | None = None
-    limit: Annotated[int, Field(ge=1)] | None = None
-    # numpy's generators (the audit's bootstrap) take no negative seed: refused at validation.
-    seed: Annotated[int, Field(ge=0)] = 0
+    probes: Annotated[list[str], Entries] | None = None
+    limit: Annotated[int, Field(ge=1, le=MAX_ITEMS)] | None = None
+    # numpy's generators (the audit's bootstrap) take seeds from 0 to 2**32 - 1 only.
+    seed: Annotated[int, Field(ge=0, le=MAX_SEED)] = 0
 
 
 class Spec(_Strict):
@@ -246,10 +277,10 @@ class Spec(_Strict):
     description: str | None = None
     data: str | None = None
     log_dir: str
-    runs: Annotated[list[RunBlock], Field(min_length=1)]
-    judges: list[Judge] = Field(default_factory=list)
+    runs: Annotated[list[RunBlock], Entries]
+    judges: list[Judge] = Field(default_factory=list, max_length=MAX_ENTRIES)
     panel: Panel | None = None
-    audits: list[Audit] = Field(default_factory=list)
+    audits: list[Audit] = Field(default_factory=list, max_length=MAX_ENTRIES)
     human: Annotated[HumanScores, BeforeValidator(human_shorthand)] | None = None
     concurrency: Concurrency = Field(default_factory=Concurrency)
     batch: Batch = None

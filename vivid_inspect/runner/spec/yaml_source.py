@@ -27,6 +27,10 @@ MAX_DEPTH = 50
 """Deepest nesting of mappings and lists: a spec needs about 6 levels."""
 MAX_EXPANDED_NODES = 100_000
 """Most YAML nodes a spec may hold once its aliases are expanded."""
+MAX_NUMBER_DIGITS = 1_000
+"""Longest number a spec may write: no count needs more digits, and Python refuses to read an
+integer of more than 4,300 (every count also has its own bound, :mod:`vivid_inspect.bounds`)."""
+_INT_TAG = "tag:yaml.org,2002:int"
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,13 @@ def _walk(
     problems: list[Problem],
 ) -> None:
     lines.setdefault(path, node.start_mark.line + 1)
-    if isinstance(node, yaml.MappingNode):
+    if isinstance(node, yaml.ScalarNode) and node.tag == _INT_TAG and len(node.value) > MAX_NUMBER_DIGITS:
+        message = (
+            f"a number of {len(node.value):,} characters; a spec's numbers have at most "
+            f"{MAX_NUMBER_DIGITS} digits and every count an upper bound (docs/experiments.md, Bounds)"
+        )
+        problems.append(Problem(path, message, node.start_mark.line + 1))
+    elif isinstance(node, yaml.MappingNode):
         seen: dict[str, int] = {}
         for key_node, value_node in node.value:
             key = str(key_node.value)
@@ -178,11 +188,18 @@ def read_yaml(path: str | Path) -> YamlSource:
         if too_deep is not None:
             raise SpecError([too_deep], str(path), locate=False)
         loader = yaml.SafeLoader(text)
+        lines: dict[tuple[PathPart, ...], int] = {}
+        problems: list[Problem] = []
         try:
             node = loader.get_single_node()
             bomb = _check_aliases(node) if node is not None else None
             if bomb is not None:
                 raise SpecError([bomb], str(path), locate=False)
+            if node is not None:
+                _walk(node, (), lines, problems)
+            if any("a number of" in p.message for p in problems):
+                # before constructing: Python would refuse to read the number with a traceback
+                raise SpecError(problems, str(path), locate=False)
             data = loader.construct_document(node) if node is not None else None
         finally:
             loader.dispose()
@@ -191,10 +208,6 @@ def read_yaml(path: str | Path) -> YamlSource:
         line = mark.line + 1 if mark is not None else None
         reason = getattr(error, "problem", None) or str(error)
         raise SpecError([Problem((), f"not valid YAML: {reason}", line)], str(path), locate=False) from None
-    lines: dict[tuple[PathPart, ...], int] = {}
-    problems: list[Problem] = []
-    if node is not None:
-        _walk(node, (), lines, problems)
     if not isinstance(data, dict):
         problems.append(
             Problem(

@@ -1,0 +1,130 @@
+"""Coverage of the report's mean interval (``intervals.mean_interval``) and paired mean difference.
+
+Planted: distributions of 0-5 scores with a known mean, including the edges the report meets: a
+weak model judged mostly 0 (mean 0.13, as VinaLLaMA in the paper), two-point spreads (all mass on
+0 and 5, the largest variance a bounded mean can have, and on 0/1 or 4/5), means near 5, the
+halves of two annotators' means, and the paired difference of two judges on the same items.
+Every draw goes through the report's function; coverage is measured at every n, below the
+printed threshold too, with ``min_n=2``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from coverage_common import CoverageTable
+from planted_scores import NS, ROW_COLUMNS, Tally, record, threshold_table
+
+from vivid_inspect.report.intervals import RULES, mean_difference_interval, mean_interval
+
+REPS = 1000
+QUICK_REPS = 60
+
+SCORES = np.arange(6, dtype=float)
+HALVES = np.arange(11, dtype=float) / 2
+
+
+def _two_point(a: int, b: int, mean: float) -> np.ndarray:
+    p = np.zeros(6)
+    p[b] = (mean - a) / (b - a)
+    p[a] = 1 - p[b]
+    return p
+
+
+def _geometric(mean: float, values: np.ndarray = SCORES) -> np.ndarray:
+    """Mass that decays (or grows) geometrically along the scale, with the given mean."""
+    lo, hi = 1e-6, 1e6
+    for _ in range(200):
+        ratio = np.sqrt(lo * hi)
+        weights = ratio ** np.arange(values.size)
+        if (values * weights).sum() / weights.sum() < mean:
+            lo = ratio
+        else:
+            hi = ratio
+    return weights / weights.sum()
+
+
+# name -> (values, probabilities); the planted mean is computed from them.
+SHAPES: dict[str, tuple[np.ndarray, np.ndarray]] = {
+    "weak model, mostly 0 (mean 0.13)": (SCORES, _geometric(0.13)),
+    "two-point 0/5, mean 0.13": (SCORES, _two_point(0, 5, 0.13)),
+    "two-point 0/1, mean 0.13": (SCORES, _two_point(0, 1, 0.13)),
+    "two-point 0/5, mean 0.5": (SCORES, _two_point(0, 5, 0.5)),
+    "two-point 0/5, mean 2.5": (SCORES, _two_point(0, 5, 2.5)),
+    "binomial, mean 2.5": (SCORES, np.array([1, 5, 10, 10, 5, 1]) / 32),
+    "paper-like spread": (SCORES, np.array([0.04, 0.06, 0.10, 0.20, 0.30, 0.30])),
+    "skewed to 5, mean 4.5": (SCORES, _geometric(4.5)),
+    "two-point 4/5, mean 4.87": (SCORES, _two_point(4, 5, 4.87)),
+    "two-point 0/5, mean 4.87": (SCORES, _two_point(0, 5, 4.87)),
+    "two annotators' halves, mean 3.4": (HALVES, _geometric(3.4, HALVES)),
+}
+
+# Paired differences of two judges on the same items: (first, second) joint over 0-5 x 0-5.
+DIFFERENCES: dict[str, np.ndarray] = {
+    "lenient judge, +0.4 on 'middle' items": np.array(
+        [
+            [0.02, 0.03, 0.00, 0.00, 0.00, 0.00],
+            [0.00, 0.03, 0.05, 0.00, 0.00, 0.00],
+            [0.00, 0.00, 0.08, 0.10, 0.00, 0.00],
+            [0.00, 0.00, 0.00, 0.12, 0.14, 0.00],
+            [0.00, 0.00, 0.00, 0.00, 0.10, 0.11],
+            [0.00, 0.00, 0.00, 0.00, 0.00, 0.22],
+        ]
+    ).T,
+    "rare large disagreements, weak model": np.array(
+        [
+            [0.80, 0.02, 0.00, 0.00, 0.00, 0.03],
+            [0.05, 0.05, 0.00, 0.00, 0.00, 0.00],
+            [0.00, 0.00, 0.02, 0.00, 0.00, 0.00],
+            [0.00, 0.00, 0.00, 0.01, 0.00, 0.00],
+            [0.00, 0.00, 0.00, 0.00, 0.01, 0.00],
+            [0.00, 0.00, 0.00, 0.00, 0.00, 0.01],
+        ]
+    ),
+    "near-identical judges at the top": np.array(
+        [
+            [0.00, 0.00, 0.00, 0.00, 0.00, 0.00],
+            [0.00, 0.00, 0.00, 0.00, 0.00, 0.00],
+            [0.00, 0.00, 0.00, 0.00, 0.00, 0.00],
+            [0.00, 0.00, 0.00, 0.05, 0.01, 0.00],
+            [0.00, 0.00, 0.00, 0.01, 0.30, 0.02],
+            [0.00, 0.00, 0.00, 0.00, 0.01, 0.60],
+        ]
+    ),
+}
+
+
+def run(reps: int, quick: bool, seed: int) -> list[CoverageTable]:
+    """Coverage of the mean and mean-difference intervals over every planted shape and n."""
+    rng = np.random.default_rng(seed)
+    ns = (5, 10, 50) if quick else NS
+    columns = ["planted", "mean", "n", *ROW_COLUMNS]
+    means = CoverageTable(f"Mean of 0-5 scores: {RULES['mean'].method}", columns)
+    worst: dict[str, dict[int, Tally]] = {"mean": {}, "mean_difference": {}}
+    for name, (values, p) in SHAPES.items():
+        truth = float(values @ p)
+        for n in ns:
+            tally = Tally()
+            for sample in rng.choice(values, size=(reps, n), p=p):
+                interval = mean_interval(sample, min_n=2)
+                tally.add(interval.estimate, interval.lo, interval.hi, truth)
+            means.rows.append(tally.row(name, round(truth, 3), n))
+            record(worst["mean"], n, tally)
+    differences = CoverageTable(
+        f"Paired mean difference of two judges: {RULES['mean_difference'].method}", columns
+    )
+    for name, joint in DIFFERENCES.items():
+        joint = joint / joint.sum()
+        truth = float(np.arange(6) @ joint.sum(axis=1) - np.arange(6) @ joint.sum(axis=0))
+        for n in ns:
+            tally = Tally()
+            cells = rng.choice(36, size=(reps, n), p=joint.ravel())
+            for first, second in zip(cells // 6, cells % 6, strict=True):
+                interval = mean_difference_interval(first, second, min_n=2)
+                tally.add(interval.estimate, interval.lo, interval.hi, truth)
+            differences.rows.append(tally.row(name, round(truth, 3), n))
+            record(worst["mean_difference"], n, tally)
+    differences.notes.append(
+        "a draw whose two judges agree on every item gets no interval (the difference cannot vary) and is "
+        "not counted as made"
+    )
+    return [means, differences, threshold_table(worst, quick=quick)]
