@@ -125,7 +125,7 @@ def test_an_older_generation_log_is_noted_by_its_ids_and_says_why_no_pairs() -> 
             status="success",
             created="2026-01-01",
             vivid_judge=None,
-            generation=f"{task}.eval",
+            generation_log=f"{task}.eval",
             judge_model_role=None,
             leakage=read_leakage_record(metadata),
         )

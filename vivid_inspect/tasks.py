@@ -7,15 +7,17 @@ or data file into one clear message.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
 from vivid_inspect.bounds import MAX_JUDGE_RETRIES, count_problem
 from vivid_inspect.call_limits import GENERATION
-from vivid_inspect.data import VividItem, load_vivid
+from vivid_inspect.data import VividData, VividItem, load_vivid
 from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD, judge_example_idioms
 from vivid_inspect.inspect_private import task_errors
-from vivid_inspect.log_contract import LEAKAGE_KEY
+from vivid_inspect.log_contract import LEAKAGE_KEY, LEXICAL
 from vivid_inspect.scorers.classification import topic_match, traits_match
 from vivid_inspect.scorers.explain_judges import explain_scorers, judge_names
 from vivid_inspect.solvers.bounded_generate import bounded_generate
@@ -29,6 +31,7 @@ from vivid_inspect.solvers.classify_prompts import (
 )
 from vivid_inspect.solvers.explain import explain_generate
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS, EXPLAIN_STYLES
+from vivid_inspect.task_start import check_answerable, check_models
 
 # Paper Appendix C. Task-level config, so --temperature / --max-tokens on the CLI override it,
 # as --max-retries / --timeout override the finite retry limits (attempt_timeout: bounded_generate).
@@ -73,10 +76,11 @@ def topic(
             demonstrations themselves, in any spelling or with their halves swapped).
 
     Returns:
-        The task. Its metadata records the data source, the ids left out because their idiom is,
-        or is a near-duplicate of, one of the demonstrations shown (``left_out``,
-        ``left_out_ids``), and ``leakage``: the threshold and, for each left-out item, its id,
-        idiom, the demonstration it resembles and their similarity.
+        The task. Its metadata records the data source, its content digest and item count
+        (``data``, ``data_sha256``, ``data_items``), the ids left out because their idiom is, or
+        is a near-duplicate of, one of the demonstrations shown (``left_out``, ``left_out_ids``),
+        and ``leakage``: the threshold and, for each left-out item, its id, idiom, the
+        demonstration it resembles and their similarity.
     """
     with task_errors("topic"):
         return _classification("topic", shots, data, leakage_threshold)
@@ -129,7 +133,8 @@ def explain(
             leaves out only those idioms themselves, in any spelling or with their halves swapped).
 
     Returns:
-        The task. Its metadata records the data source and the ids left out because their idiom
+        The task. Its metadata records the data source, its content digest and item count
+        (``data``, ``data_sha256``, ``data_items``) and the ids left out because their idiom
         is, or is a near-duplicate of, one of the few-shot demonstrations (left out for both
         prompt styles, so zero-shot and few-shot scores cover the same items; ``left_out``,
         ``left_out_ids``), and apart from those the ids left out because their idiom is, or is a
@@ -149,6 +154,7 @@ def explain(
             exclude_judge_examples=judge_example_idioms(),
             threshold=leakage_threshold,
         )
+        _check_start("explain", loaded, data, judge_names(judge), judge_model)
         return Task(
             dataset=loaded.dataset,
             solver=explain_generate(prompt),
@@ -156,7 +162,7 @@ def explain(
             config=EXPLAIN_CONFIG,
             version=TASK_VERSION,
             metadata={
-                "data": loaded.source,
+                **loaded.provenance,  # data, data_sha256, data_items: the generation key reads them
                 "prompt": prompt,
                 "judge_strategies": judge_names(judge),
                 "left_out": len(loaded.left_out),
@@ -177,6 +183,7 @@ def _classification(kind: ClassifyKind, shots: int, data: str | None, leakage_th
 
     shown = [demo.idiom for demo in DEMONSTRATIONS[:shots]]
     loaded = load_vivid(data, exclude_idioms=shown, target=gold, threshold=leakage_threshold)
+    _check_start(kind, loaded, data)
     return Task(
         dataset=loaded.dataset,
         solver=[classify_prompt(kind, shots), bounded_generate()],
@@ -184,10 +191,27 @@ def _classification(kind: ClassifyKind, shots: int, data: str | None, leakage_th
         config=CLASSIFY_CONFIG,
         version=TASK_VERSION,
         metadata={
-            "data": loaded.source,
+            **loaded.provenance,  # data, data_sha256, data_items: the generation key reads them
             "shots": shots,
             "left_out": len(loaded.left_out),
             "left_out_ids": loaded.left_out,
             LEAKAGE_KEY: loaded.leakage_record(),
         },
     )
+
+
+def _check_start(
+    task: str,
+    loaded: VividData,
+    data: str | None,
+    judges: Sequence[str] = (),
+    judge_model: str | None = None,
+) -> None:
+    """The task-start check (:mod:`vivid_inspect.task_start`), once the arguments and data are good.
+
+    When ``inspect eval`` builds the task from its name, the models it will call are checked (an
+    LLM judge only when ``judges`` names one), then a ``vivid/*`` baseline's items; a problem stops
+    the eval in one message before anything is generated. Skipped when Python code builds the task.
+    """
+    check_models(task, judge=any(name != LEXICAL for name in judges), judge_model=judge_model)
+    check_answerable(task, loaded.dataset, data)

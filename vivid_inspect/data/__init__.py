@@ -17,7 +17,9 @@ from vivid_inspect.data.csv_format import (
     VividItem,
     find_duplicates,
     parse_vivid_csv,
+    parse_vivid_file,
 )
+from vivid_inspect.data.digest import DIGEST_KEY, ITEMS_KEY, items_digest
 from vivid_inspect.data.leakage import (
     NEAR_DUPLICATE_THRESHOLD,
     check_threshold,
@@ -28,7 +30,9 @@ from vivid_inspect.data.normalise import idiom_key, unify_tone_marks
 from vivid_inspect.data.prevalence import warn_if_contradicted
 from vivid_inspect.data.sources import (
     DATA_ENV,
+    data_cap,
     keep_in_cache,
+    local_file,
     read_source,
     resolve_data_spec,
 )
@@ -39,6 +43,8 @@ from vivid_inspect.taxonomy import THEME_BY_CODE, TRAIT_BY_CODE
 __all__ = [
     "COLUMNS",
     "DATA_ENV",
+    "DIGEST_KEY",
+    "ITEMS_KEY",
     "Duplicate",
     "VividData",
     "VividDataError",
@@ -46,6 +52,7 @@ __all__ = [
     "find_duplicates",
     "idiom_key",
     "item_metadata",
+    "items_digest",
     "load_items",
     "load_vivid",
     "unify_tone_marks",
@@ -69,6 +76,9 @@ class VividData:
         leakage: Every item left out, in data order, with the shown idiom it resembles and the
             similarity.
         threshold: The similarity from which an item was left out.
+        digest: SHA-256 of the data file's items as loaded (:func:`items_digest`), whatever
+            was left out.
+        items: How many items the data file holds, whatever was left out.
     """
 
     dataset: MemoryDataset
@@ -77,14 +87,37 @@ class VividData:
     judge_examples_left_out: list[int] = field(default_factory=list)
     leakage: list[LeftOutEntry] = field(default_factory=list)
     threshold: float = NEAR_DUPLICATE_THRESHOLD
+    digest: str = ""
+    items: int = 0
 
     def leakage_record(self) -> dict[str, object]:
         """What the task metadata ``leakage`` holds: the threshold and each left-out item's entry."""
         return {"threshold": self.threshold, "left_out": [entry.model_dump() for entry in self.leakage]}
 
+    @property
+    def provenance(self) -> dict[str, object]:
+        """What a task records of its data in its metadata: the source, the digest, the item count."""
+        return {"data": self.source, DIGEST_KEY: self.digest, ITEMS_KEY: self.items}
+
 
 @lru_cache(maxsize=8)
-def _load_cached(spec: str) -> tuple[str, tuple[VividItem, ...]]:
+def _load_cached(spec: str) -> tuple[str, tuple[VividItem, ...], str]:
+    path = local_file(spec)
+    if path is not None:
+        # A local file is parsed as it is read: its bytes are never held beside the items.
+        source, items = str(path), tuple(parse_vivid_file(path, str(path), data_cap()))
+    else:
+        source, items = _load_bytes(spec)
+    _warn_duplicates(find_duplicates(list(items)), source, spec)
+    if source not in _TAXONOMY_CHECKED:
+        _TAXONOMY_CHECKED.add(source)
+        warn_if_contradicted(items, source, f"vivid data check --data {shlex.quote(spec)}")
+    # Once per source and process, beside the parse it follows (a few milliseconds at 1,636 items).
+    return source, items, items_digest(items)
+
+
+def _load_bytes(spec: str) -> tuple[str, tuple[VividItem, ...]]:
+    """The bundled sample or a download (kept in the cache once it is valid), parsed."""
     raw = read_source(spec)
     try:
         items = tuple(parse_vivid_csv(raw.content, raw.source))
@@ -95,10 +128,6 @@ def _load_cached(spec: str) -> tuple[str, tuple[VividItem, ...]]:
             ) from None
         raise
     keep_in_cache(raw)
-    _warn_duplicates(find_duplicates(list(items)), raw.source, spec)
-    if raw.source not in _TAXONOMY_CHECKED:
-        _TAXONOMY_CHECKED.add(raw.source)
-        warn_if_contradicted(items, raw.source, f"vivid data check --data {shlex.quote(spec)}")
     return raw.source, items
 
 
@@ -141,7 +170,8 @@ def load_items(data: str | None = None) -> tuple[str, tuple[VividItem, ...]]:
     Raises:
         VividDataError: The source cannot be read or its content is invalid.
     """
-    return _load_cached(resolve_data_spec(data))
+    source, items, _ = _load_cached(resolve_data_spec(data))
+    return source, items
 
 
 def item_metadata(item: VividItem) -> dict[str, object]:
@@ -207,7 +237,7 @@ def load_vivid(
         ValueError: ``threshold`` is outside its range.
     """
     threshold = check_threshold(threshold)
-    source, items = load_items(data)
+    source, items, digest = _load_cached(resolve_data_spec(data))
     shown = shown_idioms(exclude_idioms, exclude_judge_examples)
     samples: list[Sample] = []
     leakage: list[LeftOutEntry] = []
@@ -245,6 +275,8 @@ def load_vivid(
         [entry.id for entry in judge_examples],
         leakage,
         threshold,
+        digest=digest,
+        items=len(items),
     )
 
 
