@@ -38,6 +38,8 @@ SECTIONS: dict[str, str] = {
     "allocation": "labels spread over generations by the residual spread, against equal allocation (annotate serve --plan)",
     "alt_test": "the alternative annotator test's pass rate by judge quality, annotators and shared items (judge card)",
     "audit": "vivid audit: a noisy judge's false failures, planted biases caught, coverage of shifts and rates",
+    "leakage": "near-duplicates of shown idioms: recall by variant shape, false flags on unrelated idioms",
+    "selfpref": "vivid audit --from: false flags, power and interval coverage of the self-preference estimate",
 }
 
 
