@@ -270,8 +270,8 @@ class AuditCard:
         Returns:
             File name -> the path written, in :data:`FILES` order.
         """
+        from vivid_inspect.atomic_write import write_atomic
         from vivid_inspect.audit.plot import render_png
-        from vivid_inspect.report.sheet_files import write_atomic
 
         contents: dict[str, str | bytes] = {
             "audit.md": self.markdown(),
