@@ -158,7 +158,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "judge", metavar="JUDGE", nargs="?", help="judge model, e.g. openai/gpt-4.1 or vivid/chrf"
     )
     # Defaults of the JUDGE mode are filled in by run(): None tells an option given with --from.
-    _judge_options(parser, limit=None)
+    _judge_options(parser, limit=None, seed_note="; --from draws nothing")
     parser.add_argument(
         "--probes",
         default=None,
@@ -188,7 +188,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         dest="from_dir",
         default=None,
         metavar="LOG_DIR",
-        help="instead of JUDGE: estimate each judge's self-preference from a vivid run folder",
+        help="instead of JUDGE: estimate each judge's self-preference from a vivid run folder (at least "
+        "three judges and two generators scoring the same items; each judge's leniency and scale are "
+        "fitted, see docs/audit.md)",
     )
     parser.add_argument(
         "--family",
@@ -244,7 +246,7 @@ _SANITY_EPILOG = """examples:
 exit codes: 0 pass, 1 fail or inconclusive (or the run did not finish), 2 bad arguments or set-up"""
 
 
-def _judge_options(parser: argparse.ArgumentParser, *, limit: int | None) -> None:
+def _judge_options(parser: argparse.ArgumentParser, *, limit: int | None, seed_note: str = "") -> None:
     """The options of a judge audit that ``vivid sanity`` shares: strategy, language, data, items, -M."""
     parser.add_argument(
         "--strategy",
@@ -273,7 +275,7 @@ def _judge_options(parser: argparse.ArgumentParser, *, limit: int | None) -> Non
         "--seed",
         type=_seed,
         default=0,
-        help="seed of the item draw, the derivations and the bootstrap (default: 0)",
+        help=f"seed of the item draw, the derivations and the bootstrap (default: 0{seed_note})",
     )
     parser.add_argument(
         "-M",
