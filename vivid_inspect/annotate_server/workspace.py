@@ -36,6 +36,7 @@ from vivid_inspect.annotate_server.guidelines import guidelines
 from vivid_inspect.annotate_server.human_log import LOGS_FOLDER, generation_logs, write_human_log
 from vivid_inspect.annotate_server.items import Item, Sheet
 from vivid_inspect.annotate_server.queues import Plan
+from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.folder_lock import HeldFolder
 from vivid_inspect.inputs.csv_records import Problems, id_problem, id_value, iter_records, whole_number
 from vivid_inspect.inputs.csv_records import shown as shown_cell
@@ -43,7 +44,7 @@ from vivid_inspect.inputs.human_scores import HumanScoresError, Problem, record_
 from vivid_inspect.report.agreement import agreement
 from vivid_inspect.report.annotate import SHEET_COLUMNS, import_sheets
 from vivid_inspect.report.raters import raters_alpha
-from vivid_inspect.report.sheet_files import cut, neutralise, write_atomic
+from vivid_inspect.report.sheet_files import cut, neutralise
 from vivid_inspect.size_caps import SHEETS
 from vivid_inspect.text import nfc
 

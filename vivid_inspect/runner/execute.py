@@ -22,7 +22,7 @@ from vivid_inspect.runner.cells import JUDGED_DIR
 from vivid_inspect.runner.generate import GenerationResult, reuse_conflicts, run_generations
 from vivid_inspect.runner.judging.cell import JudgedResult
 from vivid_inspect.runner.judging.phase import run_judges
-from vivid_inspect.runner.lock import Holder, log_folder_lock
+from vivid_inspect.runner.lock import Holder, describe, log_folder_lock
 from vivid_inspect.runner.prepare.models import build_models
 from vivid_inspect.runner.prepare.preflight import run_preflight
 from vivid_inspect.runner.prepare.prepared import Prepared, prepare
@@ -159,7 +159,7 @@ def run_spec(
     def waiting(holder: Holder) -> None:
         if not quiet:
             print(
-                f"vivid run: waiting for {holder.describe()} to finish with {loaded.log_dir}", file=sys.stderr
+                f"vivid run: waiting for {describe(holder)} to finish with {loaded.log_dir}", file=sys.stderr
             )
 
     # One run per log folder: a second would repeat every missing call (see runner/lock.py).
