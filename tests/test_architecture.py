@@ -48,7 +48,8 @@ def test_the_runner_imports_only_the_reports_entry_point(path: Path) -> None:
 
 @pytest.mark.parametrize("path", _modules(), ids=_rel)
 def test_contract_names_are_defined_only_in_the_contract(path: Path) -> None:
-    if path.name == "log_contract.py":
+    # judge_id.py is the contract's pydantic-free part: a judge's names, for the command line too.
+    if path.name in ("log_contract.py", "judge_id.py"):
         return
     tree = ast.parse(path.read_text("utf-8"))
     assigned = {

@@ -147,7 +147,7 @@ def make_audit_plan(
     from vivid_inspect.audit.probe_texts import TRANSLATOR_PROMPT
     from vivid_inspect.audit.run import prepare_items
     from vivid_inspect.audit.task import TRANSLATION_ATTEMPTS, TRANSLATOR_CONFIG
-    from vivid_inspect.languages import check_language
+    from vivid_inspect.judge_id import check_language
     from vivid_inspect.runner.plan import tokens
     from vivid_inspect.scorers.judge import get_strategy
     from vivid_inspect.scorers.judge_prompts import judge_template, render_judge_prompt

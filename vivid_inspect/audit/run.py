@@ -34,7 +34,7 @@ from vivid_inspect.audit.probes import (
 from vivid_inspect.audit.verdicts import check_seed
 from vivid_inspect.call_errors import readable_error
 from vivid_inspect.interrupt import raise_if_cancelled
-from vivid_inspect.languages import DEFAULT_LANGUAGE, check_language
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE, check_language
 from vivid_inspect.redact import redact
 from vivid_inspect.sanity import choose_ids, model_from_name
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from vivid_inspect.cli.sanity import _plain, _positive_int, model_arg
-from vivid_inspect.scorers.judge_prompts import TEMPLATES
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JUDGE_LANGUAGES, LLM_STRATEGIES
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 DEFAULT_OUT = "audit"
@@ -99,13 +99,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     # Defaults of the JUDGE mode are filled in by run(): None tells an option given with --from.
     parser.add_argument(
         "--strategy",
-        choices=list(TEMPLATES),
+        choices=list(LLM_STRATEGIES),
         default=None,
         help="judge prompting strategy (default: aspect)",
     )
     parser.add_argument(
         "--language",
-        choices=["vi", "en"],
+        choices=list(JUDGE_LANGUAGES),
         default=None,
         help="language of the judge's instructions (default: vi)",
     )
@@ -270,8 +270,8 @@ def run(args: argparse.Namespace) -> int:
         from vivid_inspect.cli.audit_from import handle_from
 
         return handle_from(args)
-    args.strategy = args.strategy or "aspect"
-    args.language = args.language or "vi"
+    args.strategy = args.strategy or DEFAULT_STRATEGY
+    args.language = args.language or DEFAULT_LANGUAGE
     args.data = args.data or "sample"
     if args.plan:
         return _plan(args)

@@ -16,11 +16,12 @@ from inspect_ai.log import EvalLog
 from inspect_ai.scorer import value_to_float
 
 from vivid_inspect.log_contract import (
+    JUDGE_PREFIX,
     LEXICAL,
     JudgedRecord,
+    JudgeId,
     is_judge_column,
     recorded_column,
-    strategy_of_column,
 )
 from vivid_inspect.report.log_refs import LogRef
 
@@ -163,7 +164,12 @@ def _score_fields(ref: LogRef, name: str, score: Any, judge_model: str | None) -
     if judge:
         judge_name = (ref.vivid_judge.name or name) if ref.vivid_judge else name
         recorded = ref.vivid_judge.strategy if ref.vivid_judge else None
-        strategy = recorded or metadata.get("strategy") or strategy_of_column(name)
+        column = JudgeId.read_column(name)
+        strategy = (
+            recorded
+            or metadata.get("strategy")
+            or (column.strategy if column else name.removeprefix(JUDGE_PREFIX))
+        )
     else:
         judge_name, strategy = None, None
     value = _numeric(score.get("value")) if score is not None else math.nan

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from vivid_inspect.languages import DEFAULT_LANGUAGE, check_language
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE, check_language, parse_strategy
 from vivid_inspect.text import nfc
 
 JUDGE_PROMPT_VERSION = 2
@@ -398,10 +398,7 @@ def judge_template(strategy: str, language: str = DEFAULT_LANGUAGE) -> str:
     Raises:
         ValueError: If the strategy or the language is unknown.
     """
-    templates = TEMPLATES_BY_LANGUAGE[check_language(language)]
-    if strategy not in templates:
-        raise ValueError(f"unknown judge strategy {strategy!r}; expected one of {', '.join(templates)}")
-    return templates[strategy]
+    return TEMPLATES_BY_LANGUAGE[check_language(language)][parse_strategy(strategy)]
 
 
 def retry_turn(reasoning: bool, language: str = DEFAULT_LANGUAGE) -> str:
