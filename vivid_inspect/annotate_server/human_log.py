@@ -24,6 +24,7 @@ from inspect_ai.scorer import ScoreEdit
 
 from vivid_inspect.bounded_zip import Budget, InflationError, check_members, check_size, max_inflated
 from vivid_inspect.generation_key import generation_of
+from vivid_inspect.report.binding import names_generation
 from vivid_inspect.report.log_files import not_generations, read_header
 from vivid_inspect.report.logs import find_log_files
 
@@ -59,7 +60,8 @@ def generation_logs(record: dict[str, Any] | None, root: Path | None, folder: Pa
             # An audit or sanity log judged made-up answers: never a log of the scored generation.
             if header is None or not_generations(header) is not None:
                 continue
-            if generation_of(header).key == record["generation"]:
+            # Binding decides (its key, or its key before data digests were recorded).
+            if names_generation(str(record["generation"]), generation_of(header)):
                 found[log] = folder / LOGS_FOLDER / log.relative_to(base)
     if not found:
         raise ValueError(

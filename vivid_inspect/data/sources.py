@@ -81,6 +81,11 @@ def hf_url(revision: str = HF_REVISION) -> str:
     return f"{endpoint}/datasets/{HF_REPO}/resolve/{revision}/{HF_FILE}"
 
 
+def hf_label(revision: str = HF_REVISION) -> str:
+    """The printable name of the pinned hub release, as tasks record it (``hf:REPO@REVISION/FILE``)."""
+    return f"hf:{HF_REPO}@{revision[:12]}/{HF_FILE}"
+
+
 def read_source(spec: str) -> RawData:
     """Read the bytes a data spec names.
 
@@ -98,7 +103,7 @@ def read_source(spec: str) -> RawData:
         sample = resources.files("vivid_inspect.data").joinpath("sample.csv")
         return RawData("vivid_inspect sample (vivid_inspect/data/sample.csv)", sample.read_bytes())
     if spec == "hf":
-        return _download(hf_url(), label=f"hf:{HF_REPO}@{HF_REVISION[:12]}/{HF_FILE}")
+        return _download(hf_url(), label=hf_label())
     if spec.startswith(("http://", "https://")):
         return _download(spec, label=spec)
     path = Path(spec).expanduser()

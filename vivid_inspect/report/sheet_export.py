@@ -83,11 +83,7 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
         return path, found
     # The report's own reading (size-capped, VIVID logs only), so both see the same generations.
     logset = read_logs(path)
-    files: dict[str, Path] = {}
-    for ref in sorted(logset.logs, key=lambda ref: ref.rel != ref.generation):  # a generation log first
-        if ref.identity is not None:
-            files.setdefault(ref.generation, ref.path)
-    candidates = {found: files[rel] for rel, found in generations_in(logset).items()}
+    candidates = {found: path / found.log for found in generations_in(logset)}
     if generation:
         chosen = choose(list(candidates), generation, option="--generation")
         return candidates[chosen], chosen

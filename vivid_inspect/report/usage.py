@@ -91,8 +91,15 @@ def _tallies(logset: LogSet) -> tuple[dict[tuple[str, str, str, str], _Tally], l
     def tally(kind: str, task: str, model: str, judge: str) -> _Tally:
         return tallies.setdefault((kind, task, model, judge), _Tally(set()))
 
-    judges_of = _judges_by_log(logset.scores)
-    for ref in logset.logs:
+    judges_of = _judges_by_log(logset.run_scores)
+    counted = _counted_once(logset.logs)
+    if len(counted) < len(logset.logs):
+        notes.append(
+            f"{len(logset.logs) - len(counted)} log(s) hold a run already counted (a judged copy copied again, "
+            "an `inspect score --output-file` copy beside its original): their usage is counted once, from the "
+            "latest written"
+        )
+    for ref in counted:
         judges = judges_of.get(ref.rel, [])
         if ref.vivid_judge is not None:
             if ref.vivid_judge.strategy == PANEL_STRATEGY:
@@ -126,6 +133,24 @@ def _tallies(logset: LogSet) -> tuple[dict[tuple[str, str, str, str], _Tally], l
                 f"{ref.rel}: judge scores but no grader usage in the header (re-scored outside the runner?)"
             )
     return tallies, notes
+
+
+def _counted_once(refs: tuple[LogRef, ...]) -> list[LogRef]:
+    """One log per run of a generation (and per judge of the runner's judged copies): the latest written.
+
+    A log and its copies hold the same header usage (and a judged copy's judge calls); the latest
+    written copy holds every judge column the others hold.
+    """
+    latest: dict[tuple[str, str, str, float], LogRef] = {}
+    for ref in refs:
+        record = ref.vivid_judge
+        judge = "" if record is None else f"{record.name}|{record.strategy}"
+        repeat = -1.0 if record is None or record.repeat is None else float(record.repeat)
+        key = (ref.key or ref.rel, ref.run, judge, repeat)
+        if key not in latest or (ref.written, ref.rel) > (latest[key].written, latest[key].rel):
+            latest[key] = ref
+    chosen = {id(ref) for ref in latest.values()}
+    return [ref for ref in refs if id(ref) in chosen]
 
 
 def _usage_frame(tallies: dict[tuple[str, str, str, str], _Tally]) -> pd.DataFrame:
