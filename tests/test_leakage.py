@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from vivid_inspect.data import COLUMNS, _load_cached, load_vivid
-from vivid_inspect.data.leakage import judge_example_idioms
-from vivid_inspect.scorers.judge_prompts import TEMPLATES
+from vivid_inspect.scorers.judge_prompts import TEMPLATES, judge_example_idioms
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS
 from vivid_inspect.tasks import explain
 

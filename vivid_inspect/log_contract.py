@@ -61,6 +61,8 @@ USAGE_KEY = "usage"
 """Field of the record holding ``{scorer name: {"usage", "calls", "cached_calls"}}``."""
 NO_JUDGE = "none"
 """``explain(judge=...)`` value of a generation-only log: no scorer; judged logs score it afterwards."""
+SPEC_FILE = "spec.resolved.yaml"
+"""The resolved spec ``vivid run`` writes beside its logs (``vivid/<spec name>/spec.resolved.yaml``)."""
 
 
 def judge_column(strategy: str, language: str | None = None) -> str:

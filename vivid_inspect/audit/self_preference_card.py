@@ -17,6 +17,7 @@ import pandas as pd
 
 from vivid_inspect.audit.family import NO_FAMILY
 from vivid_inspect.report.render import Table, to_csv
+from vivid_inspect.report.sheet_files import neutralise, write_atomic
 
 MARKDOWN_FILE = "self_preference.md"
 CSV_FILE = "self_preference.csv"
@@ -365,8 +366,6 @@ class SelfPreferenceCard:
         Raises:
             SelfPreferenceError: If ``out_dir`` is a file or cannot be created.
         """
-        from vivid_inspect.report.sheet_files import neutralise, write_atomic
-
         out = Path(out_dir)
         if out.exists() and not out.is_dir():
             raise SelfPreferenceError(f"output folder {str(out)!r} is a file, not a folder")

@@ -196,7 +196,7 @@ def load_vivid(
             model is scored on an example it was shown. Idioms are compared by :func:`idiom_key`
             (NFC, case, punctuation, spacing and tone-mark placement ignored).
         exclude_judge_examples: Idioms of the judges' graded examples
-            (:func:`vivid_inspect.data.leakage.judge_example_idioms`); matching items are left out
+            (:func:`vivid_inspect.scorers.judge_prompts.judge_example_idioms`); matching items are left out
             the same way and recorded apart, so that no item is judged with its own answer key in
             the judge's prompt.
         target: The sample target of an item; defaults to its reference meaning. The input is

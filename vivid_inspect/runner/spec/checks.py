@@ -14,6 +14,9 @@ from typing import Any
 from inspect_ai.model import GenerateConfig
 from pydantic import TypeAdapter, ValidationError
 
+from vivid_inspect.audit.probes import ENGLISH, PROBES
+from vivid_inspect.baselines.answers import BASELINES
+from vivid_inspect.baselines.model import GRADERS
 from vivid_inspect.bounds import (
     GENERATE_BOUNDS,
     GENERATE_INT_BOUND,
@@ -67,9 +70,6 @@ def is_url(value: str) -> bool:
 
 def vivid_model_names() -> tuple[str, ...]:
     """The ``vivid/*`` models the baselines' provider knows: its baselines and its graders."""
-    from vivid_inspect.baselines.answers import BASELINES
-    from vivid_inspect.baselines.model import GRADERS
-
     return (*BASELINES, *GRADERS)
 
 
@@ -358,8 +358,6 @@ def _check_audits(
     audits: list[tuple[int, Audit]], judges: dict[str, Judge], data: str | None
 ) -> list[Problem]:
     """Each audit names an LLM judge of the spec once, and known probes the data can derive."""
-    from vivid_inspect.audit.probes import ENGLISH, PROBES
-
     problems: list[Problem] = []
     seen: dict[str, int] = {}
     for i, audit in audits:
