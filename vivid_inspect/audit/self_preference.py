@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+import yaml
 from threadpoolctl import threadpool_limits
 
 from vivid_inspect.audit.family import NO_FAMILY, FamilyError, normalise_family, resolve_family
@@ -668,8 +669,6 @@ def spec_families(log_dir: str | os.PathLike[str]) -> dict[str, str]:
     Returns:
         Model or judge name to family (normalised); empty when no spec declares one.
     """
-    import yaml
-
     declared: dict[str, str] = {}
     for path in sorted(Path(log_dir).rglob(f"vivid/*/{SPEC_FILE}")):
         try:

@@ -7,6 +7,10 @@ import contextlib
 import sys
 from typing import Any
 
+# The commands' work is imported inside their handlers, not here: `vivid --help` imports every
+# command's module and must stay under a second (tests/test_cli_startup.py, bench/cli_startup.py);
+# `vivid annotate serve` pulls in uvicorn, Starlette and pandas.
+
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_BUSY = 75  # sysexits' EX_TEMPFAIL, as `vivid run` on a held log folder: a server holds the folder
@@ -185,7 +189,6 @@ def run_serve(args: argparse.Namespace) -> int:
 
     75 when another ``vivid annotate serve`` holds the annotation folder (it is named).
     """
-    # Imported here: the server pulls in uvicorn, Starlette and pandas, and `vivid --help` must stay fast.
     from vivid_inspect.annotate_server.opening import open_workspace
     from vivid_inspect.annotate_server.serve import announce, bind, serve
     from vivid_inspect.folder_lock import FolderBusy

@@ -18,6 +18,9 @@ from typing import Any
 from vivid_inspect.cli.sanity import _plain, _positive_int, model_arg
 from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JUDGE_LANGUAGES, LLM_STRATEGIES
 
+# The commands' work is imported inside their handlers, not here: `vivid --help` imports every
+# command's module and must stay under a second (tests/test_cli_startup.py, bench/cli_startup.py).
+
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 DEFAULT_OUT = "audit"
 """Folder of audit.md, audit.csv and audit_shifts.png when --out is not given."""
