@@ -308,25 +308,43 @@ def _set_aside_notes(logset: LogSet, limit: int = 10) -> list[str]:
 
 
 def _left_out_notes(logset: LogSet) -> list[str]:
-    """One note per set of items the tasks left out because they are demonstrations of the prompt."""
-    tasks_by_ids: dict[tuple[int, ...], set[str]] = {}
+    """One section: per task setting, the items left out as shown idioms or near-duplicates, and why.
+
+    Each generation log's task metadata ``leakage`` names every item it left out, the idiom shown
+    with its answer that the item is or resembles (a demonstration or a judge's graded example)
+    and their similarity; an older log only its ids. Settings that left out the same items share
+    a line; each note is one line of the report's list.
+    """
+    settings_by_record: dict[tuple[float | None, tuple[str, ...]], set[str]] = {}
     for ref in logset.logs:
-        if ref.left_out and ref.vivid_judge is None:
-            setting = (
-                ref.prompt
-                if ref.prompt is not None
-                else f"{ref.shots} shots"
-                if ref.shots is not None
-                else None
+        if ref.vivid_judge is not None or not ref.leakage.left_out:
+            continue
+        setting = (
+            ref.prompt if ref.prompt is not None else f"{ref.shots} shots" if ref.shots is not None else None
+        )
+        described = tuple(entry.describe() for entry in ref.leakage.left_out)
+        settings_by_record.setdefault((ref.leakage.threshold, described), set()).add(
+            f"{ref.task} ({setting})" if setting else ref.task
+        )
+    lines = []
+    for (threshold, described), settings in sorted(
+        settings_by_record.items(), key=lambda item: sorted(item[1])
+    ):
+        head = (
+            f"- left out of {', '.join(sorted(settings))} ({len(described)} item(s), no score counts them): "
+        )
+        if threshold is None:
+            ids = ", ".join(line.split(" ", 2)[1] for line in described)
+            lines.append(
+                head + "the idiom is a demonstration or a judge's graded example (logged before task "
+                f"version 3, which recorded the ids only): ids {ids}"
             )
-            tasks_by_ids.setdefault(ref.left_out, set()).add(
-                f"{ref.task} ({setting})" if setting else ref.task
+        else:
+            lines.append(
+                head + f"the idiom is, or is a near-duplicate of (similarity >= {threshold:g}), one shown "
+                "with its answer: " + "; ".join(described)
             )
-    return [
-        f"- left out {len(ids)} item(s) whose idiom is a demonstration of the prompt, in {', '.join(sorted(tasks))}: "
-        f"ids {', '.join(map(str, ids))} (no score counts them)"
-        for ids, tasks in sorted(tasks_by_ids.items())
-    ]
+    return lines
 
 
 def _write(out: Path, tables: tuple[Table, ...], markdown: str, formats: tuple[Format, ...]) -> list[Path]:
