@@ -473,10 +473,13 @@ def test_the_audit_prints_its_card_and_no_task_panels(tmp_path: Path) -> None:
     assert done.stdout.startswith("## Judge audit: ")
     # Inspect's display would print a panel per probe's task (about 380 lines for the full audit);
     # off a terminal the one bar draws nothing, so the card is all there is (standard error keeps
-    # the data layer's one line naming the item it leaves out).
+    # the data layer's note naming the item it leaves out: one line, then one per item with what it
+    # resembles).
     for printed in (done.stdout, done.stderr):
         assert "samples" not in printed and "╭" not in printed and "audit_hedge" not in printed
-    assert len(done.stderr.splitlines()) <= 1, done.stderr
+    said = done.stderr.splitlines()
+    assert len(said) <= 2, done.stderr
+    assert all("left out 1 item(s)" in line or line.startswith("  - id 17 ") for line in said), done.stderr
     card = (tmp_path / "out" / "audit.md").read_text("utf-8")
     assert (
         done.stdout

@@ -46,7 +46,7 @@ from vivid_inspect.cli.audit_from import handle_from
 from vivid_inspect.cli.main import main
 from vivid_inspect.log_contract import AUDIT_TAG, SANITY_TAG
 from vivid_inspect.report.logs import SCORE_COLUMNS
-from vivid_inspect.scorers.judge import judge_aspect
+from vivid_inspect.scorers.judge import judge_scorer
 from vivid_inspect.tasks import explain
 from vivid_inspect.text import nfc
 
@@ -822,7 +822,7 @@ def real_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
             for judge in (STRICT, FAN):
                 judged = score(
                     logs[0],
-                    [judge_aspect()],
+                    [judge_scorer("aspect")],
                     model_roles={"grader": grader(judge)},
                     action="overwrite",
                     display="none",

@@ -32,6 +32,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from vivid_inspect.cli.main import main
+from vivid_inspect.log_contract import SPEC_FILE
 from vivid_inspect.runner import RunResult, load_spec, make_plan, run_spec
 from vivid_inspect.runner.cells import expand
 from vivid_inspect.runner.generate import eval_set_groups
@@ -41,7 +42,7 @@ from vivid_inspect.runner.judging.phase import prune_orphans
 from vivid_inspect.runner.plan_text import render_plan
 from vivid_inspect.runner.prepare.models import generate_config, make_judge_model
 from vivid_inspect.runner.prepare.prepared import prepare
-from vivid_inspect.runner.record import FREEZE_FILE, SPEC_FILE
+from vivid_inspect.runner.record import FREEZE_FILE
 from vivid_inspect.runner.spec.problems import SpecError, format_path
 from vivid_inspect.scorers import judge_parse, judge_prompts
 from vivid_inspect.scorers.lexical import bin_chrf, chrf

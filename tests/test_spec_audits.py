@@ -16,6 +16,7 @@ import yaml
 
 from vivid_inspect.audit.run import run_audit
 from vivid_inspect.cli.main import main
+from vivid_inspect.runner import audits as runner_audits
 from vivid_inspect.runner import load_spec
 from vivid_inspect.runner.audits import AUDITS_DIR, CARD_DIR
 from vivid_inspect.runner.execute import run_spec
@@ -203,7 +204,8 @@ def test_an_audit_whose_judge_failed_leaves_the_run_incomplete_and_says_why(
         raise audit_run.AuditError("the audit's wrong probe judged by vivid/chrf did not complete: HTTP 500")
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(audit_run, "run_audit", failing)
+    # The runner calls the audit through its own module-level import.
+    monkeypatch.setattr(runner_audits, "run_audit", failing)
     spec = _write(tmp_path, _spec())
     assert main(["run", str(spec), "--display", "none", "--no-report", "--no-preflight"]) == 1
     err = capsys.readouterr().err
@@ -247,7 +249,7 @@ def test_an_audit_runs_with_its_judges_retries_as_vivid_plan_counts_them(
         return real(*args, **kwargs)
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(audit_run, "run_audit", spy)
+    monkeypatch.setattr(runner_audits, "run_audit", spy)
     data = _spec(audits=_audit(limit=2, probes=["wrong"]))
     data["runs"][0]["sample"]["n"] = 2
     data["judges"][0]["retries"] = retries

@@ -41,6 +41,7 @@ import numpy as np
 from vivid_inspect.annotate_server.items import Item, Sheet, read_sheet
 from vivid_inspect.annotate_server.queues import assign, check_annotators, normalise_name
 from vivid_inspect.annotate_server.workspace import Workspace, quoted
+from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.folder_lock import HeldFolder
 from vivid_inspect.generation_key import Generation, choose
 from vivid_inspect.inputs.human_scores import read_generation_record, read_human_scores, record_path
@@ -57,7 +58,7 @@ from vivid_inspect.report.binding import generations_in
 from vivid_inspect.report.judges import choose_judge, judge_rows, latest, select
 from vivid_inspect.report.logs import read_logs
 from vivid_inspect.report.ppi import residual_spread
-from vivid_inspect.report.sheet_files import cut, neutralise, write_atomic
+from vivid_inspect.report.sheet_files import cut, neutralise
 from vivid_inspect.report.sheet_lock import hold_annotation_folder
 
 POOL_FILE = "pool.json"

@@ -7,6 +7,10 @@ import contextlib
 import sys
 from typing import Any
 
+# The commands' work is imported inside their handlers, not here: `vivid --help` imports every
+# command's module and must stay under a second (tests/test_cli_startup.py, bench/cli_startup.py);
+# `vivid annotate serve` pulls in uvicorn, Starlette and pandas.
+
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_BUSY = 75  # sysexits' EX_TEMPFAIL, as `vivid run` on a held log folder: a server holds the folder

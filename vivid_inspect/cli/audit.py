@@ -23,6 +23,7 @@ import yaml
 from rich.text import Text
 
 from vivid_inspect.bounds import MAX_ITEMS
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY
 from vivid_inspect.scorers.judge_prompts import TEMPLATES
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -405,8 +406,8 @@ def run(args: argparse.Namespace) -> int:
         from vivid_inspect.cli.audit_from import handle_from
 
         return handle_from(args)
-    args.strategy = args.strategy or "aspect"
-    args.language = args.language or "vi"
+    args.strategy = args.strategy or DEFAULT_STRATEGY
+    args.language = args.language or DEFAULT_LANGUAGE
     args.data = args.data or "sample"
     if args.plan:
         return _plan(args)

@@ -220,7 +220,7 @@ def load_vivid(
             final y/i ignored); a near-duplicate is one whose
             :func:`~vivid_inspect.data.leakage.similarity` reaches ``threshold``.
         exclude_judge_examples: Idioms of the judges' graded examples
-            (:func:`vivid_inspect.data.leakage.judge_example_idioms`); matching items are left out
+            (:func:`vivid_inspect.scorers.judge_prompts.judge_example_idioms`); matching items are left out
             the same way and recorded apart, so that no item is judged with its own answer key in
             the judge's prompt.
         target: The sample target of an item; defaults to its reference meaning. The input is
