@@ -176,6 +176,9 @@ def read_judged_record(metadata: dict[str, Any] | None) -> JudgedRecord | None:
 
 AUDIT_TAG = "vivid-audit"
 """Eval tag of every log ``vivid audit`` writes (one log per probe)."""
+SANITY_TAG = "vivid-sanity"
+"""Eval tag of the logs the former ``vivid sanity`` wrote (before it became the audit's literal probe):
+a folder may still hold them, and they are judged made-up answers too."""
 VIVID_AUDIT_KEY = "vivid_audit"
 """Eval metadata key holding the :class:`AuditRecord` of an audit log."""
 

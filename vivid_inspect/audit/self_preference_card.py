@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.audit.family import NO_FAMILY
 from vivid_inspect.report.render import Table, to_csv
-from vivid_inspect.report.sheet_files import neutralise, write_atomic
+from vivid_inspect.report.sheet_files import neutralise
 
 MARKDOWN_FILE = "self_preference.md"
 CSV_FILE = "self_preference.csv"
