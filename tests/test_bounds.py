@@ -251,7 +251,7 @@ SCORER_OPTIONS = {
     ),
     "S-negative-retries": (
         ["--scorer", "vivid_inspect/judge_aspect_en", "-S", "retries=-1"],
-        "judge_aspect: retries must be between 0 and 10, got -1",
+        "judge_aspect_en: retries must be between 0 and 10, got -1",
     ),
 }
 

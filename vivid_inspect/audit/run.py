@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 from inspect_ai import eval
-from inspect_ai.model import GenerateConfig, Model
+from inspect_ai.model import GenerateConfig, Model, get_model
 from inspect_ai.util import DisplayType
 
 from vivid_inspect.audit.card import AuditCard, build_card
@@ -349,8 +349,6 @@ def model_from_name(name: str, model_args: Mapping[str, Any] | None) -> Model:
         ValueError: A model argument the provider (or its client) does not take, named with the
             model; or what Inspect raises for an unknown model.
     """
-    from inspect_ai.model import get_model
-
     args = dict(model_args or {})
     check_judge_args(name, args)
     try:

@@ -210,7 +210,6 @@ def run_serve(args: argparse.Namespace) -> int:
 
     75 when another ``vivid annotate serve`` holds the annotation folder (it is named).
     """
-    # Imported here: the server pulls in uvicorn, Starlette and pandas, and `vivid --help` must stay fast.
     from vivid_inspect.annotate_server.serve import announce, bind, serve
     from vivid_inspect.folder_lock import FolderBusy
     from vivid_inspect.report.annotate import DEFAULT_N
