@@ -22,6 +22,7 @@ from vivid_inspect.data.normalise import idiom_key, unify_tone_marks
 from vivid_inspect.data.prevalence import warn_if_contradicted
 from vivid_inspect.data.sources import (
     DATA_ENV,
+    DataSourceError,
     keep_in_cache,
     read_source,
     resolve_data_spec,
@@ -32,6 +33,7 @@ from vivid_inspect.taxonomy import THEME_BY_CODE, TRAIT_BY_CODE
 __all__ = [
     "COLUMNS",
     "DATA_ENV",
+    "DataSourceError",
     "Duplicate",
     "VividData",
     "VividDataError",

@@ -36,6 +36,20 @@ _HOW_TO_CHOOSE = (
 )
 
 
+class DataSourceError(VividDataError):
+    """A data source that cannot be read (no such file, a failed download), with advice on choosing another.
+
+    Args:
+        reason: What went wrong, naming the source; the message adds how to choose the data with
+            ``-T data`` or ``$VIVID_DATA``. ``vivid run`` gives its own advice instead (the spec's
+            ``data:`` key), so it reads ``reason`` alone.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"{reason} {_HOW_TO_CHOOSE}")
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class RawData:
     """The bytes of a data file and a name for it that messages and logs can show.
@@ -86,7 +100,7 @@ def read_source(spec: str) -> RawData:
         The raw bytes with a printable source name.
 
     Raises:
-        VividDataError: The file does not exist or the download failed; the message says how to
+        DataSourceError: The file does not exist or the download failed; the message says how to
             choose another source.
     """
     if spec == "sample":
@@ -101,7 +115,7 @@ def read_source(spec: str) -> RawData:
     try:
         return RawData(str(path), path.read_bytes())
     except OSError as exc:
-        raise VividDataError(f"{spec}: cannot be read ({exc.strerror or exc}). {_HOW_TO_CHOOSE}") from None
+        raise DataSourceError(f"{spec}: cannot be read ({exc.strerror or exc}).") from None
 
 
 _NOT_REGULAR: tuple[tuple[Callable[[int], bool], str], ...] = (
@@ -118,12 +132,12 @@ def _check_regular_file(path: Path, spec: str) -> None:
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        raise VividDataError(f"{spec}: no such data file. {_HOW_TO_CHOOSE}") from None
+        raise DataSourceError(f"{spec}: no such data file.") from None
     except OSError as exc:
-        raise VividDataError(f"{spec}: cannot be read ({exc.strerror or exc}). {_HOW_TO_CHOOSE}") from None
+        raise DataSourceError(f"{spec}: cannot be read ({exc.strerror or exc}).") from None
     for is_kind, what in _NOT_REGULAR:
         if is_kind(mode):
-            raise VividDataError(f"{spec}: is {what}. {_HOW_TO_CHOOSE}")
+            raise DataSourceError(f"{spec}: is {what}.")
 
 
 def cache_dir() -> Path:
@@ -151,5 +165,5 @@ def _download(url: str, label: str) -> RawData:
         response = httpx.get(url, follow_redirects=True, timeout=60.0)
         response.raise_for_status()
     except httpx.HTTPError as exc:
-        raise VividDataError(f"{label}: could not download {url} ({exc}). {_HOW_TO_CHOOSE}") from None
+        raise DataSourceError(f"{label}: could not download {url} ({exc}).") from None
     return RawData(label, response.content, cache_path=cached)
