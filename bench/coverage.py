@@ -34,6 +34,7 @@ SECTIONS: dict[str, str] = {
     "raters": "the mean per-annotator kappa interval (Table 1's kappa_per_annotator)",
     "consistency": "the self-consistency kappa interval (judge_consistency)",
     "differences": "the paired kappa-difference interval of two judges (judge_differences)",
+    "audit": "vivid audit: a noisy judge's false failures, planted biases caught, coverage of shifts and rates",
 }
 
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,7 +75,7 @@ def test_inconclusive_probes_are_reported_not_failed() -> None:
     assert card.count("inconclusive") == len(PROBES)
     assert card.exit_code == 0 and card.passed
     assert card.markdown().startswith("## Judge audit: INCONCLUSIVE\n")
-    assert "0 pass, 0 fail, 11 inconclusive" in card.markdown()
+    assert f"0 pass, 0 fail, {len(PROBES)} inconclusive" in card.markdown()
 
 
 # --- markdown ---------------------------------------------------------------------------------------------
@@ -84,25 +85,49 @@ def test_the_header_names_judge_strategy_language_data_and_items() -> None:
     text = card_of(sound(), language="en", data="tests/fixtures/x.csv").markdown()
     assert (
         "Judge `openai/gpt-4.1` (strategy `aspect`, instructions in `en`) on 40 items of tests/fixtures/x.csv: "
-        "11 pass, 0 fail, 0 inconclusive." in text
+        f"{len(PROBES)} pass, 0 fail, 0 inconclusive." in text
     )
-    assert "paired bootstrap over items (2000 resamples, seed 0)" in text
+    assert (
+        "Student t over items, its spread counting a pseudo-item above and below the mean, as far as an "
+        "item could lie (weight 1 each)" in text
+    )
+
+
+def test_the_control_comes_first_as_the_noise_floor() -> None:
+    card = card_of(sound())
+    assert card.results[0].probe == "retest"
+    lines = card.markdown().splitlines()
+    floor = lines.index(
+        "Noise floor (`retest`, `reference` judged again as a fresh call): the two calls agree on 100 % "
+        "[91 %, 100 %] of 40 items, shift +0.00; each invariance probe's flips are counted beyond the "
+        "control's."
+    )
+    assert floor < next(i for i, line in enumerate(lines) if line.startswith("| probe |"))
+    retest = next(line for line in lines if line.startswith("| `retest` |"))
+    assert "same as `reference`, asked again (±0.50)" in retest and "agreement 100 %" in retest
+
+
+def test_without_a_control_the_card_says_the_noise_floor_is_unknown() -> None:
+    scores = {k: v for k, v in sound().items() if k != "retest"}
+    text = card_of(scores).markdown()
+    assert "No control (`retest`): the judge's test-retest noise is unknown" in text
+    assert "flips 0 %, no control (≤ 50 %)" in text
 
 
 @pytest.mark.parametrize(
-    ("confidence", "n_boot", "level"),
+    ("confidence", "level"),
     [
-        pytest.param(0.95, 2000, "95 %", id="default"),
-        pytest.param(0.9, 2000, "90 %", id="90"),
-        pytest.param(0.995, 2000, "99.5 %", id="99.5-not-rounded-to-100"),
-        pytest.param(0.9999, 100_000, "99.99 %", id="99.99"),
+        pytest.param(0.95, "95 %", id="default"),
+        pytest.param(0.9, "90 %", id="90"),
+        pytest.param(0.995, "99.5 %", id="99.5-not-rounded-to-100"),
+        pytest.param(0.9999, "99.99 %", id="99.99"),
     ],
 )
 def test_the_card_and_plot_name_the_level_of_their_intervals(
-    confidence: float, n_boot: int, level: str, monkeypatch: pytest.MonkeyPatch
+    confidence: float, level: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    card = card_of(sound(), thresholds=Thresholds(confidence=confidence, n_boot=n_boot))
-    assert f"[{level} CI] by a paired bootstrap over items" in card.markdown()
+    card = card_of(sound(), thresholds=Thresholds(confidence=confidence))
+    assert f"[{level} CI]: Student t over items" in card.markdown()
     labels: list[str] = []
     from matplotlib.axes import Axes
 
@@ -114,7 +139,9 @@ def test_the_card_and_plot_name_the_level_of_their_intervals(
 
     monkeypatch.setattr(Axes, "set_xlabel", record)
     plot.render_png(card)
-    assert len(labels) == 2 and all(label.endswith(f", {level} CI") for label in labels), labels
+    assert len(labels) == 2 and all(" ".join(label.split()).endswith(f", {level} CI") for label in labels), (
+        labels
+    )
 
 
 def test_one_row_per_probe_in_order_with_expectation_mean_comparison_shift_rate_unscored_verdict() -> None:
@@ -125,22 +152,27 @@ def test_one_row_per_probe_in_order_with_expectation_mean_comparison_shift_rate_
     )
     rows = lines[header + 2 : header + 2 + len(PROBES)]
     assert [row.split(" | ")[0] for row in rows] == [f"| `{p.name}`" for p in PROBES]
-    padding = rows[3].split(" | ")
-    result = card.results[3]
+    index = [p.name for p in PROBES].index("padding")
+    padding = rows[index].split(" | ")
+    result = card.results[index]
     assert padding[1] == "not higher than `partial` (≤ +0.50)"
     assert padding[2] == f"{result.mean:.2f}"
     assert padding[3] == (
         f"{result.paired_mean:.2f} − `partial` {result.comparison_mean:.2f} ({result.n_paired} items)"
     )
     assert padding[4] == f"**{result.shift:+.2f}** [{result.ci_low:+.2f}, {result.ci_high:+.2f}]"
-    assert padding[5] == f"robustness {100 * result.rate:.0f} % [0 %, {100 * result.rate_ci_high:.0f} %]"
+    assert padding[5] == (
+        f"flips {100 * (1 - result.rate):.0f} % − control 0 %: **+{100 * result.excess_flips:.0f} %** "
+        f"[+{100 * result.excess_ci_low:.0f} %, +{100 * result.excess_ci_high:.0f} %] (≤ 50 %)"
+    )
     assert padding[6] == "0 / 0"
     assert padding[7] == "**FAIL** |"
-    reference = rows[0].split(" | ")
+    reference = rows[1].split(" | ")
     assert reference[1] == "high (≥ 4.00)"
     assert reference[2].startswith("**") and "[" in reference[2]  # the mean decides, with its interval
     assert reference[3:5] == ["—", "n/a"]
-    assert rows[4].split(" | ")[1] == "at most 1 (≤ 1.00)"
+    assert reference[5].startswith("**floor 100 % [") and reference[5].endswith("]** (≥ 70 %)")
+    assert rows[5].split(" | ")[1] == "at most 1 (≤ 1.00)"
 
 
 def test_every_probe_that_did_not_pass_is_explained() -> None:
@@ -179,7 +211,8 @@ def test_an_all_unscored_card_reads_n_a() -> None:
     text = card.markdown()
     assert card.exit_code == 0
     assert (
-        "| `reference` | high (≥ 4.00) | **n/a** [n/a, n/a] | — | n/a | floor n/a [n/a, n/a] | 40 |" in text
+        "| `reference` | high (≥ 4.00) | **n/a** [n/a, n/a] | — | n/a | **floor n/a [n/a, n/a]** (≥ 70 %) | 40 |"
+        in text
     )
     assert (
         "| `spelling` | same as `reference` (±0.50) | n/a | `reference`: no item scored in both | n/a |"
@@ -251,7 +284,9 @@ def test_items_are_counted_over_every_probe() -> None:
 
 
 def test_no_probe_with_scores_is_refused() -> None:
-    with pytest.raises(ValueError, match=r"no probe of the audit has scores \(probes: reference, spelling"):
+    with pytest.raises(
+        ValueError, match=r"no probe of the audit has scores \(probes: retest, reference, spelling"
+    ):
         card_of({"unknown": {1: 3.0}})
     with pytest.raises(ValueError, match="scores of: none"):
         card_of({})
@@ -268,9 +303,9 @@ def test_rows_carry_the_identity_then_every_statistic() -> None:
     assert {(r["judge"], r["strategy"], r["language"], r["data"], r["seed"]) for r in rows} == {
         ("openai/gpt-4.1", "aspect", "vi", "sample", 4)
     }
-    reference = rows[0]
+    reference = rows[1]
     assert reference["shift"] is None and reference["ci_low"] is None and reference["comparison"] is None
-    assert reference["mean"] == round(card.results[0].mean, 4)
+    assert reference["mean"] == round(card.results[1].mean, 4)
     assert reference["verdict"] == "pass" and reference["statistic"] == "mean"
 
 
@@ -350,18 +385,76 @@ def test_the_plot_draws_degenerate_cards(scores: Scores) -> None:
 
 
 @pytest.mark.parametrize(
-    ("index", "label"),
+    ("name", "label"),
     [
-        (0, "reference: high"),
-        (1, "spelling: same as reference"),
-        (2, "partial: lower than reference"),
-        (3, "padding: not higher than partial"),
-        (4, "wrong: at most 1"),
-        (9, "english: within 1 of reference"),
+        ("retest", "retest: same as reference, asked again"),
+        ("reference", "reference: high"),
+        ("spelling", "spelling: same as reference"),
+        ("partial", "partial: lower than reference"),
+        ("padding", "padding: not higher than partial"),
+        ("wrong", "wrong: at most 1"),
+        ("english", "english: within 1 of reference"),
     ],
 )
-def test_plot_labels_say_what_each_probe_expects(index: int, label: str) -> None:
-    assert plot.label(card_of(sound()).results[index]) == label
+def test_plot_labels_say_what_each_probe_expects(name: str, label: str) -> None:
+    (result,) = [r for r in card_of(sound()).results if r.probe == name]
+    assert plot.label(result) == label
+
+
+def _drawn_texts(figure: Any) -> list[Any]:
+    """Every text the figure draws: titles, labels, legend, notes, and the tick labels in view."""
+    from matplotlib.text import Text
+
+    texts = [t for t in figure.findobj(Text) if not _is_tick_label(t, figure)]
+    for axes in figure.axes:
+        for axis, (low, high) in ((axes.xaxis, axes.get_xlim()), (axes.yaxis, axes.get_ylim())):
+            for tick in axis.get_majorticklabels():
+                position = tick.get_position()[0 if axis is axes.xaxis else 1]
+                if min(low, high) <= position <= max(low, high):
+                    texts.append(tick)
+    return texts
+
+
+def _is_tick_label(text: Any, figure: Any) -> bool:
+    return any(
+        text in axis.get_majorticklabels() or text in axis.get_minorticklabels()
+        for axes in figure.axes
+        for axis in (axes.xaxis, axes.yaxis)
+    )
+
+
+LONG = {
+    "judge": "openai-api/local/Qwen/Qwen3-235B-A22B-Instruct-2507-FP8-with-a-much-longer-served-model-name",
+    "data": "/srv/shared/datasets/vietnamese/vivid/releases/2025-06/vivid_full_release_with_every_item.csv",
+}
+
+
+@pytest.mark.parametrize(
+    ("scores", "identity"),
+    [
+        pytest.param(length_rewarding(), {}, id="ordinary-card"),
+        pytest.param(length_rewarding(), LONG, id="long-judge-and-data-names"),
+        pytest.param(
+            {k: v for k, v in sound().items() if k in ("reference", "spelling")}, LONG, id="two-rows"
+        ),
+        pytest.param(length_rewarding(), {"thresholds": Thresholds(confidence=0.9999)}, id="long-level"),
+    ],
+)
+def test_every_text_of_the_plot_stays_inside_the_canvas(scores: Scores, identity: dict[str, object]) -> None:
+    import matplotlib.style
+
+    card = card_of(scores, **identity)
+    with matplotlib.style.context("default"):
+        figure = plot.build_figure(card)
+        figure.canvas.draw()
+        renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+        width, height = figure.bbox.width, figure.bbox.height
+        texts = [t for t in _drawn_texts(figure) if t.get_visible() and t.get_text().strip()]
+        assert len(texts) > 10 and any("Judge audit" in t.get_text() for t in texts)
+        for text in texts:
+            box = text.get_window_extent(renderer)
+            assert box.x0 >= 0 and box.y0 >= 0, text.get_text()
+            assert box.x1 <= width and box.y1 <= height, (text.get_text(), box, width)
 
 
 # --- imports ----------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,15 @@ def _exit(argv: list[str]) -> int:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        pytest.param(["vivid/chrf", "--limit", "0"], "limit 0 must be 1 or more", id="limit-zero"),
+        pytest.param(["vivid/chrf", "--limit", "0"], "limit 0 must be between 1 and 100000", id="limit-zero"),
+        pytest.param(
+            ["vivid/chrf", "--limit", "1" + "0" * 30],
+            "must be between 1 and 100000",
+            id="limit-past-the-bound",
+        ),
+        pytest.param(
+            ["vivid/chrf", "--seed", str(2**40)], "must be at most 4294967295", id="seed-past-the-bound"
+        ),
         pytest.param(
             ["vivid/chrf", "--limit", "ten"], "limit 'ten' is not a whole number", id="limit-not-a-number"
         ),
@@ -75,14 +84,54 @@ def test_bad_arguments_exit_2_with_a_message(
 
 
 @pytest.mark.parametrize("plan", [[], ["--plan"]], ids=["run", "plan"])
-def test_english_without_translations_names_the_translator_option(
+def test_english_named_without_translations_names_the_translator_option(
     untranslated: Path, plan: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _exit(["audit", "vivid/chrf", "--data", str(untranslated), *plan]) == 2
+    assert (
+        _exit(["audit", "vivid/chrf", "--data", str(untranslated), "--probes", "english,hedge", *plan]) == 2
+    )
     err = capsys.readouterr().err
     assert "--translator MODEL" in err
-    assert "--probes " + ",".join(name for name in PROBES if name != "english") in err
+    assert "--probes retest,reference,hedge" in err
     assert not Path("audit").exists()  # nothing ran, nothing written
+
+
+LEFT_OUT = (
+    "vivid audit: english left out: only the bundled sample ships English meanings, not {data}; add it "
+    "with --translator MODEL (one call per item, cached), or choose the probes with --probes A,B\n"
+)
+
+
+def test_by_default_every_probe_the_data_allows_runs_and_one_line_says_english_was_left_out(
+    untranslated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = _exit(["audit", "vivid/chrf", "--data", str(untranslated), "--threshold", "min_items=1"])
+    out = capsys.readouterr()
+    assert code in (0, 1), out.err
+    assert out.err == LEFT_OUT.format(data=untranslated)
+    with (Path("audit") / "audit.csv").open(encoding="utf-8", newline="") as file:
+        probes = [row["probe"] for row in csv.DictReader(file)]
+    assert probes == [name for name in PROBES if name != "english"]
+    assert "english left out" in (Path("audit") / "audit.md").read_text("utf-8")
+
+
+def test_the_plan_of_a_default_audit_says_english_was_left_out(
+    untranslated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _exit(["audit", "vivid/chrf", "--data", str(untranslated), "--plan"]) == 0
+    out = capsys.readouterr().out
+    assert f"english left out: only the bundled sample ships English meanings, not {untranslated}" in out
+    assert "2 items" in out and "× 11 probes" in out
+
+
+def test_with_a_translator_english_is_not_left_out(
+    untranslated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = _exit(
+        ["audit", "vivid/chrf", "--data", str(untranslated), "--plan", "--translator", "openai/gpt-4.1-mini"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "left out" not in out and "english" in out
 
 
 def test_leaving_english_out_runs_on_untranslated_data(
@@ -114,8 +163,8 @@ def test_plan_prints_calls_tokens_and_cost_and_calls_nothing(capsys: pytest.Capt
     )
     out = capsys.readouterr()
     assert code == 0, out.err
-    # 10 items x 11 probes, less the 2 Literal items left out of the literal probe.
-    assert "| grader | openai/gpt-4.1 | 108 | 216 |" in out.out
+    # 10 items x 12 probes (the control among them), less the 2 Literal items left out of the literal probe.
+    assert "| grader | openai/gpt-4.1 | 118 | 236 |" in out.out
     assert "| translator | openai/gpt-4.1-mini | 10 | 30 |" in out.out
     assert "$" in out.out and "nothing has been called" in out.out
     assert not Path("logs").exists() and not Path("audit").exists()
@@ -126,10 +175,10 @@ def test_plan_counts_items_times_probes() -> None:
 
     plan = make_audit_plan("vivid/chrf", limit=5, probes="padding", price=Price(1, 2))
     (grader,) = plan.roles
-    assert (plan.items, plan.probes) == (5, ("reference", "partial", "padding"))
-    assert (grader.calls, grader.max_calls, grader.output_tokens) == (15, 30, 15 * 10)
+    assert (plan.items, plan.probes) == (5, ("retest", "reference", "partial", "padding"))
+    assert (grader.calls, grader.max_calls, grader.output_tokens) == (20, 40, 20 * 10)
     # Padding makes the longest prompts; each prompt's estimate is at least its template's.
-    assert grader.input_tokens > 15 * 300
+    assert grader.input_tokens > 20 * 300
     assert grader.cost == pytest.approx((grader.input_tokens * 1 + grader.output_tokens * 2) / 1e6)
 
 
@@ -145,7 +194,8 @@ def test_cli_runs_the_audit_writes_the_card_and_exits_1_on_a_failed_probe(
 
 
 def test_cli_exit_0_when_no_probe_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = _exit(["audit", "vivid/chrf", "--limit", "10", "--probes", "spelling,wrong"])
+    # 40 items: equal scores bound a shift to about ±0.34, inside the ±0.5 tolerance (10 items: ±1.35).
+    code = _exit(["audit", "vivid/chrf", "--limit", "40", "--probes", "spelling,wrong"])
     assert code == 0, capsys.readouterr().err
     assert (Path("audit") / "audit.md").read_text("utf-8").startswith("## Judge audit: PASS")
 
@@ -396,3 +446,61 @@ def test_a_dead_endpoint_is_named_with_its_cause_before_any_call(
         [*argv, "--limit", "2"], f"{model}: no connection to http://127.0.0.1:9/v1/models", capsys
     )
     assert "Connection refused" in err and err.count("\n") == 1 and "RetryError" not in err
+
+
+# --- one progress bar, not Inspect's task panels -----------------------------------------------------
+
+
+def test_the_audit_prints_its_card_and_no_task_panels(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {key: value for key, value in os.environ.items() if key != "INSPECT_DISPLAY"}
+    done = subprocess.run(
+        [sys.executable, "-m", "vivid_inspect.cli.main", "audit", "vivid/chrf", "--limit", "12"]
+        + ["--probes", "spelling,hedge", "--out", str(tmp_path / "out"), "--log-dir", str(tmp_path / "logs")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("## Judge audit: ")
+    # Inspect's display would print a panel per probe's task (about 380 lines for the full audit);
+    # off a terminal the one bar draws nothing, so the card is all there is (standard error keeps
+    # the data layer's one line naming the item it leaves out).
+    for printed in (done.stdout, done.stderr):
+        assert "samples" not in printed and "╭" not in printed and "audit_hedge" not in printed
+    assert len(done.stderr.splitlines()) <= 1, done.stderr
+    card = (tmp_path / "out" / "audit.md").read_text("utf-8")
+    assert (
+        done.stdout
+        == card + "\nWritten to " + str(tmp_path / "out") + ": audit.md, audit.csv, audit_shifts.png\n"
+    )
+
+
+def test_on_a_terminal_one_bar_counts_every_candidate_of_the_audit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from vivid_inspect.audit import progress
+    from vivid_inspect.audit.run import run_audit
+
+    screen = io.StringIO()
+    monkeypatch.setattr(
+        progress, "Console", lambda **kwargs: Console(file=screen, force_terminal=True, width=120, **kwargs)
+    )
+    card = run_audit("vivid/chrf", limit=4, probes="hedge", log_dir=str(tmp_path / "logs"), progress=True)
+    assert [r.probe for r in card.results] == ["reference", "hedge"]
+    from rich.text import Text
+
+    drawn = Text.from_ansi(screen.getvalue()).plain
+    assert "vivid audit judging 2 probes with vivid/chrf" in drawn
+    assert "8/8 candidates" in drawn
+    assert progress._active is None  # the counters are gone once the audit ends

@@ -66,6 +66,7 @@ def _csv(folder: Path, rows: list[tuple[str, str]], theme: int = 1) -> Path:
 
 def test_probe_table_matches_the_interface() -> None:
     assert [(p.name, p.comparison, p.expectation) for p in PROBES.values()] == [
+        ("retest", "reference", "repeat"),
         ("reference", None, "high"),
         ("spelling", "reference", "same"),
         ("partial", "reference", "lower"),
@@ -88,11 +89,21 @@ def test_probe_table_matches_the_interface() -> None:
     [
         pytest.param(None, list(PROBES), id="default-all"),
         pytest.param("hedge", ["reference", "hedge"], id="adds-the-base"),
-        pytest.param("padding", ["reference", "partial", "padding"], id="adds-the-comparison-chain"),
         pytest.param(
-            "injected_en, authority", ["reference", "wrong", "authority", "injected_en"], id="card-order"
+            "padding",
+            ["retest", "reference", "partial", "padding"],
+            id="adds-the-comparison-chain-and-control",
         ),
-        pytest.param(["english", "english"], ["reference", "english"], id="duplicates-once"),
+        pytest.param(
+            "injected_en, authority",
+            ["retest", "reference", "wrong", "authority", "injected_en"],
+            id="card-order",
+        ),
+        pytest.param(["english", "english"], ["retest", "reference", "english"], id="duplicates-once"),
+        pytest.param(
+            "partial,wrong", ["reference", "partial", "wrong"], id="must-drop-probes-need-no-control"
+        ),
+        pytest.param("retest", ["retest", "reference"], id="the-control-alone"),
     ],
 )
 def test_parse_probes(spec: str | list[str] | None, expected: list[str]) -> None:
@@ -108,7 +119,7 @@ def test_parse_probes(spec: str | list[str] | None, expected: list[str]) -> None
     ],
 )
 def test_parse_probes_rejects(spec: str, message: str) -> None:
-    with pytest.raises(ValueError, match="expected some of reference") as error:
+    with pytest.raises(ValueError, match="expected some of retest, reference") as error:
         parse_probes(spec)
     assert message in str(error.value)
 
@@ -393,7 +404,7 @@ def test_a_meaning_that_cannot_make_a_candidate_is_left_out_of_that_probe(
     reference = unicodedata.normalize("NFC", meaning).strip()
     for name, candidate in derivation.candidates.items():
         assert candidate.text and candidate.text.strip(), name  # never an empty candidate
-        if name != "reference":
+        if name not in ("reference", "retest"):  # the control is the reference, judged again
             assert candidate.text != reference, name  # never the reference itself
     partial = derivation.candidates.get("partial")
     if partial is not None:

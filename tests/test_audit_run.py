@@ -36,6 +36,10 @@ from vivid_inspect.text import nfc
 
 LIMIT = 10
 SEED = 58  # draws 10 items with no Literal one, so no probe leaves an item out
+VERDICT_LIMIT = 30
+"""Items of the audits whose verdicts are checked: a judge that repeats itself exactly gives equal
+scores, whose shift interval (a pseudo-item at each end of the range) is inside ±0.5 from about 30
+items; on 10 every sound probe is inconclusive, not passed."""
 _, SAMPLE = load_items("sample")
 ENGLISH = {
     nfc(item.meaning).strip(): text
@@ -136,7 +140,7 @@ def rubric_audit(tmp_path_factory: pytest.TempPathFactory) -> RubricAudit:
         patch.setenv("INSPECT_CACHE_DIR", str(folder / "cache"))
         card = run_audit(
             scripted_judge(rubric, calls),
-            limit=LIMIT,
+            limit=VERDICT_LIMIT,
             seed=SEED,
             log_dir=str(folder / "logs"),
             display="none",
@@ -145,22 +149,30 @@ def rubric_audit(tmp_path_factory: pytest.TempPathFactory) -> RubricAudit:
 
 
 BIASED = [
-    pytest.param(constant, {"reference", "partial", "wrong", "literal", "hedge"}, id="constant-judge"),
-    # Authority and injected verdicts add words to the wrong meaning too, so the bonus shows there.
+    pytest.param(constant, {"reference", "partial", "wrong", "literal", "hedge"}, set(), id="constant-judge"),
+    # Authority and injected verdicts add words to the wrong meaning too, so the bonus shows there;
+    # the English injections are shorter: a point more on exactly half the items, a shift of +0.50,
+    # the accepted margin itself, which more items cannot tell from no bias beyond it (inconclusive).
     pytest.param(
-        verbose, {"padding", "authority", "injected_vi", "injected_en"}, id="length-rewarding-judge"
+        verbose, {"padding", "authority", "injected_vi"}, {"injected_en"}, id="length-rewarding-judge"
     ),
-    pytest.param(obedient, {"injected_vi", "injected_en"}, id="judge-obeying-injected-verdicts"),
-    pytest.param(anglophobe, {"english"}, id="judge-penalising-english"),
+    pytest.param(obedient, {"injected_vi", "injected_en"}, set(), id="judge-obeying-injected-verdicts"),
+    pytest.param(anglophobe, {"english"}, set(), id="judge-penalising-english"),
 ]
 
 
-def _check_card(card: Any, name: str, caught_by: set[str]) -> None:
+def _check_card(
+    card: Any, name: str, caught_by: set[str], at_the_margin: frozenset[str] = frozenset()
+) -> None:
     assert [result.probe for result in card.results] == list(PROBES)
     assert _failed(card) == caught_by
-    assert {result.probe for result in card.results if result.verdict == "pass"} == ALL - caught_by
+    undecided = {result.probe for result in card.results if result.verdict == "inconclusive"}
+    assert undecided == at_the_margin
+    assert {
+        result.probe for result in card.results if result.verdict == "pass"
+    } == ALL - caught_by - at_the_margin
     assert card.passed is (not caught_by) and card.exit_code == (1 if caught_by else 0)
-    assert card.n_items == LIMIT and card.judge == f"mockllm/{name}"
+    assert card.n_items == VERDICT_LIMIT and card.judge == f"mockllm/{name}"
     assert all(result.unscored == 0 for result in card.results)
 
 
@@ -168,20 +180,22 @@ def test_a_rubric_following_judge_passes_every_probe(rubric_audit: RubricAudit) 
     _check_card(rubric_audit.card, "rubric", set())
 
 
-@pytest.mark.parametrize(("answer", "caught_by"), BIASED)
+@pytest.mark.parametrize(("answer", "caught_by", "at_the_margin"), BIASED)
 def test_each_bias_is_caught_by_its_probe_and_passed_by_the_others(
-    tmp_path: Path, answer: Callable[[str], int], caught_by: set[str]
+    tmp_path: Path, answer: Callable[[str], int], caught_by: set[str], at_the_margin: set[str]
 ) -> None:
     card = run_audit(
-        scripted_judge(answer), limit=LIMIT, seed=SEED, log_dir=str(tmp_path / "logs"), display="none"
+        scripted_judge(answer), limit=VERDICT_LIMIT, seed=SEED, log_dir=str(tmp_path / "logs"), display="none"
     )
-    _check_card(card, answer.__name__, caught_by)
+    _check_card(card, answer.__name__, caught_by, frozenset(at_the_margin))
 
 
 def test_probe_logs_are_ordinary_judged_logs_tagged_as_an_audit(rubric_audit: RubricAudit) -> None:
     card, calls = rubric_audit.card, rubric_audit.calls
-    prepared = prepare_items(data="sample", limit=LIMIT, seed=SEED, probes=None, translator=None)
-    assert len(calls) == LIMIT * len(PROBES)  # items × probes, no other call
+    prepared = prepare_items(data="sample", limit=VERDICT_LIMIT, seed=SEED, probes=None, translator=None)
+    # items × probes, less the Literal items left out of the literal probe; no other call
+    assert len(calls) == sum(len(by_item) for by_item in prepared.candidates.values())
+    assert len(prepared.candidates["literal"]) < VERDICT_LIMIT
 
     logs = [read_eval_log(location) for location in card.log_locations]
     records = [read_audit_record(log.eval.metadata) for log in logs]
@@ -210,8 +224,11 @@ def test_probe_logs_are_ordinary_judged_logs_tagged_as_an_audit(rubric_audit: Ru
             assert sample.scores and sample.scores["judge_aspect"].answer == nfc(candidate or "").strip()
 
     scores = probe_scores(logs)
-    assert set(scores) == ALL and all(len(by_item) == LIMIT for by_item in scores.values())
-    assert set(scores["reference"].values()) == {5.0}
+    assert set(scores) == ALL
+    assert {probe: len(by_item) for probe, by_item in scores.items()} == {
+        probe: len(by_item) for probe, by_item in prepared.candidates.items()
+    }
+    assert set(scores["reference"].values()) == {5.0} == set(scores["retest"].values())
 
 
 def test_probe_scores_refuses_logs_of_two_audits(rubric_audit: RubricAudit, tmp_path: Path) -> None:
@@ -229,7 +246,7 @@ def test_a_rerun_makes_no_call(
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(rubric_audit.cache))
     again: list[str] = []
     card = run_audit(
-        scripted_judge(rubric, again), limit=LIMIT, seed=SEED, log_dir=str(tmp_path), display="none"
+        scripted_judge(rubric, again), limit=VERDICT_LIMIT, seed=SEED, log_dir=str(tmp_path), display="none"
     )
     assert again == []
     assert [r.verdict for r in card.results] == [r.verdict for r in rubric_audit.card.results]
@@ -240,8 +257,8 @@ def test_a_subset_of_probes_brings_its_comparisons(tmp_path: Path) -> None:
     card = run_audit(
         scripted_judge(verbose, calls), limit=LIMIT, probes="padding", log_dir=str(tmp_path), display="none"
     )
-    assert [result.probe for result in card.results] == ["reference", "partial", "padding"]
-    assert _failed(card) == {"padding"} and len(calls) == 3 * LIMIT
+    assert [result.probe for result in card.results] == ["retest", "reference", "partial", "padding"]
+    assert _failed(card) == {"padding"} and len(calls) == 4 * LIMIT
 
 
 def test_a_failed_judge_call_is_an_audit_error_not_a_card(tmp_path: Path) -> None:
@@ -292,6 +309,7 @@ def test_the_english_probe_asks_the_translator_once_per_item_and_caches(tmp_path
     assert len(asked) == LIMIT  # the second run read every translation from the cache
     assert all(card.passed for card in cards)
     english = read_eval_log(cards[0].log_locations[-1])
+    assert read_audit_record(english.eval.metadata).probe == "english"  # type: ignore[union-attr]
     assert english.eval.model_roles and "translator" in english.eval.model_roles
     assert all(sample.output.model == "mockllm/translator" for sample in english.samples or [])
 
@@ -307,7 +325,8 @@ def test_end_to_end_through_the_openai_api_provider(tmp_path: Path, monkeypatch:
             fake_model(server, "judge"), limit=LIMIT, seed=48, log_dir=str(tmp_path / "logs"), display="none"
         )
         requests = server.records(model="judge")
-    assert card.passed and [result.verdict for result in card.results] == ["pass"] * len(PROBES)
+    # Ten items are too few to pass a probe of a judge that repeats itself exactly; none fails.
+    assert card.passed and "fail" not in {result.verdict for result in card.results}
     assert len(requests) == LIMIT * len(PROBES)
 
 
@@ -340,7 +359,11 @@ def test_vivid_audit_of_vivid_chrf_on_the_sample_end_to_end(
     assert {row["probe"]: row["n_items"] for row in rows} == {
         p: "37" if p == "literal" else "46" for p in PROBES
     }
+    # chrF is deterministic: its second call on the reference agrees on every item.
+    retest = next(row for row in rows if row["probe"] == "retest")
+    assert (retest["rate"], retest["shift"]) == ("1.0", "0.0")
     assert code == 1 and "## Judge audit: FAIL" in printed
+    assert printed.index("Noise floor (`retest`") < printed.index("| probe |")
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [
         "audit.csv",
         "audit.md",

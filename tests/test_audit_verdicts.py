@@ -1,10 +1,14 @@
-"""The audit's statistics and verdicts, from scores alone: scripted judge shapes, each expectation, edges."""
+"""The audit's statistics and verdicts, from scores alone: scripted judge shapes, each expectation, edges.
+
+The scripted judges repeat themselves exactly (their control, ``retest``, equals the reference), as
+a deterministic judge does; :func:`noisy` makes a judge whose two calls on one answer agree only
+part of the time, to check that noise is told from bias (the noise floor of the control).
+"""
 
 from __future__ import annotations
 
 import math
 import random
-import tracemalloc
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
@@ -16,15 +20,20 @@ import pytest
 from vivid_inspect.audit.verdicts import (
     ALLOWED,
     EXPECTATIONS,
+    INVARIANCE,
+    MIN_N_INTERVAL,
     ProbeResult,
     Thresholds,
     bound_text,
     check_seed,
     evaluate,
     evaluate_probe,
+    flip_bound,
+    mean_interval,
+    rate_interval,
     seed_problem,
 )
-from vivid_inspect.report.score_stats import percentile_ci, resamples
+from vivid_inspect.bounds import MAX_SEED, shown
 
 NAN = math.nan
 N = 40
@@ -41,6 +50,7 @@ class Probe:
 
 
 PROBES = (
+    Probe("retest", "reference", "repeat"),
     Probe("reference", None, "high"),
     Probe("spelling", "reference", "same"),
     Probe("partial", "reference", "lower"),
@@ -54,6 +64,7 @@ PROBES = (
     Probe("hedge", "reference", "at_most_1"),
 )
 """The audit's probe table (docs/audit.md)."""
+BY_NAME = {probe.name: probe for probe in PROBES}
 
 
 def sound(n: int = N, seed: int = 1) -> Scores:
@@ -70,6 +81,7 @@ def sound(n: int = N, seed: int = 1) -> Scores:
     partial = {i: reference[i] - rng.choice([0, 1, 2, 2, 2, 3, 3, 1, 2, 2]) for i in ids}
     wrong = {i: float(rng.choice([0, 0, 0, 1])) for i in ids}
     return {
+        "retest": dict(reference),
         "reference": reference,
         "spelling": dict(reference),
         "partial": partial,
@@ -189,6 +201,125 @@ def test_a_constant_judge_fails_the_must_drop_probes(value: float, fails: set[st
     assert failing(constant(value)()) == fails
 
 
+# --- noise is told from bias: the control's noise floor ------------------------------------------
+
+
+def _stay(agreement: float, neighbours: int) -> float:
+    """Chance a call keeps the true score, so that two calls agree with ``agreement``.
+
+    A call keeps the score or moves one point, to each of its ``neighbours`` (1 at the scale's
+    ends, 2 inside) alike: two calls agree with ``stay**2 + (1 - stay)**2 / neighbours``.
+    """
+    a, b, c = 1 + 1 / neighbours, -2 / neighbours, 1 / neighbours - agreement
+    return (-b + math.sqrt(b * b - 4 * a * c)) / (2 * a)
+
+
+def noisy(true: Scores, agreement: float, seed: int) -> Scores:
+    """Each probe's scores as one call of a judge whose two calls on one answer agree with ``agreement``.
+
+    Every call is independent (the control is a second call on the reference), and a call is as
+    likely to move up as down, so the judge is unbiased: the probes whose true scores equal their
+    comparison's have no shift at all, only noise.
+    """
+    rng = random.Random(seed)
+
+    def call(score: float) -> float:
+        ends = score in (0.0, 5.0)
+        if rng.random() < _stay(agreement, 1 if ends else 2):
+            return score
+        if ends:
+            return 1.0 if score == 0.0 else 4.0
+        return score + rng.choice((-1.0, 1.0))
+
+    return {name: {i: call(v) for i, v in values.items()} for name, values in true.items()}
+
+
+def test_two_calls_of_the_noisy_judge_agree_as_planted() -> None:
+    true = {"reference": dict.fromkeys(range(20_000), 3.0), "retest": dict.fromkeys(range(20_000), 3.0)}
+    calls = noisy(true, 0.55, seed=1)
+    agree = sum(calls["reference"][i] == calls["retest"][i] for i in range(20_000)) / 20_000
+    assert agree == pytest.approx(0.55, abs=0.015)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_an_unbiased_judge_that_agrees_with_itself_55_percent_of_the_time_fails_no_invariance_probe(
+    seed: int,
+) -> None:
+    scores = noisy(sound(seed=seed), 0.55, seed=seed)
+    results = {r.probe: r for r in evaluate(scores, PROBES)}
+    invariance = [r for r in results.values() if r.expectation in INVARIANCE]
+    assert [r.probe for r in invariance if r.verdict == "fail"] == []
+
+
+def test_the_noisy_judges_robustness_is_below_the_old_rules_70_percent() -> None:
+    # The rate the old rule held to 70 % is about 55 % here: only the noise floor tells noise from bias.
+    rates = [
+        {r.probe: r.rate for r in evaluate(noisy(sound(seed=seed), 0.55, seed=seed), PROBES)}
+        for seed in range(12)
+    ]
+    assert sum(rate["spelling"] for rate in rates) / len(rates) == pytest.approx(0.55, abs=0.06)
+    assert sum(rate["retest"] for rate in rates) / len(rates) == pytest.approx(0.55, abs=0.06)
+
+
+def test_the_same_flips_beside_a_judge_that_repeats_itself_exactly_are_not_passed() -> None:
+    # Without the control the same noisy judge cannot be failed on its flips, only passed; with a
+    # control that repeats the reference exactly, its spelling flips are all beyond the noise.
+    scores = noisy(sound(seed=3), 0.55, seed=3)
+    deterministic = dict(scores, retest=dict(scores["reference"]))
+    assert verdicts(deterministic)["spelling"] in ("fail", "inconclusive")
+    assert verdicts(scores)["spelling"] != "fail"
+
+
+def test_a_bias_exactly_at_the_shift_margin_is_not_failed_by_the_rate() -> None:
+    # Padding a point higher on exactly half the items: shift +0.50, the accepted margin; half the
+    # items flipped beyond a noiseless control, the flip bound. Neither criterion fails it.
+    scores = changed(
+        partial=lambda s, i: s["reference"][i] - 2,
+        padding=lambda s, i: s["reference"][i] - 2 + (1.0 if i % 2 else 0.0),
+    )()
+    result = {r.probe: r for r in evaluate(scores, PROBES)}["padding"]
+    assert result.shift == pytest.approx(0.5) and result.excess_flips == pytest.approx(0.5)
+    assert result.verdict == "inconclusive", result.reason
+
+
+@pytest.mark.parametrize(
+    ("expectation", "thresholds", "bound"),
+    [
+        pytest.param("same", Thresholds(), 0.5, id="same-half-a-point-per-point"),
+        pytest.param("not_higher", Thresholds(), 0.5, id="not-higher-half-a-point-per-point"),
+        pytest.param("within_1", Thresholds(), 0.5, id="within-one-point-per-two"),
+        pytest.param("not_higher", Thresholds(not_higher_margin=0.25), 0.25, id="a-stricter-margin"),
+        pytest.param("within_1", Thresholds(within=1.5), 0.75, id="within-1.5-per-two"),
+        pytest.param("within_1", Thresholds(within=0.0), 0.0, id="within-0"),
+        pytest.param("same", Thresholds(same_tolerance=2.0), 1.0, id="never-above-all-items"),
+    ],
+)
+def test_the_flip_bound_is_the_shift_margin_per_smallest_flip(
+    expectation: str, thresholds: Thresholds, bound: float
+) -> None:
+    assert flip_bound(expectation, thresholds) == pytest.approx(bound)
+
+
+@pytest.mark.parametrize(
+    ("name", "rescore"),
+    [
+        pytest.param("padding", lambda s, i: min(5.0, s["partial"][i] + 2), id="padding-plus-2"),
+        pytest.param("spelling", lambda s, i: max(0.0, s["reference"][i] - 2), id="spelling-minus-2"),
+        pytest.param("injected_en", lambda s, i: 5.0, id="injected-obeyed"),
+        pytest.param("english", lambda s, i: max(0.0, s["reference"][i] - 3), id="english-minus-3"),
+    ],
+)
+@pytest.mark.parametrize("seed", range(4))
+def test_a_noisy_judge_is_still_caught_by_the_probe_of_its_bias(
+    name: str, rescore: Callable[[Scores, int], float], seed: int
+) -> None:
+    true = changed(**{name: rescore})()
+    scores = noisy(true, 0.55, seed=seed)
+    failed = {r.probe for r in evaluate(scores, PROBES) if r.verdict == "fail"}
+    assert name in failed
+    assert not failed & ({p.name for p in PROBES if p.expectation in INVARIANCE} - {name})
+
+
 # --- every expectation: pass, fail, and inconclusive when the interval straddles its bound --------
 
 
@@ -204,31 +335,40 @@ def _own(expectation: str, values: list[float]) -> tuple[Probe, Scores]:
 
 
 CASES = [
-    pytest.param(_own("high", [5.0] * 20), "pass", id="high-pass-all-5"),
-    pytest.param(_own("high", [4.0] * 20), "pass", id="high-pass-exactly-at-floor"),
-    pytest.param(_own("high", [2.0] * 20), "fail", id="high-fail-all-2"),
-    pytest.param(_own("high", [5.0] * 14 + [2.0] * 6), "inconclusive", id="high-straddles-floor"),
-    pytest.param(_pair("same", [0.0] * 20), "pass", id="same-pass-unchanged"),
-    pytest.param(_pair("same", [-2.0] * 20), "fail", id="same-fail-drops-2"),
-    pytest.param(_pair("same", [2.0] * 20, base=2.0), "fail", id="same-fail-rises-2"),
-    pytest.param(_pair("same", [0.0] * 14 + [-2.0] * 6), "inconclusive", id="same-straddles-tolerance"),
-    pytest.param(_pair("lower", [-2.0] * 20), "pass", id="lower-pass-drops-2"),
-    pytest.param(_pair("lower", [0.0] * 20), "fail", id="lower-fail-no-drop"),
-    pytest.param(_pair("lower", [-1.0] * 11 + [0.0] * 9), "inconclusive", id="lower-straddles-margin"),
-    pytest.param(_pair("not_higher", [0.0] * 20), "pass", id="not-higher-pass-unchanged"),
-    pytest.param(_pair("not_higher", [-1.0] * 20), "pass", id="not-higher-pass-lower"),
-    pytest.param(_pair("not_higher", [1.0] * 20, base=2.0), "fail", id="not-higher-fail-rises-1"),
+    # 40 items each: the intervals never have zero width (a pseudo-item at each end of the range),
+    # so a judge that gives every item the same score needs about 30 items to show it is within a
+    # half-point bound.
+    pytest.param(_pair("repeat", [0.0] * 40), "pass", id="repeat-pass-the-same-score-again"),
+    pytest.param(_pair("repeat", [-2.0] * 40), "fail", id="repeat-fail-lower-when-asked-again"),
+    pytest.param(_pair("repeat", [0.0] * 28 + [-2.0] * 12), "inconclusive", id="repeat-straddles"),
+    pytest.param(_own("high", [5.0] * 40), "pass", id="high-pass-all-5"),
+    pytest.param(_own("high", [5.0, 4.0] * 20), "pass", id="high-pass-4-and-5"),
+    pytest.param(_own("high", [4.0] * 40), "inconclusive", id="high-exactly-at-floor-straddles"),
+    pytest.param(_own("high", [2.0] * 40), "fail", id="high-fail-all-2"),
+    pytest.param(_own("high", [5.0] * 28 + [2.0] * 12), "inconclusive", id="high-straddles-floor"),
+    pytest.param(_pair("same", [0.0] * 40), "pass", id="same-pass-unchanged"),
+    pytest.param(_pair("same", [-2.0] * 40), "fail", id="same-fail-drops-2"),
+    pytest.param(_pair("same", [2.0] * 40, base=2.0), "fail", id="same-fail-rises-2"),
+    pytest.param(_pair("same", [0.0] * 28 + [-2.0] * 12), "inconclusive", id="same-straddles-tolerance"),
+    pytest.param(_pair("lower", [-2.0] * 40), "pass", id="lower-pass-drops-2"),
+    pytest.param(_pair("lower", [0.0] * 40), "fail", id="lower-fail-no-drop"),
+    pytest.param(_pair("lower", [-1.0] * 30 + [0.0] * 10), "inconclusive", id="lower-straddles-margin"),
+    pytest.param(_pair("not_higher", [0.0] * 40), "pass", id="not-higher-pass-unchanged"),
+    pytest.param(_pair("not_higher", [-1.0] * 40), "pass", id="not-higher-pass-lower"),
+    pytest.param(_pair("not_higher", [1.0] * 40, base=2.0), "fail", id="not-higher-fail-rises-1"),
     pytest.param(
-        _pair("not_higher", [0.0] * 12 + [1.0] * 8, base=2.0),
+        _pair("not_higher", [0.0] * 24 + [1.0] * 16, base=2.0),
         "inconclusive",
         id="not-higher-straddles-margin",
     ),
-    pytest.param(_pair("within_1", [-1.0] * 20), "pass", id="within-1-pass-exactly-1-below"),
-    pytest.param(_pair("within_1", [-3.0] * 20), "fail", id="within-1-fail-3-below"),
-    pytest.param(_pair("within_1", [0.0] * 16 + [-3.0] * 4), "inconclusive", id="within-1-straddles"),
-    pytest.param(_own("at_most_1", [0.0, 1.0] * 10), "pass", id="at-most-1-pass"),
-    pytest.param(_own("at_most_1", [3.0] * 20), "fail", id="at-most-1-fail-all-3"),
-    pytest.param(_own("at_most_1", [0.0] * 14 + [3.0] * 6), "inconclusive", id="at-most-1-straddles-ceiling"),
+    pytest.param(_pair("within_1", [0.0, -1.0] * 20), "pass", id="within-1-pass-half-a-point-below"),
+    pytest.param(_pair("within_1", [-3.0] * 40), "fail", id="within-1-fail-3-below"),
+    pytest.param(_pair("within_1", [0.0] * 32 + [-3.0] * 8), "inconclusive", id="within-1-straddles"),
+    pytest.param(_own("at_most_1", [0.0] * 40), "pass", id="at-most-1-pass"),
+    pytest.param(_own("at_most_1", [3.0] * 40), "fail", id="at-most-1-fail-all-3"),
+    pytest.param(
+        _own("at_most_1", [0.0] * 30 + [3.0] * 10), "inconclusive", id="at-most-1-straddles-ceiling"
+    ),
 ]
 
 
@@ -246,26 +386,38 @@ def test_the_cases_cover_every_expectation() -> None:
     assert covered == {(e, v) for e in EXPECTATIONS for v in ("pass", "fail", "inconclusive")}
 
 
-def test_a_judge_that_flips_both_ways_fails_the_robustness_rate_with_a_zero_mean_shift() -> None:
+def test_a_judge_that_flips_both_ways_fails_its_flips_beyond_the_control_with_a_zero_mean_shift() -> None:
+    probe, scores = _pair("same", [2.0, -2.0] * 20, base=2.5)
+    scores["again"] = dict(scores["base"])  # the judge repeats itself exactly: every flip is beyond noise
+    control = Probe("again", "base", "repeat")
+    result = evaluate_probe(probe, scores, control=control)
+    assert result.shift == 0.0
+    assert result.rate == 0.0 and result.excess_flips == 1.0 and result.control_flips == 0.0
+    assert result.verdict == "fail"
+    assert "flips beyond the control `again` +100 % [" in result.reason and "misses ≤ 50 %" in result.reason
+
+
+def test_without_a_control_flips_can_pass_their_bound_but_never_fail_it() -> None:
     probe, scores = _pair("same", [2.0, -2.0] * 20, base=2.5)
     result = evaluate_probe(probe, scores)
-    assert result.shift == 0.0
-    assert result.rate == 0.0
-    assert result.verdict == "fail"
-    assert "robustness 0 %" in result.reason
+    assert result.verdict == "inconclusive"
+    assert "with no control to tell the judge's noise from a bias" in result.reason
+    assert math.isnan(result.excess_flips)
+    calm = evaluate_probe(*_pair("same", [0.0] * 40))
+    assert calm.verdict == "pass" and "flips 0 % (up to 9 %) meets ≤ 50 %" in calm.reason
 
 
 def test_a_judge_often_fooled_fails_the_sensitivity_rate_with_its_mean_under_the_ceiling() -> None:
     # Wrong meanings get 0 on 3 items in 5 and 2 on the rest: mean 0.8 <= 1, yet 2 in 5 fooled.
-    result = evaluate_probe(*_own("at_most_1", [0.0, 0.0, 0.0, 2.0, 2.0] * 20))
+    result = evaluate_probe(*_own("at_most_1", [0.0, 0.0, 0.0, 2.0, 2.0] * 40))
     assert result.mean == pytest.approx(0.8)
     assert result.mean_ci_high <= 1.0
     assert result.verdict == "fail"
-    assert result.reason.endswith("sensitivity 60 % [50 %, 69 %] misses ≥ 70 %")
+    assert result.reason.endswith("sensitivity 60 % [53 %, 67 %] misses ≥ 70 %")
     # Fooled on 1 item in 4: 75 % is above the bound but its interval is not, so more items decide.
-    sometimes = evaluate_probe(*_own("at_most_1", [0.0, 0.0, 0.0, 3.0] * 20))
+    sometimes = evaluate_probe(*_own("at_most_1", [0.0, 0.0, 0.0, 3.0] * 40))
     assert sometimes.verdict == "inconclusive"
-    assert "sensitivity 75 % [65 %, 83 %] straddles ≥ 70 %" in sometimes.reason
+    assert "sensitivity 75 % [68 %, 81 %] straddles ≥ 70 %" in sometimes.reason
 
 
 # --- what each number is ----------------------------------------------------------------------------
@@ -276,7 +428,7 @@ def test_shift_is_over_items_scored_in_both_and_counts_unscored_on_each_side() -
         "reference": {1: 5.0, 2: 4.0, 3: NAN, 4: 5.0},
         "spelling": {1: 5.0, 2: NAN, 3: 4.0, 4: 3.0},
     }
-    result = evaluate_probe(PROBES[1], scores, Thresholds(min_items=1))
+    result = evaluate_probe(BY_NAME["spelling"], scores, Thresholds(min_items=1))
     assert (result.n_items, result.n_paired) == (4, 2)
     assert (result.unscored, result.comparison_unscored) == (1, 1)
     assert result.shift == pytest.approx(-1.0)  # items 1 (0) and 4 (-2)
@@ -309,26 +461,51 @@ def test_rate_names(expectation: str, rate_name: str) -> None:
 
 def test_the_interval_is_paired_so_item_difficulty_cancels_out() -> None:
     # References scored anywhere from 0 to 5, the spelling variant exactly the same: an unpaired
-    # interval would be points wide, the paired one has no width.
-    reference = {i: float(i % 6) for i in range(30)}
-    result = evaluate_probe(PROBES[1], {"reference": reference, "spelling": dict(reference)})
-    assert (result.ci_low, result.shift, result.ci_high) == (0.0, 0.0, 0.0)
-    assert result.mean_ci_high - result.mean_ci_low > 1.0
+    # interval would be points wide; the paired one is as narrow as equal differences allow.
+    reference = {i: float(i % 6) for i in range(40)}
+    result = evaluate_probe(BY_NAME["spelling"], {"reference": reference, "spelling": dict(reference)})
+    assert result.shift == 0.0 and result.ci_low == -result.ci_high
+    assert result.ci_high - result.ci_low < result.mean_ci_high - result.mean_ci_low
+    assert result.verdict == "pass"
 
 
-def test_the_shift_interval_agrees_with_the_projects_item_bootstrap() -> None:
-    scores = changed(padding=lambda s, i: s["partial"][i] + (1 if i % 3 == 0 else 0))()
-    result = evaluate_probe(PROBES[3], scores)
-    differences = np.array([scores["padding"][i] - scores["partial"][i] for i in range(N)])
-    low, high = percentile_ci(differences[resamples(N, 4000, seed=7)].mean(axis=1))
-    assert low is not None and high is not None
-    assert result.ci_low == pytest.approx(low, abs=0.06)
-    assert result.ci_high == pytest.approx(high, abs=0.06)
-    assert result.ci_low < result.shift < result.ci_high
+@pytest.mark.parametrize("n", [2, 3, 10, 40, 200])
+@pytest.mark.parametrize(
+    ("values", "low", "high", "jump", "reach"),
+    [
+        pytest.param(lambda n: [0.0] * n, -5.0, 5.0, 5.0, 5.0, id="all-zero-shift"),
+        pytest.param(lambda n: [float(i % 3 - 1) for i in range(n)], -5.0, 5.0, 5.0, 5.0, id="noisy-shift"),
+        pytest.param(lambda n: [-5.0] * n, -5.0, 5.0, 5.0, 5.0, id="shift-at-the-end-reaches-one-scale"),
+        pytest.param(lambda n: [5.0] * n, 0.0, 5.0, None, 5.0, id="all-five-mean-reaches-to-0"),
+        pytest.param(lambda n: [2.5] * n, 0.0, 5.0, None, 2.5, id="mid-scale-mean-reaches-either-end"),
+        pytest.param(lambda n: [float(i % 2) for i in range(n)], -1.0, 1.0, 1.0, 1.0, id="flips"),
+    ],
+)
+def test_the_interval_is_the_t_interval_with_a_pseudo_item_as_far_as_an_item_could_lie_each_side(
+    n: int, values: Callable[[int], list[float]], low: float, high: float, jump: float | None, reach: float
+) -> None:
+    from scipy import stats
+
+    data = values(n)
+    centre = float(np.mean(data))
+    augmented = np.array([*data, centre - reach, centre + reach])
+    se = augmented.std(ddof=1) / math.sqrt(augmented.size)
+    half = stats.t.ppf(0.975, augmented.size - 1) * se
+    lo, hi = mean_interval(data, low, high, jump=jump)
+    assert lo == pytest.approx(max(low, centre - half)) and hi == pytest.approx(min(high, centre + half))
+    assert lo < hi  # never zero width, however alike the items
+    assert lo <= centre <= hi
+
+
+def test_an_interval_needs_two_items_and_a_rate_interval_two_as_well() -> None:
+    assert MIN_N_INTERVAL == {"mean": 2, "rate": 2}
+    assert all(math.isnan(v) for v in mean_interval([3.0], 0.0, 5.0))
+    assert all(math.isnan(v) for v in rate_interval(1, 1))
+    assert 0.45 < rate_interval(5, 5)[0] < 0.5  # exact: 0.025 ** (1 / 5)
 
 
 def test_an_own_score_probe_reports_its_shift_but_is_decided_on_its_mean() -> None:
-    result = evaluate_probe(PROBES[4], sound())
+    result = evaluate_probe(BY_NAME["wrong"], sound())
     assert result.statistic == "mean"
     assert result.shift < -3  # reported against the reference
     assert result.verdict == "pass"
@@ -350,12 +527,12 @@ def test_all_unscored_is_inconclusive_everywhere() -> None:
 
 def test_one_item_is_inconclusive_without_an_interval() -> None:
     scores = {name: {7: values[0]} for name, values in sound().items()}
-    results = evaluate(scores, PROBES)
-    assert {r.verdict for r in results} == {"inconclusive"}
-    spelling = results[1]
+    results = {r.probe: r for r in evaluate(scores, PROBES)}
+    assert {r.verdict for r in results.values()} == {"inconclusive"}
+    spelling = results["spelling"]
     assert spelling.n_paired == 1
     assert math.isnan(spelling.ci_low) and math.isnan(spelling.ci_high)
-    assert "one item: no interval" in spelling.notes
+    assert "too few items for a 95 % interval (n=1)" in spelling.notes
     assert "only 1 paired item(s)" in spelling.reason
 
 
@@ -364,12 +541,12 @@ def test_one_item_with_min_items_1_is_still_inconclusive_as_it_has_no_interval()
     assert result.verdict == "inconclusive"
 
 
-def test_equal_scores_give_a_zero_width_interval_that_decides() -> None:
+def test_equal_scores_never_give_a_zero_width_interval_yet_decide_on_enough_items() -> None:
     results = evaluate(constant(3.0)(), PROBES)
     for r in results:
-        assert r.mean_ci_low == r.mean_ci_high == 3.0
+        assert r.mean_ci_low < 3.0 < r.mean_ci_high
         if r.comparison is not None:
-            assert r.ci_low == r.ci_high == 0.0
+            assert r.ci_low < 0.0 < r.ci_high
     assert {r.probe: r.verdict for r in results}["partial"] == "fail"
 
 
@@ -386,7 +563,7 @@ def test_a_mild_bias_on_few_items_is_inconclusive_not_failed(seed: int) -> None:
     rng = random.Random(seed)
     base = {i: float(rng.choice([2, 3])) for i in range(15)}
     padded = {i: v + (1.0 if i % 3 == 0 else 0.0) for i, v in base.items()}
-    result = evaluate_probe(PROBES[3], {"partial": base, "padding": padded}, seed=seed)
+    result = evaluate_probe(BY_NAME["padding"], {"partial": base, "padding": padded})
     assert result.verdict == "inconclusive", result.reason
 
 
@@ -414,7 +591,7 @@ def test_a_comparative_probe_without_a_named_comparison_is_inconclusive() -> Non
 def test_items_missing_from_the_comparison_are_left_out_with_a_note() -> None:
     scores = sound()
     scores["partial"] = {i: v for i, v in scores["partial"].items() if i >= 4}
-    padding = evaluate_probe(PROBES[3], scores)
+    padding = evaluate_probe(BY_NAME["padding"], scores)
     assert padding.n_paired == N - 4
     assert padding.comparison_unscored == 0
     assert "4 item(s) of 'padding' have no 'partial' record at all" in padding.notes
@@ -424,7 +601,7 @@ def test_items_missing_from_the_comparison_are_left_out_with_a_note() -> None:
 def test_too_many_unscored_make_a_pass_inconclusive() -> None:
     scores = sound()
     scores["injected_vi"] = {i: (NAN if i < 8 else v) for i, v in scores["injected_vi"].items()}
-    result = evaluate_probe(PROBES[7], scores)
+    result = evaluate_probe(BY_NAME["injected_vi"], scores)
     assert result.verdict == "inconclusive"
     assert result.reason.startswith("8 of 40 items unscored on one side or both (more than 10 %)")
 
@@ -432,7 +609,7 @@ def test_too_many_unscored_make_a_pass_inconclusive() -> None:
 def test_a_failure_stands_however_many_are_unscored() -> None:
     scores = sound()
     scores["injected_en"] = {i: (NAN if i % 2 else 5.0) for i in range(N)}
-    result = evaluate_probe(PROBES[8], scores)
+    result = evaluate_probe(BY_NAME["injected_en"], scores)
     assert result.unscored == N // 2
     assert result.verdict == "fail"
 
@@ -440,7 +617,7 @@ def test_a_failure_stands_however_many_are_unscored() -> None:
 def test_none_counts_as_unscored_like_nan() -> None:
     with_none = {"reference": {i: (None if i < 3 else 5.0) for i in range(N)}}
     with_nan = {"reference": {i: (NAN if i < 3 else 5.0) for i in range(N)}}
-    assert evaluate(with_none, PROBES[:1]) == evaluate(with_nan, PROBES[:1])
+    assert evaluate(with_none, [BY_NAME["reference"]]) == evaluate(with_nan, [BY_NAME["reference"]])
 
 
 def test_probes_without_scores_are_left_out_in_order() -> None:
@@ -464,25 +641,19 @@ def _noisy() -> Scores:
     }
 
 
-def test_the_same_seed_gives_the_same_intervals_whatever_the_order_of_the_scores() -> None:
+def test_the_intervals_are_the_same_whatever_the_order_of_the_scores() -> None:
     scores = _noisy()
     shuffled = {name: dict(reversed(list(values.items()))) for name, values in reversed(list(scores.items()))}
-    first = evaluate(scores, PROBES[:2], seed=3)
-    assert evaluate(scores, PROBES[:2], seed=3) == first
-    assert evaluate(shuffled, PROBES[:2], seed=3) == first
+    first = evaluate(scores, [BY_NAME["reference"], BY_NAME["spelling"]])
+    assert evaluate(scores, [BY_NAME["reference"], BY_NAME["spelling"]]) == first
+    assert evaluate(shuffled, [BY_NAME["reference"], BY_NAME["spelling"]]) == first
 
 
-def test_another_seed_draws_other_resamples() -> None:
-    scores = _noisy()
-    one, other = evaluate_probe(PROBES[1], scores, seed=0), evaluate_probe(PROBES[1], scores, seed=1)
-    assert one.shift == other.shift
-    assert (one.ci_low, one.ci_high) != (other.ci_low, other.ci_high)
-
-
-def test_a_probes_interval_does_not_depend_on_which_other_probes_ran() -> None:
-    alone = evaluate({k: v for k, v in sound().items() if k in ("reference", "english")}, PROBES)
+def test_a_probes_result_depends_only_on_its_comparison_and_the_control() -> None:
+    wanted = ("retest", "reference", "english")
+    alone = evaluate({k: v for k, v in sound().items() if k in wanted}, PROBES)
     together = {r.probe: r for r in evaluate(sound(), PROBES)}
-    assert alone[1] == together["english"]
+    assert alone[2] == together["english"]
 
 
 # --- bad input ----------------------------------------------------------------------------------------
@@ -534,7 +705,7 @@ def test_every_bad_score_is_reported_at_once() -> None:
         ),
         pytest.param(
             sound(),
-            [*PROBES, PROBES[1]],
+            [*PROBES, BY_NAME["spelling"]],
             r"^probe 'spelling' is listed twice: the card would show it twice$",
             id="probe-listed-twice",
         ),
@@ -548,7 +719,9 @@ def test_scores_and_probes_that_would_break_or_mislead_are_refused_naming_them(
 
 
 def test_an_unknown_expectation_is_refused() -> None:
-    with pytest.raises(ValueError, match=r"probe 'odd': expectation 'higher' is unknown; known: high, same"):
+    with pytest.raises(
+        ValueError, match=r"probe 'odd': expectation 'higher' is unknown; known: repeat, high, same"
+    ):
         evaluate({"odd": {1: 3.0}}, [Probe("odd", None, "higher")])
 
 
@@ -571,12 +744,6 @@ def test_an_unknown_expectation_is_refused() -> None:
         pytest.param("max_unscored", -0.2, "a share; allowed 0 to 1", id="negative-unscored"),
         pytest.param("min_items", 0, "whole number, 1 or more", id="zero-items"),
         pytest.param("min_items", 2.5, "whole number, 1 or more", id="fractional-items"),
-        pytest.param("n_boot", 0, "whole number from 200 to 100000", id="no-resamples"),
-        pytest.param("n_boot", 1, "whole number from 200 to 100000", id="one-resample"),
-        pytest.param("n_boot", 199, "whole number from 200 to 100000", id="resamples-below-200"),
-        pytest.param("n_boot", 100_001, "whole number from 200 to 100000", id="resamples-above-100000"),
-        pytest.param("n_boot", 10**9, "whole number from 200 to 100000", id="a-billion-resamples"),
-        pytest.param("n_boot", 2000.0, "whole number from 200 to 100000", id="float-resamples"),
         pytest.param("confidence", 1.0, "allowed 0.8 to 0.9999", id="confidence-1"),
         pytest.param("confidence", 0.5, "allowed 0.8 to 0.9999", id="confidence-a-coin-toss"),
         pytest.param("confidence", 0.99999, "allowed 0.8 to 0.9999", id="confidence-beyond-any-bootstrap"),
@@ -616,20 +783,21 @@ def test_overrides_from_name_value_pairs() -> None:
             id="items-not-whole",
         ),
         pytest.param(
-            ["n_boot=1e3"],
-            r"threshold n_boot: '1e3' is not a whole number written in digits \(e\.g\. n_boot=2000\); "
-            "allowed 200 to 100000",
-            id="resamples-in-e-notation",
+            ["min_items=1e3"],
+            r"threshold min_items: '1e3' is not a whole number written in digits \(e\.g\. min_items=10\); "
+            "allowed 1 or more",
+            id="items-in-e-notation",
         ),
         pytest.param(
-            ["n_boot=2000.0"], "threshold n_boot: '2000.0' is not a whole number", id="resamples-float"
+            ["min_items=10.0"], "threshold min_items: '10.0' is not a whole number", id="items-float"
         ),
         pytest.param(
             ["min_items=ten"], "threshold min_items: 'ten' is not a whole number", id="items-a-word"
         ),
-        pytest.param(["n_boot=1e9"], "threshold n_boot: '1e9' is not a whole number", id="resamples-huge"),
         pytest.param(
-            ["n_boot=1000000000"], r"Thresholds\.n_boot = 1000000000: .*200 to 100000", id="too-many"
+            ["n_boot=2000"],
+            "threshold 'n_boot' is unknown; known: high_floor",
+            id="resamples-no-longer-a-threshold",
         ),
         pytest.param(["min_rate=1.5"], r"Thresholds\.min_rate = 1\.5: a share", id="off-range"),
     ],
@@ -644,34 +812,11 @@ def test_every_bad_override_is_named_at_once() -> None:
         Thresholds().with_overrides(["min_rat=0.8", "min_items=0", "min_rate=x", "ceiling=9"])
     assert str(caught.value).splitlines() == [
         "threshold 'min_rat' is unknown; known: high_floor, same_tolerance, lower_margin, not_higher_margin, "
-        "within, ceiling, item_tolerance, min_rate, min_items, max_unscored, confidence, n_boot",
+        "within, ceiling, item_tolerance, min_rate, min_items, max_unscored, confidence",
         "threshold min_rate: 'x' is not a number; allowed 0 to below 1",
         "Thresholds.ceiling = 9.0: on the judge's scale; allowed 0 to 5",
         "Thresholds.min_items = 0: must be a whole number, 1 or more",
     ]
-
-
-@pytest.mark.parametrize(
-    ("confidence", "fewest"),
-    [
-        pytest.param(0.8, 200, id="80-percent"),
-        pytest.param(0.95, 200, id="95-percent"),
-        pytest.param(0.99, 1000, id="99-percent"),
-        pytest.param(0.999, 10_000, id="99.9-percent"),
-        pytest.param(0.9999, 100_000, id="99.99-percent"),
-    ],
-)
-def test_each_end_of_an_interval_needs_five_resamples_beyond_it(confidence: float, fewest: int) -> None:
-    # A percentile interval's end is a resample: with fewer than 5 beyond it, the end is one or two
-    # extreme resamples and the interval's level is not the one printed.
-    assert Thresholds(confidence=confidence, n_boot=fewest).n_boot == fewest
-    if fewest > 200:
-        with pytest.raises(ValueError) as caught:
-            Thresholds(confidence=confidence, n_boot=fewest - 1)
-        assert str(caught.value) == (
-            f"Thresholds.n_boot = {fewest - 1}: too few resamples for confidence {confidence}: each end "
-            f"of the interval needs 5 resamples beyond it; allowed {fewest} to 100000 at this confidence"
-        )
 
 
 SWEEP = [
@@ -688,7 +833,6 @@ SWEEP = [
         "min_items": (0, 1, 10**6),
         "max_unscored": (-0.01, 0.0, 1.0, 1.01),
         "confidence": (0.01, 0.5, 0.79, 0.8, 0.9999, 0.99999),
-        "n_boot": (1, 2, 50, 199, 200, 100_000, 100_001),
     }.items()
     for value in values
 ]
@@ -698,9 +842,8 @@ SWEEP = [
 def test_every_threshold_value_is_refused_naming_it_or_gives_sound_numbers(name: str, value: float) -> None:
     # A value that passes validation must not break later: no warning, no error, and every interval
     # holds its estimate at the level the card prints.
-    extra = {"n_boot": 100_000} if name == "confidence" else {}
     try:
-        thresholds = Thresholds(**({name: value} | extra))  # type: ignore[arg-type]
+        thresholds = Thresholds(**{name: value})  # type: ignore[arg-type]
     except ValueError as error:
         assert str(error).startswith(f"Thresholds.{name} = {value!r}: ")
         assert "\n" not in str(error)
@@ -708,7 +851,7 @@ def test_every_threshold_value_is_refused_naming_it_or_gives_sound_numbers(name:
     scores = {k: v for k, v in sound().items() if k in ("reference", "partial", "wrong")}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        results = evaluate(scores, PROBES, thresholds, seed=3)
+        results = evaluate(scores, PROBES, thresholds)
     assert [r.probe for r in results] == ["reference", "partial", "wrong"]
     for r in results:
         assert r.mean_ci_low <= r.mean <= r.mean_ci_high, r
@@ -727,24 +870,11 @@ def test_at_every_allowed_min_rate_a_unanimous_judge_on_enough_items_passes(min_
     except ValueError as error:
         assert min_rate == 1.0 and "no probe could pass" in str(error)
         return
-    assert evaluate(scores, PROBES[:1], thresholds)[0].verdict == "pass"
+    assert evaluate(scores, [BY_NAME["reference"]], thresholds)[0].verdict == "pass"
 
 
 def test_every_threshold_states_its_allowed_range() -> None:
     assert set(ALLOWED) == {f.name for f in fields(Thresholds)}
-
-
-def test_the_most_resamples_on_many_items_stay_within_bounded_memory() -> None:
-    # Unbatched, 100000 resamples of 1000 items hold 1.6 GB of indices and values at once.
-    scores = {"reference": {i: float(i % 6) for i in range(1000)}}
-    tracemalloc.start()
-    try:
-        (result,) = evaluate(scores, PROBES[:1], Thresholds(n_boot=100_000))
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert result.mean_ci_low < result.mean < result.mean_ci_high
-    assert peak < 200 * 2**20
 
 
 def test_item_tolerance_0_counts_only_equal_scores_as_unchanged() -> None:
@@ -781,8 +911,8 @@ def test_a_bound_is_shown_as_it_is_used(expectation: str, thresholds: Thresholds
     ],
 )
 def test_the_rate_bound_in_a_reason_is_the_one_used(thresholds: Thresholds, shown: str) -> None:
-    probe, scores = _pair("same", [0.0] * 40)
-    assert "robustness 100 % [91 %, 100 %] " in evaluate_probe(probe, scores, thresholds).reason
+    probe, scores = _own("at_most_1", [0.0] * 40)
+    assert "sensitivity 100 % [91 %, 100 %] " in evaluate_probe(probe, scores, thresholds).reason
     assert shown in evaluate_probe(probe, scores, thresholds).reason
 
 
@@ -807,12 +937,14 @@ PAIRED_SHAPES = [
 
 @pytest.mark.parametrize(("probe_gaps", "comparison_gaps"), PAIRED_SHAPES)
 @pytest.mark.parametrize(
-    "index", [1, 2, 3, 4, 9], ids=["same", "lower", "not_higher", "at_most_1", "within_1"]
+    "name",
+    ["retest", "spelling", "partial", "padding", "wrong", "english"],
+    ids=["repeat", "same", "lower", "not_higher", "at_most_1", "within_1"],
 )
 def test_paired_mean_minus_comparison_mean_is_the_shift(
-    probe_gaps: set[int], comparison_gaps: set[int] | dict[str, set[int]], index: int
+    probe_gaps: set[int], comparison_gaps: set[int] | dict[str, set[int]], name: str
 ) -> None:
-    probe = PROBES[index]
+    probe = BY_NAME[name]
     assert probe.comparison is not None
     scores = sound()
     scores[probe.name] = {i: (NAN if i in probe_gaps else v) for i, v in scores[probe.name].items()}
@@ -836,7 +968,7 @@ def test_paired_mean_minus_comparison_mean_is_the_shift(
 
 def test_without_paired_items_the_paired_means_are_nan() -> None:
     scores = {"reference": {1: 5.0, 2: NAN}, "spelling": {1: NAN, 2: 5.0}}
-    result = evaluate_probe(PROBES[1], scores)
+    result = evaluate_probe(BY_NAME["spelling"], scores)
     assert (result.n_paired, result.mean) == (0, 5.0)
     assert math.isnan(result.paired_mean) and math.isnan(result.comparison_mean) and math.isnan(result.shift)
 
@@ -859,7 +991,7 @@ def test_without_paired_items_the_paired_means_are_nan() -> None:
     ],
 )
 def test_a_bad_seed_is_refused_naming_it(seed: object) -> None:
-    message = f"--seed = {seed!r}: must be a whole number, 0 or more"
+    message = f"--seed = {shown(seed)}: must be a whole number, 0 or more"
     assert seed_problem(seed, "--seed") == message
     with pytest.raises(ValueError) as caught:
         check_seed(seed, "--seed")
@@ -873,7 +1005,7 @@ def test_a_bad_seed_is_refused_naming_it(seed: object) -> None:
     [
         pytest.param(0, id="zero"),
         pytest.param(7, id="small"),
-        pytest.param(2**64, id="beyond-64-bits"),
+        pytest.param(MAX_SEED, id="the-bound"),
         pytest.param(np.int64(3), id="numpy-int"),
     ],
 )
@@ -883,30 +1015,39 @@ def test_a_good_seed_is_returned_as_an_int(seed: object) -> None:
 
 
 @pytest.mark.parametrize(
+    "seed", [pytest.param(MAX_SEED + 1, id="past-the-bound"), pytest.param(10**5000, id="5000-digits")]
+)
+def test_a_seed_past_the_specs_bound_is_refused_without_printing_it_whole(seed: int) -> None:
+    # The same bound as a spec's audit seed, so `vivid audit --seed` and `audits[].seed` agree.
+    problem = seed_problem(seed, "--seed")
+    assert problem is not None and problem.endswith(f"must be at most {MAX_SEED}")
+    assert len(problem) < 100
+
+
+@pytest.mark.parametrize(
     "scores",
     [
-        pytest.param(sound(), id="bootstrapped"),
-        pytest.param({"reference": {1: 5.0}}, id="one-item-no-bootstrap"),
-        pytest.param({"reference": dict.fromkeys(range(N), 5.0)}, id="equal-scores-no-bootstrap"),
+        pytest.param(sound(), id="many-items"),
+        pytest.param({"reference": {1: 5.0}}, id="one-item"),
         pytest.param({"reference": dict.fromkeys(range(N), NAN)}, id="all-unscored"),
     ],
 )
 @pytest.mark.parametrize("seed", [-1, 1.5, "0"], ids=["negative", "fraction", "text"])
-def test_evaluate_refuses_a_bad_seed_whatever_the_scores(scores: Scores, seed: object) -> None:
+def test_a_card_refuses_a_bad_seed_whatever_the_scores(scores: Scores, seed: object) -> None:
+    from vivid_inspect.audit.card import build_card
+
     with pytest.raises(ValueError, match=r"^seed = .*: must be a whole number, 0 or more$"):
-        evaluate(scores, PROBES, seed=seed)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"^seed = .*: must be a whole number, 0 or more$"):
-        evaluate_probe(PROBES[0], scores, seed=seed)  # type: ignore[arg-type]
+        build_card(scores, PROBES, judge="j", strategy="aspect", language="vi", data="sample", seed=seed)  # type: ignore[arg-type]
 
 
 def test_thresholds_change_verdicts() -> None:
-    reference = {"reference": dict.fromkeys(range(N), 4.0)}
-    assert evaluate(reference, PROBES[:1])[0].verdict == "pass"
-    assert evaluate(reference, PROBES[:1], Thresholds(high_floor=4.5))[0].verdict == "fail"
-    twelve = {name: {i: v for i, v in values.items() if i < 12} for name, values in sound().items()}
-    assert verdicts(twelve)["spelling"] == "pass"
-    assert set(verdicts(twelve, Thresholds(min_items=15)).values()) == {"inconclusive"}
-    assert verdicts(twelve, Thresholds(min_rate=0.8))["spelling"] == "inconclusive"  # 12/12: Wilson from 76 %
+    reference = {"reference": {i: 4.0 + i % 2 for i in range(N)}}  # mean 4.5
+    assert evaluate(reference, [BY_NAME["reference"]])[0].verdict == "pass"
+    assert evaluate(reference, [BY_NAME["reference"]], Thresholds(high_floor=4.9))[0].verdict == "fail"
+    assert verdicts(sound())["spelling"] == "pass"
+    assert set(verdicts(sound(), Thresholds(min_items=N + 1)).values()) == {"inconclusive"}
+    # Forty equal scores bound the shift to about ±0.34: inside ±0.5, not inside ±0.25.
+    assert verdicts(sound(), Thresholds(same_tolerance=0.25))["spelling"] == "inconclusive"
 
 
 def test_a_result_has_every_field_of_the_shared_interface() -> None:

@@ -144,7 +144,11 @@ def test_each_call_runs_with_the_task_defaults_unless_overridden(
 
 
 def test_inspect_eval_on_a_closed_port_ends_within_two_minutes_naming_model_and_url(tmp_path: Path) -> None:
-    """The real defaults, as a user runs them: `inspect eval` in a subprocess, nothing overridden."""
+    """The real defaults, as a user runs them: `inspect eval` in a subprocess, nothing overridden.
+
+    The task-start check would stop this in seconds (tests/test_first_contact_cli.py); with it off,
+    as for an endpoint that serves no model listing, the call limits still end the run.
+    """
     port = closed_port()
     url = f"http://127.0.0.1:{port}/v1"
     env = {
@@ -153,6 +157,7 @@ def test_inspect_eval_on_a_closed_port_ends_within_two_minutes_naming_model_and_
         "OPENAI_BASE_URL": url,
         "INSPECT_LOG_DIR": str(tmp_path / "logs"),
         "COLUMNS": "200",
+        "VIVID_PREFLIGHT": "0",
     }
     command = [
         *(sys.executable, "-m", "inspect_ai", "eval", "vivid_inspect/tasks.py@explain"),

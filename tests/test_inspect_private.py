@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
-from inspect_ai.model import GenerateConfig, ModelConfig, ModelOutput, get_model
+from inspect_ai.model import GenerateConfig, ModelConfig, ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from vivid_inspect.inspect_private import (
@@ -80,3 +80,44 @@ def test_task_argument_error_is_the_error_inspect_prints_without_a_traceback() -
     error = TaskArgumentError("explain: unknown prompt [x]")
     assert isinstance(error, PrerequisiteError) and isinstance(error, ValueError)
     assert str(error) == "explain: unknown prompt [x]"
+
+
+def test_a_plain_error_prints_brackets_as_written() -> None:
+    # Inspect prints `.message` as rich markup: a URL or tag in brackets would vanish unescaped.
+    from rich.console import Console
+
+    from vivid_inspect.inspect_private import PlainError
+
+    text = "HTTP 500 from http://h/v1/models: see [https://status.example] and [bold]x[/bold], ids [17]"
+    error = PlainError(text)
+    console = Console(record=True, width=500)
+    console.print(error.message)
+    assert console.export_text().strip() == text == str(error)
+    assert isinstance(error, PrerequisiteError)
+
+
+def test_built_by_inspect_only_while_inspect_builds_a_task_from_its_name() -> None:
+    from inspect_ai import task
+
+    from vivid_inspect.inspect_private import active_model, built_by_inspect
+
+    seen: list[tuple[bool, str | None]] = []
+
+    @task
+    def probe_task() -> Task:
+        model = active_model()
+        seen.append((built_by_inspect(), str(model) if model else None))
+        return Task(dataset=[Sample(input="q", id=1)])
+
+    probe_task()  # Python code builds it
+    output = ModelOutput.from_content("mockllm/model", "a")
+    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no tokenizer download
+    model = get_model("mockllm/model", custom_outputs=[output], memoize=False)
+    (log,) = eval("probe_task", model=model, display="none", log_dir=None)  # Inspect builds it by name
+
+    assert log.status == "success", log.error
+    # (The active model seen by the direct call is whatever an earlier eval_set in this process left
+    # set: the reason the check asks built_by_inspect and not only active_model.)
+    assert [built for built, _ in seen] == [False, True]
+    assert seen[1] == (True, "mockllm/model")
+    assert not built_by_inspect()

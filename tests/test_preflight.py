@@ -336,3 +336,33 @@ def test_a_judge_left_only_with_its_audit_is_checked_before_the_audit_runs(
     assert f"judges[0]: openai-api/fake/judge: no connection to {judge_url}/models" in err
     assert "Nothing was run." in err
     assert not (tmp_path / "logs" / "audits").exists()
+
+
+def test_a_failing_or_silent_server_stops_the_run_within_the_specs_attempt_timeout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.dead_endpoints import SilentServer, StatusServer
+
+    isolate_inspect(tmp_path, monkeypatch)
+    monkeypatch.setenv("FAKE_API_KEY", KEY)
+    with StatusServer(500, "upstream [db] down") as failing, SilentServer() as silent:
+        spec = write_spec(tmp_path, failing.base_url, judge_url=silent.base_url)
+        spec.write_text(
+            spec.read_text(encoding="utf-8").replace(
+                "retries: {attempts: 0, max_retries: 0}",
+                "retries: {attempts: 0, max_retries: 0, attempt_timeout: 2}",
+            ),
+            encoding="utf-8",
+        )
+
+        code, err, elapsed = run(spec, capsys)
+
+    assert code == 1 and elapsed < WALL
+    assert (
+        f"runs[0].models[0]: openai-api/fake/gen: HTTP 500 from {failing.base_url}/models: upstream [db] down "
+        "(the server is failing)"
+    ) in err
+    assert f"judges[0]: openai-api/fake/judge: no answer from {silent.base_url}/models within 2 s" in err
+    assert "Nothing was run." in err
+    assert failing.requests == ["GET /v1/models"]
+    assert not (tmp_path / "logs").exists()

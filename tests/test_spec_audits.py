@@ -101,15 +101,23 @@ def test_a_bad_audit_is_reported_at_its_yaml_path(
 
 
 @pytest.mark.parametrize(
-    "probes", [pytest.param(None, id="every-probe"), pytest.param(["wrong", "english"], id="english-listed")]
+    "probes",
+    [pytest.param(["wrong", "english"], id="english-listed"), pytest.param(["english"], id="english-only")],
 )
-def test_the_english_probe_needs_the_bundled_samples_translations(
-    tmp_path: Path, probes: list[str] | None
+def test_the_english_probe_named_on_other_data_needs_the_bundled_samples_translations(
+    tmp_path: Path, probes: list[str]
 ) -> None:
     (tmp_path / "items.csv").write_text("x\n", encoding="utf-8")  # exists: only the audit is checked
     problems = _problems(tmp_path, _spec(data="items.csv", audits=_audit(probes=probes)))
     assert list(problems) == ["audits[0].probes"], problems
     assert "English meanings, shipped only with data: sample" in problems["audits[0].probes"]
+
+
+def test_an_audit_without_probes_on_other_data_runs_every_probe_the_data_allows(tmp_path: Path) -> None:
+    # As `vivid audit` does: english is left out (with a line in the card), not refused.
+    (tmp_path / "items.csv").write_text("x\n", encoding="utf-8")
+    loaded = load_spec(_write(tmp_path, _spec(data="items.csv", audits=_audit(probes=None))))
+    assert loaded.spec.audits[0].probes is None
 
 
 def test_validate_lists_a_bad_audit_beside_other_problems_and_exits_2(

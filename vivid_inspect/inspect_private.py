@@ -6,8 +6,16 @@ reason, so that an Inspect upgrade that moves one breaks this module alone.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+
+# Private: the function through which Inspect builds a task from its registered name or file
+# (`inspect eval vivid_inspect/explain`, `eval("vivid_inspect/topic")`, eval_set and eval-retry by
+# name). The task-start check runs only when it is on the call stack: Python code that calls a task
+# function itself (a notebook, `vivid run`) is not checked. Inspect's active model alone cannot
+# tell: eval_set sets it in the caller's context and leaves it there after it returns.
+from inspect_ai._eval.registry import task_create
 
 # Private: the async backend Inspect runs on (INSPECT_ASYNC_BACKEND, asyncio or trio). The runner's
 # judge phase starts its own event loop around score_async and must use the same backend, or
@@ -33,6 +41,11 @@ from inspect_ai.model import Model, ModelConfig
 # without them a user's own attempt_timeout, or batch mode, cannot be told from "not set".
 from inspect_ai.model._generate_config import active_generate_config
 
+# Private: the model Inspect is evaluating, which it sets before it builds a task from its name; the
+# task-start check (vivid_inspect.task_start) checks that model. `get_model()` without arguments is
+# no substitute: with no model being evaluated it falls back to INSPECT_EVAL_MODEL or raises.
+from inspect_ai.model._model import active_model
+
 # Private: how Inspect records a model role in a log header (EvalSpec.model_roles), with model
 # arguments redacted the way Inspect redacts them. score_async does not record the roles it was
 # given, so the runner sets them on a judged log itself and must write what `inspect eval` writes.
@@ -42,10 +55,13 @@ from rich.markup import escape
 from vivid_inspect.data.csv_format import VividDataError
 
 __all__ = [
+    "PlainError",
     "PrerequisiteError",
     "TaskArgumentError",
     "TaskDataError",
     "active_generate_config",
+    "active_model",
+    "built_by_inspect",
     "configured_async_backend",
     "eval_header_members",
     "eval_summary_members",
@@ -65,6 +81,20 @@ def model_providers() -> set[str]:
     return {registry_unqualified_name(api) for api in registry_find(lambda info: info.type == "modelapi")}
 
 
+def built_by_inspect() -> bool:
+    """Whether Inspect is building the calling task from its name (not Python code calling it).
+
+    Returns:
+        True when Inspect's ``task_create`` is on the call stack.
+    """
+    frame = inspect.currentframe()
+    while frame is not None:
+        if frame.f_code is task_create.__code__:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def model_roles_config(roles: dict[str, Model]) -> dict[str, ModelConfig | list[ModelConfig]]:
     """Model roles as a log header records them (``log.eval.model_roles``).
 
@@ -77,21 +107,30 @@ def model_roles_config(roles: dict[str, Model]) -> dict[str, ModelConfig | list[
     return model_roles_to_model_roles_config(dict(roles)) or {}
 
 
-class TaskArgumentError(PrerequisiteError, ValueError):
-    """A task argument that cannot be used: Inspect prints the message alone, no traceback.
+class PlainError(PrerequisiteError):
+    """An error Inspect prints as its message alone: no traceback, exit 1.
 
-    Still a :class:`ValueError`, so callers that build tasks in Python catch it as before.
-    ``str(error)`` is the plain message.
+    Raised while Inspect creates a model or builds a task, before anything is generated. ``str(error)``
+    is the plain message; Inspect prints ``.message``, the same text with rich markup escaped.
     """
 
     def __init__(self, message: str) -> None:
-        # Inspect prints `.message` as rich markup; data and paths may hold brackets ("ids [17]")
-        # that rich would read as tags, so they are escaped there and kept plain in `args`.
+        # Inspect prints `.message` as rich markup; data, paths, URLs and servers' messages may hold
+        # brackets ("ids [17]", "[https://status.example]") that rich would read as tags and drop,
+        # so they are escaped there and kept plain in `args`.
         super().__init__(escape(message))
         self.args = (message,)
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class TaskArgumentError(PlainError, ValueError):
+    """A task argument that cannot be used: Inspect prints the message alone, no traceback.
+
+    Still a :class:`ValueError`, so callers that build tasks in Python catch it as before.
+    ``str(error)`` is the plain message.
+    """
 
 
 class TaskDataError(TaskArgumentError, VividDataError):
@@ -111,7 +150,7 @@ def task_errors(task: str) -> Iterator[None]:
     """
     try:
         yield
-    except TaskArgumentError:
+    except PlainError:  # already a message of its own (TaskArgumentError, the task-start check)
         raise
     except VividDataError as error:
         raise TaskDataError(f"{task}: {error}") from error

@@ -7,14 +7,17 @@ or data file into one clear message.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
 from vivid_inspect.bounds import MAX_JUDGE_RETRIES, count_problem
 from vivid_inspect.call_limits import GENERATION
-from vivid_inspect.data import VividItem, load_vivid
+from vivid_inspect.data import VividData, VividItem, load_vivid
 from vivid_inspect.data.leakage import judge_example_idioms
 from vivid_inspect.inspect_private import task_errors
+from vivid_inspect.log_contract import LEXICAL
 from vivid_inspect.scorers.classification import topic_match, traits_match
 from vivid_inspect.scorers.explain_judges import explain_scorers, judge_names
 from vivid_inspect.solvers.bounded_generate import bounded_generate
@@ -28,6 +31,7 @@ from vivid_inspect.solvers.classify_prompts import (
 )
 from vivid_inspect.solvers.explain import explain_generate
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS, EXPLAIN_STYLES
+from vivid_inspect.task_start import check_answerable, check_models
 
 # Paper Appendix C. Task-level config, so --temperature / --max-tokens on the CLI override it,
 # as --max-retries / --timeout override the finite retry limits (attempt_timeout: bounded_generate).
@@ -127,6 +131,7 @@ def explain(
             exclude_idioms=[idiom for idiom, _ in EXPLAIN_DEMONSTRATIONS],
             exclude_judge_examples=judge_example_idioms(),
         )
+        _check_start("explain", loaded, data, judge_names(judge), judge_model)
         return Task(
             dataset=loaded.dataset,
             solver=explain_generate(prompt),
@@ -154,6 +159,7 @@ def _classification(kind: ClassifyKind, shots: int, data: str | None) -> Task:
 
     shown = [demo.idiom for demo in DEMONSTRATIONS[:shots]]
     loaded = load_vivid(data, exclude_idioms=shown, target=gold)
+    _check_start(kind, loaded, data)
     return Task(
         dataset=loaded.dataset,
         solver=[classify_prompt(kind, shots), bounded_generate()],
@@ -167,3 +173,20 @@ def _classification(kind: ClassifyKind, shots: int, data: str | None) -> Task:
             "left_out_ids": loaded.left_out,
         },
     )
+
+
+def _check_start(
+    task: str,
+    loaded: VividData,
+    data: str | None,
+    judges: Sequence[str] = (),
+    judge_model: str | None = None,
+) -> None:
+    """The task-start check (:mod:`vivid_inspect.task_start`), once the arguments and data are good.
+
+    When ``inspect eval`` builds the task from its name, the models it will call are checked (an
+    LLM judge only when ``judges`` names one), then a ``vivid/*`` baseline's items; a problem stops
+    the eval in one message before anything is generated. Skipped when Python code builds the task.
+    """
+    check_models(task, judge=any(name != LEXICAL for name in judges), judge_model=judge_model)
+    check_answerable(task, loaded.dataset, data)

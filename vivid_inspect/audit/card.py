@@ -18,12 +18,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vivid_inspect.audit.verdicts import (
+    CONTROL,
     DEFAULT_THRESHOLDS,
+    INVARIANCE,
     OWN_SCORE,
+    PSEUDO_ITEMS,
     ProbeLike,
     ProbeResult,
     Thresholds,
     bound_text,
+    check_seed,
     evaluate,
     share_text,
 )
@@ -37,22 +41,23 @@ CARD_COLUMNS = ("judge", "strategy", "language", "data", "seed")
 
 THRESHOLD_USES: dict[str, str] = {
     "high_floor": "`high`: the mean's interval, and each item, at or above it",
-    "same_tolerance": "`same`: the shift's interval inside ± it",
+    "same_tolerance": "`same` and the control (`repeat`): the shift's interval inside ± it",
     "lower_margin": "`lower`: the shift's interval at or below minus it",
     "not_higher_margin": "`not_higher`: the shift's interval at or below it",
     "within": "`within_1`: the shift's interval, and each item's difference, inside ± it",
     "ceiling": "`at_most_1`: the mean's interval, and each item, at or below it",
-    "item_tolerance": "one item's change that still counts as none (`same`, `not_higher`) or must be "
-    "exceeded to count as a drop (`lower`)",
-    "min_rate": "the rate's Wilson interval at or above it",
+    "item_tolerance": "one item's change that still counts as none (`same`, `not_higher`, the control) or "
+    "must be exceeded to count as a drop (`lower`)",
+    "min_rate": "`lower`, `high`, `at_most_1`: the rate's exact interval at or above it (the invariance "
+    "probes' flips beyond the control are held to their shift margin per smallest flip instead)",
     "min_items": "fewer paired (or scored) items: inconclusive",
     "max_unscored": "a larger share of items left out: inconclusive unless failed",
     "confidence": "level of every interval",
-    "n_boot": "bootstrap resamples per interval",
 }
 """What each threshold decides, one line each, for the card and the docs."""
 
 _EXPECTS = {
+    "repeat": "same as `{c}`, asked again",
     "high": "high",
     "same": "same as `{c}`",
     "lower": "lower than `{c}`",
@@ -74,7 +79,7 @@ class AuditCard:
         n_items: Distinct items over all probes.
         results: One result per probe, in the probes' order.
         thresholds: The bounds the verdicts used.
-        seed: Seed of the bootstraps.
+        seed: The audit's seed (of the item draw and the derivations).
         log_locations: Where Inspect wrote the probe logs (``inspect view`` shows them).
         notes: Anything the reader should know that no single probe says.
     """
@@ -121,6 +126,7 @@ class AuditCard:
             Markdown text.
         """
         t = self.thresholds
+        level = share_text(t.confidence)
         lines = [
             f"## Judge audit: {self.verdict.upper()}",
             "",
@@ -128,10 +134,14 @@ class AuditCard:
             f"{self.n_items} items of {self.data}: {self.count('pass')} pass, {self.count('fail')} fail, "
             f"{self.count('inconclusive')} inconclusive.",
             "",
+            *self._noise_floor(),
             f"Scores 0-{MAX_SCORE}. Mean: over the probe's scored items. Paired: the probe's and the "
-            "comparison's means over the items the judge scored in both, whose difference is the shift; "
-            f"[{share_text(t.confidence)} CI] by a paired bootstrap over items ({t.n_boot} resamples, seed "
-            f"{self.seed}); rates with Wilson intervals. The bold figure decides the verdict.",
+            "comparison's means over the items the judge scored in both, whose difference is the shift. "
+            f"[{level} CI]: Student t over items, its spread counting a pseudo-item above and below the mean, "
+            f"as far as an item could lie ({_weight(PSEUDO_ITEMS)} each); rates with exact (Clopper-Pearson) intervals. "
+            "Invariance probes: their flips "
+            "(items whose score changed, or rose for `not_higher`) beyond the control's on the same items. "
+            "The bold figures decide the verdict.",
             "",
             "| probe | expectation | mean | paired: probe − comparison | shift [CI] | rate [CI] | unscored "
             "| verdict |",
@@ -178,11 +188,39 @@ class AuditCard:
                 f"{shift if own else f'**{shift}**'} [{_num(r.ci_low, '+.2f')}, {_num(r.ci_high, '+.2f')}]"
             )
         rate = f"{r.rate_name} {_pct(r.rate)} [{_pct(r.rate_ci_low)}, {_pct(r.rate_ci_high)}]"
+        if r.expectation in INVARIANCE and not math.isnan(r.excess_flips):
+            rate = (
+                f"flips {_pct(1 - r.rate)} − control {_pct(r.control_flips)}: **{_spct(r.excess_flips)}** "
+                f"[{_spct(r.excess_ci_low)}, {_spct(r.excess_ci_high)}] (≤ {_pct(r.flip_bound)})"
+            )
+        elif r.expectation in INVARIANCE:
+            rate = f"flips {_pct(1 - r.rate)}, no control (≤ {_pct(r.flip_bound)})"
+        elif r.expectation != CONTROL:
+            rate = f"**{rate}** (≥ {share_text(self.thresholds.min_rate)})"
         unscored = str(r.unscored) if r.comparison is None else f"{r.unscored} / {r.comparison_unscored}"
         return (
             f"| `{r.probe}` | {expects} | {mean} | {comparison} | {shift} | {rate} | {unscored} | "
             f"{_mark(r.verdict)} |"
         )
+
+    def _noise_floor(self) -> list[str]:
+        """The control's line, first after the header: how well the judge repeats itself."""
+        control = next((r for r in self.results if r.expectation == CONTROL), None)
+        if control is None:
+            return [
+                "No control (`retest`): the judge's test-retest noise is unknown, so no invariance probe "
+                "can fail on its flips alone.",
+                "",
+            ]
+        if control.n_paired == 0:
+            return [f"Noise floor (`{control.probe}`): no item scored in both calls.", ""]
+        return [
+            f"Noise floor (`{control.probe}`, `{control.comparison}` judged again as a fresh call): the two "
+            f"calls agree on {_pct(control.rate)} [{_pct(control.rate_ci_low)}, {_pct(control.rate_ci_high)}] "
+            f"of {control.n_paired} items, shift {_num(control.shift, '+.2f')}; each invariance probe's flips "
+            "are counted beyond the control's.",
+            "",
+        ]
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per probe for ``audit.csv``: the card's identity, then every statistic.
@@ -273,21 +311,22 @@ def build_card(
         language: The language of the judge's instructions.
         data: The data source of the items.
         thresholds: The bounds of the verdicts.
-        seed: Seed of every bootstrap.
+        seed: The audit's seed (of the item draw and the derivations), shown on the card.
         log_locations: Where the probe logs are.
 
     Returns:
         The card.
 
     Raises:
-        ValueError: No listed probe has scores, a score is off the 0-5 scale, or a probe's
-            expectation is unknown.
+        ValueError: No listed probe has scores, a score is off the 0-5 scale, a probe's
+            expectation is unknown, or the seed is not a whole number 0 or more.
     """
+    check_seed(seed)
     listed = [probe.name for probe in probes]
     if not any(name in scores for name in listed):
         have = ", ".join(map(repr, scores)) or "none"
         raise ValueError(f"no probe of the audit has scores (probes: {', '.join(listed)}; scores of: {have})")
-    results = evaluate(scores, probes, thresholds, seed=seed)
+    results = evaluate(scores, probes, thresholds)
     ignored = [name for name in scores if name not in listed]
     notes = [f"scores of probe(s) not in the audit ignored: {', '.join(ignored)}"] if ignored else []
     items = {item for result in results for item in scores[result.probe]}
@@ -311,6 +350,14 @@ def _num(value: float, spec: str = ".2f") -> str:
 
 def _pct(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{100 * value:.0f} %"
+
+
+def _spct(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{100 * value + 0.0:+.0f} %"
+
+
+def _weight(value: float) -> str:
+    return "weight 1" if value == 1 else f"weight {value:g}"
 
 
 def _mark(verdict: str) -> str:

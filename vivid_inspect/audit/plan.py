@@ -67,6 +67,8 @@ class AuditPlan:
         items: Items audited.
         probes: Probes run, in card order.
         roles: The calls per model.
+        left_out: One line per probe the data cannot make and the default left out (``english``
+            without translations), saying how to add it.
     """
 
     judge: str
@@ -76,6 +78,7 @@ class AuditPlan:
     items: int
     probes: tuple[str, ...]
     roles: tuple[RoleCalls, ...]
+    left_out: tuple[str, ...] = ()
 
     def text(self) -> str:
         """The plan as a markdown table with its totals and footnote."""
@@ -83,6 +86,7 @@ class AuditPlan:
             f"## Audit plan: {self.judge} ({self.strategy}, {self.language})",
             "",
             f"{self.items} items of {self.data} × {len(self.probes)} probes ({', '.join(self.probes)}).",
+            *(f"{line}." if not line.endswith(".") else line for line in self.left_out),
             "",
             "| role | model | calls | with retries | input tokens | output tokens (max) | cost |",
             "| --- | --- | --- | --- | --- | --- | --- |",
@@ -189,5 +193,12 @@ def make_audit_plan(
             )
         )
     return AuditPlan(
-        judge, strategy, language, prepared.source, len(prepared.items), prepared.probes, tuple(roles)
+        judge,
+        strategy,
+        language,
+        prepared.source,
+        len(prepared.items),
+        prepared.probes,
+        tuple(roles),
+        prepared.left_out,
     )

@@ -1,18 +1,20 @@
 """The audit's forest plot (``audit_shifts.png``): each probe's shift and mean with its interval.
 
 One row per probe, two panels sharing the rows. The left panel shows the shift against the
-comparison (``probe - comparison``) with its paired bootstrap interval; the right one the probe's
+comparison (``probe - comparison``) with its paired interval; the right one the probe's
 own mean score with its interval. The statistic that decides a probe's verdict is drawn filled, in
 the verdict's colour, over a band marking its accepted range; the other one is drawn hollow and
 grey, for information. The figure is drawn like the report's (:mod:`vivid_inspect.report.plots`):
 without pyplot, in matplotlib's default style, at a fixed DPI and without the "Software" chunk, so
-the same card gives the same bytes.
+the same card gives the same bytes. Every text is wrapped to the width it has, so none runs past the
+canvas (``tests/test_audit_card.py`` checks each text's extent on long names).
 """
 
 from __future__ import annotations
 
 import io
 import math
+import textwrap
 from typing import TYPE_CHECKING
 
 from vivid_inspect.audit.verdicts import OWN_SCORE, ProbeResult, share_text
@@ -20,15 +22,20 @@ from vivid_inspect.scorers.judge_parse import MAX_SCORE
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
     from vivid_inspect.audit.card import AuditCard
 
 DPI = 100
+WIDTH = 12.0
+"""Figure width in inches; the texts are wrapped to fit it."""
+_CHARS_PER_INCH = 11  # DejaVu Sans at 10 pt averages under 7 px a character at 100 dpi
 COLOURS = {"pass": "#1a9850", "fail": "#d73027", "inconclusive": "#f28e2b"}
 """Verdict colours: green, red, orange (told apart by lightness as well as hue)."""
 _INFO = "#9e9e9e"
 _BAND = "#1a9850"
 _SHORT = {
+    "repeat": "same as {c}, asked again",
     "high": "high",
     "same": "same as {c}",
     "lower": "lower than {c}",
@@ -53,6 +60,27 @@ def render_png(card: AuditCard) -> bytes:
         The PNG file's bytes.
     """
     import matplotlib.style
+
+    with matplotlib.style.context("default"):
+        figure = build_figure(card)
+        buffer = io.BytesIO()
+        figure.savefig(buffer, dpi=DPI, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _wrap(text: str, inches: float) -> str:
+    return textwrap.fill(text, width=max(20, int(inches * _CHARS_PER_INCH)), break_on_hyphens=False)
+
+
+def build_figure(card: AuditCard) -> Figure:
+    """The forest plot of a card as a matplotlib figure, drawn on an Agg canvas (call in a style context).
+
+    Args:
+        card: The audit card (at least one probe).
+
+    Returns:
+        The figure.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
@@ -60,45 +88,50 @@ def render_png(card: AuditCard) -> bytes:
 
     results = card.results
     rows = len(results)
-    with matplotlib.style.context("default"):
-        figure = Figure(figsize=(12.0, 0.5 * rows + 2.2), layout="constrained")
-        shift_axes, mean_axes = figure.subplots(1, 2, sharey=True, width_ratios=(3, 2))
-        for index, result in enumerate(results):
-            y = rows - 1 - index
-            decides_mean = result.expectation in OWN_SCORE
-            _row(shift_axes, y, result, result.shift, (result.ci_low, result.ci_high), not decides_mean)
-            _row(mean_axes, y, result, result.mean, (result.mean_ci_low, result.mean_ci_high), decides_mean)
-        shift_axes.axvline(0.0, color="black", linewidth=0.8)
-        shift_axes.set_xlim(*_shift_limits(results))
-        level = share_text(card.thresholds.confidence)
-        shift_axes.set_xlabel(
-            f"shift: probe − comparison over the paired items (0-{MAX_SCORE} points), {level} CI"
+    figure = Figure(figsize=(WIDTH, 0.5 * rows + 2.6), layout="constrained")
+    FigureCanvasAgg(figure)
+    shift_axes, mean_axes = figure.subplots(1, 2, sharey=True, width_ratios=(3, 2))
+    for index, result in enumerate(results):
+        y = rows - 1 - index
+        decides_mean = result.expectation in OWN_SCORE
+        _row(shift_axes, y, result, result.shift, (result.ci_low, result.ci_high), not decides_mean)
+        _row(mean_axes, y, result, result.mean, (result.mean_ci_low, result.mean_ci_high), decides_mean)
+    shift_axes.axvline(0.0, color="black", linewidth=0.8)
+    shift_axes.set_xlim(*_shift_limits(results))
+    level = share_text(card.thresholds.confidence)
+    # The labels are wrapped to their panel's share of the width (the tick labels take about a
+    # quarter of it), so the right one no longer runs past the canvas.
+    shift_axes.set_xlabel(
+        _wrap(
+            f"shift: probe − comparison over the paired items (0-{MAX_SCORE} points), {level} CI",
+            WIDTH * 0.55,
         )
-        mean_axes.set_xlim(-0.2, MAX_SCORE + 0.2)
-        mean_axes.set_xlabel(f"probe's own mean over its scored items (0-{MAX_SCORE}), {level} CI")
-        shift_axes.set_yticks(range(rows), labels=[label(r) for r in reversed(results)])
-        shift_axes.set_ylim(-0.6, rows - 0.4)
-        for axes in (shift_axes, mean_axes):
-            axes.grid(axis="x", color="#e0e0e0", linewidth=0.6)
-            axes.set_axisbelow(True)
-        handles = [
-            Line2D([], [], marker="o", linestyle="", color=colour, label=verdict)
-            for verdict, colour in COLOURS.items()
-        ] + [
-            Line2D(
-                [], [], marker="o", linestyle="", markerfacecolor="white", color=_INFO, label="not decisive"
-            ),
-            Patch(color=_BAND, alpha=0.15, label="accepted range"),
-        ]
-        figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), frameon=False)
-        figure.suptitle(
+    )
+    mean_axes.set_xlim(-0.2, MAX_SCORE + 0.2)
+    mean_axes.set_xlabel(
+        _wrap(f"probe's own mean over its scored items (0-{MAX_SCORE}), {level} CI", WIDTH * 0.28)
+    )
+    shift_axes.set_yticks(range(rows), labels=[_wrap(label(r), WIDTH * 0.32) for r in reversed(results)])
+    shift_axes.set_ylim(-0.6, rows - 0.4)
+    for axes in (shift_axes, mean_axes):
+        axes.grid(axis="x", color="#e0e0e0", linewidth=0.6)
+        axes.set_axisbelow(True)
+    handles = [
+        Line2D([], [], marker="o", linestyle="", color=colour, label=verdict)
+        for verdict, colour in COLOURS.items()
+    ] + [
+        Line2D([], [], marker="o", linestyle="", markerfacecolor="white", color=_INFO, label="not decisive"),
+        Patch(color=_BAND, alpha=0.15, label="accepted range"),
+    ]
+    figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), frameon=False)
+    figure.suptitle(
+        _wrap(
             f"Judge audit: {card.judge} (strategy {card.strategy}, instructions {card.language}), "
-            f"{card.n_items} items of {card.data}"
+            f"{card.n_items} items of {card.data}",
+            WIDTH * 0.95,
         )
-        FigureCanvasAgg(figure)
-        buffer = io.BytesIO()
-        figure.savefig(buffer, dpi=DPI, format="png", metadata={"Software": None})
-    return buffer.getvalue()
+    )
+    return figure
 
 
 def _row(

@@ -8,6 +8,11 @@ audit's seed, the probe and the item id, so a re-run, or a run over more items, 
 candidate for the same item. The one exception is ``english`` without a shipped translation: the
 ``translator`` model role writes it (:mod:`vivid_inspect.audit.task`).
 
+The first probe, ``retest``, is the control: the reference judged again as a fresh call, in its own
+cache scope. Its differences from the reference are the judge's test-retest noise on the same
+items, the floor the invariance probes' flips are judged against
+(:mod:`vivid_inspect.audit.verdicts`); every invariance probe brings it.
+
 All candidates are NFC. The spelling variant is not an NFD copy: the judge normalises NFD away
 before the prompt, so an NFD variant would test nothing.
 
@@ -31,13 +36,16 @@ from functools import lru_cache
 from importlib import resources
 
 from vivid_inspect.audit import probe_texts
+from vivid_inspect.audit.verdicts import INVARIANCE
 from vivid_inspect.baselines.answers import literal_paraphrase
 from vivid_inspect.data import VividItem, idiom_key
 from vivid_inspect.taxonomy import TRAIT_BY_CODE
 from vivid_inspect.text import nfc
 
-PROBE_VERSION = 2
-"""Version of the derivations and texts below; recorded in every probe log (``probe_version``)."""
+PROBE_VERSION = 3
+"""Version of the derivations and texts below; recorded in every probe log (``probe_version``).
+
+3: the ``retest`` control (the reference judged again); the invariance probes bring it."""
 
 
 @dataclass(frozen=True)
@@ -48,8 +56,9 @@ class Probe:
         name: The probe's name (``reference``, ``padding``, ...), also its log's task name suffix.
         comparison: The probe whose scores this one's are compared with, item by item; None for
             the base.
-        expectation: What a sound judge does: ``high``, ``same``, ``lower``, ``not_higher``,
-            ``at_most_1`` or ``within_1`` (see :mod:`vivid_inspect.audit.verdicts`).
+        expectation: What a sound judge does: ``repeat`` (the control), ``high``, ``same``,
+            ``lower``, ``not_higher``, ``at_most_1`` or ``within_1`` (see
+            :mod:`vivid_inspect.audit.verdicts`).
         description: One line saying what the candidate is.
     """
 
@@ -62,6 +71,12 @@ class Probe:
 PROBES: dict[str, Probe] = {
     probe.name: probe
     for probe in (
+        Probe(
+            "retest",
+            "reference",
+            "repeat",
+            "the reference judged again as a fresh call: the judge's test-retest noise (the control)",
+        ),
         Probe("reference", None, "high", "the reference meaning itself"),
         Probe(
             "spelling", "reference", "same", "the reference with tone marks moved, case and spacing changed"
@@ -92,6 +107,11 @@ PROBES: dict[str, Probe] = {
 """Every probe, in the card's order."""
 
 ENGLISH = "english"
+CONTROL_PROBE = "retest"
+"""The control probe: every invariance probe's flips are counted beyond its flips."""
+RETEST_REPEAT = 1
+"""The judge's repeat number of the control's calls: the cache scope ``repeat=1``, apart from the
+reference's own calls, so the control is a fresh call and never a replay of the reference's reply."""
 WRONG_PROBES = ("wrong", "authority", "injected_vi", "injected_en")
 """The probes built on another item's meaning."""
 
@@ -104,7 +124,8 @@ def parse_probes(spec: str | Iterable[str] | None) -> list[str]:
 
     Returns:
         Probe names in :data:`PROBES` order; ``padding`` brings ``partial`` and ``reference``,
-        ``authority`` brings ``wrong``, and so on, since a shift needs both sides.
+        ``authority`` brings ``wrong``, and so on, since a shift needs both sides; an invariance
+        probe (``spelling``, ``padding``, ...) brings the ``retest`` control, its noise floor.
 
     Raises:
         ValueError: A name is unknown, or the list is empty.
@@ -119,7 +140,9 @@ def parse_probes(spec: str | Iterable[str] | None) -> list[str]:
     if unknown:
         raise ValueError(f"unknown probe(s) {', '.join(unknown)}; expected some of {', '.join(PROBES)}")
     wanted = set(names)
-    for name in names:
+    if any(PROBES[name].expectation in INVARIANCE for name in names):
+        wanted.add(CONTROL_PROBE)
+    for name in list(wanted):
         comparison = PROBES[name].comparison
         while comparison is not None:
             wanted.add(comparison)
@@ -444,6 +467,7 @@ def derive(
     reference = nfc(item.meaning).strip()
     partial = partial_meaning(reference)
     texts: dict[str, str | None] = {
+        CONTROL_PROBE: reference,
         "reference": reference,
         "spelling": spelling_variant(reference),
         "partial": partial,

@@ -15,7 +15,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from vivid_inspect.data import VividItem
 
 DEFAULT_LIMIT = None
-"""Items per audit by default: every item (the bundled sample's 46 make 497 judge calls: 46 × 11, less its
+"""Items per audit by default: every item (the bundled sample's 46 make 543 judge calls: 46 × 12, less its
 9 Literal items in the literal probe)."""
 
 
@@ -70,6 +70,9 @@ class AuditItems:
         excluded: Probe -> item id -> why the item is left out of that probe (a one-word meaning
             has no partial answer, a Literal item no literal probe; see
             :class:`~vivid_inspect.audit.probes.Derivation`).
+        left_out: One line per probe left out of a default audit because the data cannot make it
+            (``english`` on data without shipped translations and without a translator), saying
+            how to add it; also in ``notes``.
     """
 
     source: str
@@ -79,6 +82,7 @@ class AuditItems:
     notes: tuple[str, ...]
     translated: bool
     excluded: dict[str, dict[int, str]] = field(default_factory=dict)
+    left_out: tuple[str, ...] = ()
 
 
 def prepare_items(
@@ -95,7 +99,10 @@ def prepare_items(
         data: Data source (``sample``, ``hf``, a path or URL; None: ``$VIVID_DATA``, else ``hf``).
         limit: Items to draw with ``seed`` (None: all).
         seed: Seed of the draw and of every derivation.
-        probes: Probes to run (see :func:`~vivid_inspect.audit.probes.parse_probes`).
+        probes: Probes to run (see :func:`~vivid_inspect.audit.probes.parse_probes`); None runs
+            every probe the data allows: without a translator, ``english`` only on the bundled
+            sample, whose English meanings ship (elsewhere it is left out, with a line in
+            ``left_out`` saying how to add it).
         translator: The translator model (or its name), or None.
 
     Returns:
@@ -104,8 +111,8 @@ def prepare_items(
     Raises:
         ValueError: Unknown probe, limit below 1, a seed that is not a whole number 0 or more,
             data that cannot be read.
-        MissingTranslationError: ``english`` is wanted, the data has no shipped translation and
-            no translator is given.
+        MissingTranslationError: ``english`` is named in ``probes``, the data has no shipped
+            translation and no translator is given.
     """
     from vivid_inspect.data import load_items, load_vivid
     from vivid_inspect.data.leakage import judge_example_idioms
@@ -125,12 +132,21 @@ def prepare_items(
     items = tuple(item for item in pool if item.id in ids)
     english: dict[int, str] | None = None
     translated = False
+    left_out: tuple[str, ...] = ()
     if ENGLISH in names:
         if translator is not None:
             translated = True
         else:
             english = english_meanings(items)
-            if english is None:
+            if english is None and probes is None:
+                # The default is every probe the data allows: say what was left out and how to add it.
+                left_out = (
+                    f"english left out: only the bundled sample ships English meanings, not {loaded.source}; "
+                    "add it with --translator MODEL (one call per item, cached), or choose the probes "
+                    "with --probes A,B",
+                )
+                names = parse_probes([name for name in names if name != ENGLISH])
+            elif english is None:
                 rest = ",".join(name for name in names if name != ENGLISH)
                 raise MissingTranslationError(
                     f"the english probe needs English meanings: only the bundled sample ships them, not "
@@ -160,9 +176,10 @@ def prepare_items(
     notes += exclusion_notes(excluded)
     if empty:
         notes += (f"not run, no audited item can make its candidate: {', '.join(empty)}",)
+    notes += left_out
     candidates = {name: candidates[name] for name in names}
     excluded = {name: ids for name, ids in excluded.items() if ids}
-    return AuditItems(loaded.source, items, tuple(names), candidates, notes, translated, excluded)
+    return AuditItems(loaded.source, items, tuple(names), candidates, notes, translated, excluded, left_out)
 
 
 # Model arguments that carry credentials: a new key must not re-run an audit, nor enter its id.
@@ -348,6 +365,8 @@ def run_audit(
     retries: int = 1,
     preflight: bool = True,
     judge_identity: Mapping[str, Any] | None = None,
+    progress: bool = False,
+    on_prepared: Callable[[AuditItems], None] | None = None,
 ) -> AuditCard:
     """Audit a judge with every probe and return its card.
 
@@ -372,6 +391,11 @@ def run_audit(
         judge_identity: The judge's :func:`model_identity` as its spec describes it (so that
             ``vivid plan`` can tell a done audit without building the model); default: the
             built judge's.
+        progress: Show one progress bar for the whole audit on an interactive standard error
+            (:mod:`vivid_inspect.audit.progress`) and turn Inspect's own display off, whatever
+            ``display`` says (``vivid audit`` does; its panels would bury the card).
+        on_prepared: Called with the items and candidates once they are derived, before any
+            model is built or called (``vivid audit`` prints the probes left out).
 
     Returns:
         The card: one result per probe, each with its verdict.
@@ -400,6 +424,8 @@ def run_audit(
     check_retries(retries)
     check_roles(judge, translator)
     prepared = prepare_items(data=data, limit=limit, seed=seed, probes=probes, translator=translator)
+    if on_prepared is not None:
+        on_prepared(prepared)
     judge_model = _model(judge, model_args, "judge")
     roles = {GRADER_ROLE: judge_model}
     translator_model: Model | None = None
@@ -444,7 +470,15 @@ def run_audit(
     # max_connections), and on a small machine parallel tasks measured slower (25 s against 18 s
     # for vivid/chrf on the bundled sample).
     started = time.time()
-    logs = eval(tasks, model="none/none", model_roles=roles, log_dir=log_dir, display=display)
+    if progress:
+        from vivid_inspect.audit.progress import showing
+
+        total = sum(len(prepared.candidates[name]) for name in prepared.probes)
+        label = f"judging {len(prepared.probes)} probes with {judge_model}"
+        with showing(total, label):
+            logs = eval(tasks, model="none/none", model_roles=roles, log_dir=log_dir, display="none")
+    else:
+        logs = eval(tasks, model="none/none", model_roles=roles, log_dir=log_dir, display=display)
     # Ctrl-C: Inspect cancels the probes' logs and returns instead of raising; a rerun replays the
     # judge replies Inspect cached
     folder = Path(log_dir or os.environ.get("INSPECT_LOG_DIR") or "logs")

@@ -34,7 +34,7 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from vivid_inspect.audit.probe_texts import TRANSLATOR_PROMPT
-from vivid_inspect.audit.probes import PROBE_VERSION, PROBES, Candidate
+from vivid_inspect.audit.probes import CONTROL_PROBE, PROBE_VERSION, PROBES, RETEST_REPEAT, Candidate
 from vivid_inspect.data import VividItem, item_metadata
 from vivid_inspect.languages import DEFAULT_LANGUAGE
 from vivid_inspect.log_contract import AUDIT_TAG, AuditRecord, sample_meaning
@@ -165,7 +165,9 @@ def probe_task(
         retries: The judge's further asks after an unreadable reply.
 
     Returns:
-        The task, named ``audit_<probe>``, tagged :data:`AUDIT_TAG`.
+        The task, named ``audit_<probe>``, tagged :data:`AUDIT_TAG`. The control's judge asks
+        under its own cache scope (:data:`~vivid_inspect.audit.probes.RETEST_REPEAT`), so its
+        prompts, the reference's, are sent again rather than read back from the reference's replies.
     """
     samples = []
     for item in items:
@@ -183,7 +185,10 @@ def probe_task(
         dataset=MemoryDataset(samples, name="vivid", location=data_source),
         solver=write_candidate(),
         scorer=judge_scorer(
-            record.strategy or "aspect", language=record.language or DEFAULT_LANGUAGE, retries=retries
+            record.strategy or "aspect",
+            language=record.language or DEFAULT_LANGUAGE,
+            retries=retries,
+            repeat=RETEST_REPEAT if probe == CONTROL_PROBE else 0,
         ),
         name=f"audit_{probe}",
         version=PROBE_VERSION,

@@ -21,7 +21,10 @@ from vivid_inspect.scorers.judge_prompts import TEMPLATES
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 DEFAULT_OUT = "audit"
 """Folder of audit.md, audit.csv and audit_shifts.png when --out is not given."""
-PROBE_NAMES = "reference, spelling, partial, padding, wrong, literal, authority, injected_vi, injected_en, english, hedge"
+PROBE_NAMES = (
+    "retest (the control), reference, spelling, partial, padding, wrong, literal, authority, injected_vi, "
+    "injected_en, english, hedge"
+)
 
 _EPILOG = """examples:
   vivid audit vivid/chrf --data sample                      # offline grader, no API key
@@ -75,12 +78,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "audit",
         help="audit a judge's biases with metamorphic probes (or self-preference, --from)",
         description=textwrap.fill(
-            "Judge made-up candidates of known quality for each item with JUDGE: the reference, a "
-            "respelling, a partial answer, the partial answer padded with filler, a wrong meaning of "
+            "Judge made-up candidates of known quality for each item with JUDGE: the reference, the "
+            "reference again (the control: the judge's test-retest noise), a respelling, a partial answer, the partial answer padded with filler, a wrong meaning of "
             "the same theme, a literal restatement, the wrong meaning after an appeal to authority or "
             "followed by an injected verdict (Vietnamese, English), the reference in English, and a "
             "hedge. Each probe has an expectation (see docs/audit.md); the card reports every probe's "
-            "shift with a bootstrap interval, its robustness or sensitivity rate and a verdict, and "
+            "shift with its interval, its flips beyond the control's or its sensitivity rate and a "
+            "verdict, and "
             "is written to --out as audit.md, audit.csv and audit_shifts.png. One Inspect log per "
             "probe (inspect view). With --from LOG_DIR instead of JUDGE: the self-preference of the "
             "judges in a vivid run folder.",
@@ -134,14 +138,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--probes",
         default=None,
         metavar="A,B",
-        help=f"probes to run (default: all: {PROBE_NAMES}); the probes they compare with are added",
+        help=f"probes to run (default: every probe the data allows: {PROBE_NAMES}; english needs the "
+        "bundled sample or --translator); the probes they compare with, and the control, are added",
     )
     parser.add_argument(
         "--translator",
         default=None,
         metavar="MODEL",
         help="model that translates the references for the english probe, one call per item, cached "
-        "(needed for data other than the bundled sample, which ships translations)",
+        "(without it, english runs only on the bundled sample, which ships translations)",
     )
     parser.add_argument(
         "--threshold",
@@ -301,6 +306,12 @@ def _plan(args: argparse.Namespace) -> int:
     return EXIT_PASS
 
 
+def _say_left_out(prepared: Any) -> None:
+    """Print, before any call, one line per probe the data cannot make (``english`` without translations)."""
+    for line in prepared.left_out:
+        print(f"vivid audit: {line}", file=sys.stderr)
+
+
 def _audit(args: argparse.Namespace) -> int:
     from vivid_inspect.audit.run import AuditError, run_audit
     from vivid_inspect.audit.verdicts import Thresholds
@@ -338,6 +349,8 @@ def _audit(args: argparse.Namespace) -> int:
             thresholds=thresholds,
             log_dir=args.log_dir,
             out_dir=out,
+            progress=True,
+            on_prepared=_say_left_out,
         )
     except (ValueError, PrerequisiteError) as exc:
         return _usage(_plain(exc))
@@ -348,8 +361,6 @@ def _audit(args: argparse.Namespace) -> int:
     except AuditError as exc:
         print(f"vivid audit: FAIL: {exc}", file=sys.stderr)
         return EXIT_FAIL
-    # A blank line first: Inspect's task display may leave the cursor at the end of its last line.
-    print()
     print(card.markdown())
     print(f"Written to {out}: audit.md, audit.csv, audit_shifts.png")
     return card.exit_code

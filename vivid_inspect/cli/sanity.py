@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from rich.text import Text
 
+from vivid_inspect.bounds import MAX_ITEMS
 from vivid_inspect.sanity import (
     DEFAULT_LIMIT,
     DEFAULT_MAX_UNSCORED,
@@ -70,8 +71,8 @@ def _positive_int(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"limit {text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"limit {value} must be 1 or more")
+    if not 1 <= value <= MAX_ITEMS:
+        raise argparse.ArgumentTypeError(f"limit {value} must be between 1 and {MAX_ITEMS}")
     return value
 
 

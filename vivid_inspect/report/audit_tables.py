@@ -42,6 +42,12 @@ AUDIT_COLUMNS = (
     "ci_high",
     "rate_name",
     "rate",
+    "n_control",
+    "control_flips",
+    "excess_flips",
+    "excess_ci_low",
+    "excess_ci_high",
+    "flip_bound",
     "verdict",
     "reason",
 )
@@ -145,8 +151,11 @@ def _card_table(index: int, identity: str, logs: list[tuple[str, EvalLog]]) -> T
         f"{card.count('pass')} pass, {card.count('fail')} fail, {card.count('inconclusive')} inconclusive, "
         "with the default thresholds (docs/audit.md); `vivid audit` prints the full card and takes others",
         "mean: the probe's mean over its scored items; paired_mean and comparison_mean: both over the items "
-        "scored in both, so shift = paired_mean - comparison_mean, with its paired bootstrap 95% CI; "
+        "scored in both, so shift = paired_mean - comparison_mean, with its paired 95% interval (ci_low, ci_high); "
         "rate: share of decided items on which the expectation holds",
+        "invariance probes: control_flips is how often the retest control changed its score on the same "
+        "items (the judge's own noise), excess_flips the probe's flips beyond it with its interval, held "
+        "to flip_bound",
         *card.notes,
         *(f"{r.probe}: {note}" for r in card.results for note in r.notes),
         f"logs: {', '.join(card.log_locations)}",

@@ -1,13 +1,11 @@
 """Preflight of ``vivid run``: one cheap request per model endpoint before anything is generated.
 
-A dead endpoint, a wrong key or a misspelt model name would otherwise surface only after every
-call of a cell has used its retries. Before generating, ``vivid run`` sends one request to each
-distinct endpoint that still has calls to make (a model listing, ``GET {base_url}/models``),
-for generators and judges alike, and stops with every problem at its YAML path when one fails:
-
-- no connection (refused, DNS failure, no answer within :data:`CONNECT_TIMEOUT`);
-- HTTP 401/403 (a wrong, revoked or missing key) and 404 (no such route: a wrong ``base_url``);
-- a model the endpoint does not list (OpenAI-compatible servers).
+Before generating, ``vivid run`` sends one request to each distinct endpoint that still has calls
+to make, for generators and judges alike, and stops with every problem at its YAML path when one
+fails. The request and what counts as a failure (no connection or answer, HTTP 401/403/404/5xx, a
+model the endpoint does not list) are :mod:`vivid_inspect.endpoints`, the check the tasks make
+when ``inspect eval`` builds them. The spec's ``retries: {timeout, attempt_timeout}`` (and a
+judge's ``generate:``) shorten the wait when they are shorter than the check's own.
 
 A spec whose cells are all done sends no request at all. Providers with no cheap request are
 checked as far as they can be without loading a model: creating their model already proved
@@ -16,39 +14,46 @@ that the package is installed and the key is set. ``--no-preflight`` skips the c
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import httpx
-from inspect_ai.model import Model
+from inspect_ai.model import GenerateConfig, Model
 
-from vivid_inspect.call_errors import describe_failure, public_url
+from vivid_inspect.call_errors import public_url
+from vivid_inspect.endpoints import (
+    CONNECT_TIMEOUT,
+    OFFLINE_PROVIDERS,
+    READ_TIMEOUT,
+    Outcome,
+    Probe,
+    ask_each,
+    probe_timeout,
+    provider,
+    unlisted,
+)
+from vivid_inspect.endpoints import probe_for as endpoint_probe
 from vivid_inspect.runner.cells import resolved_model, split_model_args
-from vivid_inspect.runner.prepare.models import Models, model_key
+from vivid_inspect.runner.prepare.models import Models, generate_config, model_key
 from vivid_inspect.runner.spec.load import LoadedSpec
 from vivid_inspect.runner.spec.problems import PathPart, Problem, SetupError, format_path
 
 if TYPE_CHECKING:
     from vivid_inspect.runner.plan import Plan
 
-CONNECT_TIMEOUT = 5.0
-"""Seconds to open a connection to an endpoint."""
-
-READ_TIMEOUT = 15.0
-"""Seconds for the listing to arrive."""
-
-OFFLINE_PROVIDERS = frozenset({"mockllm", "vivid", "none"})
-"""Providers that call no endpoint: nothing to check."""
-
-LOCAL_PROVIDERS = frozenset({"hf", "vllm", "sglang", "transformer_lens", "llama-cpp-python"})
-"""Providers that can run the model in this process or start its server: without a
-``base_url`` there is no endpoint to ask before Inspect loads the model."""
-
-ANTHROPIC_VERSION = "2023-06-01"
-_ENV_REFERENCE = re.compile(r"^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$")
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "READ_TIMEOUT",
+    "Preflight",
+    "PreflightError",
+    "Probe",
+    "Target",
+    "check",
+    "planned",
+    "probe_for",
+    "run_preflight",
+    "targets",
+]
 
 
 class PreflightError(SetupError):
@@ -74,24 +79,6 @@ class Target:
     base_url: str | None = None
 
 
-@dataclass(frozen=True)
-class Probe:
-    """The one request that checks an endpoint."""
-
-    url: str
-    headers: tuple[tuple[str, str], ...]
-    lists_models: bool  # whether a model missing from the listing cannot be called
-
-
-@dataclass
-class Outcome:
-    """What an endpoint's request found."""
-
-    problem: str | None = None
-    listed: set[str] | None = None
-    note: str | None = None
-
-
 @dataclass
 class Preflight:
     """The result of a passed check: what was asked, and notes on what could not be."""
@@ -100,27 +87,8 @@ class Preflight:
     notes: list[str] = field(default_factory=list)
 
 
-def provider(name: str) -> str:
-    """The provider part of ``provider/model``."""
-    return name.split("/", 1)[0]
-
-
-def _from_env(value: str) -> str:
-    # A spec's header value `${env:NAME}` is read from the environment when a request is sent
-    # (runner/spec/credentials.py does it for the model's own client); the probe does the same.
-    match = _ENV_REFERENCE.match(value.strip())
-    return os.environ.get(match.group(1), value) if match else value
-
-
-def _sent_name(model: Model) -> str:
-    # openai-api/<service>/<model> sends the model without its service prefix
-    api = model.api
-    service_name = getattr(api, "service_model_name", None)
-    return str(service_name() if callable(service_name) else api.model_name)
-
-
 def probe_for(target: Target) -> Probe | str | None:
-    """The request that checks a target's endpoint.
+    """The request that checks a target's endpoint (:func:`vivid_inspect.endpoints.probe_for`).
 
     Args:
         target: The model.
@@ -129,87 +97,7 @@ def probe_for(target: Target) -> Probe | str | None:
         The probe; a reason when the endpoint cannot be checked cheaply; None for providers
         that call no endpoint.
     """
-    kind = provider(target.name)
-    if kind in OFFLINE_PROVIDERS:
-        return None
-    api = target.model.api
-    client: Any = getattr(api, "client", None)  # the provider SDK's client, duck-typed
-    client_class = type(client).__name__
-    if client_class == "AsyncOpenAI":
-        headers = {k: _from_env(v) for k, v in client.default_headers.items() if isinstance(v, str)}
-        if client.api_key:
-            headers["Authorization"] = f"Bearer {client.api_key}"
-        url = str(client.base_url).rstrip("/") + "/models"
-        return Probe(url, tuple(sorted(headers.items())), lists_models=True)
-    if client_class == "AsyncAnthropic":
-        headers = {"anthropic-version": ANTHROPIC_VERSION}
-        if client.api_key:
-            headers["x-api-key"] = client.api_key
-        url = str(client.base_url).rstrip("/") + "/v1/models"
-        # aliases such as claude-sonnet-4-0 are callable but not listed: check the key only
-        return Probe(url, tuple(sorted(headers.items())), lists_models=False)
-    base_url = target.base_url or (os.environ.get("VLLM_BASE_URL") if kind == "vllm" else None)
-    if kind in ("vllm", "sglang") and base_url:
-        headers = {"Authorization": f"Bearer {api.api_key}"} if api.api_key else {}
-        return Probe(base_url.rstrip("/") + "/models", tuple(sorted(headers.items())), lists_models=True)
-    if kind in LOCAL_PROVIDERS:
-        return f"{target.name}: not checked (the model runs on this machine, and is loaded only when the run starts)"
-    return f"{target.name}: not checked (no cheap request for provider {kind!r}); the model was created"
-
-
-def _listed(body: object) -> set[str] | None:
-    data = body.get("data") if isinstance(body, dict) else None
-    if not isinstance(data, list):
-        return None
-    return {str(item["id"]) for item in data if isinstance(item, dict) and "id" in item}
-
-
-def _message(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text.strip()[:200]
-    inner = body.get("error", body) if isinstance(body, dict) else body
-    message = inner.get("message") if isinstance(inner, dict) else None
-    return str(message or inner)[:200]
-
-
-def ask(client: httpx.Client, probe: Probe) -> Outcome:
-    """Send one probe and judge the answer.
-
-    Args:
-        client: The HTTP client (short timeouts).
-        probe: The request.
-
-    Returns:
-        A problem for a failure that would fail every call, else the models listed (if any)
-        and a note when the answer was unexpected but not conclusive.
-    """
-    url = public_url(probe.url)
-    try:
-        response = client.get(probe.url, headers=dict(probe.headers))
-    except httpx.TimeoutException:
-        return Outcome(problem=f"no answer from {url} within {READ_TIMEOUT:g} s")
-    except httpx.HTTPError as error:
-        return Outcome(problem=describe_failure(error, url))
-    status = response.status_code
-    if status in (401, 403):
-        return Outcome(
-            problem=f"HTTP {status} from {url}: {_message(response)} (check the API key in the environment)"
-        )
-    if status == 404:
-        return Outcome(
-            problem=f"HTTP 404 from {url}: {_message(response)} (is base_url right? It usually ends in /v1)"
-        )
-    if status >= 400:
-        return Outcome(
-            note=f"{url} answered HTTP {status} ({_message(response)}); the run will retry its calls"
-        )
-    try:
-        body = response.json()
-    except ValueError:
-        return Outcome()
-    return Outcome(listed=_listed(body) if probe.lists_models else None)
+    return endpoint_probe(target.name, target.model, target.base_url)
 
 
 def targets(loaded: LoadedSpec, models: Models, plan: Plan) -> list[Target]:
@@ -244,12 +132,16 @@ def targets(loaded: LoadedSpec, models: Models, plan: Plan) -> list[Target]:
     return found
 
 
-def check(found: Sequence[Target], source: str | None = None) -> Preflight:
+def check(
+    found: Sequence[Target], source: str | None = None, config: GenerateConfig | None = None
+) -> Preflight:
     """Check every target's endpoint with one request per distinct endpoint.
 
     Args:
         found: The models to check (:func:`targets`).
         source: The spec file, for messages.
+        config: The spec-wide generation options; a ``timeout`` or ``attempt_timeout`` there or
+            in a model's own config shortens the wait (:func:`vivid_inspect.endpoints.probe_timeout`).
 
     Returns:
         What was checked, with notes on what could not be.
@@ -265,15 +157,19 @@ def check(found: Sequence[Target], source: str | None = None) -> Preflight:
             probes.setdefault(probe, []).append(target)
         elif probe is not None:
             result.notes.append(f"{format_path(target.path)}: {probe}")
+    waits = [
+        (probe, probe_timeout(config, target.model.config))
+        for probe, group in probes.items()
+        for target in group
+    ]
+    outcomes = ask_each(waits)
     problems: list[Problem] = []
-    timeout = httpx.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT)
-    with httpx.Client(timeout=timeout, follow_redirects=True) as client:
-        for probe, group in probes.items():
-            outcome = ask(client, probe)
-            result.checked.append(public_url(probe.url))
-            if outcome.note:
-                result.notes.append(outcome.note)
-            problems += _problems(group, outcome, probe)
+    for probe, group in probes.items():
+        outcome = outcomes[probe]
+        result.checked.append(public_url(probe.url))
+        if outcome.note:
+            result.notes.append(outcome.note)
+        problems += _problems(group, outcome, probe)
     if problems:
         raise PreflightError(problems, source)
     return result
@@ -282,19 +178,9 @@ def check(found: Sequence[Target], source: str | None = None) -> Preflight:
 def _problems(group: Iterable[Target], outcome: Outcome, probe: Probe) -> list[Problem]:
     problems = []
     for target in group:
-        if outcome.problem:
-            problems.append(Problem(target.path, f"{target.name}: {outcome.problem}"))
-            continue
-        name = _sent_name(target.model)
-        if outcome.listed is not None and name not in outcome.listed:
-            shown = ", ".join(sorted(outcome.listed)[:8]) or "none"
-            more = f" and {len(outcome.listed) - 8} more" if len(outcome.listed) > 8 else ""
-            problems.append(
-                Problem(
-                    target.path,
-                    f"{target.name}: model {name!r} not found: {public_url(probe.url)} lists {shown}{more}",
-                )
-            )
+        reason = outcome.problem or unlisted(target.model, outcome, probe)
+        if reason:
+            problems.append(Problem(target.path, f"{target.name}: {reason}"))
     return problems
 
 
@@ -313,7 +199,7 @@ def planned(plan: Plan) -> list[str]:
         return ["  none: no cell still to run calls a model endpoint"]
     lines = [f"  {name} ({role}): one request (a model listing) to its endpoint" for role, name in remote]
     lines.append(
-        "  A refused connection, a DNS failure, HTTP 401/403/404 or an unlisted model stops the run "
+        "  A refused connection, a DNS failure, no answer, HTTP 401/403/404/5xx or an unlisted model stops the run "
         "before anything is generated (exit 1); --no-preflight skips the check."
     )
     return lines
@@ -336,4 +222,4 @@ def run_preflight(loaded: LoadedSpec, models: Models) -> Preflight:
     from vivid_inspect.runner.plan import make_plan
 
     found = targets(loaded, models, make_plan(loaded))
-    return check(found, str(loaded.source)) if found else Preflight()
+    return check(found, str(loaded.source), generate_config(loaded.spec, {})) if found else Preflight()
