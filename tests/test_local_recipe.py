@@ -29,8 +29,7 @@ from vivid_inspect.scorers.lexical import chrf
 from vivid_inspect.testing.__main__ import main as server_main
 from vivid_inspect.testing.scripted import STRATEGY_RULES
 
-SPEC = "experiments/judge_ablation_local.yaml"
-RECIPE_COMMAND = f"vivid run {SPEC}"
+RECIPE_COMMAND = "vivid run experiments/judge_ablation_local.yaml"
 """The recipe's command, as the page writes it (tests/test_doc_commands.py checks that it does)."""
 ITEMS = 40  # the spec's sample: {n: 40}
 STRATEGIES = ("zero_shot", "demonstration", "cot", "aspect")
