@@ -128,6 +128,7 @@ def keys(browser: Any, *typed: str) -> None:
         ActionChains(browser).send_keys(key).perform()
 
 
+@pytest.mark.slow
 def test_an_annotator_scores_undoes_reloads_and_survives_a_killed_server(
     driver: Any, tmp_path: Path, servers: list[subprocess.Popen[str]]
 ) -> None:

@@ -256,6 +256,7 @@ def test_one_judge_or_one_generator_is_nothing_to_separate(judges, generators, f
     assert found in message
 
 
+@pytest.mark.slow
 def test_only_items_scored_in_every_cell_count() -> None:
     cells = scores(lambda judge, model, item: float(judge == GPT_JUDGE and model == GPT and item % 2))
     # Items 1-5 are missing for one cell, item 6 is unscored (NaN) in another.
@@ -460,6 +461,7 @@ def real_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_real_logs_flag_a_judge_favouring_a_declared_family(real_logs: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "card"
     code = handle_from(_args(real_logs, f"{FAN}=lab", "vivid/literal=lab", out=out))
@@ -474,6 +476,7 @@ def test_real_logs_flag_a_judge_favouring_a_declared_family(real_logs: Path, tmp
     assert "wrote self_preference.md, self_preference.csv" in printed.err
 
 
+@pytest.mark.slow
 def test_vivid_audit_from_on_the_command_line(real_logs: Path, tmp_path: Path, capsys) -> None:
     argv = ["audit", "--from", str(real_logs), "--family", f"{FAN}=lab", "--family", "vivid/literal=lab"]
     assert main([*argv, "--out", str(tmp_path / "a"), "--seed", "7"]) == 1
@@ -485,6 +488,7 @@ def test_vivid_audit_from_on_the_command_line(real_logs: Path, tmp_path: Path, c
     assert str(tmp_path / "nowhere") in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_real_logs_of_offline_models_have_no_family_to_prefer(real_logs: Path, tmp_path: Path) -> None:
     card = run_self_preference(real_logs, out_dir=tmp_path)
     fan = card.cell(f"judge_aspect [{FAN}]", "vivid/literal")
@@ -493,6 +497,7 @@ def test_real_logs_of_offline_models_have_no_family_to_prefer(real_logs: Path, t
     assert {p.family for p in (*card.judges, *card.generators)} == {"none"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tag", [AUDIT_TAG, SANITY_TAG], ids=["audit", "sanity"])
 def test_audit_and_sanity_logs_in_the_folder_are_left_out(real_logs: Path, tmp_path: Path, tag: str) -> None:
     folder = tmp_path / "with_tagged"
@@ -513,6 +518,7 @@ def test_audit_and_sanity_logs_in_the_folder_are_left_out(real_logs: Path, tmp_p
     assert card.notes[0] in card.markdown()
 
 
+@pytest.mark.slow
 def test_vivid_run_folder_with_families_declared_in_the_spec(tmp_path: Path, capsys) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(
@@ -583,6 +589,7 @@ def test_an_llm_judge_without_a_recorded_model_has_an_unknown_family_not_none() 
     assert "family unknown for judge_cot" in card.markdown()
 
 
+@pytest.mark.slow
 def test_many_own_family_cells_do_not_flag_by_chance() -> None:
     # 40 folders of pure noise where three judges and six generators are OpenAI's (two Gemini
     # judges and two Llama generators anchor the fit): 18 own-family cells each. At 95 % apiece
@@ -756,6 +763,7 @@ def test_a_negative_seed_on_the_command_line_is_refused_by_the_parser(tmp_path: 
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("tags", "says"),
     [
@@ -781,6 +789,7 @@ def test_a_folder_of_audit_or_sanity_logs_only_says_so(
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_real_logs_with_each_judge_of_one_generators_family_exit_2(real_logs: Path, capsys) -> None:
     families = [f"{FAN}=lab", "vivid/literal=lab", f"{FAIR}=other", "vivid/oracle=other"]
     assert main(["audit", "--from", str(real_logs), *(x for f in families for x in ("--family", f))]) == 2

@@ -77,6 +77,7 @@ def test_help_and_usage_errors_import_nothing_heavy(argv: tuple[str, ...]) -> No
     assert result["code"] in (0, 2)
 
 
+@pytest.mark.slow
 def test_validate_imports_inspect_but_no_data_science(tmp_path: Path) -> None:
     result = _probe("validate", str(REPO / "experiments" / "offline.yaml"), "--log-dir", str(tmp_path))
     assert result["code"] == 0, result["out"]

@@ -83,6 +83,7 @@ def table1_generation(report_dir: Path) -> str:
 # --- the generation key --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_judged_copy_has_the_key_of_its_generation(offline: Path) -> None:
     found = generations(offline)
     assert len(found) == 4 and len({g.key for g in found.values()}) == 4
@@ -182,6 +183,7 @@ def test_an_ambiguous_or_unknown_selector_lists_candidates_by_model_and_prompt(
 # --- the report compares with the generation the humans scored -------------------------------------
 
 
+@pytest.mark.slow
 def test_table1_uses_the_generation_the_humans_scored_even_when_it_sorts_last(
     folder: Path, tmp_path: Path
 ) -> None:
@@ -197,6 +199,7 @@ def test_table1_uses_the_generation_the_humans_scored_even_when_it_sorts_last(
     assert f"drawn from generation {found[last].key}" in notes
 
 
+@pytest.mark.slow
 def test_before_binding_the_folder_ranked_a_different_generation_first(folder: Path) -> None:
     """Why the test above matters: the old rule (most judges, then path) never picks the last."""
     scores = read_logs(folder).scores
@@ -204,6 +207,7 @@ def test_before_binding_the_folder_ranked_a_different_generation_first(folder: P
     assert reliability_generation(rows, set(), None) == min(generations(folder)) != max(generations(folder))
 
 
+@pytest.mark.slow
 def test_export_import_report_on_the_offline_job_needs_no_extra_option(
     folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -242,6 +246,7 @@ def test_export_import_report_on_the_offline_job_needs_no_extra_option(
     assert table1.loc["lexical", "n"] == 20 and table1.loc["lexical", "mae"] < 1.0
 
 
+@pytest.mark.slow
 def test_an_unbound_human_file_with_several_judged_generations_stops_and_lists_them(
     offline: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -255,6 +260,7 @@ def test_an_unbound_human_file_with_several_judged_generations_stops_and_lists_t
     assert not (tmp_path / "r" / "report.md").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("selector", "code", "said"),
     [
@@ -297,6 +303,7 @@ def _bound_human(folder: Path, tmp_path: Path, selector: str = "vivid/oracle few
     return human
 
 
+@pytest.mark.slow
 def test_a_bound_file_refuses_a_human_generation_that_names_another(
     offline: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -306,6 +313,7 @@ def test_a_bound_file_refuses_a_human_generation_that_names_another(
     assert "names another" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_bound_file_whose_generation_is_not_in_the_folder_is_refused(folder: Path, tmp_path: Path) -> None:
     human = _bound_human(folder, tmp_path)
     drawn = next(
@@ -329,6 +337,7 @@ def _rerun_copy(folder: Path, rel: str) -> str:
     return copy
 
 
+@pytest.mark.slow
 def test_the_recorded_eval_id_tells_apart_two_logs_of_one_generation(folder: Path, tmp_path: Path) -> None:
     human = _bound_human(folder, tmp_path)
     drawn = next(
@@ -344,6 +353,7 @@ def test_the_recorded_eval_id_tells_apart_two_logs_of_one_generation(folder: Pat
     assert copy in str(caught.value)
 
 
+@pytest.mark.slow
 def test_a_resumed_log_with_a_new_eval_id_is_still_bound_and_noted(folder: Path, tmp_path: Path) -> None:
     human = _bound_human(folder, tmp_path)
     drawn = next(
@@ -364,6 +374,7 @@ def test_bind_generation_without_humans_leaves_the_choice_to_the_ranking() -> No
 # --- import checks the ids against the generation ----------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("bad_id", "why"),
     [
@@ -388,6 +399,7 @@ def test_import_rejects_ids_that_are_not_samples_of_the_generation(
     assert not (tmp_path / "human.csv").exists()
 
 
+@pytest.mark.slow
 def test_import_carries_the_key_and_the_record(offline: Path, tmp_path: Path) -> None:
     human = _bound_human(offline, tmp_path)
     scores = read_human_scores(human)
@@ -396,6 +408,7 @@ def test_import_carries_the_key_and_the_record(offline: Path, tmp_path: Path) ->
     assert (record["model"], record["prompt"]) == ("vivid/oracle", "few_shot") and record["eval_id"]
 
 
+@pytest.mark.slow
 def test_import_without_the_record_names_where_it_looked(offline: Path, tmp_path: Path) -> None:
     sheet = tmp_path / "out" / "sheet.csv"
     sheet.parent.mkdir()
@@ -407,6 +420,7 @@ def test_import_without_the_record_names_where_it_looked(offline: Path, tmp_path
         import_sheets([filled], tmp_path / "human.csv")
 
 
+@pytest.mark.slow
 def test_sheets_of_two_generations_are_not_merged(offline: Path, tmp_path: Path) -> None:
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
     export_sheet(offline, a, n=4, generation="vivid/literal zero_shot")
@@ -444,6 +458,7 @@ def test_a_hand_made_file_still_loads_unbound(tmp_path: Path) -> None:
 # --- export names its generation by key, model or prompt ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_export_error_lists_candidates_by_model_and_prompt(
     offline: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -475,6 +490,7 @@ def test_export_error_lists_candidates_by_model_and_prompt(
     assert json.loads(record_path(tmp_path / "s.csv").read_text(encoding="utf-8"))["prompt"] == "few_shot"
 
 
+@pytest.mark.slow
 def test_the_sheet_shows_only_the_opaque_key(offline: Path, tmp_path: Path) -> None:
     sheet = tmp_path / "sheet.csv"
     export_sheet(offline, sheet, n=10, generation="vivid/literal few_shot")

@@ -132,6 +132,7 @@ def _judged_log(shape: str, prompts: list[str], tmp_path: Path) -> EvalLog:
     return log
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", SHAPES)
 def test_the_solver_and_both_scorers_read_the_item_from_every_shape(shape: str, tmp_path: Path) -> None:
     prompts: list[str] = []

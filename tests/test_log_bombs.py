@@ -186,6 +186,7 @@ def unrelated() -> Task:
     return Task(dataset=[Sample(id=i, input="hi", target="x") for i in (1, 2)], name="unrelated")
 
 
+@pytest.mark.slow
 def test_logs_of_other_tasks_are_listed_as_skipped_not_counted(good_log: Path, tmp_path: Path) -> None:
     root = tmp_path / "logs"
     root.mkdir()

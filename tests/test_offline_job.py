@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from vivid_inspect.cli.main import main
 
@@ -12,6 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 THEMES = ["Love", "Virtues", "Criticism", "Work and Nature", "Social Relationships", "Life Lessons", "Other"]
 
 
+@pytest.mark.slow
 def test_offline_main_job_puts_the_oracle_far_above_the_literal_floor(tmp_path: Path, capsys) -> None:
     code = main(
         ["run", str(REPO / "experiments" / "offline.yaml"), "--log-dir", str(tmp_path), "--display", "none"]

@@ -195,6 +195,7 @@ def _stored(folder: Path) -> dict[str, bytes]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("service", "key"),
     [

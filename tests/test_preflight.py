@@ -169,6 +169,7 @@ def test_a_base_url_without_v1_is_a_404_route_at_preflight(
     assert "judges[0]" not in err  # the judge's endpoint answered
 
 
+@pytest.mark.slow
 def test_healthy_endpoints_are_asked_once_then_a_finished_spec_asks_nothing(
     server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -187,6 +188,7 @@ def test_healthy_endpoints_are_asked_once_then_a_finished_spec_asks_nothing(
     assert server.get_counts == {} and server.model_counts == {}  # nothing left: no request at all
 
 
+@pytest.mark.slow
 def test_no_preflight_skips_the_check(
     server: FakeOpenAIServer,
     tmp_path: Path,
@@ -302,6 +304,7 @@ def test_each_provider_is_checked_as_far_as_it_can_be(
         assert probe is not None and expected in probe
 
 
+@pytest.mark.slow
 def test_plan_of_a_finished_spec_says_no_check_is_needed(
     server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -315,6 +318,7 @@ def test_plan_of_a_finished_spec_says_no_check_is_needed(
     assert "none: no cell still to run calls a model endpoint" in out
 
 
+@pytest.mark.slow
 def test_a_judge_left_only_with_its_audit_is_checked_before_the_audit_runs(
     server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -338,6 +342,7 @@ def test_a_judge_left_only_with_its_audit_is_checked_before_the_audit_runs(
     assert not (tmp_path / "logs" / "audits").exists()
 
 
+@pytest.mark.slow
 def test_a_failing_or_silent_server_stops_the_run_within_the_specs_attempt_timeout(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

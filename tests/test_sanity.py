@@ -81,6 +81,7 @@ def scripted_judge(answer: Callable[[str], str], name: str) -> Model:
 # --- scripted judges through the real explain task ------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("answer", "thresholds", "means", "failed_checks"),
     [
@@ -246,6 +247,7 @@ def _cli(argv: list[str]) -> int:
     return main(argv)
 
 
+@pytest.mark.slow
 def test_cli_passes_the_offline_chrf_grader(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # The real end-to-end path: offline models, the real judge prompt, vivid/chrf's replies, parsing.
     assert _cli(["sanity", "vivid/chrf", "--limit", "20", "--log-dir", str(tmp_path)]) == 0
@@ -255,6 +257,7 @@ def test_cli_passes_the_offline_chrf_grader(tmp_path: Path, capsys: pytest.Captu
     assert len(list(tmp_path.glob("*.eval"))) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("answer", "code", "verdict"),
     [
@@ -283,6 +286,7 @@ def test_cli_judge_behind_a_base_url(
     assert f"## Judge sanity check: {verdict}" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_cli_run_that_cannot_finish_exits_1(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

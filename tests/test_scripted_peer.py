@@ -129,6 +129,7 @@ def test_unknown_items_and_other_prompts_get_a_fixed_answer() -> None:
     assert peer.reply("Xin chào") == NOT_A_VIVID_PROMPT
 
 
+@pytest.mark.slow
 def test_every_strategy_is_read_through_the_real_provider() -> None:
     with FakeOpenAIServer(responder=ScriptedPeer(ITEMS)) as server:
         generator, judge = (

@@ -147,6 +147,7 @@ def test_the_judge_roles_endpoint_shapes(fake: FakeOpenAIServer, monkeypatch: py
     assert fake.model_counts == {}  # nothing generated, nothing judged
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("flags", "role_config", "expected"),
     [

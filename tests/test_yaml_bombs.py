@@ -89,6 +89,7 @@ SHAPES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("make", "message"), SHAPES)
 def test_hostile_spec_exits_2_fast_with_bounded_memory(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Callable[[], str], message: str
