@@ -35,6 +35,7 @@ SECTIONS: dict[str, str] = {
     "consistency": "the self-consistency kappa interval (judge_consistency)",
     "differences": "the paired kappa-difference interval of two judges (judge_differences)",
     "audit": "vivid audit: a noisy judge's false failures, planted biases caught, coverage of shifts and rates",
+    "selfpref": "vivid audit --from: false flags, power and interval coverage of the self-preference estimate",
 }
 
 

@@ -255,8 +255,13 @@ def build_log_dir(root: Path, items: int) -> dict[str, Any]:
     eval_id = uuid.uuid4().hex[:22]
     name = f"2026-01-02T00-00-00-00-00_explain_{eval_id}.eval"
 
+    def planned(spec: dict[str, Any]) -> None:
+        # The ablation ran on 200 items: its header plans those (the report keys a generation on them).
+        dataset = spec.setdefault("dataset", {})
+        dataset["sample_ids"] = [i for i in dataset.get("sample_ids") or [] if str(i) in keep]
+
     def ablation_header(content: dict[str, Any]) -> None:
-        _set_eval(content, model="openai/gpt-4o", eval_id=eval_id)
+        planned(_set_eval(content, model="openai/gpt-4o", eval_id=eval_id))
 
     copy_log(generation, ablation / "generations" / name, ablation_header, lambda row: None, keep)
     made += 1
@@ -265,6 +270,7 @@ def build_log_dir(root: Path, items: int) -> dict[str, Any]:
 
         def strategy_header(content: dict[str, Any], strategy: str = strategy, scorer: str = scorer) -> None:
             spec = _set_eval(content, model="openai/gpt-4o", eval_id=uuid.uuid4().hex[:22])
+            planned(spec)
             record = (spec.get("metadata") or {}).get("vivid_judge")
             if record is not None:
                 record.update(

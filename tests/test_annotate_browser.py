@@ -14,19 +14,26 @@ screenshot of the page in docs/annotation.md.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.test_annotate_server import HOSTILE, make_log, scores_on_disk, start_server
-from vivid_inspect.annotate_server.opening import default_folder
+from vivid_inspect.annotate_server.app import create_app
+from vivid_inspect.annotate_server.opening import default_folder, open_workspace
+from vivid_inspect.annotate_server.serve import bind, urls
+from vivid_inspect.annotate_server.workspace import Workspace
 
 BROWSER_FLAGS = (
     "--headless",
@@ -230,3 +237,87 @@ def test_an_annotator_scores_undoes_reloads_and_survives_a_killed_server(
                 break
             keys(driver, Keys.ARROW_RIGHT)
         driver.save_screenshot(screenshot)
+
+
+@contextmanager
+def serving_in_process(space: Workspace) -> Iterator[str]:
+    """Serve a workspace from a thread of this process (so a test can make its writes fail); yields lan's URL."""
+    import uvicorn
+
+    sock = bind("127.0.0.1", 0)
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(space), log_level="warning", access_log=False, lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        yield urls(space, "127.0.0.1", sock.getsockname()[1])["lan"]
+    finally:
+        server.should_exit = True
+        thread.join(WAIT)
+        sock.close()
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS], ids=["disk-full", "read-only"])
+def test_a_score_the_server_could_not_save_is_shown_as_not_saved(
+    driver: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    log = make_log(tmp_path / "logs", tmp_path / "cache")
+    space = open_workspace(log, ["lan"], n=100)
+    total = len(space.plan.queues["lan"])
+    real_replace = os.replace
+
+    def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if Path(dst).name == "lan.csv":
+            raise OSError(code, os.strerror(code))
+        real_replace(src, dst)
+
+    with serving_in_process(space) as url:
+        loaded(driver, url)
+        keys(driver, "5")
+        progress(driver, 1, total)
+        with monkeypatch.context() as patch:
+            patch.setattr(os, "replace", replace)
+            keys(driver, "4")
+            until(
+                driver,
+                lambda b: "NOT SAVED" in text(b, "message"),
+                "the page never said the score was not saved",
+            )
+        message = text(driver, "message")
+        assert os.strerror(code) in message and "lan.csv" in message
+        assert "error" in (driver.find_element("id", "message").get_attribute("class") or "")
+        # The item is still unscored, where the annotator left it, and the progress did not move.
+        progress(driver, 1, total)
+        assert text(driver, "position").startswith("Mục 2 /")
+        assert "unscored" in text(driver, "item-status")
+        # A reload shows the same: the page never showed what the server did not keep.
+        loaded(driver)
+        progress(driver, 1, total)
+        # Fixed: the same key saves it.
+        keys(driver, "4")
+        progress(driver, 2, total)
+        until(driver, lambda b: "saved" in text(b, "message"), "the page did not say the score was saved")
+        keys(driver, Keys.ARROW_LEFT)
+        until(driver, lambda b: "scored 4" in text(b, "item-status"), "the saved score is not shown")
+    space.close()
+    assert [v for v in scores_on_disk(space.annotators["lan"].path).values() if v] == ["5", "4"]
+
+
+def test_a_server_that_stopped_answering_is_shown_as_not_saved(
+    driver: Any, tmp_path: Path, servers: list[subprocess.Popen[str]]
+) -> None:
+    log = make_log(tmp_path / "logs", tmp_path / "cache")
+    process, found = start_server([str(log), "--annotators", "lan", "-n", "100", "--port", "0"], tmp_path)
+    servers.append(process)
+    loaded(driver, found["lan"])
+    process.kill()
+    process.wait(10)
+    keys(driver, "3")
+    until(driver, lambda b: "NOT SAVED" in text(b, "message"), "the page never said the score was not saved")
+    assert "unscored" in text(driver, "item-status") and text(driver, "progress-text").startswith("0 / ")

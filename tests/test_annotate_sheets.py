@@ -452,3 +452,54 @@ def test_export_skips_a_broken_log_beside_the_generation(hostile_log: Path, tmp_
     (folder / hostile_log.name).write_bytes(hostile_log.read_bytes())
     (folder / "broken.eval").write_bytes(b"PK\x03\x04 not a zip")
     assert _export(folder, tmp_path / "sheet.csv") == 0
+
+
+# --- a damaged log: a summary whose sample is missing or unreadable --------------------------------------
+
+
+def damaged(log: Path, out: Path, change: str) -> tuple[Path, str]:
+    """A copy of ``log`` with the sample of its second summary removed or broken; returns it and that id."""
+    import zipfile
+
+    with zipfile.ZipFile(log) as source:
+        names = source.namelist()
+        samples = sorted(n for n in names if n.startswith("samples/"))
+        victim = samples[1]
+        sample_id = victim.removeprefix("samples/").split("_epoch_")[0]
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+            for name in names:
+                data = source.read(name)
+                if name == victim:
+                    if change == "missing":
+                        continue
+                    data = {
+                        "garbage": b"\x00\xff not json",
+                        "array": b"[]",
+                        "deep": b"[" * 5000,
+                        "truncated": data[: len(data) // 2],
+                    }[change]
+                copy.writestr(name, data)
+    return out, sample_id
+
+
+@pytest.mark.parametrize("change", ["missing", "garbage", "array", "deep", "truncated"])
+def test_export_of_a_log_whose_sample_is_missing_or_broken_names_the_log_and_the_id(
+    hostile_log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: str
+) -> None:
+    log, sample_id = damaged(hostile_log, tmp_path / hostile_log.name, change)
+    out = tmp_path / "sheet.csv"
+    assert _export(log, out, "-n", "100") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert err.startswith(f"vivid annotate export: {log}: ") and f"sample {sample_id} " in err
+    assert not out.exists() and not record_path(out).exists()
+
+
+def test_export_of_a_log_whose_sample_is_missing_raises_a_value_error_naming_it(
+    hostile_log: Path, tmp_path: Path
+) -> None:
+    log, sample_id = damaged(hostile_log, tmp_path / hostile_log.name, "missing")
+    with pytest.raises(
+        ValueError, match=rf"sample {sample_id} \(epoch 1\) is listed in the log's summaries but"
+    ):
+        export_sheet(log, tmp_path / "sheet.csv", n=100)

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -246,14 +247,14 @@ def test_unreadable_file_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     # chmod 0 does not stop root (CI runs as root), so the refusal is made by the file system call.
     path = tmp_path / "locked.csv"
     path.write_bytes(csv_bytes([BASE_ROW]))
-    real_read_bytes = Path.read_bytes
+    real_open = Path.open
 
-    def refuse(self: Path) -> bytes:
+    def refuse(self: Path, *args: Any, **kwargs: Any) -> Any:
         if self == path:
             raise PermissionError(13, "Permission denied", str(self))
-        return real_read_bytes(self)
+        return real_open(self, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(Path, "open", refuse)
 
     assert load_error(str(path)).startswith(f"{path}: cannot be read (Permission denied)")
 

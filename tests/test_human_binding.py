@@ -28,7 +28,7 @@ from vivid_inspect.generation_key import (
 )
 from vivid_inspect.inputs.human_scores import HumanScoresError, read_human_scores, record_path
 from vivid_inspect.report.annotate import export_sheet, import_sheets
-from vivid_inspect.report.binding import bind_generation, generations_in
+from vivid_inspect.report.binding import Binding, bind_generation, generations_in
 from vivid_inspect.report.build import write_report
 from vivid_inspect.report.judges import judge_rows
 from vivid_inspect.report.logs import read_logs
@@ -56,7 +56,8 @@ def folder(offline: Path, tmp_path: Path) -> Path:
 
 
 def generations(log_dir: Path) -> dict[str, Generation]:
-    return generations_in(read_logs(log_dir))
+    """Each run of each generation by its log."""
+    return {generation.log: generation for generation in generations_in(read_logs(log_dir))}
 
 
 def fill(sheet: Path, out: Path, score: int | dict[int, int], annotator: str = "lan") -> Path:
@@ -74,7 +75,7 @@ def fill(sheet: Path, out: Path, score: int | dict[int, int], annotator: str = "
 
 
 def table1_generation(report_dir: Path) -> str:
-    """The generation log Table 1 was computed on, from its notes in report.md."""
+    """The key of the generation Table 1 was computed on, from its notes in report.md."""
     text = (report_dir / "report.md").read_text(encoding="utf-8")
     line = next(line for line in text.splitlines() if line.startswith("- computed on generation "))
     return line.removeprefix("- computed on generation ").split(" ", 1)[0]
@@ -188,15 +189,15 @@ def test_table1_uses_the_generation_the_humans_scored_even_when_it_sorts_last(
     folder: Path, tmp_path: Path
 ) -> None:
     found = generations(folder)
-    last = max(found)  # the generation log whose path sorts last
+    last = max(found, key=lambda log: found[log].key)  # the generation whose key sorts last
     sheet = tmp_path / "sheet.csv"
     export_sheet(folder, sheet, n=12, generation=found[last].key)
     human = tmp_path / "human.csv"
     import_sheets([fill(sheet, tmp_path / "lan.csv", 3)], human)
     report = write_report(folder, out_dir=tmp_path / "report", human=human, formats=("md",), figures=False)
-    assert table1_generation(tmp_path / "report") == last
+    assert table1_generation(tmp_path / "report") == found[last].key
     notes = " ".join(report.table("table1_judges").notes)
-    assert f"drawn from generation {found[last].key}" in notes
+    assert f"drawn from generation {found[last].key}" in notes and last in notes
 
 
 @pytest.mark.slow
@@ -204,7 +205,8 @@ def test_before_binding_the_folder_ranked_a_different_generation_first(folder: P
     """Why the test above matters: the old rule (most judges, then path) never picks the last."""
     scores = read_logs(folder).scores
     rows = judge_rows(scores[scores["task"] == "explain"])
-    assert reliability_generation(rows, set(), None) == min(generations(folder)) != max(generations(folder))
+    keys = sorted(g.key for g in generations(folder).values())
+    assert reliability_generation(rows, set(), None) == keys[0] != keys[-1]
 
 
 @pytest.mark.slow
@@ -240,7 +242,7 @@ def test_export_import_report_on_the_offline_job_needs_no_extra_option(
     literal = next(
         g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/literal", "zero_shot")
     )
-    assert table1_generation(tmp_path / "report") == literal.log
+    assert table1_generation(tmp_path / "report") == literal.key
     table1 = pd.read_csv(tmp_path / "report" / "table1_judges.csv").set_index("judge")
     # The literal baseline's explanations score below 1: humans who gave 0 agree within one point.
     assert table1.loc["lexical", "n"] == 20 and table1.loc["lexical", "mae"] < 1.0
@@ -292,7 +294,7 @@ def test_human_generation_picks_one_for_an_unbound_file(
         literal = next(
             g for g in generations(offline).values() if (g.model, g.prompt) == ("vivid/literal", "zero_shot")
         )
-        assert table1_generation(out) == literal.log
+        assert table1_generation(out) == literal.key
 
 
 def _bound_human(folder: Path, tmp_path: Path, selector: str = "vivid/oracle few_shot") -> Path:
@@ -321,19 +323,27 @@ def test_a_bound_file_whose_generation_is_not_in_the_folder_is_refused(folder: P
     )
     for log in [folder / drawn.log, *(folder / "judged").rglob(Path(drawn.log).name)]:
         log.unlink()
-    with pytest.raises(
-        GenerationChoiceError, match=f"drawn from generation {drawn.key} .*no log in this folder"
-    ):
-        write_report(folder, out_dir=tmp_path / "r", human=human, formats=("md",), figures=False)
+    # The report runs; the humans are compared with no other generation, and one line says why.
+    report = write_report(folder, out_dir=tmp_path / "r", human=human, formats=("md",), figures=False)
+    (line,) = [line for line in report.markdown.splitlines() if line.startswith(f"- {human.name}: ")]
+    assert f"human scores not compared: the human scores were drawn from generation {drawn.key}" in line
+    assert "no log in this folder holds" in line and "it has no vivid/oracle few_shot generation" in line
+    table1 = report.table("table1_judges").frame
+    assert table1["kappa"].isna().all() and "human" not in set(table1["judge"])
 
 
 def _rerun_copy(folder: Path, rel: str) -> str:
-    """A second log of the same cell (same content key), with another eval id."""
-    log = read_eval_log(str(folder / rel))
-    log.eval.eval_id = "another-eval-id"
+    """A second run of the same cell (same content key, another eval id), judged as the first was."""
     copy = f"rerun/{Path(rel).name}"
-    (folder / "rerun").mkdir()
-    write_eval_log(log, str(folder / copy))
+    for path in [folder / rel, *(folder / "judged").rglob(Path(rel).name)]:
+        log = read_eval_log(str(path))
+        log.eval.eval_id = "another-eval-id"
+        if "vivid_judge" in (log.eval.metadata or {}):
+            record = log.eval.metadata["vivid_judge"]  # type: ignore[index]
+            record["generation_eval_id"], record["generation_log"] = "another-eval-id", copy
+        target = folder / ("rerun" if path == folder / rel else "rerun-judged") / path.relative_to(folder)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_eval_log(log, str(folder / copy if path == folder / rel else target))
     return copy
 
 
@@ -344,11 +354,13 @@ def test_the_recorded_eval_id_tells_apart_two_logs_of_one_generation(folder: Pat
         g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/oracle", "few_shot")
     )
     copy = _rerun_copy(folder, drawn.log)
-    write_report(folder, out_dir=tmp_path / "r", human=human, formats=("md",), figures=False)
-    assert table1_generation(tmp_path / "r") == drawn.log
+    report = write_report(folder, out_dir=tmp_path / "r", human=human, formats=("md",), figures=False)
+    assert table1_generation(tmp_path / "r") == drawn.key
+    assert f"{drawn.key} (vivid/oracle few_shot, sample" in " ".join(report.table("table1_judges").notes)
+    assert drawn.log in " ".join(report.table("table1_judges").notes)
     # Without the record beside the file there is no eval id to check: the report stops.
     record_path(human).unlink()
-    with pytest.raises(GenerationChoiceError, match="2 logs hold that generation") as caught:
+    with pytest.raises(GenerationChoiceError, match="2 runs of that generation") as caught:
         write_report(folder, out_dir=tmp_path / "r2", human=human, formats=("md",), figures=False)
     assert copy in str(caught.value)
 
@@ -359,16 +371,22 @@ def test_a_resumed_log_with_a_new_eval_id_is_still_bound_and_noted(folder: Path,
     drawn = next(
         g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/oracle", "few_shot")
     )
-    log = read_eval_log(str(folder / drawn.log))
-    log.eval.eval_id = "resumed-eval-id"  # what eval_set does when it replaces the log file on resume
-    write_eval_log(log, str(folder / drawn.log))
+    # What eval_set does when it replaces the log file on resume, and the judge phase after it: the
+    # generation log and its judged copies name the new eval id.
+    for path in [folder / drawn.log, *(folder / "judged").rglob(Path(drawn.log).name)]:
+        log = read_eval_log(str(path))
+        log.eval.eval_id = "resumed-eval-id"
+        if "vivid_judge" in (log.eval.metadata or {}):
+            log.eval.metadata["vivid_judge"]["generation_eval_id"] = "resumed-eval-id"  # type: ignore[index]
+        write_eval_log(log, str(path))
     report = write_report(folder, out_dir=tmp_path / "r", human=human, formats=("md",), figures=False)
-    assert table1_generation(tmp_path / "r") == drawn.log
+    assert table1_generation(tmp_path / "r") == drawn.key
     assert "resumed or re-run since" in " ".join(report.table("table1_judges").notes)
 
 
 def test_bind_generation_without_humans_leaves_the_choice_to_the_ranking() -> None:
-    assert bind_generation({g.log: g for g in CANDIDATES}, {g.log for g in CANDIDATES}, None) == (None, None)
+    judged = {(g.key, g.eval_id) for g in CANDIDATES}
+    assert bind_generation(CANDIDATES, judged, None) == Binding()
 
 
 # --- import checks the ids against the generation ----------------------------------------------------
@@ -595,3 +613,97 @@ def test_the_shipped_smoke_spec_names_its_generation() -> None:
     human = yaml.safe_load(SMOKE.read_text(encoding="utf-8"))["human"]
     assert human == {"file": "humans/smoke.csv", "generation": "vivid/oracle zero_shot"}
     assert main(["validate", str(SMOKE)]) == 0
+
+
+# --- a human file bound under an older key -----------------------------------------------------------
+
+
+def _stale(
+    folder: Path, tmp_path: Path, *, legacy: bool = False, **changes: object
+) -> tuple[Path, Generation]:
+    """A human file bound to the oracle's few-shot generation as an older version would have bound it.
+
+    ``legacy``: the key as computed before data digests were recorded (same content); ``changes``:
+    the generation as it was then (another task version, other sample ids, another data digest).
+    """
+    human = _bound_human(folder, tmp_path)
+    record = json.loads(record_path(human).read_text(encoding="utf-8"))
+    drawn = next(
+        g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/oracle", "few_shot")
+    )
+    then = replace(drawn, **changes)  # type: ignore[arg-type]
+    key = then.legacy_key if legacy else then.key
+    record |= {
+        k: v for k, v in then.record().items() if k in ("task_version", "data", "data_sha256", "sample_ids")
+    }
+    record["generation"] = key
+    if legacy:
+        del record["data_sha256"]  # not recorded then
+    record_path(human).write_text(json.dumps(record), encoding="utf-8")
+    text = human.read_text(encoding="utf-8").replace(drawn.key, key)
+    human.write_text(text, encoding="utf-8")
+    return human, drawn
+
+
+@pytest.mark.parametrize("with_record", [True, False], ids=["with-record", "without-record"])
+def test_a_file_bound_under_the_key_before_digests_is_bound_and_says_so(
+    folder: Path, tmp_path: Path, with_record: bool
+) -> None:
+    human, drawn = _stale(folder, tmp_path, legacy=True)
+    if not with_record:
+        record_path(human).unlink()
+    assert drawn.legacy_key != drawn.key
+    report = write_report(folder, out_dir=tmp_path / "r", human=human, formats=("md",), figures=False)
+    assert table1_generation(tmp_path / "r") == drawn.key
+    notes = " ".join(report.table("table1_judges").notes)
+    assert f"bound under the key as computed before data digests were recorded: {drawn.legacy_key}" in notes
+    assert f"its key is now {drawn.key}" in notes
+    assert report.table("table1_judges").frame.set_index("judge").loc["lexical", "n"] == 8
+
+
+@pytest.mark.parametrize(
+    ("changes", "said"),
+    [
+        pytest.param({"task_version": "1"}, "task version (1 then, 2 now)", id="task-version"),
+        pytest.param(
+            {"sample_ids": (*range(1, 17), *range(18, 48), 999)},
+            "sample ids (47 then, 46 now; no longer samples: 999)",
+            id="sample-ids",
+        ),
+        pytest.param({"data_digest": "0" * 64}, "data digest (00000000 then, ", id="data-digest"),
+        pytest.param(
+            {"data": "VIVID_Dataset.csv", "data_digest": ""},
+            "data (VIVID_Dataset.csv then, vivid_inspect sample",
+            id="data-of-a-log-before-digests",
+        ),
+    ],
+)
+def test_a_file_bound_to_a_generation_that_changed_loads_with_one_line_saying_what(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], changes: dict[str, object], said: str
+) -> None:
+    human, drawn = _stale(folder, tmp_path, **changes)
+    out = tmp_path / "r"
+    assert main(["report", str(folder), "--human", str(human), "--out", str(out), "--no-figures"]) == 0
+    capsys.readouterr()
+    text = (out / "report.md").read_text(encoding="utf-8")
+    (line,) = [
+        line for line in text.splitlines() if line.startswith(f"- {human.name}: human scores not compared")
+    ]
+    assert f"the folder's vivid/oracle few_shot generation {drawn.key}" in line and said in line, line
+    table1 = pd.read_csv(out / "table1_judges.csv")
+    assert "human" not in set(table1["judge"]) and table1["kappa"].isna().all()
+
+
+def test_write_log_finds_the_logs_of_a_sheet_bound_under_the_key_before_digests(
+    folder: Path, tmp_path: Path
+) -> None:
+    from vivid_inspect.annotate_server.human_log import generation_logs
+
+    drawn = next(
+        g for g in generations(folder).values() if (g.model, g.prompt) == ("vivid/oracle", "few_shot")
+    )
+    now = generation_logs({"generation": drawn.key, "log": str(folder / drawn.log)}, folder, tmp_path / "a")
+    then = generation_logs(
+        {"generation": drawn.legacy_key, "log": str(folder / drawn.log)}, folder, tmp_path / "a"
+    )
+    assert then == now and len(now) == 3  # the generation log and its two judged copies

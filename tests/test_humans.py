@@ -234,3 +234,198 @@ def test_read_then_ceiling_end_to_end(tmp_path: Path) -> None:
 def test_one_whole_number_rule_for_every_reader_of_ids_and_scores(cell: str, expected: int | None) -> None:
     # Human scores files, annotation sheets and the annotation server all read cells with this rule.
     assert whole_number(cell) == expected
+
+
+# --- absurd ids: the file and the row, never a traceback -------------------------------------------
+
+FIVE_THOUSAND_DIGITS = "7" * 5000
+ABSURD_IDS = {
+    "5000-digits": (FIVE_THOUSAND_DIGITS, "found a number of 5,000 digits"),
+    "19-digits": ("1" * 19, "found a number of 19 digits"),
+    "above-the-largest": (
+        str(10**15),
+        "id must be an integer from 1 to 999,999,999,999,999, found '1000000000000000'",
+    ),
+    "zero": ("0", "id must be an integer from 1 to 999,999,999,999,999, found '0'"),
+    "negative": ("-3", "id must be an integer from 1 to 999,999,999,999,999, found '-3'"),
+    "negative-zero": ("-0", "found '-0'"),
+    "fraction": ("2.5", "id must be an integer, found '2.5'"),
+    "exponent": ("1e3", "id must be an integer, found '1e3'"),
+    "infinity": ("inf", "id must be an integer, found 'inf'"),
+    "nan": ("nan", "id must be an integer, found 'nan'"),
+    "blank": ("", "id must be an integer, but it is empty"),
+    "spaces": ("   ", "id must be an integer, but it is empty"),
+    "arabic-indic-digits": ("\u0663\u0664", "id must be an integer written with the digits 0-9, found '٣٤'"),
+    "full-width-digits": ("\uff13", "id must be an integer written with the digits 0-9, found '３'"),
+    "devanagari-digits": ("\u0967\u0968", "written with the digits 0-9"),
+    "superscript": ("\u00b2", "id must be an integer written with the digits 0-9, found '²'"),
+    "hex": ("0x10", "id must be an integer, found '0x10'"),
+    "underscores": ("1_000", "id must be an integer, found '1_000'"),
+    "thousands-comma": ('"1,000"', "id must be an integer, found '1,000'"),
+    "unicode-minus": ("\u22123", "id must be an integer, found '−3'"),
+    "zero-width-space": ("\u200b7", "id must be an integer, found '\\u200b7'"),
+}
+
+
+@pytest.mark.parametrize(("cell", "said"), list(ABSURD_IDS.values()), ids=list(ABSURD_IDS))
+def test_an_absurd_id_names_the_file_the_row_and_what_it_is(tmp_path: Path, cell: str, said: str) -> None:
+    path = write(tmp_path, f"id,score,annotator\n1,4,lan\n{cell},3,lan\n")
+    with pytest.raises(HumanScoresError) as caught:
+        read_human_scores(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: 1 problem(s)")
+    assert "data row 2 (line 3), column 'id': " in message and said in message
+    assert all(len(line) < 300 for line in message.splitlines())  # a 5,000-digit cell is quoted short
+
+
+@pytest.mark.parametrize(
+    "cell", [FIVE_THOUSAND_DIGITS, "9" * 4300, "\u0665" * 50, "1" * 19], ids=["5000", "4300", "arabic", "19"]
+)
+def test_an_absurd_score_is_refused_the_same_way(tmp_path: Path, cell: str) -> None:
+    path = write(tmp_path, f"id,score\n1,{cell}\n")
+    with pytest.raises(
+        HumanScoresError, match=r"data row 1 \(line 2\), column 'score': score must be a whole number"
+    ):
+        read_human_scores(path)
+
+
+def test_the_largest_id_is_read(tmp_path: Path) -> None:
+    df = read_human_scores(write(tmp_path, "id,score\n999999999999999,4\n+12,3\n7.0,2\n"))
+    assert df["id"].tolist() == [999_999_999_999_999, 12, 7]
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        pytest.param("7" * 18, int("7" * 18), id="18-digits"),
+        pytest.param("7" * 19, None, id="19-digits"),
+        pytest.param(FIVE_THOUSAND_DIGITS, None, id="5000-digits"),
+        pytest.param("\u0663", None, id="arabic-indic"),
+        pytest.param("\uff14", None, id="full-width"),
+        pytest.param("4.\u0660", None, id="arabic-zero-fraction"),
+        pytest.param("-", None, id="sign-only"),
+        pytest.param(".0", None, id="point-zero"),
+    ],
+)
+def test_the_whole_number_rule_reads_ascii_digits_only_and_at_most_18(
+    cell: str, expected: int | None
+) -> None:
+    assert whole_number(cell) == expected
+
+
+# --- one annotator, one spelling ------------------------------------------------------------------------
+
+SPELLINGS = {
+    "case": ("Lan", "lan"),
+    "upper-case": ("lan", "LAN"),
+    "zero-width-space": ("Lan", "La\u200bn"),
+    "zero-width-joiner": ("Lan", "L\u200dan"),
+    "byte-order-mark": ("Lan", "\ufeffLan"),
+    "soft-hyphen": ("Lan", "La\u00adn"),
+    "direction-mark": ("Lan", "Lan\u200e"),
+    "full-width": ("Lan", "Ｌａｎ"),
+    "no-break-space": ("Nguyễn Lan", "Nguyễn\u00a0Lan"),
+    "double-space": ("Nguyễn Lan", "Nguyễn  Lan"),
+    "case-and-nfd": ("Hương", unicodedata.normalize("NFD", "hương")),
+}
+
+
+@pytest.mark.parametrize(("first", "second"), list(SPELLINGS.values()), ids=list(SPELLINGS))
+def test_two_spellings_of_one_annotator_are_refused_naming_both(
+    tmp_path: Path, first: str, second: str
+) -> None:
+    path = write(tmp_path, f"id,score,annotator\n1,4,{first}\n2,3,x\n3,5,{second}\n")
+    with pytest.raises(HumanScoresError) as caught:
+        read_human_scores(path)
+    message = str(caught.value)
+    assert "data row 3 (line 4), column 'annotator': " in message
+    assert repr(unicodedata.normalize("NFC", second).strip()) in message and repr(first) in message
+    assert "(first in data row 1)" in message
+
+
+def test_nfd_and_nfc_are_one_spelling_of_one_annotator(tmp_path: Path) -> None:
+    decomposed = unicodedata.normalize("NFD", "Hương")
+    df = read_human_scores(write(tmp_path, f"id,score,annotator\n1,4,{decomposed}\n2,3,Hương\n"))
+    assert df["annotator"].tolist() == ["Hương", "Hương"]
+
+
+def test_different_letters_are_different_annotators(tmp_path: Path) -> None:
+    df = read_human_scores(write(tmp_path, "id,score,annotator\n1,4,Lan\n1,3,Lân\n1,2,Lan2\n"))
+    assert df["annotator"].tolist() == ["Lan", "Lân", "Lan2"]
+
+
+@pytest.mark.parametrize("cell", ["\u200b", "\ufeff\u200d", "\u00ad"], ids=["zwsp", "bom-zwj", "soft-hyphen"])
+def test_an_annotator_of_invisible_characters_only_is_refused(tmp_path: Path, cell: str) -> None:
+    with pytest.raises(HumanScoresError, match="column 'annotator': annotator .* has no visible character"):
+        read_human_scores(write(tmp_path, f"id,score,annotator\n1,4,{cell}\n"))
+
+
+def test_the_server_and_the_files_share_one_rule() -> None:
+    from vivid_inspect.annotate_server.queues import check_annotators
+
+    for first, second in SPELLINGS.values():
+        if " " in first or "\u00a0" in second or any(c in second for c in "\u200b\u200d\ufeff\u00ad\u200e"):
+            continue  # not a valid server name at all (a file name): refused for that reason
+        assert any(
+            "is named twice" in p for p in check_annotators([first, unicodedata.normalize("NFC", second)])
+        )
+
+
+# --- a second score by one annotator for one item -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        pytest.param(
+            "1,4,lan\n2,3,lan\n1,5,lan\n",
+            "data row 3 (line 4), column 'id': id 1 scored by annotator 'lan' again (first in data row 1, line 2)",
+            id="same-spelling",
+        ),
+        pytest.param(
+            "7,4,Hương\n8,3,minh\n7,5," + unicodedata.normalize("NFD", "Hương") + "\n",
+            "data row 3 (line 4), column 'id': id 7 scored by annotator 'Hương' again (first in data row 1, line 2)",
+            id="nfd-of-the-same-name",
+        ),
+        pytest.param(
+            '1,4,"lan"\n\n"2",3,minh\n"1",4,lan\n',
+            "data row 3 (line 5), column 'id': id 1 scored by annotator 'lan' again (first in data row 1, line 2)",
+            id="quoted-after-a-blank-line",
+        ),
+        pytest.param(
+            '1,4,lan\n2,3,"a\nb"\n1.0,4,lan\n',
+            "data row 3 (line 5), column 'id': id 1 scored by annotator 'lan' again (first in data row 1, line 2)",
+            id="after-a-multiline-cell-and-written-as-a-float",
+        ),
+        pytest.param(
+            "3,4,lan\n3,4,minh\n3,2,lan\n",
+            "data row 3 (line 4), column 'id': id 3 scored by annotator 'lan' again (first in data row 1, line 2)",
+            id="interleaved",
+        ),
+    ],
+)
+def test_a_second_score_by_one_annotator_names_the_file_both_rows_the_annotator_and_the_item(
+    tmp_path: Path, rows: str, expected: str
+) -> None:
+    path = write(tmp_path, "id,score,annotator\n" + rows)
+    with pytest.raises(HumanScoresError) as caught:
+        read_human_scores(path)
+    assert str(caught.value).startswith(f"{path}: ") and expected in str(caught.value)
+
+
+def test_every_repeat_is_counted_and_the_first_listed_in_row_order(tmp_path: Path) -> None:
+    rows = "".join(f"{i % 100 + 1},{i % 6},lan\n" for i in range(1000))  # 900 repeats
+    path = write(tmp_path, "id,score,annotator\n" + rows + "abc,9,\n")
+    with pytest.raises(HumanScoresError) as caught:
+        read_human_scores(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: 903 problem(s)") and "… and 853 more" in message
+    assert [p.row for p in caught.value.problems][:3] == [101, 102, 103] and len(caught.value.problems) == 50
+
+
+def test_a_file_of_a_hundred_thousand_bad_rows_holds_fifty_messages(tmp_path: Path) -> None:
+    path = write(tmp_path, "id,score\n" + "x,9\n" * 100_000)
+    with pytest.raises(HumanScoresError) as caught:
+        read_human_scores(path)
+    assert len(caught.value.problems) == 50 and "200,000 problem(s)" in str(caught.value)
+    assert "… and 199,950 more" in str(caught.value)

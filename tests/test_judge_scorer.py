@@ -643,6 +643,48 @@ def test_judge_config_layers(role_config: GenerateConfig, expected: dict[str, ob
     assert {name: getattr(config, name) for name in expected} == expected
 
 
+@pytest.mark.parametrize(
+    ("run", "expected"),
+    [
+        pytest.param({"max_retries": 0}, LIMITS | {"max_retries": 0}, id="max-retries-0"),
+        pytest.param({"timeout": 20}, LIMITS | {"timeout": 20}, id="timeout"),
+        pytest.param({"attempt_timeout": 9}, LIMITS | {"attempt_timeout": 9}, id="attempt-timeout"),
+        pytest.param(
+            {"max_retries": 1, "timeout": 30, "attempt_timeout": 5},
+            {"max_retries": 1, "timeout": 30, "attempt_timeout": 5},
+            id="all-three",
+        ),
+    ],
+)
+def test_the_judge_honours_the_runs_own_call_limits(
+    tmp_path: Path, run: dict[str, int], expected: dict[str, object]
+) -> None:
+    # `inspect eval ... --max-retries 0` must not leave the judge retrying 3 times on a dead endpoint.
+    grader = Scripted("grader", _judge_reply)
+    _run(
+        _task(judge(strategy="aspect"), samples=2),
+        _solver_model(),
+        tmp_path,
+        model_roles={"grader": grader.model},
+        **run,
+    )
+    assert grader.calls and {tuple(_limits(config).items()) for _, config in grader.calls} == {
+        tuple(expected.items())
+    }
+
+
+def test_a_roles_own_limits_beat_the_runs(tmp_path: Path) -> None:
+    grader = Scripted("grader", _judge_reply, config=GenerateConfig(max_retries=2))
+    _run(
+        _task(judge(strategy="aspect"), samples=1),
+        _solver_model(),
+        tmp_path,
+        model_roles={"grader": grader.model},
+        max_retries=0,
+    )
+    assert {config.max_retries for _, config in grader.calls} == {2}
+
+
 def test_call_limits_apply_under_inspect_score_and_a_role_still_wins(tmp_path: Path) -> None:
     generated = _run(_task(), _solver_model(), tmp_path)
     plain = Scripted("plain", _judge_reply)

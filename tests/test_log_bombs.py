@@ -20,7 +20,7 @@ import pytest
 import zstandard
 from inspect_ai import Task, eval, task
 from inspect_ai.dataset import Sample
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
 
 from vivid_inspect.bounded_zip import (
@@ -280,3 +280,105 @@ def test_a_log_folder_that_is_a_file_exits_2(
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
     assert str(target) in err
+
+
+# --- usage reads sample events: through the cap too -----------------------------------------------------
+
+
+def judged_copy_without_usage(good_log: Path, root: Path) -> Path:
+    """A judged copy of the good log whose record has no usage: the report reads its sample events."""
+    log = read_eval_log(str(good_log))
+    log.eval.metadata = {
+        **(log.eval.metadata or {}),
+        "vivid_judge": {
+            "name": "lexical-b",
+            "strategy": "lexical",
+            "model": "vivid/chrf",
+            "generation_log": "good.eval",
+        },
+    }
+    target = root / "judged" / "good.eval"
+    target.parent.mkdir(parents=True)
+    write_eval_log(log, str(target))
+    return target
+
+
+SAMPLE_BOMBS = [
+    pytest.param(compress, content, id=f"{compress.__name__[1:]}-{label}")
+    for compress in (_deflate, _zstd)
+    for label, content in (("spaces", b" " * BOMB), ("a-json-string", b'{"events": "' + b"x" * BOMB + b'"}'))
+]
+
+
+@pytest.mark.parametrize(("compress", "content"), SAMPLE_BOMBS)
+def test_a_bomb_in_a_sample_is_not_inflated_by_the_usage_table(
+    good_log: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    compress: Callable[[bytes], tuple[bytes, int]],
+    content: bytes,
+) -> None:
+    root = tmp_path / "logs"
+    root.mkdir()
+    (root / "good.eval").write_bytes(good_log.read_bytes())
+    clean = judged_copy_without_usage(good_log, tmp_path / "clean")
+    with zipfile.ZipFile(clean) as archive:
+        sample = sorted(n for n in archive.namelist() if n.startswith("samples/"))[0]
+    bombed = root / "judged" / "good.eval"
+    bombed.parent.mkdir()
+    replace_member(clean, bombed, sample, content, compress)
+    monkeypatch.setenv(MAX_INFLATED_ENV, str(CAP))
+
+    tracemalloc.start()
+    try:
+        report = write_report(root, figures=False)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    usage = report.table("usage")
+    assert any(
+        note.startswith("judged/good.eval: the lexical-b judge's usage is not counted")
+        and "inflates past 1,048,576" in note
+        for note in usage.notes
+    ), usage.notes
+    assert peak < 48 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+
+
+@pytest.mark.parametrize(
+    "content", [b"[" * 100_000, b"not json", b"[1, 2]"], ids=["deep", "garbage", "an-array"]
+)
+def test_a_sample_that_is_not_a_sample_is_said_not_counted(
+    good_log: Path, tmp_path: Path, content: bytes
+) -> None:
+    root = tmp_path / "logs"
+    root.mkdir()
+    (root / "good.eval").write_bytes(good_log.read_bytes())
+    clean = judged_copy_without_usage(good_log, tmp_path / "clean")
+    with zipfile.ZipFile(clean) as archive:
+        sample = sorted(n for n in archive.namelist() if n.startswith("samples/"))[0]
+    (root / "judged").mkdir()
+    replace_member(clean, root / "judged" / "good.eval", sample, content, _deflate)
+    report = write_report(root, figures=False)
+    notes = report.table("usage").notes
+    if content == b"[1, 2]":  # read, but it holds no events: no calls counted from it
+        assert not any("usage is not counted" in note for note in notes)
+    else:
+        assert any(
+            note.startswith("judged/good.eval: the lexical-b judge's usage is not counted") for note in notes
+        ), notes
+
+
+def test_write_log_refuses_at_start_a_log_that_would_inflate_past_the_cap(
+    good_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vivid_inspect.annotate_server.opening import open_workspace
+
+    root = tmp_path / "logs"
+    root.mkdir()
+    bombed = root / good_log.name
+    replace_member(good_log, bombed, "extra.json", b" " * BOMB, _zstd)  # a member only a full read inflates
+    monkeypatch.setenv(MAX_INFLATED_ENV, str(CAP))
+    open_workspace(bombed, ["lan"], n=3, folder=tmp_path / "plain").close()  # without --write-log: served
+    with pytest.raises(ValueError, match=rf"--write-log: {bombed}: extra.json inflates past 1,048,576 bytes"):
+        open_workspace(bombed, ["lan"], n=3, folder=tmp_path / "copies", write_log=True)

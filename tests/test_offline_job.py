@@ -22,13 +22,15 @@ def test_offline_main_job_puts_the_oracle_far_above_the_literal_floor(tmp_path: 
     printed = capsys.readouterr().out
     assert "Table 3" in printed and "Table 5" in printed
 
-    themes = pd.read_csv(tmp_path / "report" / "table3_themes.csv").set_index(["model", "prompt"])
+    # One row per generation and cell (a theme or Average), with its interval and n.
+    cells = pd.read_csv(tmp_path / "report" / "table3_themes.csv").set_index(["model", "prompt", "cell"])
     for prompt in ("zero_shot", "few_shot"):
-        oracle = themes.loc[("vivid/oracle", prompt), THEMES]
-        literal = themes.loc[("vivid/literal", prompt), THEMES]
+        oracle = cells.loc[("vivid/oracle", prompt), "judge_mean"].loc[THEMES]
+        literal = cells.loc[("vivid/literal", prompt), "judge_mean"].loc[THEMES]
         assert (oracle == 5.0).all(), oracle
         assert (literal < 1.0).all(), literal
-        assert themes.loc[("vivid/oracle", prompt), "n"] == 46  # 47 items, one is a few-shot demonstration
+        # 47 items, one is a few-shot demonstration
+        assert cells.loc[("vivid/oracle", prompt, "Average"), "n_items"] == 46
 
     classification = pd.read_csv(tmp_path / "report" / "table5_classification.csv").set_index("model")
     assert classification.loc["vivid/oracle", ["topic", "traits"]].tolist() == [1.0, 1.0]

@@ -105,9 +105,13 @@ def test_scoring_again_without_a_new_repeat_is_a_replay_and_is_excluded(tmp_path
         _score(log, "--output-file", str(log.with_name(f"{log.stem}-run-{run}.eval")))
 
     report = write_report(tmp_path / "logs", figures=False)
-    (row,) = report.table("judge_consistency").frame.to_dict("records")
-    assert (row["runs"], row["excluded"]) == (1, 2 * ITEMS)
-    assert pd.isna(row["mean_kappa"]) and "Inspect's cache replayed" in row["notes"]
+    # Three files hold one judgement (one judge, one repeat, one generation): it is counted once,
+    # from the latest written copy, and is no self-consistency run.
+    assert report.table("judge_consistency").frame.empty
+    (line,) = [line for line in report.markdown.splitlines() if line.startswith("- counted once:")]
+    assert f"read {log.stem}-run-2.eval" in line and f"{log.stem}-run-0.eval" in line
+    summary = report.table("judge_summary").frame.iloc[0]
+    assert (summary["samples"], summary["generations"]) == (ITEMS, 1)
 
 
 @pytest.mark.slow

@@ -350,7 +350,7 @@ def test_write_log_copies_no_audit_or_sanity_log_of_the_same_generation(
     intruder = folder / "elsewhere" / "2026-01-01T00-00-00+00-00_intruder.eval"
     intruder.parent.mkdir()
     write_eval_log(log, str(intruder))
-    (key,) = {generation.key for generation in generations_in(read_logs(folder)).values()}
+    (key,) = {generation.key for generation in generations_in(read_logs(folder))}
     found = generation_logs({"generation": key, "log": str(judged)}, folder, tmp_path / "annotation")
     assert intruder not in found
     alone = generation_logs({"generation": key, "log": str(judged)}, base, tmp_path / "annotation")

@@ -90,9 +90,14 @@ def test_paper_model_matching(model: str, expected: str | None) -> None:
 
 def test_compare_gives_ours_paper_and_difference_only_for_matched_models() -> None:
     ours = pd.DataFrame(
-        {"model": ["openai/gpt-4o", "mockllm/x"], "prompt": ["few_shot", "few_shot"], "Love": [2.0, 1.0]}
+        {
+            "model": ["openai/gpt-4o", "mockllm/x"],
+            "prompt": ["few_shot", "few_shot"],
+            "Love": [2.0, 1.0],
+            "n_love": [12, 3],
+        }
     )
-    frame = compare("table3", ours, model="model", prompt="prompt", columns=["Love"])
+    frame = compare("table3", ours, model="model", prompt="prompt", columns=["Love"], n={"Love": "n_love"})
     assert frame.to_dict("records") == [
         {
             "model": "openai/gpt-4o",
@@ -102,6 +107,7 @@ def test_compare_gives_ours_paper_and_difference_only_for_matched_models() -> No
             "ours": 2.0,
             "paper": 1.75,
             "diff": 0.25,
+            "n": 12,
         }
     ]
 

@@ -10,6 +10,7 @@ scores), never read back from the report's own code.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import krippendorff
 import numpy as np
@@ -18,8 +19,11 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from tests.test_report_units import _frame, _rows
-from vivid_inspect.report.build import _comparisons
+from vivid_inspect.data.sources import hf_label
+from vivid_inspect.generation_key import Generation
 from vivid_inspect.report.judges import choose_judge
+from vivid_inspect.report.log_refs import LogRef
+from vivid_inspect.report.paper_tables import PAPER_ITEMS, comparisons
 from vivid_inspect.report.reliability import build_reliability
 from vivid_inspect.report.tables import table3, table4, table5
 
@@ -65,10 +69,36 @@ def test_comparison_with_the_paper_uses_the_paired_judge_mean() -> None:
     rows = _frame(_rows(judge, model="openai/gpt-4.1"))
     result = build_reliability(rows, _annotations(a=human), n_boot=0)
     chosen, why = choose_judge(rows)
-    comparisons = _comparisons(
-        result.tables[0], table3(rows, chosen, why), table4(rows, chosen, why), table5(rows)
+    # The paper's setting: GPT-4o's zero-shot explanations of the pinned release (200 of its items).
+    identity = Generation("explain", "2", "openai/gpt-4o", "zero_shot", hf_label(), tuple(range(1, 201)))
+    ref = LogRef(
+        Path("gen.eval"),
+        "gen.eval",
+        "explain",
+        "openai/gpt-4o",
+        "zero_shot",
+        None,
+        "success",
+        "",
+        None,
+        "gen.eval",
+        None,
+        identity=identity,
+        data_items=PAPER_ITEMS,
+        kept_items=1630,
     )
-    frame = next(t for t in comparisons if t.name == "table1_vs_paper").frame
+    found = comparisons(
+        result.tables[0],
+        table3(rows, chosen, why),
+        table4(rows, chosen, why),
+        table5(rows),
+        refs={"gen.eval": ref},
+        judge=chosen,
+        strategy="aspect",
+        language="vi",
+        table1_generation=result.generation,
+    )
+    frame = next(t for t in found.tables if t.name == "table1_vs_paper").frame
     means = frame[frame["column"] == "mean"].set_index("prompt")["ours"]
     assert means["aspect"] == pytest.approx(np.mean([judge[i] for i in human]))
     assert means["human"] == pytest.approx(np.mean(list(human.values())))

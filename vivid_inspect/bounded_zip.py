@@ -6,8 +6,9 @@ whole compressed stream whatever the declared size says, so the cap is enforced 
 actually produced: the compressed range named by the central directory is decompressed in chunks
 and reading stops one chunk past the cap.
 
-Shared by the report (which reads summaries) and the runner's log scrubbing (which rewrites
-members), so it sits beside both rather than inside either.
+Shared by the report (which reads summaries, and sample events for usage), the annotation
+export (samples) and the runner's log scrubbing (which rewrites members), so it sits beside all
+of them rather than inside any. Every read of a log member in the report goes through here.
 """
 
 from __future__ import annotations
@@ -143,6 +144,30 @@ def read_member(path: Path, name: str, budget: Budget) -> bytes:
     with zipfile.ZipFile(path) as archive, path.open("rb") as handle:
         info = archive.getinfo(name)
         return _inflate(_chunks(handle, info), info.compress_type, name, budget, keep=True)
+
+
+def read_members(path: Path, names: list[str], budget: Budget) -> Iterator[tuple[str, bytes]]:
+    """The members ``names`` of a zip in that order, one at a time, inflated within one ``budget``.
+
+    The zip's directory is read once (not once per member, as :func:`read_member` would).
+
+    Raises:
+        InflationError: The members together inflate past the budget.
+        KeyError: No such member.
+    """
+    with zipfile.ZipFile(path) as archive, path.open("rb") as handle:
+        for name in names:
+            info = archive.getinfo(name)
+            yield name, _inflate(_chunks(handle, info), info.compress_type, name, budget, keep=True)
+
+
+def check_size(path: Path, budget: Budget) -> None:
+    """Count a plain (``.json``) log's whole size against ``budget``, before it is read.
+
+    Raises:
+        InflationError: The file is larger than what is left of the budget.
+    """
+    budget.take(path.name, path.stat().st_size)
 
 
 def check_members(path: Path, names: list[str], budget: Budget) -> None:

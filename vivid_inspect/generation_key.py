@@ -1,10 +1,18 @@
-"""Which explanation generation a set of human scores belongs to, and how a user names one.
+"""Which generation a log holds, which one a set of human scores belongs to, and how a user names one.
 
 A generation is identified by its content, read from its log header: the task (and its version),
-the model, the prompt style, the data source and the planned sample ids. Their hash, a short hex
-*generation key*, is what an annotation sheet and a human scores file carry: opaque to annotators,
+the model, the prompt style (for a classification task, its number of demonstrations), the data
+and the planned sample ids. The data is identified by the digest of its items that the task
+records (``data_sha256``, see :mod:`vivid_inspect.data.digest`), so two data files of one name
+are two generations; a log written before the digest was recorded is identified by the data's
+name, as it was then. Their hash, a short hex *generation key*, keys every row of the report's
+tables and is what an annotation sheet and a human scores file carry: opaque to annotators,
 identical for a generation log and every judged copy of it, and unchanged when ``eval_set``
 replaces a log file on resume. The eval id is kept beside it as a check, never as the key.
+
+:attr:`Generation.legacy_key` is the key as it was computed before the digest was part of it
+(the data's name in its place): a human scores file bound under it is still recognised (see
+:mod:`vivid_inspect.report.binding`).
 
 Users name a generation with a *selector*: whitespace-separated terms, each of which must match
 the generation's key (or a prefix of it), its model (with or without the provider), its prompt,
@@ -17,6 +25,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -31,21 +40,33 @@ _MIN_KEY_PREFIX = 4
 # Data labels that are already location-independent; anything else is a local path, reduced to its
 # file name so that a folder of logs keeps its keys when the data file moves.
 _PORTABLE_DATA = ("hf:", "http://", "https://", "vivid_inspect sample")
+_SAMPLE_DATA = "vivid_inspect sample"
+DIGEST_KEY = "data_sha256"
+"""Task metadata key of the digest of the data's items (:mod:`vivid_inspect.data.digest`)."""
+ITEMS_KEY = "data_items"
+"""Task metadata key of the number of items the data file holds, before any is left out."""
+SHORT_DIGEST = 8
+CLASSIFICATION_TASKS = ("topic", "traits")
+DEFAULT_SHOTS = 3
+_DIGEST_CHARS = frozenset("0123456789abcdef")
 
 
 @dataclass(frozen=True)
 class Generation:
-    """One explanation generation, as its log header describes it.
+    """One generation (of explanations, or of classification answers), as its log header describes it.
 
     Attributes:
-        task: Task name without the package prefix (``explain``).
+        task: Task name without the package prefix (``explain``, ``topic``, ``traits``).
         task_version: The task's version.
         model: The model that generated.
-        prompt: Prompt style (``zero_shot``, ``few_shot``).
+        prompt: Prompt style (``zero_shot``, ``few_shot``); for a classification task its number
+            of demonstrations (``3 shots``).
         data: The data source (a local file by its name only).
         sample_ids: The planned sample ids, as the header lists them.
         eval_id: Inspect's eval id; a check, not part of the key.
         log: Where the log is (relative to the folder it was found in), for messages.
+        data_digest: SHA-256 of the data's items as the task loaded them (task metadata
+            ``data_sha256``); empty for a log written before it was recorded.
     """
 
     task: str
@@ -56,20 +77,33 @@ class Generation:
     sample_ids: tuple[Any, ...]
     eval_id: str = ""
     log: str = ""
+    data_digest: str = ""
+
+    @cached_property
+    def key(self) -> str:
+        """The generation key: ``g`` and 12 hex digits of a hash of what identifies the content.
+
+        The data is identified by its digest when the log records one, else by its name.
+        """
+        data = f"sha256:{self.data_digest}" if self.data_digest else self.data
+        return _hashed([self.task, self.task_version, self.model, self.prompt, data, self._ids()])
+
+    @cached_property
+    def legacy_key(self) -> str:
+        """The key as computed before the data's digest was part of it: the data's name in its place.
+
+        Equal to :attr:`key` for a log that records no digest.
+        """
+        return _hashed([self.task, self.task_version, self.model, self.prompt, self.data, self._ids()])
+
+    def _ids(self) -> list[str]:
+        return sorted(map(str, self.sample_ids))
 
     @property
-    def key(self) -> str:
-        """The generation key: ``g`` and 12 hex digits of a hash of what identifies the content."""
-        content = [
-            self.task,
-            self.task_version,
-            self.model,
-            self.prompt,
-            self.data,
-            sorted(map(str, self.sample_ids)),
-        ]
-        digest = hashlib.sha256(json.dumps(content, ensure_ascii=False).encode("utf-8")).hexdigest()
-        return KEY_PREFIX + digest[:KEY_LENGTH]
+    def data_label(self) -> str:
+        """The data's short name and the first digits of its digest: ``sample 1a2b3c4d``."""
+        name = short_data_name(self.data)
+        return f"{name} {self.data_digest[:SHORT_DIGEST]}" if self.data_digest else name
 
     @property
     def label(self) -> str:
@@ -85,10 +119,16 @@ class Generation:
             "model": self.model,
             "prompt": self.prompt,
             "data": self.data,
+            DIGEST_KEY: self.data_digest,
             "eval_id": self.eval_id,
             "log": self.log,
             "sample_ids": list(self.sample_ids),
         }
+
+
+def _hashed(content: list[Any]) -> str:
+    digest = hashlib.sha256(json.dumps(content, ensure_ascii=False).encode("utf-8")).hexdigest()
+    return KEY_PREFIX + digest[:KEY_LENGTH]
 
 
 class GenerationChoiceError(ValueError):
@@ -101,18 +141,25 @@ def generation_of(header: EvalLog, log: str = "", default_prompt: str = "zero_sh
     Args:
         header: The log header (``read_eval_log(..., header_only=True)``).
         log: The log's path for messages.
-        default_prompt: The prompt when the header names none (the task's default).
+        default_prompt: The prompt when an explanation log names none (the task's default).
 
     Returns:
-        The generation.
+        The generation. A classification log's prompt is its number of demonstrations
+        (``3 shots``); a digest that is not 64 hex digits is not a digest and is ignored.
     """
     spec = header.eval
     args = spec.task_args or {}
     metadata = spec.metadata or {}
-    prompt = args.get("prompt", metadata.get("prompt")) or default_prompt
+    task = spec.task.replace("@", "/").rsplit("/", 1)[-1]
+    if task in CLASSIFICATION_TASKS:
+        shots = args.get("shots", metadata.get("shots"))
+        prompt: object = f"{DEFAULT_SHOTS if shots is None else shots} shots"
+    else:
+        prompt = args.get("prompt", metadata.get("prompt")) or default_prompt
     data = metadata.get("data") or spec.dataset.location or args.get("data") or ""
+    digest = metadata.get(DIGEST_KEY)
     return Generation(
-        task=spec.task.replace("@", "/").rsplit("/", 1)[-1],
+        task=task,
         task_version=str(spec.task_version),
         model=spec.model,
         prompt=str(prompt),
@@ -120,7 +167,13 @@ def generation_of(header: EvalLog, log: str = "", default_prompt: str = "zero_sh
         sample_ids=tuple(spec.dataset.sample_ids or ()),
         eval_id=spec.eval_id,
         log=log,
+        data_digest=str(digest) if is_digest(digest) else "",
     )
+
+
+def is_digest(value: object) -> bool:
+    """Whether a value read from a log is a digest the data layer could have written (64 hex digits)."""
+    return isinstance(value, str) and len(value) == 64 and set(value) <= _DIGEST_CHARS
 
 
 def portable_data(source: str) -> str:
@@ -128,6 +181,26 @@ def portable_data(source: str) -> str:
     if source.startswith(_PORTABLE_DATA) or not source:
         return source
     return PurePath(source.replace("\\", "/")).name
+
+
+def short_data_name(data: str) -> str:
+    """A data label short enough for a table cell: ``sample``, ``hf@daf3862423a8``, a file name.
+
+    Args:
+        data: A portable data label (:func:`portable_data`).
+
+    Returns:
+        ``sample`` for the bundled sample, ``hf@REVISION`` for a hub release, a URL's or a
+        path's last segment otherwise.
+    """
+    if data.startswith(_SAMPLE_DATA):
+        return "sample"
+    if data.startswith("hf:"):
+        revision = data.partition("@")[2].split("/", 1)[0]
+        return f"hf@{revision}" if revision else "hf"
+    if data.startswith(("http://", "https://")):
+        return PurePath(data.split("?", 1)[0].rstrip("/")).name or data
+    return data
 
 
 def matches(generation: Generation, selector: str) -> bool:

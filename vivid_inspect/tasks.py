@@ -69,8 +69,9 @@ def topic(shots: int = 3, data: str | None = None) -> Task:
             default ``$VIVID_DATA``, else ``hf``.
 
     Returns:
-        The task. Its metadata records the data source and the ids left out because their idiom
-        is one of the demonstrations shown (``left_out``, ``left_out_ids``).
+        The task. Its metadata records the data source, its content digest and item count
+        (``data``, ``data_sha256``, ``data_items``) and the ids left out because their idiom is
+        one of the demonstrations shown (``left_out``, ``left_out_ids``).
     """
     with task_errors("topic"):
         return _classification("topic", shots, data)
@@ -114,7 +115,8 @@ def explain(
         judge_retries: How many times the judge is asked again after an unreadable reply, 0 to 10.
 
     Returns:
-        The task. Its metadata records the data source and the ids left out because their idiom
+        The task. Its metadata records the data source, its content digest and item count
+        (``data``, ``data_sha256``, ``data_items``) and the ids left out because their idiom
         is one of the few-shot demonstrations (left out for both prompt styles, so zero-shot and
         few-shot scores cover the same items; ``left_out``, ``left_out_ids``), and apart from
         those the ids left out because their idiom is a graded example in a judge prompt (left
@@ -139,7 +141,7 @@ def explain(
             config=EXPLAIN_CONFIG,
             version=TASK_VERSION,
             metadata={
-                "data": loaded.source,
+                **loaded.provenance,  # data, data_sha256, data_items: the generation key reads them
                 "prompt": prompt,
                 "judge_strategies": judge_names(judge),
                 "left_out": len(loaded.left_out),
@@ -167,7 +169,7 @@ def _classification(kind: ClassifyKind, shots: int, data: str | None) -> Task:
         config=CLASSIFY_CONFIG,
         version=TASK_VERSION,
         metadata={
-            "data": loaded.source,
+            **loaded.provenance,  # data, data_sha256, data_items: the generation key reads them
             "shots": shots,
             "left_out": len(loaded.left_out),
             "left_out_ids": loaded.left_out,

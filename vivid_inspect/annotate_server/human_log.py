@@ -14,6 +14,7 @@ the generation's key, and a report folder that held both would see the generatio
 from __future__ import annotations
 
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,10 @@ import pandas as pd
 from inspect_ai.log import EvalLog, ProvenanceData, edit_score, read_eval_log, write_eval_log
 from inspect_ai.scorer import ScoreEdit
 
+from vivid_inspect.bounded_zip import Budget, InflationError, check_members, check_size, max_inflated
 from vivid_inspect.generation_key import generation_of
-from vivid_inspect.report.log_files import not_generations
+from vivid_inspect.report.binding import names_generation
+from vivid_inspect.report.log_files import not_generations, read_header
 from vivid_inspect.report.logs import find_log_files
 
 HUMAN_SCORE = "human"
@@ -57,14 +60,35 @@ def generation_logs(record: dict[str, Any] | None, root: Path | None, folder: Pa
             # An audit or sanity log judged made-up answers: never a log of the scored generation.
             if header is None or not_generations(header) is not None:
                 continue
-            if generation_of(header).key == record["generation"]:
+            # Binding decides (its key, or its key before data digests were recorded).
+            if names_generation(str(record["generation"]), generation_of(header)):
                 found[log] = folder / LOGS_FOLDER / log.relative_to(base)
     if not found:
         raise ValueError(
             f"--write-log: no log of generation {record['generation']} under {str(base)!r} "
             f"(the sheet's record names {str(recorded)!r}); serve the log folder itself"
         )
+    for log in found:
+        _check_fits(log)
     return found
+
+
+def _check_fits(log: Path) -> None:
+    """Refuse a log whose copy would inflate past the log cap (it is read whole to be copied).
+
+    Raises:
+        ValueError: The log inflates past the cap (:mod:`vivid_inspect.bounded_zip`).
+    """
+    budget = Budget(max_inflated())
+    try:
+        if log.suffix == ".eval":
+            with zipfile.ZipFile(log) as archive:
+                names = archive.namelist()
+            check_members(log, names, budget)
+        else:
+            check_size(log, budget)
+    except (InflationError, zipfile.BadZipFile) as error:
+        raise ValueError(f"--write-log: {log}: {error}") from None
 
 
 def write_human_log(log: Path, scores: pd.DataFrame, out: Path, key: str) -> None:
@@ -103,8 +127,8 @@ def write_human_log(log: Path, scores: pd.DataFrame, out: Path, key: str) -> Non
 
 
 def _header(log: Path) -> EvalLog | None:
-    """A log's header, or None for a file that is not a readable log (it is not one of ours)."""
+    """A log's header (read within the log cap), or None for a file that is not a readable log."""
     try:
-        return read_eval_log(str(log), header_only=True)
+        return read_header(log, Budget(max_inflated()))
     except Exception:  # noqa: BLE001 - any unreadable file is left out the same way
         return None

@@ -8,18 +8,22 @@ that quote is taken off again, and only where export put it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from vivid_inspect.inputs.csv_records import Problems, iter_records
+from vivid_inspect.inputs.csv_records import shown as shown_cell
 from vivid_inspect.inputs.human_scores import (
     HumanScoresError,
     Problem,
+    id_problem,
+    id_value,
     read_generation_record,
-    read_records,
     record_path,
-    whole_number,
 )
 from vivid_inspect.report.sheet_files import neutralise
+from vivid_inspect.size_caps import SHEETS
 from vivid_inspect.text import nfc
 
 TEXT_COLUMNS: tuple[str, ...] = ("idiom", "reference_meaning", "explanation")
@@ -56,6 +60,10 @@ class Sheet:
         return None if self.record is None else str(self.record["generation"])
 
 
+def _id_problem(row: int, line: int, cell: str) -> Problem:
+    return Problem(row, line, "id", id_problem(cell))
+
+
 def shown(cell: str) -> str:
     """A sheet cell as the text it stands for.
 
@@ -78,31 +86,30 @@ def read_sheet(path: Path) -> Sheet:
         The sheet.
 
     Raises:
-        HumanScoresError: The file is not a readable sheet, a column is missing, an id is not a
-            whole number or appears twice, rows name several generations, or a keyed sheet has no
-            record beside it (each problem with its row, line and column).
+        HumanScoresError: The file is not a readable sheet (or is over its size cap), a column is
+            missing, an id is not a whole number 1 to ``MAX_ID`` or appears twice, rows name several
+            generations, or a keyed sheet has no record beside it (each problem with its row, line
+            and column).
     """
-    records = read_records(path, "sheet", "expected a sheet written by `vivid annotate export`")
-    header_line, header = records[0]
+    records = iter_records(path, "sheet", "expected a sheet written by `vivid annotate export`", SHEETS)
+    header_line, header = next(records)
     columns = [nfc(name).strip() for name in header]
     missing = [name for name in ("id", *TEXT_COLUMNS) if name not in columns]
     if missing:
         message = f"missing column(s) {', '.join(map(repr, missing))}; expected a sheet written by `vivid annotate export`"
         raise HumanScoresError(path, [Problem(None, header_line, None, message)])
-    problems: list[Problem] = []
+    problems = Problems()
     items: list[Item] = []
     seen: dict[int, int] = {}
     keys: set[str] = set()
-    for row, (line, cells) in enumerate(records[1:], start=1):
+    for row, (line, cells) in enumerate(records, start=1):
         values = {name: (cells[i] if i < len(cells) else "") for i, name in enumerate(columns)}
-        item = whole_number(values["id"].strip())
+        item = id_value(values["id"].strip())
         if item is None:
-            problems.append(
-                Problem(row, line, "id", f"id must be a whole number, found {values['id'][:40]!r}")
-            )
+            problems.add(partial(_id_problem, row, line, values["id"].strip()))
             continue
         if item in seen:
-            problems.append(
+            problems.add(
                 Problem(row, line, "id", f"id {item} appears again (first in data row {seen[item]})")
             )
             continue
@@ -112,16 +119,13 @@ def read_sheet(path: Path) -> Sheet:
         texts = {name: nfc(shown(values[name])) for name in TEXT_COLUMNS}
         items.append(Item(item, **texts))
     if len(keys) > 1:
-        problems.append(
-            Problem(
-                None,
-                header_line,
-                "generation",
-                f"rows name several generations: {', '.join(sorted(map(repr, keys)))}",
-            )
+        named = sorted(keys)
+        listed = ", ".join(shown_cell(key) for key in named[:5]) + (
+            f" and {len(named) - 5:,} more" if len(named) > 5 else ""
         )
+        problems.add(Problem(None, header_line, "generation", f"rows name several generations: {listed}"))
     if problems:
-        raise HumanScoresError(path, problems)
+        raise problems.error(path)
     if not items:
         raise HumanScoresError(path, "no data rows below the header")
     record = None

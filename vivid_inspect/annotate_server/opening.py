@@ -6,6 +6,10 @@ same theme-stratified, seeded draw and the same ``--generation`` selector); on a
 sheet is reused, so nothing is drawn twice. The plan (sheet, annotators, overlap, seed) is kept in
 ``plan.json``: a restart with other options is refused, because it would deal the items out again
 and mix two plans in the annotators' files.
+
+The folder is held (:mod:`vivid_inspect.report.sheet_lock`) before anything in it is read or
+written, and for as long as the workspace lives: a second server on it, from another process,
+is refused naming the first.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from vivid_inspect.annotate_server.queues import (
     normalise_name,
 )
 from vivid_inspect.annotate_server.workspace import PLAN_FILE, Workspace
+from vivid_inspect.folder_lock import HeldFolder
 from vivid_inspect.inputs.human_scores import record_path
 from vivid_inspect.report.annotate import export_sheet
 from vivid_inspect.report.sheet_files import write_atomic
+from vivid_inspect.report.sheet_lock import hold_annotation_folder
 
 SHEET_FILE = "sheet.csv"
 
@@ -61,11 +67,14 @@ def open_workspace(
             columns (see :mod:`vivid_inspect.annotate_server.human_log`).
 
     Returns:
-        The workspace, with every annotator's sheet on disk.
+        The workspace, with every annotator's sheet on disk, holding its folder (release it with
+        :meth:`~vivid_inspect.annotate_server.workspace.Workspace.close`).
 
     Raises:
         ValueError: A bad annotator name, overlap or source, or a folder started with other
             options; the message says what to do.
+        vivid_inspect.folder_lock.FolderBusy: Another process's server holds the folder.
+        OSError: The folder cannot be written (read-only, full).
     """
     annotators = [normalise_name(name) for name in annotators]
     problems = check_annotators(annotators)
@@ -81,6 +90,26 @@ def open_workspace(
         )
     if source.resolve() == target.resolve() or target.resolve() in source.resolve().parents:
         raise ValueError(f"{target}: is the source or holds it; choose another --out-dir")
+    target.mkdir(parents=True, exist_ok=True)
+    held = hold_annotation_folder(target)
+    try:
+        return _open(source, target, annotators, overlap, n, seed, generation, write_log, held)
+    except BaseException:
+        held.release()
+        raise
+
+
+def _open(
+    source: Path,
+    target: Path,
+    annotators: list[str],
+    overlap: int,
+    n: int,
+    seed: int,
+    generation: str | None,
+    write_log: bool,
+    held: HeldFolder,
+) -> Workspace:
     is_sheet = source.is_file() and source.suffix.lower() == ".csv"
     options: dict[str, Any] = {
         "source": str(source.resolve()),
@@ -99,7 +128,6 @@ def open_workspace(
             raise ValueError(
                 f"{target} was started with other options: {listed}; start it with the same ones, or give another --out-dir"
             )
-    target.mkdir(parents=True, exist_ok=True)
     sheet_path = source if is_sheet else target / SHEET_FILE
     exported = not is_sheet and (started is None or not sheet_path.exists())
     if exported:
@@ -123,7 +151,7 @@ def open_workspace(
     # The folder `vivid report` reads: the folder served, or the one a log file is in. A sheet's
     # generation log may sit in a subfolder of the run (generations/), so no folder is guessed for it.
     report_folder = source.resolve() if source.is_dir() else None if is_sheet else source.resolve().parent
-    return Workspace(target, sheet, plan, report_folder=report_folder, write_log=write_log)
+    return Workspace(target, sheet, plan, report_folder=report_folder, write_log=write_log, held=held)
 
 
 def _read_plan(path: Path) -> dict[str, Any] | None:
@@ -131,7 +159,7 @@ def _read_plan(path: Path) -> dict[str, Any] | None:
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise ValueError(
             f"{path}: unreadable ({error}); remove it only if no annotator has started"
         ) from None

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from vivid_inspect.inputs.annotators import annotator_key, annotator_name
 
 MAX_NAME = 40
 # An annotator's name becomes a file name: letters (any script), digits, '_' and '-' only.
@@ -50,7 +51,9 @@ def check_annotators(names: Sequence[str]) -> list[str]:
     """Problems with a list of annotator names, one message each (empty when all is well).
 
     A name must be 1-40 letters, digits, ``_`` or ``-`` (it names the annotator's file), start
-    with a letter or digit, not be one of the server's own file names, and be unique ignoring case.
+    with a letter or digit, not be one of the server's own file names, and be another annotator
+    than every other name by the one rule of :func:`vivid_inspect.inputs.annotators.annotator_key`
+    (case, Unicode and compatibility forms do not make two annotators).
     """
     problems: list[str] = []
     seen: dict[str, str] = {}
@@ -64,20 +67,20 @@ def check_annotators(names: Sequence[str]) -> list[str]:
                 f"annotator {name[:MAX_NAME]!r}: a name is 1-{MAX_NAME} letters, digits, '_' or '-', "
                 "starting with a letter or digit (it names the annotator's file)"
             )
-        elif name.casefold() in RESERVED_NAMES:
+        elif annotator_key(name) in RESERVED_NAMES:
             problems.append(
-                f"annotator {name!r}: the name is taken by the server's own file {name.casefold()}.csv"
+                f"annotator {name!r}: the name is taken by the server's own file {annotator_key(name)}.csv"
             )
-        elif name.casefold() in seen:
-            problems.append(f"annotator {name!r} is named twice (as {seen[name.casefold()]!r})")
+        elif annotator_key(name) in seen:
+            problems.append(f"annotator {name!r} is named twice (as {seen[annotator_key(name)]!r})")
         else:
-            seen[name.casefold()] = name
+            seen[annotator_key(name)] = name
     return problems
 
 
 def normalise_name(name: str) -> str:
-    """An annotator's name as stored: NFC, without surrounding spaces."""
-    return unicodedata.normalize("NFC", name).strip()
+    """An annotator's name as stored: NFC, without surrounding spaces (the one rule's spelling)."""
+    return annotator_name(name)
 
 
 def assign(ids: Sequence[int], annotators: Sequence[str], *, overlap: int = 0, seed: int = 0) -> Plan:

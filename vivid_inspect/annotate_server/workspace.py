@@ -18,6 +18,7 @@ Files, all in the annotation folder (beside the source, never over it):
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -26,6 +27,7 @@ import secrets
 import threading
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -34,16 +36,15 @@ from vivid_inspect.annotate_server.guidelines import guidelines
 from vivid_inspect.annotate_server.human_log import LOGS_FOLDER, generation_logs, write_human_log
 from vivid_inspect.annotate_server.items import Item, Sheet
 from vivid_inspect.annotate_server.queues import Plan
-from vivid_inspect.inputs.human_scores import (
-    HumanScoresError,
-    Problem,
-    read_records,
-    record_path,
-)
+from vivid_inspect.folder_lock import HeldFolder
+from vivid_inspect.inputs.csv_records import Problems, id_problem, id_value, iter_records, whole_number
+from vivid_inspect.inputs.csv_records import shown as shown_cell
+from vivid_inspect.inputs.human_scores import HumanScoresError, Problem, record_path
 from vivid_inspect.report.agreement import agreement
 from vivid_inspect.report.annotate import SHEET_COLUMNS, import_sheets
 from vivid_inspect.report.raters import raters_alpha
 from vivid_inspect.report.sheet_files import cut, neutralise, write_atomic
+from vivid_inspect.size_caps import SHEETS
 from vivid_inspect.text import nfc
 
 HUMANS_FILE = "humans.csv"
@@ -54,6 +55,19 @@ SCORES = range(6)
 
 class ScoreError(ValueError):
     """A score request that is refused (unknown item, not a whole number 0-5)."""
+
+
+class SaveError(RuntimeError):
+    """A change that could not be written.
+
+    Args:
+        message: What was (not) saved, and what to do.
+        saved: Whether the annotator's sheet holds the change (only the human scores file failed).
+    """
+
+    def __init__(self, message: str, *, saved: bool) -> None:
+        super().__init__(message)
+        self.saved = saved
 
 
 @dataclass
@@ -93,6 +107,8 @@ class Workspace:
         sheet: The items and their generation record.
         plan: Every annotator's queue.
         report_folder: The log folder to name in the ``vivid report`` command the page offers.
+        write_log: Also keep copies of the generation's logs with the human scores (``--write-log``).
+        held: The folder's lock, held for as long as the workspace serves (released by :meth:`close`).
     """
 
     def __init__(
@@ -103,8 +119,10 @@ class Workspace:
         *,
         report_folder: Path | None = None,
         write_log: bool = False,
+        held: HeldFolder | None = None,
     ) -> None:
         self.folder = folder
+        self.held = held
         self.sheet = sheet
         self.plan = plan
         self.report_folder = report_folder
@@ -112,9 +130,16 @@ class Workspace:
         self.human_logs = generation_logs(sheet.record, report_folder, folder) if write_log else {}
         self.items: dict[int, Item] = {item.id: item for item in sheet.items}
         self._lock = threading.Lock()
+        self.humans_stale = False
         self.annotators = {name: self._load(name) for name in plan.annotators}
         self.tokens = self._tokens()
         self._refresh_humans()
+
+    def close(self) -> None:
+        """Let the annotation folder go: another server may then take it."""
+        if self.held is not None:
+            self.held.release()
+            self.held = None
 
     # --- reading and writing files ---------------------------------------------------------------
 
@@ -127,7 +152,9 @@ class Workspace:
             self._write(annotator)
         return annotator
 
-    def _write(self, annotator: Annotator) -> None:
+    def _write(self, annotator: Annotator, scores: dict[int, int] | None = None) -> None:
+        """Write an annotator's sheet with ``scores`` (default: their scores in memory)."""
+        scores = annotator.scores if scores is None else scores
         key = self.sheet.key
         columns = SHEET_COLUMNS if key is not None else tuple(c for c in SHEET_COLUMNS if c != "generation")
         buffer = io.StringIO()
@@ -135,7 +162,7 @@ class Workspace:
         writer.writerow(columns)
         for item_id in annotator.queue:
             item = self.items[item_id]
-            score = annotator.scores.get(item_id)
+            score = scores.get(item_id)
             cells = {
                 "id": item_id,
                 "idiom": neutralise(cut(item.idiom)),
@@ -156,7 +183,13 @@ class Workspace:
         path = self.folder / TOKENS_FILE
         stored: dict[str, str] = {}
         if path.exists():
-            loaded = json.loads(path.read_text(encoding="utf-8"))
+            try:
+                loaded = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError, RecursionError) as error:
+                reason = getattr(error, "strerror", None) or type(error).__name__
+                raise ValueError(
+                    f"{path}: unreadable ({reason}); remove it to give every annotator a new URL"
+                ) from None
             stored = {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
         by_name = {name: stored.get(name) or secrets.token_urlsafe(24) for name in self.plan.annotators}
         if by_name != stored:
@@ -201,44 +234,94 @@ class Workspace:
         return next(token for token, owner in self.tokens.items() if owner == name)
 
     def score(self, name: str, item_id: Any, score: Any) -> dict[str, Any]:
-        """Record a score, on disk before returning.
+        """Record a score, on disk before returning; memory changes only once it is.
 
         Raises:
             ScoreError: ``item_id`` is not an item of the annotator's queue, or ``score`` is not a
                 whole number 0-5 (a JSON integer; not a string, a fraction or a boolean).
+            SaveError: The annotator's sheet (or the human scores file) could not be written.
         """
         annotator = self.annotators[name]
         item = _known(annotator, item_id)
         if not isinstance(score, int) or isinstance(score, bool) or score not in SCORES:
-            raise ScoreError(f"score must be a whole number from 0 to 5, got {str(score)[:20]!r}")
+            raise ScoreError(f"score must be a whole number from 0 to 5, got {shown(score)}")
         with self._lock:
-            was_finished = annotator.finished
-            annotator.history.append((item, annotator.scores.get(item)))
-            annotator.scores[item] = score
-            self._save(annotator, was_finished)
+            before = annotator.scores.get(item)
+            self._commit(annotator, annotator.scores | {item: score}, push=(item, before))
             return self._summary(annotator) | {"id": item, "score": score}
 
     def undo(self, name: str) -> dict[str, Any]:
-        """Take back the newest change of this run; ``id`` is None when there is nothing to undo."""
+        """Take back the newest change of this run; ``id`` is None when there is nothing to undo.
+
+        Raises:
+            SaveError: The annotator's sheet (or the human scores file) could not be written; the
+                change is not taken back.
+        """
         annotator = self.annotators[name]
         with self._lock:
             if not annotator.history:
                 return self._summary(annotator) | {"id": None, "score": None}
-            was_finished = annotator.finished
-            item, before = annotator.history.pop()
+            item, before = annotator.history[-1]
+            scores = dict(annotator.scores)
             if before is None:
-                annotator.scores.pop(item, None)
+                scores.pop(item, None)
             else:
-                annotator.scores[item] = before
-            self._save(annotator, was_finished)
+                scores[item] = before
+            self._commit(annotator, scores, push=None)
             return self._summary(annotator) | {"id": item, "score": before}
 
-    def _save(self, annotator: Annotator, was_finished: bool) -> None:
-        self._write(annotator)
-        # The human scores file holds finished annotators only: the change of one who is not, and
-        # was not, finished leaves it as it is (and spares rewriting a --write-log copy).
-        if was_finished or annotator.finished:
+    def _commit(
+        self, annotator: Annotator, scores: dict[int, int], push: tuple[int, int | None] | None
+    ) -> None:
+        """Write an annotator's new scores, then (only then) hold them in memory.
+
+        The annotator's sheet is what a restart reads: memory follows it, never leads it. The human
+        scores file is derived from the finished sheets; one that cannot be rewritten is removed,
+        never left stale, and written again at the next save (or restart).
+
+        Args:
+            annotator: Whose scores change.
+            scores: All of their scores after the change.
+            push: The change to remember for undo (item, score before); None takes the newest back.
+
+        Raises:
+            SaveError: Nothing changed (``saved`` False: the sheet could not be written), or the
+                sheet holds the change but the human scores file could not be written (``saved`` True).
+        """
+        was_finished = annotator.finished
+        try:
+            self._write(annotator, scores)
+        except Exception as error:  # noqa: BLE001 - whatever stopped the write, nothing was kept
+            raise SaveError(
+                f"NOT SAVED: {annotator.path.name} could not be written ({_reason(error)}); nothing was "
+                "changed: free space or fix the folder, then score again",
+                saved=False,
+            ) from error
+        annotator.scores = scores
+        if push is None:
+            annotator.history.pop()
+        else:
+            annotator.history.append(push)
+        if was_finished or annotator.finished or self.humans_stale:
+            # The human scores file holds finished annotators only: the change of one who is not,
+            # and was not, finished leaves it as it is (and spares rewriting a --write-log copy).
+            self._refresh_humans_or_remove(annotator)
+
+    def _refresh_humans_or_remove(self, annotator: Annotator) -> None:
+        try:
             self._refresh_humans()
+        except Exception as error:  # noqa: BLE001 - a derived file: removed, whatever stopped it
+            self.humans_stale = True
+            for path in (self.humans_path, record_path(self.humans_path), *self.human_logs.values()):
+                with contextlib.suppress(OSError):
+                    path.unlink(missing_ok=True)
+            raise SaveError(
+                f"saved in {annotator.path.name}, but {self.humans_path.name} could not be written "
+                f"({_reason(error)}); it was removed rather than left out of date, and is written again "
+                "at the next score or when the server restarts",
+                saved=True,
+            ) from error
+        self.humans_stale = False
 
     def state(self, name: str) -> dict[str, Any]:
         """Everything the page shows an annotator: their items (blind), progress, guidelines."""
@@ -316,57 +399,70 @@ class Workspace:
 def _known(annotator: Annotator, item_id: Any) -> int:
     if isinstance(item_id, int) and not isinstance(item_id, bool) and item_id in annotator.queue:
         return item_id
-    raise ScoreError(f"id {str(item_id)[:20]!r} is not one of this annotator's items")
+    raise ScoreError(f"id {shown(item_id)} is not one of this annotator's items")
+
+
+def shown(value: Any) -> str:
+    """A value from a request, quoted short: never the repr of a whole nested structure."""
+    if isinstance(value, list | dict):
+        return f"a JSON {'array' if isinstance(value, list) else 'object'}"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        return "a number with more than 20 digits"
+    return repr(str(value)[:20])
+
+
+def _reason(error: Exception) -> str:
+    return (
+        (error.strerror if isinstance(error, OSError) else None) or str(error)[:200] or type(error).__name__
+    )
 
 
 def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
-    """The scores in an annotator's sheet, checked against their queue."""
-    records = read_records(path, "annotator sheet", "expected the sheet this server wrote")
-    header_line, header = records[0]
+    """The scores in an annotator's sheet, checked against their queue (each item once)."""
+    records = iter_records(path, "annotator sheet", "expected the sheet this server wrote", SHEETS)
+    header_line, header = next(records)
     columns = [nfc(name).strip() for name in header]
     if "id" not in columns or "score" not in columns:
-        raise HumanScoresError(
-            path,
-            [
-                Problem(
-                    None, header_line, None, "missing column 'id' or 'score'; not a sheet this server wrote"
-                )
-            ],
-        )
+        message = "missing column 'id' or 'score'; not a sheet this server wrote"
+        raise HumanScoresError(path, [Problem(None, header_line, None, message)])
+    at = {name: columns.index(name) for name in ("id", "score")}
     scores: dict[int, int] = {}
-    problems: list[Problem] = []
-    seen: set[int] = set()
-    for row, (line, cells) in enumerate(records[1:], start=1):
-        values = {name: (cells[i].strip() if i < len(cells) else "") for i, name in enumerate(columns)}
-        item = int(values["id"]) if values["id"].isdigit() else None
+    problems = Problems()
+    seen: dict[int, tuple[int, int]] = {}
+    for row, (line, cells) in enumerate(records, start=1):
+        values = {name: (cells[i].strip() if i < len(cells) else "") for name, i in at.items()}
+        item = id_value(values["id"])
         if item is None or item not in queue:
-            problems.append(
-                Problem(row, line, "id", f"id {values['id'][:20]!r} is not one of this annotator's items")
-            )
+            problems.add(partial(_not_an_item, row, line, values["id"], item))
             continue
-        seen.add(item)
+        if item in seen:
+            first_row, first_line = seen[item]
+            message = f"id {item} appears again (first in data row {first_row}, line {first_line}); an item is scored once"
+            problems.add(Problem(row, line, "id", message))
+            continue
+        seen[item] = (row, line)
         if values["score"] == "":
             continue
-        if values["score"] not in {str(s) for s in SCORES}:
-            problems.append(
-                Problem(
-                    row,
-                    line,
-                    "score",
-                    f"score must be a whole number from 0 to 5, found {values['score'][:20]!r}",
-                )
-            )
+        score = whole_number(values["score"])
+        if score is None or score not in SCORES:
+            problems.add(partial(_bad_score, row, line, values["score"]))
             continue
-        scores[item] = int(values["score"])
-    if queue - seen:
-        problems.append(
-            Problem(
-                None, header_line, "id", f"{len(queue - seen)} item(s) of this annotator's queue are missing"
-            )
-        )
+        scores[item] = score
+    if queue - set(seen):
+        message = f"{len(queue - set(seen))} item(s) of this annotator's queue are missing"
+        problems.add(Problem(None, header_line, "id", message))
     if problems:
-        raise HumanScoresError(path, problems)
+        raise problems.error(path)
     return scores
+
+
+def _not_an_item(row: int, line: int, cell: str, item: int | None) -> Problem:
+    message = id_problem(cell) if item is None else f"id {item} is not one of this annotator's items"
+    return Problem(row, line, "id", message)
+
+
+def _bad_score(row: int, line: int, cell: str) -> Problem:
+    return Problem(row, line, "score", f"score must be a whole number from 0 to 5, found {shown_cell(cell)}")
 
 
 def _quoted(text: str) -> str:

@@ -1,36 +1,37 @@
-"""Self-preference from a log folder: how a judge scores a generator beyond leniency and quality.
+"""Self-preference from a log folder: how a judge scores a generator beyond leniency, scale and quality.
 
-With judges ``j`` and generators ``g`` scoring the same items, ``m[j, g]`` is judge ``j``'s mean
-score of generator ``g``'s explanations. A cell where judge and generator share a family may hold
-self-preference; the others are assumed free of it and follow the additive model
+Judges ``j`` score the same items of generators ``g``. A cell where judge and generator share a
+family may hold self-preference; the others are assumed free of it. Each judge's leniency and
+scale and each generator's quality are fitted on the others, and an own-family cell's *excess*,
+its shift beyond them, is the self-preference estimate (the model and why it is identified:
+:mod:`vivid_inspect.audit.self_preference_model`). Because the suspect cells have shifts of their
+own, one judge's preference moves its own cell's excess and no other's.
 
-    m[j, g] = mu + a[j] + b[g]
+Designs the estimate accepts, and what it says otherwise (:class:`SelfPreferenceError`, exit 2):
 
-(``a[j]`` the judge's leniency, ``b[g]`` the generator's quality), fitted by least squares on
-those cells only. A cell's *excess* is ``m[j, g]`` minus that fit: for a judge's own family, the
-self-preference estimate. Because the suspect cells are not in the fit, one judge's preference
-moves its own cell's excess and no other cell's. (With no cell left out, the excess is the textbook
-interaction ``m[j,g] − m[j,·] − m[·,g] + m[·,·]``, which spreads one cell's effect over every cell:
-in a 2 × 2 table, equally over all four.)
+- at least two generators and at least three judges, every judge scoring some items of every
+  generator (two judges' scores of the same items cannot tell two scales from two noises);
+- own-family cells that the other-family cells link to their judge and generator (a path judge ->
+  generator -> judge ... through them; a GPT and a Qwen judge on a GPT and a Qwen generator are not
+  linked: each judge's preference for its own family looks like the other's);
+- scores that vary: each judge's scale needs a generator on whose items it and two other judges
+  give more than one score.
 
-The fit predicts an own-family cell only when the other-family cells link its judge to its
-generator (a path judge → generator → judge … through them). Two judges each of one of two
-generators' families (a 2 × 2 table with the families on the diagonal) are not linked: one judge's
-preference and the other's look the same, and the estimate refuses rather than guess
-(:class:`SelfPreferenceError`), as with one judge or one generator. Cells where a side's family is
-unknown are left out of the fit too (they may be own-family), and are never flagged.
+Cells where a side's family is unknown have a shift of their own too (they may be own-family) and
+are never flagged. A judge is flagged when, for a generator of its own family, the excess's
+interval lies above 0; with several own-family cells the flags are made jointly at 5 % (Holm's
+step-down: the clearest cell's interval at ``1 - 0.05/k``, the next at ``1 - 0.05/(k-1)`` once the
+first is flagged, ...), so that more cells do not mean more flags by chance. With fewer than
+:data:`MIN_ITEMS` items of a generator, intervals under-cover (bench/coverage_selfpref.py): none is
+printed and no judge is flagged.
 
-The 95 % intervals are a paired bootstrap over items: each resample draws items once, every cell
-is recomputed on that same draw and the fit is redone. A judge is flagged when, for a generator
-of its own family (:mod:`vivid_inspect.audit.family`), the excess's interval lies above 0; with
-several own-family cells their intervals hold jointly at 95 % (Bonferroni), so that more cells do
-not mean more flags by chance.
-
-Only the items every (judge, generator) cell scored count, so that every mean is over the same
-items. A generation is one model with one prompt (``vivid/oracle (few_shot)`` when a model has
-several); several epochs of an item are averaged first. Audit logs (probe candidates, not a model's
-generations), panels (their members already count) and repeated judgements other than the first
-are left out.
+A generator is a generation (model, prompt, data and sample ids: the generation key of
+:mod:`vivid_inspect.generation_key`), never merged with another by sample id: two data sets in
+one folder are two generators. A generation run twice (a rerun) counts once, from the run the
+most judges scored (then the finished one, then the newest); a judged copy is the same run, its
+scores counted once. An item is one sample and epoch of that run; only the items of a generator
+every judge scored count. Audit logs (probe candidates, not a model's generations), panels (their
+members already count) and repeated judgements other than the first are left out.
 """
 
 from __future__ import annotations
@@ -40,41 +41,59 @@ import os
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from vivid_inspect.audit.family import NO_FAMILY, resolve_family
 from vivid_inspect.audit.self_preference_card import (
     CellResult,
+    GeneratorFit,
+    JudgeFit,
     Participant,
     SelfPreferenceCard,
     SelfPreferenceError,
 )
-from vivid_inspect.audit.verdicts import seed_problem
+from vivid_inspect.audit.self_preference_model import SCORE_MAX, SCORE_MIN, ModelError, ModelFit, fit, linked
 from vivid_inspect.log_contract import LEXICAL, PANEL_STRATEGY
 from vivid_inspect.report.judges import JudgeKey, judge_keys, judge_rows, latest, strategy_of
-from vivid_inspect.report.score_stats import resamples, sorted_ids
 
-DEFAULT_N_BOOT = 2000
-"""Bootstrap resamples of the items."""
+if TYPE_CHECKING:  # a type only: the estimate from scores needs no log reader
+    from vivid_inspect.report.log_refs import LogRef
+
 COVERAGE = 0.95
 """Coverage of the intervals shown, and joint coverage of the intervals a flag needs."""
-# An interval "above 0" must clear rounding: a judge with no effect gets excesses of ±1e-16.
-_ABOVE_ZERO = 1e-9
-_SHOWN = 4  # empty cells named in a message
+MIN_JUDGES = 3
+"""Judges needed to fit their scales from the items they share."""
+MIN_ITEMS = 30
+"""Fewest items of every generator for an interval and a flag. In bench/coverage_selfpref.py the
+95 % intervals covered 92.5-92.9 % at 10 items and 92.9-95.4 % at 20 (two runs of 240 folders), and
+folders of no self-preference were flagged 4.2-5.8 % of the time at 20; at 30, 94.0 % and 4.2 %."""
+# An interval "above 0" must clear rounding: a judge with no effect gets excesses of ±1e-9.
+_ABOVE_ZERO = 1e-6
+_SHOWN = 4  # cells named in a message
 
 __all__ = [
+    "MIN_ITEMS",
     "CellResult",
+    "GeneratorFit",
+    "JudgeFit",
     "Participant",
     "SelfPreferenceCard",
     "SelfPreferenceError",
     "estimate",
-    "excess",
     "from_frame",
+    "holm_levels",
+    "linked",
     "run_self_preference",
     "spec_families",
+    "with_generations",
 ]
+
+Item = Hashable
+Scores = Mapping[tuple[str, str], Mapping[Item, float]]
 
 
 def may_share_family(judge: Participant, generator: Participant) -> bool:
@@ -84,109 +103,41 @@ def may_share_family(judge: Participant, generator: Participant) -> bool:
     return judge.family is None or generator.family is None or judge.family == generator.family
 
 
-def linked(in_fit: np.ndarray) -> np.ndarray:
-    """Which cells the additive fit on ``in_fit`` predicts: judge and generator linked through it.
-
-    Args:
-        in_fit: ``[judge, generator]`` booleans, the cells the fit uses.
-
-    Returns:
-        ``[judge, generator]`` booleans: True where the judge and the generator are in one
-        connected part of the bipartite graph whose edges are the fitted cells, the cells where
-        ``mu + a[j] + b[g]`` is determined by the fit (estimable).
-    """
-    n_judges, n_generators = in_fit.shape
-    parent = list(range(n_judges + n_generators))  # union-find: judges, then generators
-
-    def root(node: int) -> int:
-        while parent[node] != node:
-            parent[node] = parent[parent[node]]
-            node = parent[node]
-        return node
-
-    for a, b in zip(*np.nonzero(in_fit), strict=True):
-        parent[root(int(a))] = root(n_judges + int(b))
-    return np.array(
-        [[root(a) == root(n_judges + b) for b in range(n_generators)] for a in range(n_judges)], dtype=bool
-    )
-
-
-def excess(means: np.ndarray, in_fit: np.ndarray) -> np.ndarray:
-    """Each cell's mean minus the additive model fitted by least squares on the ``in_fit`` cells.
-
-    Args:
-        means: ``m[..., j, g]``: judges on the second-to-last axis, generators on the last; the
-            leading axes (bootstrap resamples) are fitted one by one.
-        in_fit: ``[j, g]`` booleans, the cells assumed free of self-preference.
-
-    Returns:
-        The excess, the same shape; NaN where the fit does not determine the cell (:func:`linked`).
-    """
-    n_judges, n_generators = in_fit.shape
-    # Design of m[j, g] = mu + a[j] + b[g]: rank-deficient (a and b are only defined up to shifts),
-    # but lstsq's fitted values of linked cells are the same for every solution.
-    design = np.zeros((n_judges * n_generators, 1 + n_judges + n_generators))
-    design[:, 0] = 1.0
-    for a in range(n_judges):
-        for b in range(n_generators):
-            design[a * n_generators + b, 1 + a] = 1.0
-            design[a * n_generators + b, 1 + n_judges + b] = 1.0
-    flat = means.reshape(-1, n_judges * n_generators)
-    fitted = np.full_like(flat, np.nan)
-    rows = in_fit.reshape(-1)
-    if rows.any():
-        coef = np.linalg.lstsq(design[rows], flat[:, rows].T, rcond=None)[0]
-        fitted = (design @ coef).T
-    result = flat - fitted
-    result[:, ~linked(in_fit).reshape(-1)] = np.nan
-    return result.reshape(means.shape)
-
-
 def estimate(
-    scores: Mapping[tuple[str, str], Mapping[Hashable, float]],
+    scores: Scores,
     judges: Sequence[Participant],
     generators: Sequence[Participant],
     *,
-    seed: int = 0,
-    n_boot: int = DEFAULT_N_BOOT,
+    clusters: Mapping[str, Mapping[Item, Hashable]] | None = None,
     source: str = "",
     notes: Sequence[str] = (),
+    min_items: int = MIN_ITEMS,
 ) -> SelfPreferenceCard:
     """The card from each cell's scores per item.
 
     Args:
-        scores: ``(judge label, generator label)`` to item id to score (NaN: unscored).
+        scores: ``(judge label, generator label)`` to item to score (NaN: unscored). Items are
+            matched within a generator only: every judge must score the same items of it.
         judges: The judges, in row order.
         generators: The generators, in column order.
-        seed: Seed of the bootstrap (not negative).
-        n_boot: Bootstrap resamples (at least 1).
+        clusters: Generator label to item to the independent unit it belongs to (the same sample
+            of the same data across generators and epochs); default: the item itself.
         source: What the scores came from, for messages.
         notes: Notes carried onto the card.
+        min_items: Fewest items of every generator for an interval and a flag.
 
     Returns:
         The card (nothing written).
 
     Raises:
-        SelfPreferenceError: With fewer than two judges or two generators, no item scored in
-            every cell, or own-family cells the other-family cells cannot separate.
+        SelfPreferenceError: With fewer than two generators or three judges, a generator no
+            item of which every judge scored, own-family cells the other-family cells cannot
+            separate, scores too uniform to fit a judge's scale, or a fit that does not settle.
     """
     where = f" in {source}" if source else ""
     if len(judges) < 2 or len(generators) < 2:
         raise SelfPreferenceError(_too_few(judges, generators, where))
-    if n_boot < 1:
-        raise SelfPreferenceError(f"n_boot must be at least 1, got {n_boot}")
-    if (problem := seed_problem(seed)) is not None:
-        raise SelfPreferenceError(problem)
-    scored: dict[tuple[str, str], set[Hashable]] = {}
-    for j in judges:
-        for g in generators:
-            cell = scores.get((j.label, g.label), {})
-            scored[(j.label, g.label)] = {item for item, value in cell.items() if not math.isnan(value)}
-    shared = set.intersection(*scored.values())
-    items = sorted_ids(shared)
-    left_out = len(set.union(*scored.values()) - shared)
-    if not items:
-        raise SelfPreferenceError(_nothing_shared(scored, left_out, where))
+    items, left_out = _shared_items(scores, judges, generators, where)
     own = np.array([[j.has_family and j.family == g.family for g in generators] for j in judges])
     in_fit = np.array([[not may_share_family(j, g) for g in generators] for j in judges])
     separable = linked(in_fit)
@@ -194,94 +145,267 @@ def estimate(
         # Every cell is scored, so one own-family cell the fit cannot reach means none is reached:
         # its judge and generator both link to every other judge and generator of another family.
         raise SelfPreferenceError(_inseparable(judges, generators, own, in_fit, where))
-    matrix = np.array(
-        [[[float(scores[(j.label, g.label)][item]) for item in items] for g in generators] for j in judges]
+    if len(judges) < MIN_JUDGES:
+        raise SelfPreferenceError(_too_few_judges(judges, where))
+    values = [
+        np.array([[float(scores[(j.label, g.label)][item]) for j in judges] for item in items[b]])
+        for b, g in enumerate(generators)
+    ]
+    outside = [
+        f"{j.label} × {g.label}"
+        for b, g in enumerate(generators)
+        for a, j in enumerate(judges)
+        if values[b].size and not ((values[b][:, a] >= SCORE_MIN) & (values[b][:, a] <= SCORE_MAX)).all()
+    ]
+    if outside:
+        raise SelfPreferenceError(
+            f"scores outside {SCORE_MIN:g}-{SCORE_MAX:g}{where}: {_names(outside)}; a judge's score is a number "
+            "from 0 to 5"
+        )
+    if (problem := _uniform(values, judges, generators, where)) is not None:
+        raise SelfPreferenceError(problem)
+    codes: dict[Hashable, int] = {}
+    cluster_codes = [
+        np.array(
+            [
+                codes.setdefault(((clusters or {}).get(g.label) or {}).get(item, ("item", item)), len(codes))
+                for item in items[b]
+            ]
+        )
+        for b, g in enumerate(generators)
+    ]
+    whole = np.array(
+        [all(float(v).is_integer() for block in values for v in block[:, a]) for a in range(len(judges))]
     )
-    means = matrix.mean(axis=2)
-    point = excess(means, in_fit)
-    replicates = excess(_bootstrap_means(matrix, seed, n_boot), in_fit)
+    try:
+        # One BLAS thread: the fit's matrices are small, and on a shared machine a waiting thread
+        # pool costs more than the work (5x under load).
+        with threadpool_limits(1):
+            model = fit(values, cluster_codes, ~in_fit, whole)
+    except ModelError as error:
+        raise SelfPreferenceError(
+            f"cannot separate self-preference{where}: {error}; add judges, generators or items whose scores vary"
+        ) from None
+    n_items = [len(found) for found in items]
+    return _card(
+        model,
+        values,
+        judges,
+        generators,
+        own=own,
+        in_fit=in_fit,
+        n_items=n_items,
+        left_out=left_out,
+        whole=whole,
+        source=source,
+        notes=notes,
+        min_items=min_items,
+    )
+
+
+def holm_levels(p_values: Sequence[float], alpha: float) -> list[float]:
+    """The level each test is held to in Holm's step-down procedure (joint error rate ``alpha``).
+
+    The smallest p-value is tested at ``alpha / k``, the next at ``alpha / (k - 1)``, and so on,
+    until one fails; it and every test after it are held to that failing step's level (none of
+    them is rejected). A test is rejected when its p-value is below its level.
+
+    Args:
+        p_values: One per test, in any order.
+        alpha: The joint level.
+
+    Returns:
+        The levels, in the order of ``p_values``.
+    """
+    k = len(p_values)
+    order = sorted(range(k), key=lambda i: p_values[i])
+    levels = [0.0] * k
+    step = 0
+    for rank, i in enumerate(order):
+        if step == rank and p_values[i] < alpha / (k - rank):
+            step += 1
+        levels[i] = alpha / (k - min(rank, step))
+    return levels
+
+
+def _shared_items(
+    scores: Scores, judges: Sequence[Participant], generators: Sequence[Participant], where: str
+) -> tuple[list[list[Item]], list[int]]:
+    """Per generator, the items every judge scored (sorted), and how many others some scored."""
+    items, left_out = [], []
+    empty: dict[str, list[str]] = {}
+    for g in generators:
+        scored = []
+        for j in judges:
+            cell = scores.get((j.label, g.label), {})
+            found = {item for item, value in cell.items() if not math.isnan(value)}
+            if not found:
+                empty.setdefault(g.label, []).append(f"{j.label} × {g.label}")
+            scored.append(found)
+        shared = set.intersection(*scored)
+        items.append(sorted(shared, key=repr))  # any order will do, as long as it is always the same
+        left_out.append(len(set.union(*scored) - shared))
+    without = [g.label for g, found in zip(generators, items, strict=True) if not found]
+    if without:
+        cells = [cell for label in without for cell in empty.get(label, [])]
+        if cells:
+            shown = ", ".join(cells[:_SHOWN]) + (
+                f" and {len(cells) - _SHOWN} more" if len(cells) > _SHOWN else ""
+            )
+            why = f"no scores for {shown}"
+        else:
+            why = ", ".join(
+                f"{left_out[b]} items of {g.label} are each scored by some judges only"
+                for b, g in enumerate(generators)
+                if g.label in without
+            )
+        raise SelfPreferenceError(f"no item is scored by every judge for every generator{where}: {why}")
+    return items, left_out
+
+
+def _uniform(
+    values: Sequence[np.ndarray], judges: Sequence[Participant], generators: Sequence[Participant], where: str
+) -> str | None:
+    """Why a judge's scale cannot be fitted: in no generator do it and two other judges vary."""
+    varies = np.array([[len(set(block[:, a].tolist())) > 1 for a in range(len(judges))] for block in values])
+    constant = [j.label for a, j in enumerate(judges) if not varies[:, a].any()]
+    if constant:
+        return (
+            f"cannot separate self-preference from scale{where}: {_names(constant)} gives every item of each "
+            "generator one score, so how widely it spreads its scores cannot be fitted; add items or "
+            "generators whose scores vary"
+        )
+    stuck = [
+        j.label
+        for a, j in enumerate(judges)
+        if not any(varies[b, a] and varies[b].sum() >= MIN_JUDGES for b in range(len(generators)))
+    ]
+    if not stuck:
+        return None
+    return (
+        f"cannot separate self-preference from scale{where}: for {_names(stuck)}, no generator has items on "
+        "which it and two other judges give more than one score, so how widely it spreads its scores cannot "
+        "be told from its noise; add items or generators whose scores vary"
+    )
+
+
+def _names(labels: Sequence[str]) -> str:
+    return ", ".join(labels[:_SHOWN]) + (f" and {len(labels) - _SHOWN} more" if len(labels) > _SHOWN else "")
+
+
+def _card(
+    model: ModelFit,
+    values: Sequence[np.ndarray],
+    judges: Sequence[Participant],
+    generators: Sequence[Participant],
+    *,
+    own: np.ndarray,
+    in_fit: np.ndarray,
+    n_items: Sequence[int],
+    left_out: Sequence[int],
+    whole: np.ndarray,
+    source: str,
+    notes: Sequence[str],
+    min_items: int,
+) -> SelfPreferenceCard:
+    """The card from the fit: each cell's excess and intervals, each judge's and generator's fit."""
+    intervals = min(n_items) >= min_items
     card_notes = list(notes)
-    if len(items) == 1:
-        card_notes.append("one shared item: no interval, so no judge can be flagged")
     unknown = [p.label for p in (*judges, *generators) if p.family is None]
     if unknown:
         card_notes.append(
             "family unknown for "
             + ", ".join(unknown)
-            + ": its cells are left out of the fit and never flagged; declare it with --family "
+            + ": its cells have a shift of their own and are never flagged; declare it with --family "
             "MODEL=FAMILY or `family:` in the spec"
         )
-    # Every own-family cell is a chance to flag: their intervals hold jointly at 95 % (Bonferroni),
-    # so a folder with many of them does not flag one by chance.
-    tested = int(own.sum())
-    flag_coverage = 1 - (1 - COVERAGE) / max(tested, 1)
-    # The same joint test on the fitted cells checks the model the estimate rests on.
+    if not whole.all():
+        card_notes.append(
+            "read as continuous scores (not all whole numbers): "
+            + ", ".join(j.label for j, w in zip(judges, whole, strict=True) if not w)
+        )
+    if not model.converged:
+        card_notes.append("the fit stopped before its tolerance: read the estimates with care")
+    # Every own-family cell is a chance to flag: the flags are made jointly at 5 % (Holm), so a
+    # folder with many of them does not flag one by chance, and one clear preference does not
+    # hide another.
+    excess = np.where(in_fit, model.residual, model.shift)
+    excess_se = np.where(in_fit, model.residual_se, model.shift_se)
+    tested = [(a, b) for a, b in zip(*np.nonzero(own), strict=True) if not math.isnan(excess_se[a, b])]
+    levels = holm_levels([model.p_value(excess[a, b], excess_se[a, b]) for a, b in tested], 1 - COVERAGE)
+    flag_low = np.full(own.shape, np.nan)
+    flag_high = np.full(own.shape, np.nan)
+    for (a, b), level in zip(tested, levels, strict=True):
+        low_ab, high_ab = model.interval(excess[a, b], excess_se[a, b], 1 - level)
+        flag_low[a, b], flag_high[a, b] = float(low_ab), float(high_ab)
     fit_coverage = 1 - (1 - COVERAGE) / max(int(in_fit.sum()), 1)
-    misfits = []
-    cells = []
+    low, high = model.interval(excess, excess_se, COVERAGE)
+    fit_low, fit_high = model.interval(excess, excess_se, fit_coverage)
+    determined = in_fit | linked(in_fit)
+    misfits, cells = [], []
     for a, j in enumerate(judges):
         for b, g in enumerate(generators):
-            known = bool(separable[a, b])
-            interval = known and len(items) > 1
-            lo, hi = _interval(replicates[:, a, b], COVERAGE) if interval else (None, None)
-            flag_lo, flag_hi = (
-                _interval(replicates[:, a, b], flag_coverage) if own[a, b] and interval else (None, None)
-            )
-            if in_fit[a, b] and interval:
-                fit_lo, fit_hi = _interval(replicates[:, a, b], fit_coverage)
-                if fit_lo > _ABOVE_ZERO or fit_hi < -_ABOVE_ZERO:
-                    misfits.append(f"{j.label} × {g.label} ({_signed_text(float(point[a, b]))})")
+            known = bool(determined[a, b]) and not math.isnan(excess[a, b])
+            shown = known and intervals
+            if in_fit[a, b] and shown and (fit_low[a, b] > _ABOVE_ZERO or fit_high[a, b] < -_ABOVE_ZERO):
+                misfits.append(f"{j.label} × {g.label} ({_signed_text(float(excess[a, b]))})")
+            flag = own[a, b] and shown and not math.isnan(flag_low[a, b])
             cells.append(
                 CellResult(
                     judge=j.label,
                     generator=g.label,
-                    mean=float(means[a, b]),
-                    expected=float(means[a, b] - point[a, b]) if known else None,
-                    excess=float(point[a, b]) if known else None,
-                    ci_low=lo,
-                    ci_high=hi,
+                    mean=float(values[b][:, a].mean()),
+                    expected=float(model.expected[a, b]) if known else None,
+                    excess=float(excess[a, b]) if known else None,
+                    ci_low=float(low[a, b]) if shown else None,
+                    ci_high=float(high[a, b]) if shown else None,
                     own_family=bool(own[a, b]),
                     in_fit=bool(in_fit[a, b]),
-                    flag_low=flag_lo,
-                    flag_high=flag_hi,
-                    flagged=flag_lo is not None and flag_lo > _ABOVE_ZERO,
+                    flag_low=float(flag_low[a, b]) if flag else None,
+                    flag_high=float(flag_high[a, b]) if flag else None,
+                    flagged=bool(flag and flag_low[a, b] > _ABOVE_ZERO),
+                    n_items=int(n_items[b]),
                 )
             )
     if misfits:
         card_notes.append(
-            "leniency and quality do not explain every cell of different families: "
+            "leniency, scale and quality do not explain every cell of different families: "
             + ", ".join(misfits)
             + " (jointly at 95 %); a judge favouring or disfavouring another family's generator "
             "shifts the fit, so read the flags with care"
         )
+    scale_low, scale_high = model.interval(np.log(model.scale), model.scale_se, COVERAGE)
+    judge_fits = tuple(
+        JudgeFit(
+            label=j.label,
+            leniency=float(model.leniency[a]),
+            scale=float(model.scale[a]),
+            scale_low=float(math.exp(scale_low[a])) if intervals else None,
+            scale_high=float(math.exp(scale_high[a])) if intervals else None,
+            noise=float(model.noise[a].mean()),
+        )
+        for a, j in enumerate(judges)
+    )
+    generator_fits = tuple(
+        GeneratorFit(
+            label=g.label,
+            quality=float(model.quality[b]),
+            spread=float(model.spread[b]),
+            n_items=int(n_items[b]),
+            left_out=int(left_out[b]),
+        )
+        for b, g in enumerate(generators)
+    )
     return SelfPreferenceCard(
         source=source,
         judges=tuple(judges),
         generators=tuple(generators),
         cells=tuple(cells),
-        n_items=len(items),
-        left_out=left_out,
-        seed=seed,
-        n_boot=n_boot,
+        judge_fits=judge_fits,
+        generator_fits=generator_fits,
+        min_items=min_items,
         notes=tuple(card_notes),
     )
-
-
-def _bootstrap_means(matrix: np.ndarray, seed: int, n_boot: int) -> np.ndarray:
-    """Cell means on each resample, ``[resample, judge, generator]``, every cell on the same draw."""
-    n = matrix.shape[2]
-    draws = resamples(n, n_boot, seed)
-    # Counts per item and resample: a resample's cell mean is a weighted mean over the items.
-    weights = np.zeros((n_boot, n))
-    np.add.at(weights, (np.arange(n_boot)[:, None], draws), 1.0)
-    return np.einsum("jgn,bn->bjg", matrix, weights) / n
-
-
-def _interval(replicates: np.ndarray, coverage: float) -> tuple[float, float]:
-    """The central percentile interval of the replicates (all finite: the cell is linked)."""
-    tail = 100 * (1 - coverage) / 2
-    low, high = np.percentile(replicates, [tail, 100 - tail])
-    return float(low), float(high)
 
 
 def _signed_text(value: float) -> str:
@@ -289,28 +413,58 @@ def _signed_text(value: float) -> str:
     return "+0.00" if text == "-0.00" else text
 
 
+def with_generations(frame: pd.DataFrame, logs: Sequence[LogRef]) -> pd.DataFrame:
+    """Score rows with the generation they belong to: its key, the run of it, and its data.
+
+    Each row's log (column ``log``) is looked up among the folder's log references
+    (:class:`vivid_inspect.report.log_refs.LogRef`): ``generation`` becomes the generation key of
+    its header (a judged copy has its generation's), ``run`` the generation's eval id (a judged
+    copy keeps it), ``data`` the data's name.
+
+    Args:
+        frame: Score rows (:data:`vivid_inspect.report.logs.SCORE_COLUMNS`).
+        logs: The folder's log references (``LogSet.logs``).
+
+    Returns:
+        The rows, those of logs without a generation (other tasks) dropped.
+    """
+    keys, runs, data = {}, {}, {}
+    for ref in logs:
+        identity = ref.identity
+        if identity is None:
+            continue
+        keys[ref.rel] = identity.key
+        recorded = ref.vivid_judge.generation_eval_id if ref.vivid_judge else None
+        runs[ref.rel] = recorded or identity.eval_id or ref.rel
+        data[ref.rel] = identity.data
+    kept = frame[frame["log"].isin(list(keys))].copy()
+    kept["generation"] = kept["log"].map(keys)
+    kept["run"] = kept["log"].map(runs)
+    kept["data"] = kept["log"].map(data)
+    return kept
+
+
 def from_frame(
     frame: pd.DataFrame,
     *,
     families: Mapping[str, str] | None = None,
-    seed: int = 0,
-    n_boot: int = DEFAULT_N_BOOT,
     source: str = "",
+    min_items: int = MIN_ITEMS,
 ) -> SelfPreferenceCard:
-    """The card from the report's tidy score frame (:data:`vivid_inspect.report.logs.SCORE_COLUMNS`).
+    """The card from score rows keyed on their generation (:func:`with_generations`).
 
     Args:
-        frame: Score rows; only judge scores of explanations are used.
+        frame: Score rows (:data:`vivid_inspect.report.logs.SCORE_COLUMNS`) with ``generation``
+            (the generation key), ``run`` and ``data``; only judge scores of explanations are used.
         families: Declared families (model or judge name to family), over the inferred ones.
-        seed: Seed of the bootstrap.
-        n_boot: Bootstrap resamples.
         source: What the frame came from, for messages.
+        min_items: Fewest items of every generator for an interval and a flag.
 
     Returns:
         The card (nothing written).
 
     Raises:
-        SelfPreferenceError: When the frame cannot separate judges from generators.
+        SelfPreferenceError: When the frame cannot separate self-preference (see :func:`estimate`).
     """
     declared = dict(families or {})
     where = f" in {source}" if source else ""
@@ -329,26 +483,116 @@ def from_frame(
             f"left out {int(repeats.sum())} scores of repeated judgements (the first judgement counts)"
         )
     rows = rows[~panels & ~repeats]
-    rows = latest(rows, ["judge", "judge_model", "model", "prompt"])
+    rows, rerun_notes = _one_run(rows, where)
+    notes += rerun_notes
+    # A judged copy holds the same judgement as its source: one score per judge, run, item.
+    rows = latest(rows, ["judge", "judge_model", "generation", "run"])
     keys = judge_keys(rows)
-    prompts = rows.groupby("model")["prompt"].nunique(dropna=False)
-    generator_of = {
-        (model, prompt): f"{model} ({prompt})" if prompts[model] > 1 else str(model)
-        for model, prompt in rows[["model", "prompt"]].drop_duplicates().itertuples(index=False)
-    }
     judges = [_judge(key, strategy_of(rows, key), declared) for key in keys]
-    generators = []
-    for (model, _prompt), label in sorted(generator_of.items(), key=lambda kv: kv[1]):
-        family, origin = resolve_family(str(model), declared)
-        generators.append(Participant(label=label, model=str(model), family=family, source=origin))
-    # Epochs of an item are averaged; an unscored one (NaN) does not count against the others.
-    averaged = rows.groupby(["judge", "judge_model", "model", "prompt", "id"], dropna=False)["value"].mean()
-    scores: dict[tuple[str, str], dict[Hashable, float]] = {}
-    for record in averaged.reset_index().to_dict("records"):
+    generators = _generators(rows, declared)
+    label_of = {g.key: g.label for g in generators}
+    scores: dict[tuple[str, str], dict[Item, float]] = {}
+    clusters: dict[str, dict[Item, Hashable]] = {}
+    for record in rows[["judge", "judge_model", "generation", "data", "id", "epoch", "value"]].to_dict(
+        "records"
+    ):
         label = JudgeKey(str(record["judge"]), str(record["judge_model"] or "")).label
-        cell = (label, generator_of[(record["model"], record["prompt"])])
-        scores.setdefault(cell, {})[record["id"]] = float(record["value"])
-    return estimate(scores, judges, generators, seed=seed, n_boot=n_boot, source=source, notes=notes)
+        generator = label_of[record["generation"]]
+        item = (record["id"], int(record["epoch"]))
+        scores.setdefault((label, generator), {})[item] = float(record["value"])
+        # One sample of one data set is one independent unit, whichever generator or epoch.
+        clusters.setdefault(generator, {})[item] = (record["data"], record["id"])
+    return estimate(
+        scores, judges, generators, clusters=clusters, source=source, notes=notes, min_items=min_items
+    )
+
+
+def _one_run(rows: pd.DataFrame, where: str) -> tuple[pd.DataFrame, list[str]]:
+    """One run per generation: the one the most judges scored, then a finished one, then the newest.
+
+    Raises:
+        SelfPreferenceError: If a judge scored only another run of a generation: a rerun holds
+            other explanations, so its scores are not of the items the other judges scored.
+    """
+    judged = rows.assign(_who=rows["judge"].astype(str) + " [" + rows["judge_model"].astype(str) + "]")
+    runs = (
+        judged.groupby(["generation", "run"], dropna=False)
+        .agg(
+            judges=("_who", "nunique"),
+            finished=("status", lambda s: bool((s == "success").all())),
+            created=("created", "max"),
+            model=("model", "first"),
+        )
+        .reset_index()
+        .sort_values(["judges", "finished", "created", "run"], kind="stable")
+    )
+    chosen = runs.drop_duplicates("generation", keep="last")
+    index = chosen.set_index(["generation", "run"]).index
+    dropped = runs[~runs.set_index(["generation", "run"]).index.isin(index)]
+    if dropped.empty:
+        return rows, []
+    kept = rows.merge(chosen[["generation", "run"]], on=["generation", "run"], how="inner")
+    kept_who = set(
+        zip(kept["generation"], kept["judge"].astype(str), kept["judge_model"].astype(str), strict=True)
+    )
+    elsewhere = sorted(
+        {
+            (str(record["model"]), JudgeKey(str(record["judge"]), str(record["judge_model"] or "")).label)
+            for record in rows.merge(dropped[["generation", "run"]], on=["generation", "run"]).to_dict(
+                "records"
+            )
+            if (record["generation"], str(record["judge"]), str(record["judge_model"])) not in kept_who
+        }
+    )
+    if elsewhere:
+        shown = "; ".join(f"{judge} scored another run of {model}" for model, judge in elsewhere[:_SHOWN])
+        raise SelfPreferenceError(
+            f"no item is scored by every judge for every generator{where}: {shown} than the other judges "
+            "(a rerun holds other explanations); judge the same log with every judge (inspect score, or "
+            "vivid run's judge phase)"
+        )
+    models = ", ".join(sorted({str(m) for m in dropped["model"]}))
+    note = (
+        f"left out {len(dropped)} other run(s) of a generation already counted ({models}): a generation "
+        "counts once, from the run the most judges scored"
+    )
+    return kept, [note]
+
+
+def _generators(rows: pd.DataFrame, declared: Mapping[str, str]) -> list[Participant]:
+    """One generator per generation key, labelled by model, then prompt, data and key as needed."""
+    found = (
+        rows[["generation", "model", "prompt", "data"]]
+        .drop_duplicates("generation")
+        .sort_values(["model", "prompt", "data", "generation"], kind="stable")
+        .to_dict("records")
+    )
+    generators = []
+    for record in found:
+        same_model = [r for r in found if r["model"] == record["model"]]
+        same_prompt = [r for r in same_model if r["prompt"] == record["prompt"]]
+        same_data = [r for r in same_prompt if r["data"] == record["data"]]
+        extras = []
+        if len({r["prompt"] for r in same_model}) > 1:
+            extras.append(str(record["prompt"]))
+        if len({r["data"] for r in same_prompt}) > 1:
+            extras.append(str(record["data"]))
+        if len(same_data) > 1:
+            extras.append(str(record["generation"]))
+        model = str(record["model"])
+        label = f"{model} ({', '.join(extras)})" if extras else model
+        family, origin = resolve_family(model, declared)
+        generators.append(
+            Participant(
+                label=label,
+                model=model,
+                family=family,
+                source=origin,
+                key=str(record["generation"]),
+                data=str(record["data"]),
+            )
+        )
+    return sorted(generators, key=lambda g: g.label)
 
 
 def _judge(key: JudgeKey, strategy: str, declared: Mapping[str, str]) -> Participant:
@@ -363,9 +607,8 @@ def run_self_preference(
     log_dir: str | os.PathLike[str],
     *,
     families: Mapping[str, str] | None = None,
-    seed: int = 0,
     out_dir: str | os.PathLike[str] | None = None,
-    n_boot: int = DEFAULT_N_BOOT,
+    min_items: int = MIN_ITEMS,
 ) -> SelfPreferenceCard:
     """Estimate self-preference from a log folder and write the card's files.
 
@@ -375,22 +618,18 @@ def run_self_preference(
         families: Families given on the command line (model or judge name to family); they win
             over the spec's ``family:`` (read from the run records in the folder), which wins
             over the inferred ones.
-        seed: Seed of the bootstrap.
         out_dir: Where ``self_preference.md`` and ``.csv`` go (default ``log_dir``).
-        n_boot: Bootstrap resamples.
+        min_items: Fewest items of every generator for an interval and a flag.
 
     Returns:
         The card, with the files it wrote.
 
     Raises:
-        SelfPreferenceError: A negative seed, a folder that does not exist or holds no
-            generation logs, or one that cannot separate judges from generators (one judge, one
-            generator, no item scored in every cell, own-family cells not linked by the others).
+        SelfPreferenceError: A folder that does not exist or holds no generation logs, or one
+            whose design cannot separate self-preference (see :func:`estimate`).
     """
     from vivid_inspect.report.logs import read_logs
 
-    if (problem := seed_problem(seed)) is not None:  # before reading a log, not at the bootstrap
-        raise SelfPreferenceError(problem)
     root = Path(log_dir)
     try:
         logs = read_logs(root)
@@ -408,7 +647,12 @@ def run_self_preference(
         )
         if found
     ]
-    card = from_frame(logs.scores, families=declared, seed=seed, n_boot=n_boot, source=str(root))
+    # Every run of each generation, where the report keeps them apart from the one it counts
+    # (LogSet.runs, once rows are counted once by generation): a judge must be read on the run the
+    # other judges scored, which need not be its latest.
+    every_run = getattr(logs, "runs", None)
+    frame = with_generations(logs.scores if every_run is None else every_run, logs.logs)
+    card = from_frame(frame, families=declared, source=str(root), min_items=min_items)
     card = replace(card, notes=(*notes, *card.notes))
     return card.write(out_dir if out_dir is not None else root)
 
@@ -450,14 +694,6 @@ def spec_families(log_dir: str | os.PathLike[str]) -> dict[str, str]:
     return declared
 
 
-def _nothing_shared(scored: Mapping[tuple[str, str], set[Hashable]], left_out: int, where: str) -> str:
-    """Why no item is shared: the cells with no score at all, else how many items are split."""
-    empty = [f"{judge} × {generator}" for (judge, generator), items in scored.items() if not items]
-    shown = ", ".join(empty[:_SHOWN]) + (f" and {len(empty) - _SHOWN} more" if len(empty) > _SHOWN else "")
-    why = f"no scores for {shown}" if empty else f"{left_out} items are each scored by some cells only"
-    return f"no item is scored by every judge for every generator{where}: {why}"
-
-
 def _too_few(judges: Sequence[Participant], generators: Sequence[Participant], where: str) -> str:
     def names(group: Sequence[Participant]) -> str:
         return ", ".join(p.label for p in group) or "none"
@@ -466,6 +702,16 @@ def _too_few(judges: Sequence[Participant], generators: Sequence[Participant], w
         f"nothing to separate{where}: telling a judge's preference from its leniency needs at least two "
         f"judges and two generators scoring the same items; found {len(judges)} judge(s) ({names(judges)}) and "
         f"{len(generators)} generator(s) ({names(generators)})"
+    )
+
+
+def _too_few_judges(judges: Sequence[Participant], where: str) -> str:
+    names = ", ".join(p.label for p in judges)
+    return (
+        f"cannot separate self-preference from scale{where}: a judge's scale (how widely it spreads its "
+        f"scores) is fitted from how the judges' scores of the same items vary together, which needs at "
+        f"least {MIN_JUDGES} judges (two judges' shared items cannot tell their two scales from their two "
+        f"noises); found {len(judges)} ({names}); add a judge scoring the same items"
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
+EXIT_BUSY = 75  # sysexits' EX_TEMPFAIL, as `vivid run` on a held log folder: a server holds the folder
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -116,7 +117,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """Write the sheet; 2 when the log cannot be chosen, ``--n`` is not positive or ``--out`` is taken."""
+    """Write the sheet; 2 when the log cannot be chosen, ``--n`` is not positive or ``--out`` is taken.
+
+    75 when ``--out`` is in an annotation folder a running server holds.
+    """
+    from vivid_inspect.folder_lock import FolderBusy
     from vivid_inspect.inputs.human_scores import record_path
     from vivid_inspect.report.annotate import DEFAULT_N, export_sheet
 
@@ -125,8 +130,14 @@ def run_export(args: argparse.Namespace) -> int:
         sheet = export_sheet(
             args.source, args.out, n=n, seed=args.seed, generation=args.generation, force=args.force
         )
+    except FolderBusy as error:
+        print(f"vivid annotate export: {error}. Nothing was written.", file=sys.stderr)
+        return EXIT_BUSY
     except ValueError as error:
         print(f"vivid annotate export: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as error:
+        print(f"vivid annotate export: cannot write {args.out} ({error.strerror or error})", file=sys.stderr)
         return EXIT_BAD_INPUT
     key = sheet["generation"].iloc[0] if len(sheet) else "-"
     print(
@@ -138,13 +149,23 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    """Check the sheets and write the scores; 2 (with every problem listed) when a sheet is not ready."""
+    """Check the sheets and write the scores; 2 (with every problem listed) when a sheet is not ready.
+
+    75 when ``--out`` is in an annotation folder a running server holds.
+    """
+    from vivid_inspect.folder_lock import FolderBusy
     from vivid_inspect.report.annotate import import_sheets
 
     try:
         scores = import_sheets(args.sheets, args.out, annotator=args.annotator, force=args.force)
+    except FolderBusy as error:
+        print(f"vivid annotate import: {error}. Nothing was written.", file=sys.stderr)
+        return EXIT_BUSY
     except ValueError as error:
         print(f"vivid annotate import: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as error:
+        print(f"vivid annotate import: cannot write {args.out} ({error.strerror or error})", file=sys.stderr)
         return EXIT_BAD_INPUT
     annotators = scores["annotator"].nunique() if "annotator" in scores.columns else 1
     bound = (
@@ -160,10 +181,14 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    """Serve until interrupted; 2 when the source, names, overlap or port cannot be used."""
+    """Serve until interrupted; 2 when the source, names, overlap or port cannot be used.
+
+    75 when another ``vivid annotate serve`` holds the annotation folder (it is named).
+    """
     # Imported here: the server pulls in uvicorn, Starlette and pandas, and `vivid --help` must stay fast.
     from vivid_inspect.annotate_server.opening import open_workspace
     from vivid_inspect.annotate_server.serve import announce, bind, serve
+    from vivid_inspect.folder_lock import FolderBusy
     from vivid_inspect.report.annotate import DEFAULT_N
 
     names = [name.strip() for name in args.annotators.split(",")]
@@ -178,18 +203,31 @@ def run_serve(args: argparse.Namespace) -> int:
             folder=args.out_dir,
             write_log=args.write_log,
         )
+    except FolderBusy as error:
+        print(f"vivid annotate serve: {error}. Nothing was started.", file=sys.stderr)
+        return EXIT_BUSY
     except ValueError as error:
         print(f"vivid annotate serve: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    try:
-        sock = bind(args.host, args.port)
     except OSError as error:
-        print(
-            f"vivid annotate serve: cannot listen on {args.host}:{args.port} ({error.strerror}); choose another --port",
-            file=sys.stderr,
-        )
+        where = error.filename or args.out_dir or "the annotation folder"
+        print(f"vivid annotate serve: cannot write {where} ({error.strerror or error})", file=sys.stderr)
         return EXIT_BAD_INPUT
-    announce(workspace, args.host, sock.getsockname()[1])
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C is how an annotation session ends
-        serve(workspace, sock)
-    return EXIT_OK
+    try:
+        try:
+            sock = bind(args.host, args.port)
+        except OSError as error:
+            print(
+                f"vivid annotate serve: cannot listen on {args.host}:{args.port} ({error.strerror}); choose another --port",
+                file=sys.stderr,
+            )
+            return EXIT_BAD_INPUT
+        port = sock.getsockname()[1]
+        if workspace.held is not None:
+            workspace.held.update(address=args.host, port=port)
+        announce(workspace, args.host, port)
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C is how an annotation session ends
+            serve(workspace, sock)
+        return EXIT_OK
+    finally:
+        workspace.close()

@@ -121,7 +121,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--seed",
         type=_seed,
         default=0,
-        help="seed of the item draw, the derivations and the bootstrap (default: 0)",
+        help="seed of the item draw, the derivations and the bootstrap (default: 0; --from draws nothing)",
     )
     parser.add_argument(
         "-M",
@@ -180,7 +180,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         dest="from_dir",
         default=None,
         metavar="LOG_DIR",
-        help="instead of JUDGE: estimate each judge's self-preference from a vivid run folder",
+        help="instead of JUDGE: estimate each judge's self-preference from a vivid run folder (at least "
+        "three judges and two generators scoring the same items; each judge's leniency and scale are "
+        "fitted, see docs/audit.md)",
     )
     parser.add_argument(
         "--family",

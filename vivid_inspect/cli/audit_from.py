@@ -2,8 +2,10 @@
 
 ``vivid audit``'s parser (:mod:`vivid_inspect.cli.audit`) calls :func:`handle_from` when
 ``--from`` is given. Exit codes: 0 no judge is flagged, 1 a judge favours its own family beyond its
-interval, 2 bad input (a negative ``--seed``, no such folder, no generation logs, one judge or one
-generator, own-family cells the others cannot separate, a bad ``--family``).
+interval, 2 bad input (a bad ``--seed``, no such folder, no generation logs, a bad ``--family``) or
+a design that cannot separate self-preference from leniency and scale (fewer than two generators
+or three judges, a generator no item of which every judge scored, own-family cells the others
+cannot link, scores too uniform to fit a judge's scale), with what to add.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ def handle_from(args: argparse.Namespace) -> int:
 
     Args:
         args: ``from_dir`` (the log folder), ``family`` (``MODEL=FAMILY`` strings or None),
-            ``seed`` (of the bootstrap) and ``out`` (output folder; default the log folder).
+            ``seed`` (checked like ``vivid audit``'s, but unused: the estimate draws nothing at
+            random) and ``out`` (output folder; default the log folder).
 
     Returns:
         The card's exit code (0 or 1), or 2 on bad input, with the reason on stderr.
@@ -28,17 +31,16 @@ def handle_from(args: argparse.Namespace) -> int:
     # Imported here: `vivid --help` must not pay for pandas and Inspect.
     from vivid_inspect.audit.family import FamilyError, parse_family_args
     from vivid_inspect.audit.self_preference import SelfPreferenceError, run_self_preference
+    from vivid_inspect.audit.verdicts import seed_problem
 
     seed = getattr(args, "seed", None)
     out = getattr(args, "out", None)
     try:
+        # vivid audit's one seed rule, before any log is read, though --from draws nothing with it.
+        if seed is not None and (problem := seed_problem(seed)) is not None:
+            raise SelfPreferenceError(problem)
         families = parse_family_args(getattr(args, "family", None))
-        card = run_self_preference(
-            args.from_dir,
-            families=families,
-            seed=0 if seed is None else seed,
-            out_dir=Path(out) if out else None,
-        )
+        card = run_self_preference(args.from_dir, families=families, out_dir=Path(out) if out else None)
     except (FamilyError, SelfPreferenceError) as error:
         for line in str(error).splitlines():
             print(f"vivid audit --from: {line}", file=sys.stderr)

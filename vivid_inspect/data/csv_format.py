@@ -14,6 +14,10 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
 
 from vivid_inspect.data.normalise import idiom_key
 from vivid_inspect.redact import excerpt
@@ -30,6 +34,7 @@ COLUMNS: tuple[str, ...] = (IDIOM_COLUMN, MEANING_COLUMN, *TRAIT_COLUMNS, THEME_
 
 _MAX_LISTED_PROBLEMS = 50
 
+_TRAIT_SETS: dict[tuple[int, ...], tuple[int, ...]] = {}
 MAX_FIELD_CHARS = 131_072
 """Longest field a data file may hold: the csv module's default limit, kept as a data rule."""
 
@@ -41,7 +46,7 @@ class VividDataError(ValueError):
     """A data file that cannot be used; the message lists every problem found."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VividItem:
     """One validated row of the data set.
 
@@ -92,13 +97,101 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
     Raises:
         VividDataError: The file is not UTF-8, its header is wrong, or some rows are invalid. The
             message names the file and, for row problems, each row, line and column. Text from the
-            file is quoted only as a short, redacted excerpt.
+            file is quoted only as a short, redacted excerpt. (Its size is capped where it is read:
+            :mod:`vivid_inspect.data.sources`.)
     """
-    text = _decode(raw, source)
-    with _fields_up_to(len(text) + 1):
-        # The reader may read any field the text holds (it is in memory already); fields longer
-        # than MAX_FIELD_CHARS are then reported by row and column instead of as a CSV error.
-        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        found = _parse(io.BytesIO(raw), len(raw), raw[:4096], source)
+    except UnicodeDecodeError:
+        _decode(raw, source)  # raises, naming the line and byte
+        raise
+    return _checked(found, source)
+
+
+def parse_vivid_file(path: Path, source: str, limit: int) -> list[VividItem]:
+    """Parse a VIVID CSV file from disk, row by row, without holding its bytes.
+
+    What :func:`parse_vivid_csv` does for bytes, for a local file: memory stays near the items
+    kept (``bench/input_size.py``), since the file's bytes are never all in memory at once.
+
+    Args:
+        path: The file (checked to be a regular file within the size cap by the caller).
+        source: Name of the file, used in every message.
+        limit: The size cap; a file that grows past it while it is read is refused.
+
+    Returns:
+        The validated items in file order.
+
+    Raises:
+        VividDataError: As :func:`parse_vivid_csv`, and a file that grew past ``limit``.
+    """
+    with path.open("rb") as handle:
+        head = handle.read(4096)
+        handle.seek(0)
+        try:
+            found = _parse(io.BufferedReader(_Capped(handle, source, limit), 1 << 16), limit, head, source)
+        except UnicodeDecodeError:
+            handle.seek(0)
+            _decode(
+                handle.read(limit + 1), source
+            )  # raises, naming the line and byte (an error: memory is no concern)
+            raise
+    return _checked(found, source)
+
+
+class _Capped(io.RawIOBase):
+    """A file read through, refused once more than ``limit`` bytes have come (it grew meanwhile)."""
+
+    def __init__(self, handle: BinaryIO, source: str, limit: int) -> None:
+        self._handle, self._source, self._limit, self._read = handle, source, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        data = self._handle.read(len(buffer))
+        buffer[: len(data)] = data
+        self._read += len(data)
+        if self._read > self._limit:
+            raise VividDataError(f"{self._source}: grew past {self._limit:,} bytes while it was read")
+        return len(data)
+
+
+def _checked(found: tuple[list[VividItem], list[str], int], source: str) -> list[VividItem]:
+    items, problems, count = found
+    if problems:
+        more = count - len(problems)
+        listing = "\n".join(f"  - {problem}" for problem in problems)
+        tail = f"\n  … and {more:,} more" if more else ""
+        raise VividDataError(f"{source}: {count:,} problem(s) in the data file:\n{listing}{tail}")
+    if not items:
+        raise VividDataError(f"{source}: the file has a header but no data rows")
+    return items
+
+
+# One pass over every row: the keys need not fill (and flush) idiom_key's cache, which serves the
+# repeated look-ups of a task's demonstrations.
+_uncached_key = idiom_key.__wrapped__
+
+
+def _parse(binary: BinaryIO, size: int, head: bytes, source: str) -> tuple[list[VividItem], list[str], int]:
+    """The items, the first problems and the count of all problems of a file, read row by row.
+
+    The text is never held whole: rows are decoded as the reader reaches them, and only the first
+    problems are kept (a file of bad rows must not hold a message per row), so memory stays near
+    the items kept (``bench/input_size.py``).
+
+    Args:
+        binary: The file's bytes, as a stream.
+        size: No field is longer than this (the file's size, or its cap).
+        head: The first bytes, quoted when the header is not a VIVID header.
+        source: Name of the file, for messages.
+    """
+    stream = io.TextIOWrapper(binary, encoding="utf-8-sig", newline="")
+    with _fields_up_to(size + 1):
+        # The reader may read any field the file holds (no field is longer than the file); fields
+        # longer than MAX_FIELD_CHARS are then reported by row and column instead of as a CSV error.
+        reader = csv.reader(stream, strict=True)
         try:
             header = next(reader, None)
         except csv.Error as exc:
@@ -106,18 +199,20 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
         if header is None:
             raise VividDataError(f"{source}: the file is empty; expected the header {', '.join(COLUMNS)}")
         columns = [column.strip() for column in header]
-        _check_header(columns, text, source)
+        _check_header(columns, head.decode("utf-8-sig", "replace"), source)
 
         items: list[VividItem] = []
         problems: list[str] = []
+        count = 0
         line = reader.line_num + 1
-        row_number = 0
+        row_number = previous_line = 0
         while True:
             try:
                 row = next(reader)
             except StopIteration:
                 break
             except csv.Error as exc:
+                count += 1
                 problems.append(f"line {line}: unreadable CSV ({exc}); is a quote left open?")
                 break
             if len(row) <= 1 and not "".join(row).strip():
@@ -125,21 +220,18 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
                 line = reader.line_num + 1
                 continue
             row_number += 1
+            if row_number == previous_line:
+                # The same number as the last row's line (so in a file without blank or multi-line
+                # rows): one int object for both, not two per row.
+                row_number = previous_line
+            previous_line = line
             item, row_problems = _parse_row(columns, row, row_number, line)
-            problems.extend(row_problems)
+            count += len(row_problems)
+            problems.extend(row_problems[: _MAX_LISTED_PROBLEMS - len(problems)])
             if item is not None:
                 items.append(item)
             line = reader.line_num + 1
-
-    if problems:
-        shown = problems[:_MAX_LISTED_PROBLEMS]
-        more = len(problems) - len(shown)
-        listing = "\n".join(f"  - {problem}" for problem in shown)
-        tail = f"\n  … and {more} more" if more else ""
-        raise VividDataError(f"{source}: {len(problems)} problem(s) in the data file:\n{listing}{tail}")
-    if not items:
-        raise VividDataError(f"{source}: the file has a header but no data rows")
-    return items
+    return items, problems[:_MAX_LISTED_PROBLEMS], count
 
 
 def find_duplicates(items: list[VividItem]) -> list[Duplicate]:
@@ -151,12 +243,27 @@ def find_duplicates(items: list[VividItem]) -> list[Duplicate]:
     Returns:
         One entry per repeating row, in file order.
     """
-    first_seen: dict[str, VividItem] = {}
+    # Found by sorting one hash per row (8 bytes a row, not a dict of every idiom's key), then
+    # comparing the keys themselves within each run of equal hashes.
+    hashes = np.fromiter(
+        (hash(_uncached_key(item.idiom)) for item in items), dtype=np.int64, count=len(items)
+    )
+    order = np.argsort(hashes, kind="stable")  # stable: within a run, file order
+    ordered = hashes[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    ends = np.append(starts[1:], len(order))
     duplicates: list[Duplicate] = []
-    for item in items:
-        earlier = first_seen.setdefault(idiom_key(item.idiom), item)
-        if earlier is not item:
-            duplicates.append(Duplicate(item, earlier))
+    for start, end in zip(starts[ends - starts > 1].tolist(), ends[ends - starts > 1].tolist(), strict=True):
+        firsts: list[tuple[str, VividItem]] = []
+        for index in order[start:end].tolist():
+            item = items[index]
+            key = _uncached_key(item.idiom)
+            match = next((first for seen, first in firsts if seen == key), None)
+            if match is None:
+                firsts.append((key, item))
+            else:
+                duplicates.append(Duplicate(item, match))
+    duplicates.sort(key=lambda duplicate: duplicate.row.id)
     return duplicates
 
 
@@ -268,7 +375,9 @@ def _parse_row(
     if problems:
         return None, problems
     assert theme is not None
-    return VividItem(row_number, line, idiom, meaning, theme, tuple(trait_ids)), []
+    traits = tuple(trait_ids)
+    # One tuple per set of traits (32 of them), shared by every row that has it.
+    return VividItem(row_number, line, idiom, meaning, theme, _TRAIT_SETS.setdefault(traits, traits)), []
 
 
 def _code(cell: str) -> int | None:

@@ -2,6 +2,10 @@
 
 Downloads are cached on disk after the first success, keyed by URL, so a pinned revision is
 fetched once per machine and later runs work offline.
+
+A file, a download or a cached copy over the data size cap (:data:`vivid_inspect.size_caps.DATA`,
+64 MiB unless ``VIVID_MAX_DATA_BYTES`` says otherwise) is refused in one line before it is read
+(a download, as soon as it says or shows that it is larger).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import httpx
 import platformdirs
 
 from vivid_inspect.data.csv_format import VividDataError
+from vivid_inspect.size_caps import DATA, SizeCapError
 
 DATA_ENV = "VIVID_DATA"
 CACHE_ENV = "VIVID_CACHE_DIR"
@@ -90,6 +95,11 @@ def hf_url(revision: str = HF_REVISION) -> str:
     return f"{endpoint}/datasets/{HF_REPO}/resolve/{revision}/{HF_FILE}"
 
 
+def hf_label(revision: str = HF_REVISION) -> str:
+    """The printable name of the pinned hub release, as tasks record it (``hf:REPO@REVISION/FILE``)."""
+    return f"hf:{HF_REPO}@{revision[:12]}/{HF_FILE}"
+
+
 def read_source(spec: str) -> RawData:
     """Read the bytes a data spec names.
 
@@ -107,15 +117,74 @@ def read_source(spec: str) -> RawData:
         sample = resources.files("vivid_inspect.data").joinpath("sample.csv")
         return RawData("vivid_inspect sample (vivid_inspect/data/sample.csv)", sample.read_bytes())
     if spec == "hf":
-        return _download(hf_url(), label=f"hf:{HF_REPO}@{HF_REVISION[:12]}/{HF_FILE}")
+        return _download(hf_url(), label=hf_label())
     if spec.startswith(("http://", "https://")):
         return _download(spec, label=spec)
     path = Path(spec).expanduser()
     _check_regular_file(path, spec)
     try:
-        return RawData(str(path), path.read_bytes())
+        return RawData(str(path), _read_capped(path, spec))
     except OSError as exc:
         raise DataSourceError(f"{spec}: cannot be read ({exc.strerror or exc}).") from None
+
+
+def local_file(spec: str) -> Path | None:
+    """The local file a data spec names, checked as :func:`read_source` checks it, but not read.
+
+    For a parser that streams the file (:func:`vivid_inspect.data.csv_format.parse_vivid_file`)
+    instead of holding its bytes.
+
+    Args:
+        spec: A data spec (after :func:`resolve_data_spec`).
+
+    Returns:
+        The path, or None when the spec is not a local file (``sample``, ``hf``, a URL).
+
+    Raises:
+        VividDataError: The file does not exist, is not a regular file, cannot be read, or is over
+            the data size cap.
+    """
+    if spec in ("sample", "hf") or spec.startswith(("http://", "https://")):
+        return None
+    path = Path(spec).expanduser()
+    _check_regular_file(path, spec)
+    limit = data_cap()
+    size = path.stat().st_size
+    if size > limit:
+        raise VividDataError(f"{spec}: {DATA.over(size, limit)}")
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        raise DataSourceError(f"{spec}: cannot be read ({exc.strerror or exc}).") from None
+    return path
+
+
+def data_cap() -> int:
+    """The data size cap in force (:data:`vivid_inspect.size_caps.DATA`).
+
+    Raises:
+        VividDataError: ``VIVID_MAX_DATA_BYTES`` is set to something that is not a size.
+    """
+    try:
+        return DATA.limit()
+    except SizeCapError as error:
+        raise VividDataError(str(error)) from None
+
+
+def _read_capped(path: Path, label: str) -> bytes:
+    """A file's bytes; refused over the cap, by its size before it is read and by what was read."""
+    limit = data_cap()
+    size = path.stat().st_size
+    if size <= limit:
+        with path.open("rb") as handle:
+            content = handle.read(size + 1)
+            if len(content) > size:  # it grew since: read on, never past the cap
+                content += handle.read(limit + 1 - len(content))
+        size = len(content)
+    if size > limit:
+        raise VividDataError(f"{label}: {DATA.over(size, limit)}")
+    return content
 
 
 _NOT_REGULAR: tuple[tuple[Callable[[int], bool], str], ...] = (
@@ -160,10 +229,21 @@ def keep_in_cache(raw: RawData) -> None:
 def _download(url: str, label: str) -> RawData:
     cached = cache_dir() / f"{hashlib.sha256(url.encode()).hexdigest()[:16]}-{Path(url).name or 'data.csv'}"
     if cached.is_file():
-        return RawData(label, cached.read_bytes(), cache_path=cached, from_cache=True)
+        return RawData(
+            label, _read_capped(cached, f"{label} (cached copy {cached})"), cache_path=cached, from_cache=True
+        )
+    limit = data_cap()
     try:
-        response = httpx.get(url, follow_redirects=True, timeout=60.0)
-        response.raise_for_status()
+        with httpx.stream("GET", url, follow_redirects=True, timeout=60.0) as response:
+            response.raise_for_status()
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                raise VividDataError(f"{label}: {DATA.over(int(declared), limit)}")
+            content = bytearray()
+            for chunk in response.iter_bytes():
+                content += chunk
+                if len(content) > limit:
+                    raise VividDataError(f"{label}: {DATA.over(len(content), limit)} (stopped reading there)")
     except httpx.HTTPError as exc:
         raise DataSourceError(f"{label}: could not download {url} ({exc}).") from None
-    return RawData(label, response.content, cache_path=cached)
+    return RawData(label, bytes(content), cache_path=cached)

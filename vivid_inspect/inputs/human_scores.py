@@ -5,9 +5,15 @@ whole number 0-5) and, optionally, ``annotator`` and ``generation`` (the key of 
 scores were drawn from, see :mod:`vivid_inspect.generation_key`; ``vivid annotate import`` writes
 it, and one file holds one generation). UTF-8 with or without a byte-order mark, LF or CRLF line
 ends. Every problem in the file is reported at once, each naming the data row (1-based, not
-counting the header), the file line and the column, so an annotator can fix them in one pass. A
-file that is not what it should be (a folder, a pipe, an ``.env``) is quoted only as a short,
-redacted excerpt.
+counting the header), the file line and the column, so an annotator can fix them in one pass (the
+first 50 are listed, with the count of the rest). A file that is not what it should be (a folder,
+a pipe, an ``.env``) is quoted only as a short, redacted excerpt.
+
+An id is a whole number from 1 to :data:`MAX_ID` (sample ids are 1-based row numbers), written
+with the digits 0-9; an annotator is named once, one way (:mod:`vivid_inspect.inputs.annotators`);
+an annotator scores an item once. A file over its size cap
+(:data:`vivid_inspect.size_caps.HUMAN_SCORES`) is refused before it is read; under it the file is
+streamed and held as arrays of numbers, so memory stays within a small multiple of its size.
 
 An input format of its own: the runner checks a spec's human scores file with it before any
 call, the report and the annotation tools read it; agreement with a judge is the report's
@@ -16,63 +22,82 @@ call, the report and the annotation tools read it; agreement with a judge is the
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
-import re
-import stat
-from collections.abc import Iterator
-from dataclasses import dataclass
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from vivid_inspect.redact import excerpt
+from vivid_inspect.inputs.annotators import annotator_key, annotator_name, spelled_apart
+from vivid_inspect.inputs.csv_records import (
+    MAX_ID,
+    MAX_LISTED_PROBLEMS,
+    HumanScoresError,
+    Problem,
+    Problems,
+    check_regular_file,
+    id_problem,
+    id_value,
+    iter_records,
+    read_id,
+    read_records,
+    shown,
+    whole_number,
+)
+from vivid_inspect.size_caps import HUMAN_SCORES
 from vivid_inspect.text import nfc
+
+__all__ = [
+    "MAX_ID",
+    "MAX_LISTED_PROBLEMS",
+    "OPTIONAL_COLUMNS",
+    "RECORD_SUFFIX",
+    "REQUIRED_COLUMNS",
+    "HumanScoresError",
+    "Problem",
+    "Problems",
+    "check_regular_file",
+    "generation_key",
+    "id_problem",
+    "id_value",
+    "load_record",
+    "read_generation_record",
+    "read_human_scores",
+    "read_id",
+    "read_records",
+    "record_path",
+    "whole_number",
+]
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("id", "score")
 OPTIONAL_COLUMNS: tuple[str, ...] = ("annotator", "generation")
 RECORD_SUFFIX = ".generation.json"
 """A sheet or scores file ``F`` has its generation's record in ``F.generation.json``."""
-MAX_LISTED_PROBLEMS = 50
-_QUOTED = 40
-
-# "4" and "4.0" (as spreadsheets write whole numbers) are whole; "4.5" is not.
-_WHOLE = re.compile(r"(?P<value>[+-]?\d+)(?:\.0*)?")
+SCORE_RULE = "score must be a whole number from 0 to 5"
+MAX_RECORD_BYTES = 2**20
+"""A generation record is a few hundred bytes; one over a mebibyte is not one."""
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong in a human scores file."""
+@dataclass
+class _Rows:
+    """The rows read so far, as arrays: one entry per data row (0 / -1 where a cell is bad)."""
 
-    row: int | None
-    """1-based data row (the header is not counted); None for the header."""
-    line: int
-    """1-based line of the file where the row starts."""
-    column: str | None
-    message: str
-
-    def __str__(self) -> str:
-        where = "header" if self.row is None else f"data row {self.row}"
-        column = f", column '{self.column}'" if self.column else ""
-        return f"{where} (line {self.line}){column}: {self.message}"
-
-
-class HumanScoresError(ValueError):
-    """A human scores file that cannot be used; the message lists every problem found."""
-
-    def __init__(self, path: Path, problems: list[Problem] | str) -> None:
-        self.path = path
-        self.problems = [] if isinstance(problems, str) else problems
-        if isinstance(problems, str):
-            message = f"{path}: {problems}"
-        else:
-            listed = "\n".join(f"  - {problem}" for problem in problems[:MAX_LISTED_PROBLEMS])
-            more = len(problems) - MAX_LISTED_PROBLEMS
-            tail = f"\n  … and {more} more (fix these first)" if more > 0 else ""
-            message = f"{path}: {len(problems)} problem(s) in human scores file:\n{listed}{tail}"
-        super().__init__(message)
+    ids: array[int] = field(default_factory=lambda: array("q"))
+    scores: array[int] = field(default_factory=lambda: array("b"))
+    who: array[int] = field(default_factory=lambda: array("i"))
+    lines: array[int] = field(default_factory=lambda: array("i"))
+    names: list[str] = field(default_factory=list)
+    """Each annotator's spelling, by code (``who``)."""
+    codes: dict[str, int] = field(default_factory=dict)
+    """Annotator key to code."""
+    first_row: list[int] = field(default_factory=list)
+    """The data row each annotator first appears in, by code."""
+    problems: Problems = field(default_factory=Problems)
 
 
 def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -86,87 +111,181 @@ def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
         file has them, ``annotator`` (str, NFC) and ``generation`` (str).
 
     Raises:
-        HumanScoresError: The file is missing, not a regular file, unreadable, has the wrong
-            columns, or rows with an id that is not an integer, a score that is not a whole number
-            0-5, an empty annotator, an empty generation or one that differs from the first row's,
-            or the same (id, annotator) twice. The message names the file and every bad row.
+        HumanScoresError: The file is missing, not a regular file, over its size cap, unreadable,
+            has the wrong columns, or rows with an id that is not a whole number 1 to
+            :data:`MAX_ID`, a score that is not a whole number 0-5, an empty annotator, an
+            annotator written two ways, an empty generation or one that differs from the first
+            row's, or the same item scored twice by one annotator. The message names the file and
+            the bad rows.
     """
     path = Path(path)
-    records = read_records(path, "human scores file", "expected a header 'id,score[,annotator]'")
-    header_line, header = records[0]
+    records = iter_records(
+        path, "human scores file", "expected a header 'id,score[,annotator]'", HUMAN_SCORES
+    )
+    header_line, header = next(records)
     columns = _check_header(path, header_line, header)
-    problems: list[Problem] = []
-    parsed: dict[str, list[object]] = {column: [] for column in columns}
-    seen: dict[tuple[int, str | None], tuple[int, int]] = {}
+    index = {name: columns.index(name) for name in columns}
+    rows = _Rows()
     first_generation: tuple[str, int] | None = None
-    for row, (line, record) in enumerate(records[1:], start=1):
+    for row, (line, record) in enumerate(records, start=1):
+        rows.lines.append(line)
         if len(record) != len(columns):
             message = f"expected {len(columns)} fields ({','.join(columns)}), found {len(record)}"
-            problems.append(Problem(row, line, None, message))
+            rows.problems.add(Problem(row, line, None, message))
+            _append(rows, 0, -1, -1 if "annotator" in index else None)
             continue
-        cells = dict(zip(columns, (cell.strip() for cell in record), strict=True))
-        sample_id, score, annotator, row_problems = _check_cells(cells, row, line)
-        generation = cells.get("generation")
-        if generation == "":
-            row_problems.append(Problem(row, line, "generation", "generation is empty"))
-        elif generation is not None:
-            first_generation = first_generation or (generation, row)
-            if generation != first_generation[0]:
-                message = (
-                    f"generation {_shown(generation)} differs from {first_generation[0]!r} of data row "
-                    f"{first_generation[1]}; a human scores file holds the scores of one generation"
-                )
-                row_problems.append(Problem(row, line, "generation", message))
-        if sample_id is not None and annotator != "":
-            key = (sample_id, annotator)
-            if key in seen:
-                first_row, first_line = seen[key]
-                who = f" by annotator {annotator!r}" if annotator is not None else ""
-                message = (
-                    f"id {sample_id} scored{who} again (first in data row {first_row}, line {first_line})"
-                )
-                row_problems.append(Problem(row, line, "id", message))
-            else:
-                seen[key] = (row, line)
-        problems.extend(row_problems)
-        if not row_problems:
-            values = {"id": sample_id, "score": score, "annotator": annotator, "generation": generation}
-            for column in columns:
-                parsed[column].append(values[column])
-    if problems:
-        raise HumanScoresError(path, problems)
-    if len(records) == 1:
+        sample_id, score = _check_numbers(
+            rows, record[index["id"]].strip(), record[index["score"]].strip(), row, line
+        )
+        code = _annotator(rows, record[index["annotator"]], row, line) if "annotator" in index else None
+        if "generation" in index:
+            generation = record[index["generation"]].strip()
+            if generation == "":
+                rows.problems.add(Problem(row, line, "generation", "generation is empty"))
+            elif first_generation is None:
+                first_generation = (generation, row)
+            elif generation != first_generation[0]:
+                rows.problems.add(partial(_other_generation, row, line, generation, first_generation))
+        _append(rows, sample_id, score, code)
+    if not rows.lines:
         raise HumanScoresError(path, "no data rows below the header")
-    return _frame(parsed)
+    duplicates, count = _scored_twice(rows, "annotator" in index)
+    if rows.problems or count:
+        raise rows.problems.error(path, duplicates, count)
+    return _frame(rows, first_generation[0] if first_generation else None, columns)
 
 
-def _check_cells(
-    cells: dict[str, str], row: int, line: int
-) -> tuple[int | None, int | None, str | None, list[Problem]]:
-    """One row's id, score and annotator (NFC), each checked on its own, with its problems."""
-    problems: list[Problem] = []
-    sample_id = whole_number(cells["id"])
-    if sample_id is None:
-        problems.append(Problem(row, line, "id", _bad("id must be an integer", cells["id"])))
-    score = whole_number(cells["score"])
-    if score is None or not 0 <= score <= 5:
-        message = _bad("score must be a whole number from 0 to 5", cells["score"])
-        problems.append(Problem(row, line, "score", message))
-    annotator = nfc(cells["annotator"]) if "annotator" in cells else None
-    if annotator == "":
-        problems.append(Problem(row, line, "annotator", "annotator is empty"))
-    return sample_id, score, annotator, problems
+def _problem(row: int, line: int, column: str, message: Callable[[str], str], cell: str) -> Problem:
+    """A problem whose message quotes a cell (made only for the problems listed)."""
+    return Problem(row, line, column, message(cell))
 
 
-def _frame(parsed: dict[str, list[object]]) -> pd.DataFrame:
-    """The checked rows as the frame :func:`read_human_scores` returns."""
-    frame = pd.DataFrame(
-        {"id": pd.Series(parsed["id"], dtype="int64"), "score": pd.Series(parsed["score"], dtype="int64")}
+def _other_generation(row: int, line: int, generation: str, first: tuple[str, int]) -> Problem:
+    message = (
+        f"generation {shown(generation)} differs from {first[0]!r} of data row {first[1]}; "
+        "a human scores file holds the scores of one generation"
     )
-    for column in OPTIONAL_COLUMNS:
-        if column in parsed:
-            frame[column] = pd.Series(parsed[column], dtype=object)
-    return frame
+    return Problem(row, line, "generation", message)
+
+
+def _append(rows: _Rows, sample_id: int, score: int, code: int | None) -> None:
+    rows.ids.append(sample_id)
+    rows.scores.append(score)
+    if code is not None:  # a file without annotators keeps no annotator codes
+        rows.who.append(code)
+
+
+def _check_numbers(rows: _Rows, id_cell: str, score_cell: str, row: int, line: int) -> tuple[int, int]:
+    """A row's id (0 when bad) and score (-1 when bad), each checked on its own."""
+    sample_id = id_value(id_cell)
+    if sample_id is None:
+        rows.problems.add(partial(_problem, row, line, "id", id_problem, id_cell))
+        sample_id = 0
+    score = whole_number(score_cell)
+    if score is None or not 0 <= score <= 5:
+        rows.problems.add(partial(_problem, row, line, "score", partial(_bad, SCORE_RULE), score_cell))
+        score = -1
+    return sample_id, score
+
+
+def _annotator(rows: _Rows, cell: str, row: int, line: int) -> int:
+    """The code of a row's annotator; -1 when the cell is empty or a second spelling of one annotator."""
+    name = annotator_name(cell)
+    key = annotator_key(name)
+    if not key:
+        message = "annotator is empty" if not name else f"annotator {name!r} has no visible character"
+        rows.problems.add(Problem(row, line, "annotator", message))
+        return -1
+    code = rows.codes.get(key)
+    if code is None:
+        code = rows.codes[key] = len(rows.names)
+        rows.names.append(name)
+        rows.first_row.append(row)
+    elif rows.names[code] != name:
+        first = rows.names[code]
+        rows.problems.add(
+            Problem(
+                row,
+                line,
+                "annotator",
+                f"{spelled_apart(first, name)} (first in data row {rows.first_row[code]})",
+            )
+        )
+        return -1
+    return code
+
+
+def _scored_twice(rows: _Rows, named: bool) -> tuple[list[Problem], int]:
+    """The rows that score an item again by the same annotator (the first few), and how many there are.
+
+    Found with arrays (a sort of one number per row), not a dict of every (item, annotator): a
+    valid file of a million rows costs a few bytes a row here.
+    """
+    ids = np.frombuffer(rows.ids, dtype=np.int64)
+    who = np.frombuffer(rows.who, dtype=np.int32) if named else np.zeros(0, dtype=np.int32)
+    valid = (ids > 0) & (who >= 0) if named else ids > 0
+    if valid.all() and (_ascending(ids, who) if named else bool((ids[1:] > ids[:-1]).all())):
+        return [], 0  # in order (as import writes them), each row after the last: none repeats
+    if len(rows.names) < 9_000:
+        # One int64 per row: id * annotators + annotator fits, since ids are at most 10**15.
+        keys = ids[valid]
+        if named:
+            keys *= max(len(rows.names), 1)
+            keys += who[valid]
+        keys.sort()
+        if not (keys[1:] == keys[:-1]).any():
+            return [], 0
+        del keys
+    # Some item is scored twice: find which rows, in file order (an error, so memory is no concern).
+    who = who if named else np.zeros(len(ids), dtype=np.int32)
+    where = np.flatnonzero(valid)
+    order = where[np.lexsort((where, who[where], ids[where]))]
+    repeat = (ids[order][1:] == ids[order][:-1]) & (who[order][1:] == who[order][:-1])
+    starts = np.concatenate(([True], ~repeat))
+    first_of = order[np.maximum.accumulate(np.where(starts, np.arange(len(order)), 0))]
+    repeated = np.flatnonzero(~starts)
+    later, first = order[repeated], first_of[repeated]
+    chosen = np.argsort(later, kind="stable")[:MAX_LISTED_PROBLEMS]
+    problems = []
+    for at, earlier in zip(later[chosen].tolist(), first[chosen].tolist(), strict=True):
+        by = f" by annotator {rows.names[rows.who[at]]!r}" if named else ""
+        message = (
+            f"id {rows.ids[at]} scored{by} again (first in data row {earlier + 1}, line {rows.lines[earlier]}); "
+            "an annotator scores an item once"
+        )
+        problems.append(Problem(at + 1, rows.lines[at], "id", message))
+    return problems, len(repeated)
+
+
+def _ascending(ids: np.ndarray, who: np.ndarray) -> bool:
+    """Whether the rows go strictly up by (annotator, id) or by (id, annotator): then none repeats."""
+    for major, minor in ((who, ids), (ids, who)):
+        up = major[1:] > major[:-1]
+        up |= (major[1:] == major[:-1]) & (minor[1:] > minor[:-1])
+        if up.all():
+            return True
+    return False
+
+
+def _frame(rows: _Rows, generation: str | None, columns: list[str]) -> pd.DataFrame:
+    """The checked rows as the frame :func:`read_human_scores` returns, built without copies of the text.
+
+    The text columns stay ``object`` columns of the few distinct strings (pandas would otherwise
+    make a string column of its own, a copy of every cell).
+    """
+    data: dict[str, pd.Series] = {
+        "id": pd.Series(np.frombuffer(rows.ids, dtype=np.int64), copy=False),
+        "score": pd.Series(np.frombuffer(rows.scores, dtype=np.int8).astype(np.int64), copy=False),
+    }
+    if "annotator" in columns:
+        names = np.asarray(rows.names, dtype=object)[np.frombuffer(rows.who, dtype=np.int32)]
+        data["annotator"] = pd.Series(names, dtype=object, copy=False)
+    if "generation" in columns:
+        # fill(), not np.full(), which makes a new string per row
+        same = np.empty(len(rows.lines), dtype=object)
+        same.fill(generation)
+        data["generation"] = pd.Series(same, dtype=object, copy=False)
+    return pd.DataFrame(data, copy=False)
 
 
 def generation_key(scores: pd.DataFrame) -> str | None:
@@ -196,139 +315,42 @@ def read_generation_record(path: str | os.PathLike[str]) -> dict[str, object] | 
         path: The sheet or scores file (not the record).
 
     Raises:
-        HumanScoresError: The record exists but is not a JSON object with a ``generation`` key.
+        HumanScoresError: The record exists but is not a JSON object with a ``generation`` key
+            (or is over :data:`MAX_RECORD_BYTES`, or nests deeper than JSON can be read).
     """
     record = record_path(path)
     if not record.exists():
         return None
+    return load_record(record)
+
+
+def load_record(record: Path) -> dict[str, object]:
+    """A generation record file, read within :data:`MAX_RECORD_BYTES`.
+
+    Raises:
+        HumanScoresError: The file is not a regular file, is too large, unreadable, not JSON (or
+            nested too deep to read), or not an object with a ``generation`` key.
+    """
     check_regular_file(record, "generation record")
+    size = record.stat().st_size
+    if size > MAX_RECORD_BYTES:
+        raise HumanScoresError(
+            record,
+            f"{size:,} bytes, not a generation record (one is a few hundred bytes, at most {MAX_RECORD_BYTES:,})",
+        )
     try:
         data = json.loads(record.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise HumanScoresError(record, f"not a generation record (unreadable JSON: {error})") from None
+    except RecursionError:
+        raise HumanScoresError(record, "not a generation record (JSON nested too deep to read)") from None
+    except OSError as error:
+        raise HumanScoresError(
+            record, f"generation record cannot be read ({error.strerror or error})"
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("generation"), str):
         raise HumanScoresError(record, "not a generation record (no 'generation' key)")
     return data
-
-
-def check_regular_file(path: Path, what: str) -> None:
-    """Refuse anything but a readable regular file, saying what it is, without opening it.
-
-    A named pipe is never opened: reading one would wait for a writer for ever.
-
-    Args:
-        path: The file.
-        what: What it should be, for messages.
-
-    Raises:
-        HumanScoresError: The path does not exist, or is a folder, a pipe or another special file.
-    """
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        raise HumanScoresError(path, f"{what} not found") from None
-    except OSError as error:
-        raise HumanScoresError(path, f"{what} cannot be read ({error.strerror})") from None
-    if stat.S_ISDIR(mode):
-        raise HumanScoresError(path, f"is a folder, not a {what}; give the CSV file inside it")
-    if stat.S_ISFIFO(mode):
-        raise HumanScoresError(path, f"is a named pipe (FIFO), not a {what}; it is not read")
-    if not stat.S_ISREG(mode):
-        raise HumanScoresError(path, f"is a special file (socket or device), not a {what}")
-
-
-def read_records(path: Path, what: str, empty_hint: str) -> list[tuple[int, list[str]]]:
-    """The CSV records of a UTF-8 file (BOM allowed), each with the line it starts on.
-
-    Args:
-        path: The file.
-        what: What the file is, for messages (``human scores file``, ``sheet``).
-        empty_hint: Said after "the file is empty; " when it has no records.
-
-    Raises:
-        HumanScoresError: The file is missing, not a regular file, not UTF-8, empty, or a field
-            is too long or unreadable (named by row, line and column).
-    """
-    check_regular_file(path, what)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise HumanScoresError(path, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
-    except OSError as error:
-        raise HumanScoresError(path, f"{what} cannot be read ({error.strerror})") from None
-    records: list[tuple[int, list[str]]] = []
-    try:
-        _records(text, records)
-    except _Unreadable as error:
-        row = len(records) or None  # records[0] is the header, so the next record is data row len(records)
-        column = None
-        if error.column is not None:
-            header = [nfc(name).strip() for name in records[0][1]] if records else []
-            column = header[error.column] if error.column < len(header) else f"#{error.column + 1}"
-        raise HumanScoresError(path, [Problem(row, error.line, column, error.message)]) from None
-    if not records:
-        raise HumanScoresError(path, f"the file is empty; {empty_hint}")
-    return records
-
-
-class _Unreadable(Exception):
-    def __init__(self, line: int, column: int | None, message: str) -> None:
-        super().__init__(message)
-        self.line, self.column, self.message = line, column, message
-
-
-def _records(text: str, records: list[tuple[int, list[str]]]) -> None:
-    """Append the non-blank CSV records, each with the file line it starts on.
-
-    A quoted field may span lines. Raises :class:`_Unreadable` at a record the CSV reader cannot read.
-    """
-    offsets: list[int] = []
-
-    def lines() -> Iterator[str]:
-        position = 0
-        for raw in io.StringIO(text, newline=""):
-            offsets.append(position)
-            position += len(raw)
-            yield raw
-
-    reader = csv.reader(lines())
-    line = 1
-    try:
-        for record in reader:
-            if any(cell.strip() for cell in record):
-                records.append((line, record))
-            line = reader.line_num + 1
-    except csv.Error as error:
-        limit = csv.field_size_limit()
-        if "field larger than field limit" in str(error):
-            start = offsets[line - 1] if line - 1 < len(offsets) else 0
-            message = (
-                f"a field is longer than {limit:,} characters, more than a CSV cell may hold here; shorten it"
-            )
-            raise _Unreadable(line, _long_column(text, start, limit), message) from None
-        raise _Unreadable(line, None, f"unreadable CSV ({error})") from None
-
-
-def _long_column(text: str, start: int, limit: int) -> int | None:
-    """Index of the first field longer than ``limit`` in the record starting at ``start``."""
-    column, length, quoted, i = 0, 0, False, start
-    while i < len(text):
-        char = text[i]
-        if quoted and char == '"' and text[i + 1 : i + 2] == '"':
-            length, i = length + 1, i + 2
-            continue
-        if char == '"':
-            quoted = not quoted
-        elif not quoted and char == ",":
-            column, length = column + 1, 0
-        elif not quoted and char in "\r\n":
-            return None
-        else:
-            length += 1
-        if length > limit:
-            return column
-        i += 1
-    return None
 
 
 def _check_header(path: Path, line: int, header: list[str]) -> list[str]:
@@ -343,8 +365,8 @@ def _check_header(path: Path, line: int, header: list[str]) -> list[str]:
     unexpected = [name for name in columns if name not in allowed]
     if unexpected:
         # A file given by mistake (an .env) has its first line here: quote it short and redacted.
-        shown = ", ".join(_shown(name) for name in unexpected[:5]) + (", …" if len(unexpected) > 5 else "")
-        message = f"unexpected column(s) {shown}; allowed: {_names(allowed)}"
+        quoted = ", ".join(shown(name) for name in unexpected[:5]) + (", …" if len(unexpected) > 5 else "")
+        message = f"unexpected column(s) {quoted}; allowed: {_names(allowed)}"
         problems.append(Problem(None, line, None, message))
     repeated = sorted({name for name in columns if columns.count(name) > 1 and name in allowed})
     if repeated:
@@ -354,29 +376,8 @@ def _check_header(path: Path, line: int, header: list[str]) -> list[str]:
     return columns
 
 
-def whole_number(cell: str) -> int | None:
-    """Read a cell as a whole number, as spreadsheets write one (``4``, ``4.0``, ``+4``).
-
-    The one rule for ids and scores in human scores files, annotation sheets and the annotation
-    server, so a cell means the same wherever it is read.
-
-    Args:
-        cell: The cell's text, already stripped.
-
-    Returns:
-        The number, or None when the cell is not a whole number (``4.5``, ``1e0``, ``four``, empty).
-    """
-    match = _WHOLE.fullmatch(cell)
-    return int(match["value"]) if match else None
-
-
 def _bad(rule: str, cell: str) -> str:
-    return f"{rule}, but it is empty" if cell == "" else f"{rule}, found {_shown(cell)}"
-
-
-def _shown(cell: str) -> str:
-    """A cell quoted in a message: short, one line, credentials redacted."""
-    return repr(excerpt(cell, _QUOTED))
+    return f"{rule}, but it is empty" if cell == "" else f"{rule}, found {shown(cell)}"
 
 
 def _names(names: tuple[str, ...] | list[str]) -> str:

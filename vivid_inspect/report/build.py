@@ -10,19 +10,22 @@ are read by no table of generations.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 
 from vivid_inspect.inputs.human_scores import read_generation_record, read_human_scores
-from vivid_inspect.report import paper, plots
+from vivid_inspect.report import plots
 from vivid_inspect.report.audit_tables import audit_tables
-from vivid_inspect.report.binding import bind_generation, generations_in
-from vivid_inspect.report.judges import PAPER_JUDGE, choose_judge, judge_rows
-from vivid_inspect.report.log_files import AUDIT, NOT_GENERATIONS, SANITY
+from vivid_inspect.report.binding import NOT_COMPARED, bind_generation, generations_in
+from vivid_inspect.report.judges import choose_judge, judge_rows, language_of, strategy_of
+from vivid_inspect.report.log_files import AUDIT, CLASSIFICATION_TASKS, NOT_GENERATIONS, SANITY
+from vivid_inspect.report.log_refs import LogRef
 from vivid_inspect.report.logs import LogSet, one_line, read_logs
+from vivid_inspect.report.paper_tables import comparisons
+from vivid_inspect.report.prompt_difference import prompt_differences
 from vivid_inspect.report.reliability import Reliability, build_reliability
 from vivid_inspect.report.render import (
     Format,
@@ -33,15 +36,7 @@ from vivid_inspect.report.render import (
     to_markdown,
 )
 from vivid_inspect.report.repeats import first_repeat
-from vivid_inspect.report.tables import (
-    AVERAGE,
-    THEME_COLUMNS,
-    TRAIT_COLUMNS,
-    counts,
-    table3,
-    table4,
-    table5,
-)
+from vivid_inspect.report.tables import counts, table3, table4, table5
 from vivid_inspect.report.usage import usage_table
 from vivid_inspect.report.versions import stale_judgements
 
@@ -114,15 +109,17 @@ def write_report(
     humans = read_human_scores(human) if human is not None else None
     record = read_generation_record(human) if human is not None else None
     logset = read_logs(root, exclude=[out])
-    tables, reliability = build_tables(
-        logset, humans=humans, judge=judge, human_generation=human_generation, human_record=record
-    )
+    built = _build(logset, humans, judge, human_generation, record)
+    lines = [
+        f"{Path(human).name}: {line}" if human is not None and line.startswith(NOT_COMPARED) else line
+        for line in built.lines
+    ]
     audits, unread = audit_tables(root, logset.audits)
-    tables = (*tables, *audits)
+    tables = (*built.tables, *audits)
     skipped = (*logset.skipped, *(one_line(entry) for entry in unread))
     out.mkdir(parents=True, exist_ok=True)
-    drawn = _figures(out, tables, reliability, humans is not None) if figures else []
-    markdown = _markdown(logset, tables, human is not None, skipped) + _figures_markdown(drawn)
+    drawn = _figures(out, tables, built.reliability, humans is not None, built.judge) if figures else []
+    markdown = _markdown(logset, tables, human is not None, skipped, lines) + _figures_markdown(drawn)
     files = _write(out, tables, markdown, chosen_formats)
     files.extend(figure.path for figure in drawn if figure.path is not None)
     return Report(markdown=markdown, files=files, tables=tables, skipped=skipped)
@@ -148,69 +145,104 @@ def build_tables(
     Returns:
         The tables and the reliability results (agreements for the figures).
     """
+    built = _build(logset, humans, judge, human_generation, human_record)
+    return built.tables, built.reliability
+
+
+@dataclass(frozen=True)
+class _Built:
+    """The tables, the reliability results, the lines report.md says about them, the judge of Tables 3-4."""
+
+    tables: tuple[Table, ...]
+    reliability: Reliability
+    lines: list[str]
+    judge: str
+
+
+def _build(
+    logset: LogSet,
+    humans: pd.DataFrame | None,
+    judge: str | None,
+    human_generation: str | None,
+    human_record: dict[str, object] | None,
+) -> _Built:
+    """Every table from the logs read, with what report.md says about them."""
     rows = judge_rows(logset.scores[logset.scores["task"] == "explain"])
+    run_rows = judge_rows(logset.run_scores[logset.run_scores["task"] == "explain"])
     first = first_repeat(rows)  # a judge's further repeats feed self-consistency only
     # A copy holding only further repeats (inspect score -S repeat=r --output-file) is no candidate.
-    generation, why = bind_generation(
-        generations_in(logset), set(first["generation"]), humans, human_record, human_generation
+    every_first = first_repeat(run_rows)
+    judged = set(
+        zip(every_first["generation"], every_first["run"], strict=True)
+    )  # every run, not only the latest
+    bound = bind_generation(generations_in(logset), judged, humans, human_record, human_generation)
+    lines = [] if bound.compared else [bound.note or ""]
+    reliability = build_reliability(
+        rows,
+        humans if bound.compared else None,
+        generation=bound.generation,
+        why=bound.note,
+        run=bound.run,
+        run_rows=run_rows,
     )
-    reliability = build_reliability(rows, humans, generation=generation, why=why)
     chosen, why = choose_judge(first, judge)
-    t3, t4, t5 = table3(first, chosen, why), table4(first, chosen, why), table5(logset.scores)
-    comparisons = _comparisons(reliability.tables[0], t3, t4, t5)
-    return (
-        *reliability.tables,
+    t3, t4 = table3(first, chosen, why), table4(first, chosen, why)
+    refs = _generation_refs(logset)
+    t5 = table5(logset.scores, _classification_pairs(refs))
+    found = comparisons(
+        reliability.tables[0],
         t3,
         t4,
         t5,
-        *comparisons,
+        refs=refs,
+        judge=chosen,
+        strategy=strategy_of(first, chosen) if chosen else "",
+        language=language_of(first, chosen) if chosen else None,
+        table1_generation=reliability.generation,
+    )
+    lines.extend(found.reasons)
+    identities = {key: ref.identity for key, ref in refs.items() if ref.identity is not None}
+    tables = (
+        *reliability.tables,
+        t3,
+        t4,
+        prompt_differences(first, identities),
+        t5,
+        *found.tables,
         counts(logset.scores),
         usage_table(logset),
-    ), reliability
+    )
+    return _Built(tables, reliability, lines, chosen.label if chosen else "")
 
 
-def _comparisons(t1: Table, t3: Table, t4: Table, t5: Table) -> list[Table]:
-    judges = t1.frame[t1.frame["strategy"] != ""]
-    ours1 = judges.rename(columns={"judge_model": "model_name"})
-    # The paper's judge mean is over the human-scored items: our mean over the paired items.
-    ours1 = ours1.assign(model=ours1["model_name"], prompt=ours1["strategy"], mean=ours1["judge_mean"])
-    matched = [paper.paper_model(str(m)) == PAPER_JUDGE for m in ours1["model"]]
-    human_rows = t1.frame[t1.frame["judge"] == "human"]
-    if any(matched) and not human_rows.empty:
-        human = human_rows.assign(model=PAPER_JUDGE, prompt="human", mean=human_rows["human_mean"])
-        ours1 = pd.concat([human, ours1], ignore_index=True)
-    t5_paper = t5.frame[t5.frame["shots"].fillna(3) == 3]
-    specs = [
-        ("table1", "Table 1", ours1, "prompt", ["mean", "kappa"], 3),
-        ("table3", "Table 3", t3.frame, "prompt", [*THEME_COLUMNS, AVERAGE], 2),
-        ("table4", "Table 4", t4.frame, "prompt", list(TRAIT_COLUMNS), 2),
-        ("table5", "Table 5", t5_paper, None, ["topic", "traits"], 3),
-    ]
-    tables = []
-    for name, title, ours, prompt, columns, decimals in specs:
-        frame = paper.compare(name, ours, model="model", prompt=prompt, columns=columns)
-        if name == "table1":
-            # The human row's kappa is 1 by definition on both sides; its mean is worth comparing.
-            frame = frame[~((frame["prompt"] == "human") & (frame["column"] == "kappa"))].reset_index(
-                drop=True
-            )
-            frame.loc[frame["prompt"] == "human", "model"] = "humans"
-        if frame.empty:
-            continue
-        notes: tuple[str, ...] = ("diff = ours - paper; only models (and judge models) the paper evaluated",)
-        if name == "table1":
-            notes += (
-                "mean: a judge's mean over the items the humans scored (judge_mean); on the humans' row, theirs",
-            )
-        tables.append(
-            Table(
-                f"{name}_vs_paper", f"{title}: ours beside the paper's", frame, decimals=decimals, notes=notes
-            )
-        )
-    return tables
+def _generation_refs(logset: LogSet) -> dict[str, LogRef]:
+    """A log of each generation, by key: the generation log of its newest run when the folder holds it."""
+    refs: dict[str, LogRef] = {}
+    ordered = sorted(
+        logset.logs, key=lambda ref: (ref.rel == ref.generation_log, ref.complete, ref.created, ref.rel)
+    )
+    for ref in ordered:
+        if ref.identity is not None:
+            refs[ref.key] = ref
+    return refs
 
 
-def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool, skipped: tuple[str, ...]) -> str:
+def _classification_pairs(refs: Mapping[str, LogRef]) -> dict[str, str]:
+    """Each classification generation's key to its key with the task left out (topic and traits pair on it)."""
+    return {
+        key: replace(ref.identity, task="classification", eval_id="", log="").key
+        for key, ref in refs.items()
+        if ref.identity is not None and ref.task in CLASSIFICATION_TASKS
+    }
+
+
+def _markdown(
+    logset: LogSet,
+    tables: tuple[Table, ...],
+    has_humans: bool,
+    skipped: tuple[str, ...],
+    lines_about: list[str],
+) -> str:
     by_task: dict[str, int] = {}
     for ref in logset.logs:
         by_task[ref.task] = by_task.get(ref.task, 0) + 1
@@ -220,8 +252,11 @@ def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool, skipp
         lines.append("- no Inspect logs found")
     else:
         tasks = ", ".join(f"{task} {n}" for task, n in sorted(by_task.items()))
+        runs = {(ref.key, ref.run) for ref in logset.logs}
+        generations = {ref.key for ref in logset.logs}
         lines.append(
-            f"- logs read: {len(logset.logs)} ({tasks}; {judged} of them judged copies of a generation)"
+            f"- logs read: {len(logset.logs)} ({tasks}; {judged} of them judged copies of a generation): "
+            f"{len(generations)} generation(s) in {len(runs)} run(s), each judgement counted once"
         )
     incomplete = sorted(ref.rel for ref in logset.logs if not ref.complete)
     if incomplete:
@@ -229,6 +264,9 @@ def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool, skipp
             f"- incomplete logs (their completed samples are used, rows flagged): {', '.join(incomplete)}"
         )
     lines.extend(f"- skipped: {entry}" for entry in skipped)
+    lines.extend(f"- {entry}" for entry in logset.counted_once)
+    lines.extend(_refused_notes(logset))
+    lines.extend(f"- {entry}" for entry in lines_about)
     lines.extend(_set_aside_notes(logset))
     stale = stale_judgements(logset.scores)
     if stale:
@@ -238,6 +276,19 @@ def _markdown(logset: LogSet, tables: tuple[Table, ...], has_humans: bool, skipp
         lines.append("- no human scores: pass --human FILE for the agreement statistics of Table 1")
     lines.append("")
     return "\n".join(lines) + "\n" + "\n".join(to_markdown(table) for table in tables)
+
+
+def _refused_notes(logset: LogSet, limit: int = 10) -> list[str]:
+    """One line per value no judge or scorer could give (up to ``limit``), naming its log and sample."""
+    found = logset.refused
+    if not found:
+        return []
+    head = (
+        f"- refused {len(found)} value(s) no judge or scorer can give, counted as refused and never averaged:"
+    )
+    listed = [f"  - {entry}" for entry in found[:limit]]
+    more = [f"  - and {len(found) - limit} more"] if len(found) > limit else []
+    return [head, *listed, *more]
 
 
 def _set_aside_notes(logset: LogSet, limit: int = 10) -> list[str]:
@@ -296,11 +347,11 @@ def _write_text(path: Path, text: str) -> Path:
 
 
 def _figures(
-    out: Path, tables: tuple[Table, ...], reliability: Reliability, has_humans: bool
+    out: Path, tables: tuple[Table, ...], reliability: Reliability, has_humans: bool, judge: str
 ) -> list[plots.Drawn]:
     by_name = {table.name: table for table in tables}
     table3, table4 = by_name["table3_themes"].frame, by_name["table4_traits"].frame
-    return plots.draw_figures(out, table3, table4, reliability.agreements, has_humans)
+    return plots.draw_figures(out, table3, table4, reliability.agreements, has_humans, judge=judge)
 
 
 def _figures_markdown(drawn: list[plots.Drawn]) -> str:

@@ -121,10 +121,14 @@ def judge_pairs(rows: pd.DataFrame, n_boot: int) -> Table:
     deduped = latest(rows, ["generation", "judge", "judge_model"])
     keys = judge_keys(deduped)
     records: list[dict[str, object]] = []
+    other_runs: list[str] = []
     for a, b in itertools.combinations(keys, 2):
         scores_a = judge_scores(deduped, a, by_generation=True)
         scores_b = judge_scores(deduped, b, by_generation=True)
         if not set(scores_a) & set(scores_b):
+            # Items (generation, run, id, epoch): a shared generation on other runs is other explanations.
+            if _generations(scores_a) & _generations(scores_b):
+                other_runs.append(f"{a.label} and {b.label}")
             continue
         try:
             # Judge B sits in the "human" slot: the statistics are symmetric except the means.
@@ -162,7 +166,14 @@ def judge_pairs(rows: pd.DataFrame, n_boot: int) -> Table:
                 "notes": "; ".join(_as_judges(note) for note in result.notes),
             }
         )
-    notes = () if records else (f"needs two judges scoring the same items; found {len(keys)} judge(s)",)
+    notes: tuple[str, ...] = (
+        () if records else (f"needs two judges scoring the same items; found {len(keys)} judge(s)",)
+    )
+    if other_runs:
+        notes += (
+            "not paired, each having scored another run of the same generation (its latest; other "
+            f"explanations): {'; '.join(other_runs)}",
+        )
     title = "Judge against judge, on the items both scored (all generations)"
     return Table(
         "judge_pairs",
@@ -172,6 +183,11 @@ def judge_pairs(rows: pd.DataFrame, n_boot: int) -> Table:
         notes=notes,
         counts=("n",),
     )
+
+
+def _generations(scores: dict[Hashable, float]) -> set[object]:
+    """The generations of items keyed (generation, run, id, epoch)."""
+    return {item[0] for item in scores if isinstance(item, tuple)}
 
 
 def _identical(first: dict[Hashable, float], second: dict[Hashable, float], ids: set[Hashable]) -> bool:

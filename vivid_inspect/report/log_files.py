@@ -8,9 +8,12 @@ inflate have been inflated within the cap of :mod:`vivid_inspect.bounded_zip` (w
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import re
+import time
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -35,6 +38,17 @@ NOT_GENERATIONS = {
     SANITY: "a sanity log of `vivid sanity` (a judge's scores of the oracle's and the literal baseline's answers)",
 }
 """The logs a folder may hold that are judged, but hold no model's generations, with what each is."""
+
+MAX_EPOCH = 100_000
+"""Largest epoch a log may hold: far beyond any real run, and every count stays an int64."""
+MAX_ID_CHARS = 1_000
+"""Longest sample id (as text) a log may hold; an integer id must fit an int64."""
+_INT64 = 2**63
+
+
+class LogContentError(ValueError):
+    """A log whose content Inspect could not have written (a crafted or damaged log): it is skipped."""
+
 
 # Inspect's own rule for .json log names (an ISO timestamp first); .eval files are always logs.
 _JSON_LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
@@ -113,8 +127,14 @@ def not_generations(header: EvalLog) -> str | None:
     return None
 
 
-def read_header(path: Path, budget: Budget) -> EvalLog:
+def read_header(path: Path, budget: Budget, written: list[tuple[float, int]] | None = None) -> EvalLog:
     """A log's header (no samples), its members inflated within ``budget`` first.
+
+    Args:
+        path: The log.
+        budget: Bytes left to inflate from it.
+        written: Where to put when the file was written (:func:`written_at`), read from the same
+            open zip.
 
     Raises:
         vivid_inspect.bounded_zip.InflationError: The header inflates past the cap.
@@ -122,8 +142,12 @@ def read_header(path: Path, budget: Budget) -> EvalLog:
     if path.suffix == ".eval":
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
+            if written is not None:
+                written.append(_written(path, archive))
         # inflated once within the cap, so that Inspect's own (uncapped) read is known to fit
         check_members(path, eval_header_members(names), budget)
+    elif written is not None:
+        written.append(_written(path, None))
     return read_eval_log(str(path), header_only=True)
 
 
@@ -153,8 +177,66 @@ def read_summaries(path: Path, budget: Budget | None = None) -> list[dict[str, A
     return _dedupe([summary.model_dump(mode="json", exclude_none=True) for summary in summaries])
 
 
-def _dedupe(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _dedupe(summaries: list[Any]) -> list[dict[str, Any]]:
     by_key: dict[tuple[str, int], dict[str, Any]] = {}
     for summary in summaries:
-        by_key[(str(summary.get("id")), int(summary.get("epoch") or 1))] = summary
+        checked_id, epoch = _checked(summary)
+        by_key[(checked_id, epoch)] = summary
     return list(by_key.values())
+
+
+def _checked(summary: Any) -> tuple[str, int]:
+    """A summary's id (as text) and epoch, or :class:`LogContentError` naming what is wrong."""
+    if not isinstance(summary, dict):
+        raise LogContentError(f"a sample summary is a {type(summary).__name__}, not an object")
+    sample_id, epoch = summary.get("id"), summary.get("epoch", 1)
+    if isinstance(sample_id, bool) or not isinstance(sample_id, int | str):
+        raise LogContentError(f"sample id {_shown(sample_id)} is neither a whole number nor a string")
+    if isinstance(sample_id, int) and not -_INT64 <= sample_id < _INT64:
+        raise LogContentError(f"sample id {_shown(sample_id)} is too large a number for a sample id")
+    if isinstance(sample_id, str) and not 0 < len(sample_id) <= MAX_ID_CHARS:
+        raise LogContentError(
+            f"sample id {_shown(sample_id)} is empty or longer than {MAX_ID_CHARS:,} characters"
+        )
+    if epoch is None:
+        epoch = 1
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or not 1 <= epoch <= MAX_EPOCH:
+        raise LogContentError(
+            f"sample {_shown(sample_id)}: epoch {_shown(epoch)} is not a whole number from 1 to {MAX_EPOCH:,}"
+        )
+    return str(sample_id), epoch
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """A value quoted in a message, cut short (a crafted number may have thousands of digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
+        return f"an integer of more than {limit} digits"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def written_at(path: Path) -> tuple[float, int]:
+    """When a log file was written, to order copies of one judgement (the latest wins).
+
+    Returns:
+        For an ``.eval``, the time its ``header.json`` member was written (kept inside the zip, so
+        a copied folder keeps the order), then the file's modification time in nanoseconds (the
+        zip's time has a 2-second resolution); for a ``.json`` log, its modification time twice.
+    """
+    if path.suffix != ".eval":
+        return _written(path, None)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return _written(path, archive)
+    except (OSError, zipfile.BadZipFile):
+        return _written(path, None)
+
+
+def _written(path: Path, archive: zipfile.ZipFile | None) -> tuple[float, int]:
+    stat = path.stat()
+    written = float(math.floor(stat.st_mtime))
+    # A running log has no header.json yet: its modification time orders it.
+    if archive is not None:
+        with contextlib.suppress(KeyError, OverflowError, ValueError):
+            written = time.mktime((*archive.getinfo("header.json").date_time, 0, 0, -1))
+    return written, stat.st_mtime_ns

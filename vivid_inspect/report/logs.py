@@ -9,7 +9,10 @@ but the public route keeps ``vivid report`` within its 30 s / 2 GiB goal on the 
 (bench/results.md, "Reading logs: public readers against our own").
 
 What is kept of each header: :mod:`vivid_inspect.report.log_refs`; how a log's summaries become
-rows, and which scorer is which judge: :mod:`vivid_inspect.report.score_rows`.
+rows, and which scorer is which judge: :mod:`vivid_inspect.report.score_rows`; which file is read
+where several hold one judgement (judged copies, reruns): :mod:`vivid_inspect.report.counted_once`.
+A log whose header or summaries hold what Inspect could not have written (an epoch of 10^30, an id
+that is not an id) is skipped with the reason, never fatal.
 
 Hostile folders: only logs of VIVID's own tasks are read (another task's log would add its rows to
 the counts and usage tables); every other file is listed in ``skipped`` with the reason, on one
@@ -31,11 +34,13 @@ from inspect_ai.log import EvalLog
 
 from vivid_inspect.bounded_zip import Budget, max_inflated
 from vivid_inspect.redact import redact
+from vivid_inspect.report.counted_once import counted_once
 from vivid_inspect.report.log_files import (
     AUDIT,
     CLASSIFICATION_TASKS,
     SANITY,
     VIVID_TASKS,
+    LogContentError,
     find_log_files,
     is_vivid_log,
     not_generations,
@@ -43,7 +48,7 @@ from vivid_inspect.report.log_files import (
     read_summaries,
 )
 from vivid_inspect.report.log_refs import LogRef, generation_resolver, log_ref, role_models
-from vivid_inspect.report.score_rows import SCORE_COLUMNS, is_judge_scorer, score_rows
+from vivid_inspect.report.score_rows import SCORE_COLUMNS, RefusedValues, is_judge_scorer, score_rows
 
 __all__ = [
     "CLASSIFICATION_TASKS",
@@ -78,6 +83,13 @@ class LogSet:
         audits: Logs of ``vivid audit``, set aside: they hold no generations (their scores are
             read by the audit tables alone).
         sanity: Logs of ``vivid sanity``, set aside: they hold no generations.
+        runs: The rows of every run of each generation, one file per judgement and run (the
+            human scores may be drawn from a run that ``scores`` does not read); None: as
+            ``scores``.
+        counted_once: Which file was read where several held one judgement
+            (:mod:`vivid_inspect.report.counted_once`), one line each.
+        refused: Values no judge or scorer could give, each naming its log and sample; their
+            rows count as ``refused``, never in a mean.
     """
 
     root: Path
@@ -86,6 +98,14 @@ class LogSet:
     skipped: tuple[str, ...] = ()
     audits: tuple[Path, ...] = ()
     sanity: tuple[Path, ...] = ()
+    runs: pd.DataFrame | None = None
+    counted_once: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()
+
+    @property
+    def run_scores(self) -> pd.DataFrame:
+        """Every run's rows (:attr:`runs`, or :attr:`scores` when not given)."""
+        return self.runs if self.runs is not None else self.scores
 
 
 def read_logs(
@@ -114,7 +134,7 @@ def read_logs(
     """
     root = Path(log_dir)
     limit = max_inflated_bytes if max_inflated_bytes is not None else max_inflated()
-    headers: list[tuple[Path, EvalLog, Budget]] = []
+    headers: list[tuple[Path, EvalLog, Budget, tuple[float, int]]] = []
     skipped: list[str] = []
     set_aside: dict[str, list[Path]] = {}
 
@@ -126,8 +146,9 @@ def read_logs(
     for path in find_log_files(root, exclude=exclude):
         rel = path.relative_to(root).as_posix()
         budget = Budget(limit)
+        written: list[tuple[float, int]] = []
         try:
-            header = read_header(path, budget)
+            header = read_header(path, budget, written)
         except Exception as error:  # noqa: BLE001 - a broken file is reported, not fatal
             skip(rel, f"{type(error).__name__}: {error}")
             continue
@@ -138,30 +159,49 @@ def read_logs(
         if not is_vivid_log(header):
             skip(rel, f"not a log of a VIVID task (task {header.eval.task!r})")
             continue
-        headers.append((path, header, budget))
-    generation_keys = generation_resolver(root, [p for p, _, _ in headers])
+        headers.append((path, header, budget, written[0] if written else (0.0, 0)))
+    generation_keys = generation_resolver(root, [p for p, *_ in headers])
     refs: list[LogRef] = []
     rows: list[dict[str, Any]] = []
-    for path, header, budget in headers:
-        ref = log_ref(root, path, header, generation_keys)
+    refused = RefusedValues()
+    for path, header, budget, when in headers:
+        rel = path.relative_to(root).as_posix()
+        mine = RefusedValues()
         try:
+            ref = log_ref(root, path, header, generation_keys, when)
             summaries = read_summaries(path, budget)
-        except Exception as error:  # noqa: BLE001
-            skip(ref.rel, f"{type(error).__name__}: {error}")
+            found = score_rows(ref, header, summaries, mine)
+        except LogContentError as error:
+            skip(rel, str(error))
+            continue
+        except Exception as error:  # noqa: BLE001 - a crafted log is skipped with its reason, never fatal
+            skip(rel, f"{type(error).__name__}: {error}")
             continue
         refs.append(ref)
-        rows.extend(score_rows(ref, header, summaries))
+        rows.extend(found)
+        refused.extend(mine)
     scores = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
     scores = scores.astype(
-        {"value": "float64", "lenient": "float64", "epoch": "int64", "repeat": "float64", "cached": "float64"}
+        {
+            "value": "float64",
+            "lenient": "float64",
+            "epoch": "int64",
+            "repeat": "float64",
+            "cached": "float64",
+            "refused": "bool",
+        }
     )
+    once = counted_once(scores)
     return LogSet(
         root=root,
         logs=tuple(refs),
-        scores=scores,
+        scores=once.scores,
         skipped=tuple(skipped),
         audits=tuple(set_aside.get(AUDIT, ())),
         sanity=tuple(set_aside.get(SANITY, ())),
+        runs=once.runs,
+        counted_once=once.notes,
+        refused=tuple(refused),
     )
 
 

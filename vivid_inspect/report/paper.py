@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from io import StringIO
@@ -23,7 +24,17 @@ from vivid_inspect.taxonomy import PAPER_HEADINGS
 
 PAPER_FILE = "paper_results.csv"
 PAPER_TABLES: tuple[str, ...] = ("table1", "table3", "table4", "table5")
-COMPARISON_COLUMNS: tuple[str, ...] = ("model", "paper_model", "prompt", "column", "ours", "paper", "diff")
+COMPARISON_COLUMNS: tuple[str, ...] = (
+    "model",
+    "paper_model",
+    "prompt",
+    "column",
+    "ours",
+    "paper",
+    "diff",
+    "n",
+)
+"""Columns of a comparison: ``n`` is the number of items our cell rests on."""
 
 # Paper model -> spellings of its Inspect/Hugging Face name (matched after _key()).
 PAPER_MODELS: dict[str, tuple[str, ...]] = {
@@ -99,7 +110,13 @@ def paper_value(table: str, model: str, prompt: str, column: str) -> float | Non
 
 
 def compare(
-    table: str, ours: pd.DataFrame, *, model: str, prompt: str | None, columns: list[str]
+    table: str,
+    ours: pd.DataFrame,
+    *,
+    model: str,
+    prompt: str | None,
+    columns: list[str],
+    n: str | Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Ours beside the paper's, with the difference, for every cell both have.
 
@@ -110,6 +127,8 @@ def compare(
         prompt: Column of ``ours`` holding the prompt/strategy, or None (Table 5).
         columns: Columns of ``ours`` to compare: a column name of the paper table, or a theme
             name the paper heads differently (see :data:`vivid_inspect.taxonomy.PAPER_HEADINGS`).
+        n: Column of ``ours`` holding the number of items each compared cell rests on, one for
+            every column or one per compared column.
 
     Returns:
         Long frame with :data:`COMPARISON_COLUMNS`; ``diff`` is ours minus paper. Rows keep the
@@ -124,11 +143,13 @@ def compare(
         prompt_value = str(record[prompt]) if prompt is not None else ""
         for column in columns:
             value = record.get(column)
-            if value is None or (isinstance(value, float) and math.isnan(value)):
+            if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
                 continue
             published = paper_value(table, matched, prompt_value, PAPER_HEADINGS.get(column, column))
             if published is None:
                 continue
+            n_column = n.get(column) if isinstance(n, Mapping) else n
+            count = record.get(n_column) if n_column is not None else None
             rows.append(
                 {
                     "model": name,
@@ -138,6 +159,7 @@ def compare(
                     "ours": float(value),
                     "paper": published,
                     "diff": float(value) - published,
+                    "n": None if count is None or count is pd.NA else int(count),
                 }
             )
     return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))

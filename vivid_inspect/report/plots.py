@@ -68,6 +68,7 @@ def draw_figures(
     table4: pd.DataFrame,
     agreements: dict[JudgeKey, Agreement],
     has_humans: bool,
+    judge: str = "",
 ) -> list[Drawn]:
     """Every figure of the report, in report order, each drawn or with the reason it is not.
 
@@ -77,19 +78,23 @@ def draw_figures(
         table4: Table 4's frame.
         agreements: Table 1's agreement of each judge with the humans.
         has_humans: Whether human scores were given.
+        judge: The label of the judge whose scores Tables 3 and 4 hold, named in their figures.
 
     Returns:
-        One entry per figure of :data:`FIGURES`.
+        One entry per figure of :data:`FIGURES`; the titles of the Table 3 and 4 figures name
+        the judge.
     """
     no_humans = "no human scores (--human FILE)"
     drawers = {
-        "themes_heatmap.png": lambda path: theme_heatmap(table3, path),
-        "traits_bars.png": lambda path: trait_bars(table4, path),
+        "themes_heatmap.png": lambda path: theme_heatmap(table3, path, judge),
+        "traits_bars.png": lambda path: trait_bars(table4, path, judge),
         "judge_agreement.png": lambda path: agreement_plot(agreements, path) if has_humans else no_humans,
         "judge_confusion.png": lambda path: confusion_plot(agreements, path) if has_humans else no_humans,
     }
     drawn: list[Drawn] = []
     for file, title in FIGURES.items():
+        if judge and file in ("themes_heatmap.png", "traits_bars.png"):
+            title = f"{title}, judge {judge}"
         result = drawers[file](out / file)
         if isinstance(result, Path):
             drawn.append(Drawn(file, title, result))
@@ -106,11 +111,22 @@ def _save(figure: Figure, path: Path) -> Path:
 
 
 def _row_labels(frame: pd.DataFrame) -> list[str]:
-    return [f"{model} / {prompt}" for model, prompt in zip(frame["model"], frame["prompt"], strict=True)]
+    """``model / prompt``, with the data (and the generation key) where the table shows them."""
+    shown = [c for c in ("model", "prompt", "data", "generation") if c in frame.columns]
+    return [" / ".join(str(v) for v in values) for values in frame[shown].itertuples(index=False, name=None)]
 
 
-def theme_heatmap(table3: pd.DataFrame, path: Path) -> Path | str:
+def _judged_by(title: str, judge: str) -> str:
+    return f"{title}\njudge: {judge}" if judge else title
+
+
+def theme_heatmap(table3: pd.DataFrame, path: Path, judge: str = "") -> Path | str:
     """Model x prompt against theme heatmap of Table 3 (mean judge score, 0-5), values written in.
+
+    Args:
+        table3: Table 3's frame.
+        path: The PNG file.
+        judge: The judge's label, named in the title.
 
     Returns:
         The file, or why it was not drawn.
@@ -139,17 +155,17 @@ def theme_heatmap(table3: pd.DataFrame, path: Path) -> Path | str:
                     color="white" if value < 2.5 else "black",
                 )
         figure.colorbar(image, ax=axes, label="mean judge score (0-5)")
-        axes.set_title("Mean judge score by theme (Table 3)")
+        axes.set_title(_judged_by("Mean judge score by theme (Table 3)", judge))
         figure.tight_layout()
         return _save(figure, path)
 
 
-def trait_bars(table4: pd.DataFrame, path: Path) -> Path | str:
+def trait_bars(table4: pd.DataFrame, path: Path, judge: str = "") -> Path | str:
     """Grouped bars of Table 4: one group per trait, one bar per model x prompt, values written on top.
 
     The prompts of one model share its hue, lighter for the zero-shot prompt and darker for the
     few-shot one. A mean of 0 is drawn as a thick line on the axis so that it reads as 0, not as
-    missing; a missing mean gets "n/a" and no bar.
+    missing; a missing mean gets "n/a" and no bar. The title names the judge.
 
     Returns:
         The file, or why it was not drawn.
@@ -203,7 +219,7 @@ def trait_bars(table4: pd.DataFrame, path: Path) -> Path | str:
         axes.grid(axis="y", color="lightgrey", linewidth=0.6)
         axes.set_axisbelow(True)
         axes.set_ylabel("mean judge score (0-5)", fontsize=10)
-        axes.set_title("Mean judge score by complexity trait (Table 4)", fontsize=12)
+        axes.set_title(_judged_by("Mean judge score by complexity trait (Table 4)", judge), fontsize=12)
         figure.legend(loc="outside right upper", fontsize=10, title="model / prompt", title_fontsize=10)
         return _save(figure, path)
 
@@ -212,14 +228,17 @@ Rgb = tuple[float, float, float]
 
 
 def _paired_colours(table: pd.DataFrame) -> list[tuple[Rgb, Rgb]]:
-    """(face, edge) colour per row: one hue per model, a lighter shade for earlier prompts."""
+    """(face, edge) colour per row: one hue per model (and data), a lighter shade for earlier prompts."""
     palette = matplotlib.colormaps["tab10"]
-    models = list(dict.fromkeys(str(m) for m in table["model"]))
+    hue = table["model"].astype(str)
+    if "data" in table.columns:
+        hue = hue + " / " + table["data"].astype(str)
+    models = list(dict.fromkeys(hue))
     prompts_of: dict[str, list[str]] = {}
-    for model, prompt in zip(table["model"], table["prompt"], strict=True):
+    for model, prompt in zip(hue, table["prompt"], strict=True):
         prompts_of.setdefault(str(model), []).append(str(prompt))
     colours = []
-    for model, prompt in zip(table["model"], table["prompt"], strict=True):
+    for model, prompt in zip(hue, table["prompt"], strict=True):
         base = np.array(to_rgb(palette(models.index(str(model)) % 10)))
         mine = sorted(
             prompts_of[str(model)], key=lambda p: (PROMPT_ORDER.index(p) if p in PROMPT_ORDER else 99, p)

@@ -22,7 +22,7 @@ from vivid_inspect.report.consistency_table import consistency_table
 from vivid_inspect.report.humans import human_means
 from vivid_inspect.report.judge_pairs import judge_differences, judge_pairs
 from vivid_inspect.report.judges import JudgeKey, judge_keys, latest, select, strategy_of
-from vivid_inspect.report.reliability_rows import reliability_generation
+from vivid_inspect.report.reliability_rows import on_run, reliability_generation
 from vivid_inspect.report.render import Table
 from vivid_inspect.report.repeats import first_repeat
 from vivid_inspect.report.table1 import TABLE1_COLUMNS, build_table1
@@ -49,17 +49,22 @@ def build_reliability(
     generation: str | None = None,
     why: str | None = None,
     n_boot: int = N_BOOT,
+    run: str | None = None,
+    run_rows: pd.DataFrame | None = None,
 ) -> Reliability:
     """Every judge-reliability table.
 
     Args:
-        rows: Judge rows of explanation logs (all generations, repeated runs included). Every
-            table but self-consistency uses each judge's first repeat only.
+        rows: Judge rows of explanation logs (every generation, each judgement once, repeats
+            included). Every table but self-consistency uses each judge's first repeat only.
         humans: Human scores (``id``, ``score``, optional ``annotator``), or None.
-        generation: The reliability generation, already chosen (see
+        generation: The reliability generation's key, already chosen (see
             :func:`reliability_generation`).
         why: How it was chosen, added to Table 1's notes.
         n_boot: 0 skips the intervals (:mod:`~vivid_inspect.report.intervals`).
+        run: The run of that generation the humans scored (None: the one ``rows`` holds).
+        run_rows: Judge rows of every run (:attr:`vivid_inspect.report.logs.LogSet.runs`), where
+            Table 1 finds ``run`` when ``rows`` read another run of the generation.
 
     Returns:
         Table 1, judge pairs, strategy differences, self-consistency and the per-judge summary.
@@ -67,13 +72,14 @@ def build_reliability(
     human = human_means(humans) if humans is not None else {}
     repeated, rows = rows, first_repeat(rows)  # only self-consistency sees the further repeats
     chosen = reliability_generation(rows, set(human), generation)
-    table, agreements = build_table1(rows, humans, human, chosen, n_boot)
+    compared = on_run(rows, first_repeat(run_rows) if run_rows is not None else rows, chosen, run)
+    table, agreements = build_table1(compared, humans, human, chosen, n_boot)
     if why:
         table = replace(table, notes=(why, *table.notes))
     return Reliability(
         tables=(
             table,
-            judge_differences(rows, human, chosen, humans is not None, n_boot),
+            judge_differences(compared, human, chosen, humans is not None, n_boot),
             judge_pairs(rows, n_boot),
             consistency_table(repeated),
             _summary(rows),
@@ -92,6 +98,7 @@ def _summary(rows: pd.DataFrame) -> Table:
         "samples",
         "scored",
         "unscored",
+        "refused",
         "errors",
         "parse_failure_rate",
         "retried",
@@ -104,6 +111,9 @@ def _summary(rows: pd.DataFrame) -> Table:
         mine = select(deduped, key)
         present = mine[~mine["error"]]
         scored, unscored = int(present["value"].notna().sum()), int(present["value"].isna().sum())
+        refused = (
+            mine["refused"].eq(True) if "refused" in mine.columns else pd.Series(False, index=mine.index)
+        )
         mean = present["value"].mean()
         records.append(
             {
@@ -114,7 +124,8 @@ def _summary(rows: pd.DataFrame) -> Table:
                 "samples": len(mine),
                 "scored": scored,
                 "unscored": unscored,
-                "errors": int(mine["error"].sum()),
+                "refused": int(refused.sum()),
+                "errors": int((mine["error"] & ~refused).sum()),
                 "parse_failure_rate": parse_failure_rate(scored, unscored),
                 "retried": int(present["retried"].sum()),
                 "empty_answers": int((present["parse_status"] == "empty_answer").sum()),
@@ -124,12 +135,23 @@ def _summary(rows: pd.DataFrame) -> Table:
     notes = (
         (
             "unscored: the judge gave no readable score after its retries (excluded from every mean, never 0); "
+            "refused: a value in the log no judge can give (outside 0-5, not a number), never averaged; "
             "errors: the sample has no score (it failed); empty_answers: empty explanations, scored 0 without a "
             "judge call"
         ),
+        "generations: generation keys judged, each judgement counted once however many files hold it",
     )
     title = "Judges: scored and unscored counts and parse-failure rate (all generations)"
-    counted = ("generations", "samples", "scored", "unscored", "errors", "retried", "empty_answers")
+    counted = (
+        "generations",
+        "samples",
+        "scored",
+        "unscored",
+        "refused",
+        "errors",
+        "retried",
+        "empty_answers",
+    )
     return Table(
         "judge_summary",
         title,

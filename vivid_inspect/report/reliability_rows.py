@@ -10,7 +10,7 @@ epochs, epoch 1 is compared.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 
 import pandas as pd
 
@@ -58,19 +58,59 @@ def reliability_generation(
 
 
 def judge_scores(rows: pd.DataFrame, key: JudgeKey, *, by_generation: bool = False) -> dict[Hashable, float]:
-    """One judge's scores by sample id (by generation, id and epoch when ``by_generation``); errors left out."""
+    """One judge's scores by sample id (by generation, run, id and epoch when ``by_generation``); errors left out."""
     mine = select(rows, key)
     mine = mine[~mine["error"]]
-    ids = zip(mine["generation"], mine["id"], mine["epoch"], strict=True) if by_generation else mine["id"]
+    if by_generation:
+        # A frame that records no run (NaN, which equals nothing) pairs items by generation alone.
+        runs = (
+            mine["run"].astype(object).where(mine["run"].notna(), "")
+            if "run" in mine.columns
+            else pd.Series("", index=mine.index)
+        )
+        ids: Iterable[Hashable] = zip(mine["generation"], runs, mine["id"], mine["epoch"], strict=True)
+    else:
+        ids = mine["id"]
     return dict(zip(ids, mine["value"].astype(float), strict=True))
 
 
+def on_run(
+    rows: pd.DataFrame, run_rows: pd.DataFrame, generation: str | None, run: str | None
+) -> pd.DataFrame:
+    """The rows, with one generation's rows taken from one run of it (the one the humans scored).
+
+    Args:
+        rows: Judge rows, each judgement once.
+        run_rows: Judge rows of every run.
+        generation: The generation's key.
+        run: The run; None leaves ``rows`` as they are.
+
+    Returns:
+        ``rows`` of every other generation, and the rows of ``run`` for ``generation``.
+    """
+    if generation is None or run is None or "run" not in rows.columns:
+        return rows
+    others = rows[rows["generation"] != generation]
+    mine = run_rows[(run_rows["generation"] == generation) & (run_rows["run"] == run)]
+    return pd.concat([others, mine], ignore_index=True) if not mine.empty else rows
+
+
 def generation_rows(rows: pd.DataFrame, generation: str | None) -> tuple[pd.DataFrame, list[str]]:
-    """One score per judge and item of the reliability generation, first epoch only, with notes."""
+    """One score per judge and item of the reliability generation, one run, first epoch only, with notes."""
     notes: list[str] = []
     mine = latest(rows[rows["generation"] == generation], ["judge", "judge_model"])
     if mine.empty:
         return mine, notes
+    if "run" in mine.columns and mine["run"].nunique() > 1:
+        judges = mine.groupby("run")[["judge", "judge_model"]].apply(lambda g: len(g.drop_duplicates()))
+        newest = mine.groupby("run")["created"].max()
+        run = max(judges.index, key=lambda r: (judges[r], str(newest[r]), str(r)))
+        left = sorted(set(mine.loc[mine["run"] != run, "judge"].astype(str)))
+        notes.append(
+            f"the generation has {mine['run'].nunique()} runs judged by different judges; compared on run {run}, "
+            f"the one most judges scored (left out: {', '.join(left)} on another run)"
+        )
+        mine = mine[mine["run"] == run]
     first = int(mine["epoch"].min())
     if mine["epoch"].nunique() > 1:
         notes.append(f"the generation ran {mine['epoch'].nunique()} epochs; epoch {first} is compared")

@@ -51,6 +51,10 @@ class Table:
         decimals: Decimals of floats in markdown and LaTeX; a dict sets them per column
             (key ``"*"`` for the rest).
         notes: Lines printed under the table.
+        counts: Columns of whole numbers, stored as nullable integers so a missing count is not a
+            float (in both frames).
+        csv_frame: The rows of the CSV file when they differ from the printed ones (a long
+            schema, one row per cell, beside the wide table printed); None: ``frame``.
     """
 
     name: str
@@ -59,14 +63,21 @@ class Table:
     decimals: int | dict[str, int] = 2
     notes: tuple[str, ...] = field(default=())
     counts: tuple[str, ...] = field(default=())
-    """Columns of whole numbers, stored as nullable integers so a missing count is not a float."""
+    csv_frame: pd.DataFrame | None = None
     terminal: tuple[str, ...] = field(default=())
     """The columns the markdown shows, in this order (empty: every column); CSV and LaTeX keep all."""
 
     def __post_init__(self) -> None:
-        present = [c for c in self.counts if c in self.frame.columns]
-        if present:
-            object.__setattr__(self, "frame", self.frame.astype({c: "Int64" for c in present}))
+        for name in ("frame", "csv_frame"):
+            frame = getattr(self, name)
+            present = [c for c in self.counts if frame is not None and c in frame.columns]
+            if present:
+                object.__setattr__(self, name, frame.astype({c: "Int64" for c in present}))
+
+    @property
+    def csv_rows(self) -> pd.DataFrame:
+        """The rows the CSV file holds."""
+        return self.csv_frame if self.csv_frame is not None else self.frame
 
     def markdown_columns(self) -> list[str]:
         """The columns the markdown (terminal) view shows."""
@@ -108,10 +119,11 @@ def format_value(value: object, decimals: int) -> str:
 
 
 def _cells(
-    table: Table, decimals: int | None, columns: list[str] | None = None
+    table: Table, decimals: int | None, columns: list[str] | None = None, frame: pd.DataFrame | None = None
 ) -> tuple[list[str], list[list[str]]]:
-    header = [str(column) for column in table.frame.columns] if columns is None else columns
-    frame = table.frame if columns is None else table.frame[columns]
+    frame = table.frame if frame is None else frame
+    header = [str(column) for column in frame.columns] if columns is None else columns
+    frame = frame if columns is None else frame[columns]
     rows = [
         [
             format_value(value, decimals if decimals is not None else table.decimals_of(column))
@@ -146,8 +158,8 @@ def to_markdown(table: Table) -> str:
 
 
 def to_csv(table: Table) -> str:
-    """The table as CSV (LF line ends, floats with four decimals, no notes)."""
-    header, rows = _cells(table, CSV_DECIMALS)
+    """The table as CSV (LF line ends, floats with four decimals, no notes; its :attr:`Table.csv_rows`)."""
+    header, rows = _cells(table, CSV_DECIMALS, frame=table.csv_rows)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)

@@ -33,12 +33,16 @@ EMPTY_ANSWER = "empty_answer"
 def with_source(rows: pd.DataFrame) -> pd.DataFrame:
     """The rows with ``_source``: which explanations a score judged.
 
-    A log and its rescored copies share Inspect's eval id, so scores that record their repeat are
-    grouped by it (an ``inspect score --output-file`` copy is a log of its own, with its own
-    ``generation``). Scores without the record keep the old grouping, by generation log.
+    A log and its rescored copies share Inspect's eval id: the run of the generation (column
+    ``run``), which groups them. Rows without a run that record their repeat are grouped by eval
+    id; rows that record neither keep the old grouping, by generation.
     """
     recorded = rows["repeat"].notna() & rows["eval_id"].notna() & (rows["eval_id"].astype(str) != "")
     source = rows["generation"].astype(str).where(~recorded, "eval:" + rows["eval_id"].astype(str))
+    if "run" in rows.columns:
+        # The run of a generation is its eval id, kept by every copy (or recorded by the runner's).
+        run = rows["run"].astype(object).where(rows["run"].notna() & (rows["run"].astype(str) != ""), None)
+        source = ("run:" + rows["generation"].astype(str) + "/" + run.astype(str)).where(run.notna(), source)
     return rows.assign(_source=source)
 
 

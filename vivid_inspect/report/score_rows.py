@@ -5,6 +5,17 @@ runner wrote by judging a generation again carries eval metadata ``vivid_judge``
 strategy, model, generation_log}``; there only the scorer of that judge counts (any other judge
 columns are copies from the generation log, which is read on its own). Elsewhere the judge's name
 is the scorer's name and its model the score metadata ``judge_model``.
+
+Every row carries the key of its generation (``generation``, see
+:mod:`vivid_inspect.generation_key`), the run of it (``run``) and its data (``data``), so that no
+table merges two generations by sample id; which of several files holding one judgement is read
+is decided in :mod:`vivid_inspect.report.counted_once`.
+
+Values a judge or a classification scorer cannot give are refused, never averaged: a judge value
+that is not a finite number from 0 to 5 (99, -3, inf, 1e30, a string, a bool), a classification
+value other than correct/incorrect (``C``/``I``, 1/0). Such a row has no value (NaN), is marked
+``refused`` (and ``error``, so that no statistic counts it as a judgement), and its log, sample
+and value are named in :data:`RefusedValues`.
 """
 
 from __future__ import annotations
@@ -13,7 +24,6 @@ import math
 from typing import Any
 
 from inspect_ai.log import EvalLog
-from inspect_ai.scorer import value_to_float
 
 from vivid_inspect.log_contract import (
     LEXICAL,
@@ -24,11 +34,15 @@ from vivid_inspect.log_contract import (
 )
 from vivid_inspect.report.log_refs import LogRef
 
-_to_float = value_to_float()
+JUDGE_RANGE = (0.0, 5.0)
+_CLASSIFICATION_VALUES: dict[object, float] = {"C": 1.0, "I": 0.0}
 
 SCORE_COLUMNS: tuple[str, ...] = (
     "log",
     "generation",
+    "generation_log",
+    "run",
+    "data",
     "task",
     "model",
     "prompt",
@@ -45,6 +59,7 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "strategy",
     "value",
     "unscored",
+    "refused",
     "error",
     "parse_status",
     "retried",
@@ -55,11 +70,19 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "judge_temperature",
     "prompt_version",
     "parser_version",
+    "written",
 )
-"""Columns of :attr:`vivid_inspect.report.logs.LogSet.scores`. ``eval_id`` is shared by a log and
-its rescored copies; for a judge, ``repeat`` (which repeated judgement, from 0), ``cached`` (1.0
-when the reply came from Inspect's cache) and ``judge_temperature`` are NaN when the log does not
-record them."""
+"""Columns of :attr:`vivid_inspect.report.logs.LogSet.scores`. ``generation`` is the generation
+key, ``generation_log`` the generation's log, ``run`` which run of the generation (its eval id),
+``data`` the data's label (name and short digest); ``eval_id`` is shared by a log and its rescored
+copies; for a judge, ``repeat`` (which repeated judgement, from 0), ``cached`` (1.0 when the reply
+came from Inspect's cache) and ``judge_temperature`` are NaN when the log does not record them;
+``refused`` marks a value no judge or scorer could give (its ``error`` is True too); ``written``
+orders the files holding one judgement (a sortable text)."""
+
+
+class RefusedValues(list[str]):
+    """Where a value was refused and why, one line each (``LOG: sample 3 epoch 1, judge_aspect: ...``)."""
 
 
 def is_judge_scorer(name: str) -> bool:
@@ -67,13 +90,16 @@ def is_judge_scorer(name: str) -> bool:
     return is_judge_column(name)
 
 
-def score_rows(ref: LogRef, header: EvalLog, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def score_rows(
+    ref: LogRef, header: EvalLog, summaries: list[dict[str, Any]], refused: RefusedValues | None = None
+) -> list[dict[str, Any]]:
     """The score rows of one log (see :data:`SCORE_COLUMNS`).
 
     Args:
         ref: The log's reference.
         header: Its header (the scorer names).
         summaries: Its sample summaries (:func:`vivid_inspect.report.log_files.read_summaries`).
+        refused: Where to add one line per refused value (log, sample, epoch, scorer, value).
 
     Returns:
         One row per (sample, epoch, scorer read): an explanation log's judge scorers (only the
@@ -90,12 +116,17 @@ def score_rows(ref: LogRef, header: EvalLog, summaries: list[dict[str, Any]]) ->
         wanted = [name for name in scorer_names if not is_judge_scorer(name)]
     judge_models = _judge_models(ref, summaries, wanted)
     rows: list[dict[str, Any]] = []
+    written = f"{ref.written[0]:017.1f}|{ref.written[1]:020d}"
+    key, data = ref.key, ref.data_label  # once per log: the key hashes every planned sample id
     for summary in summaries:
         metadata = summary.get("metadata") or {}
         traits = metadata.get("traits")
         base = {
             "log": ref.rel,
-            "generation": ref.generation,
+            "generation": key,
+            "generation_log": ref.generation_log,
+            "run": ref.run,
+            "data": data,
             "task": ref.task,
             "model": ref.model,
             "prompt": ref.prompt,
@@ -107,11 +138,26 @@ def score_rows(ref: LogRef, header: EvalLog, summaries: list[dict[str, Any]]) ->
             "theme": metadata.get("theme"),
             "traits": tuple(traits) if isinstance(traits, list | tuple) else (),
             "eval_id": ref.eval_id,
+            "written": written,
         }
         for name in wanted:
             score = (summary.get("scores") or {}).get(name)
-            rows.append(base | _score_fields(ref, name, score, judge_models.get(name)))
+            fields = _score_fields(ref, name, score, judge_models.get(name))
+            if fields["refused"] and refused is not None:
+                value = score.get("value") if isinstance(score, dict) else score
+                refused.append(
+                    f"{ref.rel}: sample {base['id']!r:.40} epoch {base['epoch']}, {name}: {_shown(value)} "
+                    f"{'is not a finite number from 0 to 5' if fields['judge'] else 'is neither correct nor incorrect (C/I, 1/0)'}"
+                )
+            rows.append(base | fields)
     return rows
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        return "an integer of more than 20 digits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _designated_scorer(ref: LogRef, names: list[str]) -> list[str]:
@@ -166,7 +212,7 @@ def _score_fields(ref: LogRef, name: str, score: Any, judge_model: str | None) -
         strategy = recorded or metadata.get("strategy") or strategy_of_column(name)
     else:
         judge_name, strategy = None, None
-    value = _numeric(score.get("value")) if score is not None else math.nan
+    value, refused = _value(score.get("value"), judge=judge) if score is not None else (math.nan, False)
     lenient = metadata.get("lenient_correct")
     return {
         "scorer": name,
@@ -174,8 +220,10 @@ def _score_fields(ref: LogRef, name: str, score: Any, judge_model: str | None) -
         "judge_model": judge_model if judge else None,
         "strategy": str(strategy) if strategy else None,
         "value": value,
-        "unscored": score is not None and math.isnan(value),
-        "error": score is None,
+        "unscored": score is not None and not refused and math.isnan(value),
+        "refused": refused,
+        # A refused value is no judgement: error keeps it out of every statistic's denominator.
+        "error": score is None or refused,
         "parse_status": metadata.get("parse_status"),
         "retried": bool(metadata.get("retries") or 0),
         "lenient": float(bool(lenient)) if isinstance(lenient, bool) else math.nan,
@@ -192,7 +240,7 @@ def _repeat_fields(ref: LogRef, metadata: dict[str, Any]) -> dict[str, Any]:
     return {
         "repeat": float(repeat) if isinstance(repeat, int) and not isinstance(repeat, bool) else math.nan,
         "cached": float(cached) if isinstance(cached, bool) else math.nan,
-        "judge_temperature": temperature if isinstance(temperature, int | float | list) else None,
+        "judge_temperature": temperature if _temperature(temperature) else None,
         # The judge prompt and parser versions the score was made with (None: not recorded).
         **{key: _version(metadata.get(key)) for key in ("prompt_version", "parser_version")},
     }
@@ -202,11 +250,31 @@ def _version(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _numeric(value: Any) -> float:
-    if value is None:
-        return math.nan
-    if isinstance(value, float):
-        return value
-    if isinstance(value, int | bool | str):
-        return float(_to_float(value))
-    return math.nan
+def _temperature(value: Any) -> bool:
+    """Whether a recorded judge temperature is a finite number or a list of them."""
+    values = value if isinstance(value, list) else [value]
+    return bool(values) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in values
+    )
+
+
+def _value(value: Any, *, judge: bool) -> tuple[float, bool]:
+    """A score's value as a float, and whether it is refused (NaN and False: unscored).
+
+    A judge gives a finite number from 0 to 5 (a panel's mean need not be whole); a
+    classification scorer correct or incorrect. No value (None, NaN) is a judgement without a
+    readable score, not a refusal.
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return math.nan, False
+    if judge:
+        low, high = JUDGE_RANGE
+        number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+        if number is None or not math.isfinite(number) or not low <= number <= high:
+            return math.nan, True
+        return float(number), False
+    if isinstance(value, str) and value in _CLASSIFICATION_VALUES:
+        return _CLASSIFICATION_VALUES[value], False
+    if isinstance(value, int | float) and not isinstance(value, bool) and value in (0, 1):
+        return float(value), False
+    return math.nan, True

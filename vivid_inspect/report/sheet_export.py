@@ -11,20 +11,23 @@ import csv
 import io
 import json
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from inspect_ai.log import EvalLog, read_eval_log, read_eval_log_samples_by_id
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log_sample, read_eval_log_samples_by_id
 
+from vivid_inspect.bounded_zip import Budget, InflationError, check_members, max_inflated
 from vivid_inspect.generation_key import Generation, candidate_list, choose, generation_of, matches
 from vivid_inspect.inputs.human_scores import record_path
 from vivid_inspect.log_contract import sample_idiom, sample_meaning, short_task
 from vivid_inspect.report.binding import generations_in
-from vivid_inspect.report.log_files import NOT_GENERATIONS, not_generations
+from vivid_inspect.report.log_files import NOT_GENERATIONS, not_generations, read_header
 from vivid_inspect.report.logs import read_logs, read_summaries
 from vivid_inspect.report.sheet_files import check_output, cut, neutralise, write_atomic
+from vivid_inspect.report.sheet_lock import not_served
 from vivid_inspect.taxonomy import THEME_NAMES
 from vivid_inspect.text import nfc, strip_reasoning
 
@@ -80,11 +83,7 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
         return path, found
     # The report's own reading (size-capped, VIVID logs only), so both see the same generations.
     logset = read_logs(path)
-    files: dict[str, Path] = {}
-    for ref in sorted(logset.logs, key=lambda ref: ref.rel != ref.generation):  # a generation log first
-        if ref.identity is not None:
-            files.setdefault(ref.generation, ref.path)
-    candidates = {found: files[rel] for rel, found in generations_in(logset).items()}
+    candidates = {found: path / found.log for found in generations_in(logset)}
     if generation:
         chosen = choose(list(candidates), generation, option="--generation")
         return candidates[chosen], chosen
@@ -98,11 +97,64 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
 
 
 def _header(log: Path) -> EvalLog | None:
-    """A log's header, or None for a file that is not a readable log (it is not a candidate)."""
+    """A log's header (read within the log cap), or None for a file that is not a readable log."""
     try:
-        return read_eval_log(str(log), header_only=True)
+        return read_header(log, Budget(max_inflated()))
     except Exception:  # noqa: BLE001 - any unreadable file is skipped the same way
         return None
+
+
+_SAMPLE_FIELDS_LEFT_OUT = {"events", "messages", "store"}
+
+
+def _read_samples(log: Path, ids: list[Any]) -> list[EvalSample]:
+    """The first-epoch samples of ``ids``, their members inflated within the log cap first.
+
+    Raises:
+        ValueError: A sample's member inflates past the cap, or a summary's sample is missing or
+            unreadable (a damaged or hand-edited log): the message names the log and the sample.
+    """
+    budget = Budget(max_inflated())
+    try:
+        if log.suffix == ".eval":
+            with zipfile.ZipFile(log) as archive:
+                members = [name for name in archive.namelist() if name.startswith("samples/")]
+            check_members(log, members, budget)
+        else:
+            budget.take(log.name, log.stat().st_size)
+    except InflationError as error:
+        raise ValueError(f"{log}: {error}") from None
+    try:
+        return read_eval_log_samples_by_id(
+            str(log),
+            [(item, 1) for item in ids],
+            resolve_attachments=True,
+            exclude_fields=_SAMPLE_FIELDS_LEFT_OUT,
+        )
+    except Exception as error:  # noqa: BLE001 - which sample, and why, is found below
+        failure = error
+    # One at a time, to name the sample (only on this error path: the batch read is faster).
+    for item in ids:
+        try:
+            read_eval_log_sample(
+                str(log), id=item, epoch=1, resolve_attachments=True, exclude_fields=_SAMPLE_FIELDS_LEFT_OUT
+            )
+        except Exception as error:  # noqa: BLE001 - every way a sample cannot be read is said the same way
+            why = (
+                "has no sample in the log"
+                if isinstance(error, IndexError)
+                else f"cannot be read ({_first_line(error)})"
+            )
+            raise ValueError(
+                f"{log}: sample {item} (epoch 1) is listed in the log's summaries but {why}; the log is "
+                "damaged or edited by hand: export from a complete copy of it"
+            ) from None
+    raise ValueError(f"{log}: the samples cannot be read ({_first_line(failure)})")
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0][:120]}" if text else type(error).__name__
 
 
 def stratified_ids(themes: dict[Any, str], n: int, seed: int = 0) -> list[Any]:
@@ -178,8 +230,16 @@ def export_sheet(
     Raises:
         ValueError: No single generation, ``n`` not positive, or ``out`` (or its record) is an
             input or exists without ``force``.
+        vivid_inspect.folder_lock.FolderBusy: ``out`` is in an annotation folder that a running
+            ``vivid annotate serve`` holds (that server alone writes there).
     """
-    out = Path(out)
+    with not_served(Path(out)):
+        return _export(source, Path(out), n=n, seed=seed, generation=generation, force=force)
+
+
+def _export(
+    source: str | os.PathLike[str], out: Path, *, n: int, seed: int, generation: str | None, force: bool
+) -> pd.DataFrame:
     inputs = [Path(source)]
     check_output(out, inputs, force=force)
     check_output(record_path(out), inputs, force=force)
@@ -188,12 +248,7 @@ def export_sheet(
     check_output(record_path(out), [log], force=force)
     summaries = [s for s in read_summaries(log) if int(s.get("epoch") or 1) == 1 and not s.get("error")]
     themes = {s["id"]: str((s.get("metadata") or {}).get("theme") or "") for s in summaries}
-    samples = read_eval_log_samples_by_id(
-        str(log),
-        [(item, 1) for item in sorted(themes, key=_id_key)],
-        resolve_attachments=True,
-        exclude_fields={"events", "messages", "store"},
-    )
+    samples = _read_samples(log, sorted(themes, key=_id_key))
     explanations = {s.id: nfc(strip_reasoning(s.output.completion)).strip() for s in samples}
     given = {s.id: (s.input, s.metadata) for s in samples}
     targets = {s.id: (s.target, s.metadata) for s in samples}

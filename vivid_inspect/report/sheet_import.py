@@ -11,27 +11,34 @@ import csv
 import io
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from vivid_inspect.inputs.annotators import annotator_key, annotator_name, spelled_apart
+from vivid_inspect.inputs.csv_records import Problems, id_problem, id_value, iter_records
 from vivid_inspect.inputs.human_scores import (
     RECORD_SUFFIX,
     HumanScoresError,
     Problem,
+    load_record,
     read_generation_record,
     read_human_scores,
-    read_records,
     record_path,
     whole_number,
 )
 from vivid_inspect.redact import excerpt
 from vivid_inspect.report.sheet_files import check_output, write_atomic
+from vivid_inspect.report.sheet_lock import not_served
+from vivid_inspect.size_caps import SHEETS
 from vivid_inspect.text import nfc
 
 HUMAN_COLUMNS: tuple[str, ...] = ("id", "score", "annotator")
+_READ = ("id", "score", "annotator", "generation")
+"""The only columns of a sheet that import reads."""
 
 
 def import_sheets(
@@ -65,19 +72,28 @@ def import_sheets(
     Raises:
         ValueError: No sheet given, any problem in any sheet (the message lists them all), or
             ``out`` is an input or exists without ``force``.
+        vivid_inspect.folder_lock.FolderBusy: ``out`` is in an annotation folder that a running
+            ``vivid annotate serve`` holds (that server alone writes there).
     """
+    with not_served(Path(out)):
+        return _import(sheets, Path(out), annotator=annotator, force=force)
+
+
+def _import(
+    sheets: Sequence[str | os.PathLike[str]], out: Path, *, annotator: str | None, force: bool
+) -> pd.DataFrame:
     if not sheets:
         raise ValueError("no sheet given; expected one or more filled annotation sheets")
-    out = Path(out)
     inputs = [path for sheet in map(Path, sheets) for path in (sheet, record_path(sheet))]
     check_output(out, inputs, force=force)
     records: list[tuple[int, int, str]] = []
     seen: dict[tuple[int, str], str] = {}
+    spellings: dict[str, tuple[str, str]] = {}
     errors: list[str] = []
     bound: dict[Path, dict[str, Any] | None] = {}
     for sheet in map(Path, sheets):
         try:
-            rows, bound[sheet] = _check_sheet(sheet, annotator or sheet.stem, seen)
+            rows, bound[sheet] = _check_sheet(sheet, annotator or sheet.stem, seen, spellings)
         except HumanScoresError as error:
             errors.append(str(error))
         else:
@@ -116,10 +132,10 @@ def _sheet_record(path: Path, key: str, line: int) -> dict[str, Any]:
         return beside
     for other in sorted(path.parent.glob(f"*{RECORD_SUFFIX}")):
         try:
-            data = json.loads(other.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            continue
-        if isinstance(data, dict) and data.get("generation") == key:
+            data = load_record(other)
+        except HumanScoresError:
+            continue  # not a record (a pipe, a folder, a huge or broken file): not the one looked for
+        if data.get("generation") == key:
             return data
     message = (
         f"no record of generation {key!r}: looked for {record_path(path).name} and any *{RECORD_SUFFIX} in "
@@ -129,95 +145,122 @@ def _sheet_record(path: Path, key: str, line: int) -> dict[str, Any]:
 
 
 def _check_sheet(
-    path: Path, default_annotator: str, seen: dict[tuple[int, str], str]
+    path: Path,
+    default_annotator: str,
+    seen: dict[tuple[int, str], str],
+    spellings: dict[str, tuple[str, str]],
 ) -> tuple[list[tuple[int, int, str]], dict[str, Any] | None]:
-    records = read_records(path, "sheet", "expected the exported header with filled scores")
-    header_line, header = records[0]
+    """A sheet's (id, score, annotator) rows, checked; ``seen`` and ``spellings`` carry across sheets.
+
+    The sheet is streamed and only the cells import reads are kept (never the text columns).
+    """
+    records = iter_records(path, "sheet", "expected the exported header with filled scores", SHEETS)
+    header_line, header = next(records)
     columns = [nfc(name).strip() for name in header]
     missing = [name for name in ("id", "score") if name not in columns]
     if missing:
         raise HumanScoresError(
             path, [Problem(None, header_line, None, f"missing column(s) {', '.join(map(repr, missing))}")]
         )
-    record, samples = _generation_of_sheet(path, columns, records)
-    problems: list[Problem] = []
+    at = {name: columns.index(name) for name in _READ if name in columns}
+    cells = [
+        (row, line, {name: (record[i].strip() if i < len(record) else "") for name, i in at.items()})
+        for row, (line, record) in enumerate(records, start=1)
+    ]
+    record, samples = _generation_of_sheet(path, header_line, cells if "generation" in at else None)
+    problems = Problems()
     rows: list[tuple[int, int, str]] = []
-    for row, (line, cells_list) in enumerate(records[1:], start=1):
-        cells = {
-            name: (cells_list[i].strip() if i < len(cells_list) else "") for i, name in enumerate(columns)
-        }
-        item, score, found = _check_cells(row, line, cells, record, samples)
-        who = nfc(cells.get("annotator", "")) or default_annotator
-        if item is not None:
-            where = f"{path.name} data row {row}"
-            if (item, who) in seen:
-                found.append(
-                    Problem(
-                        row, line, "id", f"id {item} scored again by {who!r} (first in {seen[(item, who)]})"
-                    )
-                )
+    for row, line, values in cells:
+        before = problems.count
+        item, score = _check_cells(problems, row, line, values, record, samples)
+        who = annotator_name(values.get("annotator", "")) or annotator_name(default_annotator)
+        key = annotator_key(who)
+        where = f"{path.name} data row {row}"
+        if not key:
+            problems.add(Problem(row, line, "annotator", f"annotator {who!r} has no visible character"))
+        elif spellings.setdefault(key, (who, where))[0] != who:
+            first, first_where = spellings[key]
+            problems.add(
+                Problem(row, line, "annotator", f"{spelled_apart(first, who)} (first in {first_where})")
+            )
+        elif item is not None:
+            if (item, key) in seen:
+                message = f"id {item} scored again by {who!r} (first in {seen[(item, key)]}); an annotator scores an item once"
+                problems.add(Problem(row, line, "id", message))
             else:
-                seen[(item, who)] = where
-        problems.extend(found)
-        if item is not None and score is not None and not found:
+                seen[(item, key)] = where
+        if item is not None and score is not None and problems.count == before:
             rows.append((item, score, who))
     if problems:
-        raise HumanScoresError(path, problems)
+        raise problems.error(path)
     if not rows:
         raise HumanScoresError(path, "no data rows below the header")
     return rows, record
 
 
 def _check_cells(
-    row: int, line: int, cells: dict[str, str], record: dict[str, Any] | None, samples: set[str] | None
-) -> tuple[int | None, int | None, list[Problem]]:
+    problems: Problems,
+    row: int,
+    line: int,
+    cells: dict[str, str],
+    record: dict[str, Any] | None,
+    samples: set[str] | None,
+) -> tuple[int | None, int | None]:
     """A row's id (a sample of the sheet's generation) and score (0-5), each checked on its own.
 
-    The duplicate check, which carries state across rows and sheets, stays with the caller.
+    Problems go to ``problems`` (their messages made only while they are listed). The duplicate
+    check, which carries state across rows and sheets, stays with the caller.
     """
-    found: list[Problem] = []
-    item = whole_number(cells["id"])
-    if item is None:
-        found.append(Problem(row, line, "id", f"id must be an integer, found {_shown(cells['id'])}"))
-    elif samples is not None and record is not None and str(item) not in samples:
-        message = f"id {item} is not a sample of generation {record['generation']!r} (the sheet's; {len(samples)} samples)"
-        found.append(Problem(row, line, "id", message))
+    number = whole_number(cells["id"])
+    item = id_value(cells["id"])
+    if number is not None and samples is not None and record is not None and str(number) not in samples:
+        # A sheet of a generation: any number that is none of its samples (0, -3, 9999) is said to be so.
+        message = f"id {number} is not a sample of generation {record['generation']!r} (the sheet's; {len(samples)} samples)"
+        problems.add(Problem(row, line, "id", message))
+        item = None
+    elif item is None:
+        problems.add(partial(_problem, row, line, "id", id_problem, cells["id"]))
     score = whole_number(cells["score"])
     if cells["score"] == "":
-        found.append(Problem(row, line, "score", "not scored yet (empty score)"))
+        problems.add(Problem(row, line, "score", "not scored yet (empty score)"))
     elif score is None or not 0 <= score <= 5:
-        message = f"score must be a whole number from 0 to 5, found {_shown(cells['score'])}"
-        found.append(Problem(row, line, "score", message))
-    return item, score, found
+        problems.add(partial(_problem, row, line, "score", _score_problem, cells["score"]))
+    return item, score
+
+
+def _problem(row: int, line: int, column: str, message: Callable[[str], str], cell: str) -> Problem:
+    return Problem(row, line, column, message(cell))
+
+
+def _score_problem(cell: str) -> str:
+    return f"score must be a whole number from 0 to 5, found {_shown(cell)}"
 
 
 def _generation_of_sheet(
-    path: Path, columns: list[str], records: list[tuple[int, list[str]]]
+    path: Path, header_line: int, cells: list[tuple[int, int, dict[str, str]]] | None
 ) -> tuple[dict[str, Any] | None, set[str] | None]:
     """The record of the generation a sheet was drawn from and its sample ids; None without a key."""
-    if "generation" not in columns:
+    if cells is None:
         return None, None
-    index = columns.index("generation")
     keys: dict[str, tuple[int, int]] = {}
-    problems: list[Problem] = []
-    for row, (line, cells) in enumerate(records[1:], start=1):
-        key = cells[index].strip() if index < len(cells) else ""
+    problems = Problems()
+    for row, line, values in cells:
+        key = values["generation"]
         if not key:
-            problems.append(
+            problems.add(
                 Problem(row, line, "generation", "generation key is empty; keep the exported column as it is")
             )
         else:
             keys.setdefault(key, (row, line))
     if len(keys) > 1:
-        (first, (row, line)), *others = keys.items()
-        listed = ", ".join(f"{_shown(key)} (data row {where[0]})" for key, where in others)
-        problems.append(
-            Problem(
-                None, records[0][0], "generation", f"rows name several generations: {first!r} and {listed}"
-            )
+        (first, _), *others = keys.items()
+        listed = ", ".join(f"{_shown(key)} (data row {where[0]})" for key, where in others[:5])
+        listed += f" and {len(others) - 5:,} more" if len(others) > 5 else ""
+        problems.add(
+            Problem(None, header_line, "generation", f"rows name several generations: {first!r} and {listed}")
         )
     if problems:
-        raise HumanScoresError(path, problems)
+        raise problems.error(path)
     if not keys:
         return None, None
     key, (_, line) = next(iter(keys.items()))

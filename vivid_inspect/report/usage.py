@@ -21,6 +21,7 @@ import pandas as pd
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelUsage
 
+from vivid_inspect.bounded_zip import Budget, InflationError, check_size, max_inflated, read_members
 from vivid_inspect.log_contract import GRADER_ROLE, PANEL_STRATEGY
 from vivid_inspect.report.logs import LogRef, LogSet
 from vivid_inspect.report.render import Table
@@ -90,14 +91,27 @@ def _tallies(logset: LogSet) -> tuple[dict[tuple[str, str, str, str], _Tally], l
     def tally(kind: str, task: str, model: str, judge: str) -> _Tally:
         return tallies.setdefault((kind, task, model, judge), _Tally(set()))
 
-    judges_of = _judges_by_log(logset.scores)
-    for ref in logset.logs:
+    judges_of = _judges_by_log(logset.run_scores)
+    counted = _counted_once(logset.logs)
+    if len(counted) < len(logset.logs):
+        notes.append(
+            f"{len(logset.logs) - len(counted)} log(s) hold a run already counted (a judged copy copied again, "
+            "an `inspect score --output-file` copy beside its original): their usage is counted once, from the "
+            "latest written"
+        )
+    for ref in counted:
         judges = judges_of.get(ref.rel, [])
         if ref.vivid_judge is not None:
             if ref.vivid_judge.strategy == PANEL_STRATEGY:
                 continue  # a panel aggregates its members' scores and calls no model
             for scorer, name, model in judges:
-                usage, calls, cached = judge_event_usage(ref, scorer)
+                try:
+                    usage, calls, cached = judge_event_usage(ref, scorer)
+                except (InflationError, RecursionError, ValueError, OSError, zipfile.BadZipFile) as error:
+                    # A damaged or oversized log: its judge's usage is left out, said, not guessed.
+                    notes.append(f"{ref.rel}: the {name} judge's usage is not counted ({_first_line(error)})")
+                    tally("judge", ref.task, model, name).add(ref.rel, None)
+                    continue
                 tally("judge", ref.task, model, name).add(ref.rel, usage, calls, cached)
             continue
         grader = ref.role_usage.get(GRADER_ROLE)
@@ -119,6 +133,24 @@ def _tallies(logset: LogSet) -> tuple[dict[tuple[str, str, str, str], _Tally], l
                 f"{ref.rel}: judge scores but no grader usage in the header (re-scored outside the runner?)"
             )
     return tallies, notes
+
+
+def _counted_once(refs: tuple[LogRef, ...]) -> list[LogRef]:
+    """One log per run of a generation (and per judge of the runner's judged copies): the latest written.
+
+    A log and its copies hold the same header usage (and a judged copy's judge calls); the latest
+    written copy holds every judge column the others hold.
+    """
+    latest: dict[tuple[str, str, str, float], LogRef] = {}
+    for ref in refs:
+        record = ref.vivid_judge
+        judge = "" if record is None else f"{record.name}|{record.strategy}"
+        repeat = -1.0 if record is None or record.repeat is None else float(record.repeat)
+        key = (ref.key or ref.rel, ref.run, judge, repeat)
+        if key not in latest or (ref.written, ref.rel) > (latest[key].written, latest[key].rel):
+            latest[key] = ref
+    chosen = {id(ref) for ref in latest.values()}
+    return [ref for ref in refs if id(ref) in chosen]
 
 
 def _usage_frame(tallies: dict[tuple[str, str, str, str], _Tally]) -> pd.DataFrame:
@@ -179,17 +211,32 @@ def judge_event_usage(ref: LogRef, scorer: str) -> tuple[ModelUsage | None, int,
 
 
 def _sample_events(ref: LogRef) -> Iterator[list[dict[str, Any]]]:
-    """Each sample's events as plain dicts, without validating whole samples (the slow part)."""
+    """Each sample's events as plain dicts, without validating whole samples (the slow part).
+
+    The sample members are inflated within the log cap (:mod:`vivid_inspect.bounded_zip`), all of
+    them together, as every other read of a log; a ``.json`` log is counted by its size.
+
+    Raises:
+        vivid_inspect.bounded_zip.InflationError: The samples inflate past the cap.
+    """
+    budget = Budget(max_inflated())
     if ref.path.suffix == ".eval":
         # Importing inspect_ai.log registered zstd with zipfile, which .eval members use.
         with zipfile.ZipFile(ref.path) as archive:
-            for name in sorted(archive.namelist()):
-                if name.startswith("samples/") and name.endswith(".json"):
-                    yield json.loads(archive.read(name)).get("events") or []
+            names = sorted(n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json"))
+        for _, data in read_members(ref.path, names, budget):
+            sample = json.loads(data)
+            yield (sample.get("events") if isinstance(sample, dict) else None) or []
         return
+    check_size(ref.path, budget)
     log = read_eval_log(str(ref.path))
     for sample in log.samples or []:
         yield [event.model_dump(mode="json") for event in sample.events]
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0][:200] if lines else type(error).__name__
 
 
 def _judges_by_log(scores: pd.DataFrame) -> dict[str, list[tuple[str, str, str]]]:

@@ -178,24 +178,34 @@ POISONED_REPLY = "reply holds invalid Unicode (a lone surrogate)"
 """Parse status of a reply that had to be sanitised: a damaged reply is not trusted with a score."""
 
 
-def judge_config(strategy: JudgeStrategy, role_config: GenerateConfig) -> GenerateConfig:
-    """The judge's generation config: strategy defaults < judge call limits < the role's own settings.
+def judge_config(
+    strategy: JudgeStrategy, role_config: GenerateConfig, run_config: GenerateConfig | None = None
+) -> GenerateConfig:
+    """The judge's config: strategy defaults < judge call limits < the run's limits < the role's settings.
 
     A role's model does not inherit the task's config, and under ``inspect score`` there is no
     other config at all, so the judge carries its own limits (:data:`vivid_inspect.call_limits.JUDGE`).
-    ``attempt_timeout`` is dropped when the merged config batches calls: cutting a batch's wait
-    would resubmit the batch.
+    The run's own call limits (``inspect eval --max-retries``, ``--timeout``, ``--attempt-timeout``,
+    or the task's, which equal the judge's) come above them, so a flag the user gave is honoured by
+    the judge too. ``attempt_timeout`` is dropped when the merged config batches calls: cutting a
+    batch's wait would resubmit the batch.
 
     Args:
         strategy: The judge strategy (temperature 0 and its ``max_tokens``).
         role_config: The config given with the ``grader`` role (``Model.config``); its settings win.
+        run_config: The run's generation options (Inspect's active config), or None.
 
     Returns:
         The merged config.
     """
+    run = run_config or GenerateConfig()
+    run_limits = GenerateConfig(
+        max_retries=run.max_retries, timeout=run.timeout, attempt_timeout=run.attempt_timeout
+    )
     merged = (
         GenerateConfig(temperature=0.0, max_tokens=strategy.max_tokens)
         .merge(JUDGE.config())
+        .merge(run_limits)
         .merge(role_config)
     )
     if merged.batch:
@@ -342,7 +352,7 @@ def _build(
         if config is None:
             # Merged once per role config, not per sample (pydantic merges cost ~0.3 ms); the
             # dict's key object is kept alive in `role_configs`, so its id is never reused.
-            config = configs[id(grader.config)] = judge_config(spec, grader.config)
+            config = configs[id(grader.config)] = judge_config(spec, grader.config, active_generate_config())
             role_configs.append(grader.config)
         messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
         replies: list[str] = []

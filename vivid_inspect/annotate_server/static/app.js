@@ -1,6 +1,8 @@
 // vivid annotate serve: one item per screen, scored with 0-5, moved with the arrows, undone with u.
 // Every text from the data is inserted with textContent, never as HTML. Actions run one after the
 // other (a promise chain), so keys typed faster than the server answers still apply in order.
+// A score is shown as scored only once the server has saved it: a failed save (an error answer,
+// or no answer at all) says NOT SAVED and the page reloads what the server holds.
 "use strict";
 
 const token = document.body.dataset.token;
@@ -24,8 +26,29 @@ async function api(path, body) {
   const text = await response.text();
   let data = null;
   try { data = JSON.parse(text); } catch (_) { /* a 403 is plain text */ }
-  if (!response.ok) throw new Error((data && data.error) || text.trim() || `HTTP ${response.status}`);
+  if (!response.ok) {
+    const error = new Error((data && data.error) || text.trim() || `HTTP ${response.status}`);
+    error.saved = data && data.saved === true;
+    throw error;
+  }
   return data;
+}
+
+// The server's own view of this annotator's scores, after a change that may not have been saved.
+async function resync() {
+  const state = await api("/api/state");
+  const held = new Map(state.items.map((item) => [item.id, item.score]));
+  for (const item of view.items) if (held.has(item.id)) item.score = held.get(item.id);
+  applySummary(state);
+  render();
+}
+
+async function failed(error, what) {
+  try { await resync(); } catch (_) { /* the server does not answer: the page stays as it is */ }
+  const reason = String(error.message || error);
+  say(error.saved
+    ? `Đã lưu, nhưng có lỗi · saved, with a problem: ${reason}`
+    : `CHƯA LƯU · NOT SAVED: ${what}. ${reason.replace(/^NOT SAVED:\s*/, "")}`, true);
 }
 
 function say(text, isError = false) {
@@ -169,7 +192,13 @@ function go(index) {
 function score(value) {
   return run(async () => {
     const item = view.items[view.pos];
-    const result = await api("/api/score", { id: item.id, score: value });
+    let result;
+    try {
+      result = await api("/api/score", { id: item.id, score: value });
+    } catch (error) {
+      await failed(error, `${item.idiom} → ${value}`);
+      return;
+    }
     item.score = result.score;
     applySummary(result);
     say(`Đã lưu · saved: ${item.idiom} → ${value}`);
@@ -181,7 +210,13 @@ function score(value) {
 
 function undo() {
   return run(async () => {
-    const result = await api("/api/undo", {});
+    let result;
+    try {
+      result = await api("/api/undo", {});
+    } catch (error) {
+      await failed(error, "hoàn tác · undo");
+      return;
+    }
     applySummary(result);
     if (result.id === null) { say("Không còn gì để hoàn tác · nothing to undo"); render(); return; }
     const index = view.items.findIndex((item) => item.id === result.id);

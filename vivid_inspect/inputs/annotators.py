@@ -1,0 +1,43 @@
+"""Who an annotator is: the one rule for telling two names apart, wherever names are read.
+
+Two names are the same annotator when they differ only by Unicode form (NFC or NFD), letter case,
+full-width or other compatibility forms, invisible characters (zero-width spaces and joiners,
+byte-order marks, direction marks, soft hyphens, control characters) or spacing. ``vivid annotate
+serve`` refuses such a pair in ``--annotators`` ("named twice"); a human scores file and the
+sheets ``vivid annotate import`` reads accept one spelling of each annotator (NFD and NFC are one
+spelling: names are kept in NFC) and refuse a second one naming both, since no one can tell by
+looking whether ``Lan`` and ``La\u200bn`` were meant as one person or two.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from vivid_inspect.text import nfc
+
+
+def annotator_name(name: str) -> str:
+    """A name as it is kept: NFC, without surrounding spaces."""
+    return nfc(name).strip()
+
+
+def annotator_key(name: str) -> str:
+    """What identifies an annotator: compatibility form, invisible characters and spacing removed, case folded.
+
+    Args:
+        name: An annotator's name as written.
+
+    Returns:
+        The key; names with the same key are one annotator. Empty for a name with nothing visible.
+    """
+    folded = unicodedata.normalize("NFKC", name)
+    visible = "".join(char for char in folded if unicodedata.category(char) not in ("Cf", "Cc"))
+    return unicodedata.normalize("NFKC", " ".join(visible.split()).casefold())
+
+
+def spelled_apart(first: str, second: str) -> str:
+    """Why two spellings of one annotator are refused, naming both (``first`` was met first)."""
+    return (
+        f"annotator {second!r} is {first!r} written differently (letter case, invisible characters, "
+        "spacing or character forms); one annotator is written one way: use one spelling"
+    )
