@@ -430,6 +430,7 @@ LONG = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scores", "identity"),
     [

@@ -487,6 +487,7 @@ def test_the_audit_prints_its_card_and_no_task_panels(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_on_a_terminal_one_bar_counts_every_candidate_of_the_audit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -443,6 +443,7 @@ def test_left_out_items_are_named_in_the_notes(reason: str, meanings: list[str])
     assert note == f"partial, padding: {len(ids)} item(s) left out ({reason}): ids {ids}"
 
 
+@pytest.mark.slow
 def test_only_the_degenerate_items_are_left_out_of_an_audit_and_the_card_names_them(tmp_path: Path) -> None:
     data = _csv(
         tmp_path,
@@ -468,6 +469,7 @@ def test_only_the_degenerate_items_are_left_out_of_an_audit_and_the_card_names_t
     assert any(note.startswith("spelling: 1 item(s) left out") and "ids [3]" in note for note in card.notes)
 
 
+@pytest.mark.slow
 def test_a_probe_no_item_can_make_is_not_run_and_the_card_says_so(tmp_path: Path) -> None:
     data = _csv(tmp_path, [("Con gà trống", "Tốt.")])
     card = run_audit(

@@ -164,6 +164,7 @@ def diagonal(k: int):
 SPREADS = {"1.4/1.0/0.7": (1.4, 1.0, 0.7), "1.15/1.0/0.85": (1.15, 1.0, 0.85)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spreads", list(SPREADS.values()), ids=list(SPREADS))
 @pytest.mark.parametrize("order", [(0, 1, 2), (2, 0, 1)], ids=["widest-first", "widest-last"])
 def test_judges_spreading_their_scores_differently_are_not_flagged(spreads, order) -> None:
@@ -182,6 +183,7 @@ def test_judges_spreading_their_scores_differently_are_not_flagged(spreads, orde
     assert flagged == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("judge_families", "generator_families"),
     [
@@ -202,6 +204,7 @@ def test_spread_is_not_self_preference_in_other_shapes(judge_families, generator
         assert card.flagged == (), seed
 
 
+@pytest.mark.slow
 def test_a_ceiling_does_not_bias_the_own_family_cells() -> None:
     # Generators near the top, a wide-spreading judge: many scores sit at 5. The additive fit on
     # cell means biased an own-family cell by -0.39; the bound is part of the model now.
@@ -272,6 +275,7 @@ def test_a_judge_preferring_another_family_is_not_self_preferring() -> None:
     assert card_of(draw(n=80)).notes == ()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [3, 4])
 @pytest.mark.parametrize("biased", [(0,), (0, 1)], ids=["one-judge", "two-judges"])
 def test_a_preference_moves_its_own_cell_only(k: int, biased) -> None:
@@ -307,6 +311,7 @@ def test_a_preference_moves_its_own_cell_only(k: int, biased) -> None:
     assert fair.flagged == ()
 
 
+@pytest.mark.slow
 def test_many_own_family_cells_share_one_joint_level() -> None:
     # Three OpenAI judges, two Gemini ones; six OpenAI generators, two Llama ones: 18 own-family
     # cells. With none flagged, each is held to 1 - 0.05/18 (Holm's first step), so that the

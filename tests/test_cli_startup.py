@@ -85,6 +85,7 @@ def test_validate_imports_inspect_but_no_data_science(tmp_path: Path) -> None:
     assert [name for name in DATA_SCIENCE if name in result["heavy"]] == []
 
 
+@pytest.mark.slow
 def test_help_texts_state_the_defaults_they_do_not_import() -> None:
     # `vivid annotate export -n` and `vivid sanity` state defaults that live in heavy modules.
     from vivid_inspect.report.annotate import DEFAULT_N

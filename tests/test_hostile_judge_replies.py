@@ -503,6 +503,7 @@ def _blocks(prompt: str) -> dict[str, list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_injected_candidates_are_neutralised(server: FakeOpenAIServer) -> None:
     candidates = [str(param.values[0]) for param in HOSTILE_CANDIDATES]
     items = explain_items()[: len(candidates)]

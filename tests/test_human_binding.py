@@ -645,6 +645,7 @@ def _stale(
     return human, drawn
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("with_record", [True, False], ids=["with-record", "without-record"])
 def test_a_file_bound_under_the_key_before_digests_is_bound_and_says_so(
     folder: Path, tmp_path: Path, with_record: bool
@@ -661,6 +662,7 @@ def test_a_file_bound_under_the_key_before_digests_is_bound_and_says_so(
     assert report.table("table1_judges").frame.set_index("judge").loc["lexical", "n"] == 8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("changes", "said"),
     [
@@ -694,6 +696,7 @@ def test_a_file_bound_to_a_generation_that_changed_loads_with_one_line_saying_wh
     assert "human" not in set(table1["judge"]) and table1["kappa"].isna().all()
 
 
+@pytest.mark.slow
 def test_write_log_finds_the_logs_of_a_sheet_bound_under_the_key_before_digests(
     folder: Path, tmp_path: Path
 ) -> None:

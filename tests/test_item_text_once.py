@@ -199,6 +199,7 @@ def test_a_chat_input_gives_its_last_user_message() -> None:
     assert sample_idiom([ChatMessageSystem(content="Bạn là trợ lý.")], {}) == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sample", "refused"),
     [

@@ -700,6 +700,7 @@ def test_call_limits_apply_under_inspect_score_and_a_role_still_wins(tmp_path: P
     }
 
 
+@pytest.mark.slow
 def test_one_scorer_under_two_role_configs_uses_each_ones_settings(tmp_path: Path) -> None:
     # The merged judge config is kept per role config: a scorer reused with another grader (or
     # the same model with other settings) must not keep the first one's.

@@ -103,6 +103,7 @@ def test_unknown_judge_names_are_rejected(spec: str) -> None:
         judge_names(spec)
 
 
+@pytest.mark.slow
 def test_generate_only_then_lexical_and_llm_judges_side_by_side() -> None:
     [generated] = eval(
         explain(data="sample", judge="none"),

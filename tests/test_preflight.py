@@ -117,6 +117,7 @@ def test_wrong_key_is_a_401_at_preflight_with_no_model_call(
     assert not (tmp_path / "logs").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("generator", "judge", "path", "expected"),
     [
@@ -206,6 +207,7 @@ def test_no_preflight_skips_the_check(
     assert f"HTTP 401 from {server.base_url}/chat/completions: Incorrect API key provided." in err
 
 
+@pytest.mark.slow
 def test_offline_models_need_no_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(

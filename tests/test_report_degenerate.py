@@ -163,6 +163,7 @@ def test_report_md_names_each_figure_not_drawn_with_its_reason(tmp_path: Path) -
 # --- traits_bars.png is readable at a glance --------------------------------------------------
 
 
+@pytest.mark.slow
 def test_trait_bars_pair_a_models_prompts_in_one_hue_and_mark_zero(tmp_path: Path) -> None:
     table = _table(
         TRAIT_COLUMNS,

@@ -125,6 +125,7 @@ def test_scripted_judges(
         assert sorted(sample.id for sample in log.samples or []) == ids  # type: ignore[type-var]
 
 
+@pytest.mark.slow
 def test_cot_strategy_reaches_the_judge(tmp_path: Path) -> None:
     prompts: list[str] = []
 

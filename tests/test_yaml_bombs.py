@@ -131,6 +131,7 @@ def test_sane_aliases_stay_allowed(tmp_path: Path) -> None:
     assert a.generate == b.generate == {"temperature": 0.0, "max_tokens": 64}
 
 
+@pytest.mark.slow
 def test_a_spec_just_under_the_size_bound_loads(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(GOOD.replace("name: aliases\n", f"name: aliases\ndescription: {'x' * 900_000}\n"))
