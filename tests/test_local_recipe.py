@@ -75,9 +75,10 @@ def test_the_offline_recipe_runs_the_four_strategies_against_the_test_server(tmp
     assert len(pairs) == 6 and (pairs["n"] == ITEMS).all()
     assert pairs["kappa"].notna().all() and (pairs["kappa"] < 1).all() and (pairs["kappa"] > 0).all(), pairs
 
-    themes = pd.read_csv(report / "table3_themes.csv")
-    assert themes["model"].tolist() == ["openai-api/local/generator"]
-    assert themes["Average"].iloc[0] == pytest.approx(means["aspect"], abs=0.005)
+    themes = pd.read_csv(report / "table3_themes.csv")  # one row per generation, judge and theme
+    average = themes[themes["cell"] == "Average"]
+    assert average[["model", "judge"]].values.tolist() == [["openai-api/local/generator", "local_aspect"]]
+    assert average["judge_mean"].iloc[0] == pytest.approx(means["aspect"], abs=0.005)
 
     # every judgement is the rule of its strategy applied to the chrF of what the judge was shown
     judged = sorted((tmp_path / "logs" / "judge_ablation_local" / "judged").rglob("*.eval"))
