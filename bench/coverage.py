@@ -34,7 +34,11 @@ SECTIONS: dict[str, str] = {
     "raters": "the mean per-annotator kappa interval (Table 1's kappa_per_annotator)",
     "consistency": "the self-consistency kappa interval (judge_consistency)",
     "differences": "the paired kappa-difference interval of two judges (judge_differences)",
+    "ppi": "the corrected (prediction-powered) means, human-only means and judge bias (Tables 3, 4, judge card)",
+    "allocation": "labels spread over generations by the residual spread, against equal allocation (annotate serve --plan)",
+    "alt_test": "the alternative annotator test's pass rate by judge quality, annotators and shared items (judge card)",
     "audit": "vivid audit: a noisy judge's false failures, planted biases caught, coverage of shifts and rates",
+    "leakage": "near-duplicates of shown idioms: recall by variant shape, false flags on unrelated idioms",
     "selfpref": "vivid audit --from: false flags, power and interval coverage of the self-preference estimate",
 }
 

@@ -124,7 +124,7 @@ def test_a_score_that_cannot_be_written_is_not_kept_anywhere(
         assert client.get("/api/state", headers=token(space)).json()["done"] == 1
     assert held == disk_scores(space) == restarted_scores(log)
     assert snapshot(space.folder) == before_files
-    assert not [p for p in space.folder.iterdir() if p.name.endswith(".part")]  # no partial file left
+    assert not [p for p in space.folder.iterdir() if p.name.endswith(".tmp")]  # no partial file left
 
 
 @pytest.mark.parametrize("how", ["rename", "writer"])

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from vivid_inspect.audit.probes import PROBES
+from vivid_inspect.cli.audit import model_arg
 from vivid_inspect.cli.main import main
 
 SAMPLE_ROWS = """Idiom_Proverb,Meaning,Linguistic_Complexity_Taxonomy_1,Linguistic_Complexity_Taxonomy_2,Linguistic_Complexity_Taxonomy_3,Linguistic_Complexity_Taxonomy_4,Linguistic_Complexity_Taxonomy_5,Semantic_Theme
@@ -510,3 +512,15 @@ def test_on_a_terminal_one_bar_counts_every_candidate_of_the_audit(
     assert "vivid audit judging 2 probes with vivid/chrf" in drawn
     assert "8/8 candidates" in drawn
     assert progress._active is None  # the counters are gone once the audit ends
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("base_url=http://localhost:8000/v1", ("base_url", "http://localhost:8000/v1"), id="url"),
+        pytest.param("max-retries=0", ("max_retries", 0), id="dash-to-underscore-and-yaml-int"),
+        pytest.param("query=a=b", ("query", "a=b"), id="value-keeps-equals"),
+    ],
+)
+def test_model_arg(text: str, expected: tuple[str, Any]) -> None:
+    assert model_arg(text) == expected

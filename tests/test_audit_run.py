@@ -27,7 +27,7 @@ from tests.fake_api import fake_model, serving
 from tests.scripted import output, prompt_text
 from vivid_inspect.audit.logs import probe_scores
 from vivid_inspect.audit.probes import PROBE_VERSION, PROBES, english_meanings, meaning_body
-from vivid_inspect.audit.run import AuditError, prepare_items, run_audit
+from vivid_inspect.audit.run import AuditError, choose_ids, prepare_items, run_audit
 from vivid_inspect.baselines.chrf_judge import judge_fields
 from vivid_inspect.cli.main import main
 from vivid_inspect.data import COLUMNS, idiom_key, load_items
@@ -595,3 +595,28 @@ def test_a_judge_with_other_generation_settings_is_another_audit(tmp_path: Path)
             read_audit_record(read_eval_log(card.log_locations[0], header_only=True).eval.metadata)
         )
     assert all(records) and records[0].audit_id != records[1].audit_id  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("limit", "expected_size"),
+    [
+        pytest.param(3, 3, id="draw"),
+        pytest.param(50, 20, id="more-than-there-are"),
+        pytest.param(None, 20, id="all"),
+    ],
+)
+def test_choose_ids(limit: int | None, expected_size: int) -> None:
+    ids = list(range(1, 21))
+    chosen = choose_ids(ids, limit, seed=7)
+    assert len(chosen) == expected_size and chosen == sorted(chosen) and set(chosen) <= set(ids)
+    assert chosen == choose_ids(ids, limit, seed=7)
+
+
+def test_seed_changes_the_draw() -> None:
+    ids = list(range(1, 101))
+    assert choose_ids(ids, 10, seed=0) != choose_ids(ids, 10, seed=1)
+
+
+def test_a_limit_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="limit must be 1 or more"):
+        choose_ids([1, 2], 0, seed=0)

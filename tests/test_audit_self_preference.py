@@ -44,9 +44,8 @@ from vivid_inspect.audit.self_preference import (
 )
 from vivid_inspect.cli.audit_from import handle_from
 from vivid_inspect.cli.main import main
-from vivid_inspect.log_contract import AUDIT_TAG
+from vivid_inspect.log_contract import AUDIT_TAG, SANITY_TAG
 from vivid_inspect.report.logs import SCORE_COLUMNS
-from vivid_inspect.sanity import SANITY_TAG
 from vivid_inspect.scorers.judge import judge_aspect
 from vivid_inspect.tasks import explain
 from vivid_inspect.text import nfc

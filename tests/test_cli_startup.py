@@ -87,15 +87,15 @@ def test_validate_imports_inspect_but_no_data_science(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_help_texts_state_the_defaults_they_do_not_import() -> None:
-    # `vivid annotate export -n` and `vivid sanity` state defaults that live in heavy modules.
+    # `vivid annotate export -n` states a default that lives in a heavy module, `vivid sanity` the strategies.
+    from vivid_inspect.cli.audit import SANITY_LIMIT
     from vivid_inspect.report.annotate import DEFAULT_N
-    from vivid_inspect.sanity import DEFAULT_LIMIT
     from vivid_inspect.scorers.judge import STRATEGIES
 
     annotate = _probe("annotate", "export", "--help")["out"]
     assert f"(default {DEFAULT_N})" in str(annotate)
     sanity = " ".join(str(_probe("sanity", "--help")["out"]).split())
-    assert f"(default: {DEFAULT_LIMIT})" in sanity
+    assert f"(default: {SANITY_LIMIT})" in sanity
     assert "{" + ",".join(STRATEGIES) + "}" in sanity
 
 

@@ -627,10 +627,19 @@ def test_exclusion_unifies_tone_mark_placement(tmp_path: Path, in_data: str, sho
 
 
 def test_exclusion_is_not_a_substring_match() -> None:
-    loaded = load_vivid(str(GOOD), exclude_idioms=["Gieo gió", "gió gặt bão", "Gieo gió gặt bão to"])
+    # Half of an idiom, or one word of it, is not the idiom (similarity 0.5 and 0.25).
+    loaded = load_vivid(str(GOOD), exclude_idioms=["Gieo gió", "gặt bão", "gió"])
 
     assert loaded.left_out == []
     assert [s.id for s in loaded.dataset] == GOOD_IDS
+
+
+def test_at_threshold_one_a_syllable_more_or_less_is_another_idiom() -> None:
+    # By default these are near-duplicates (tests/test_near_duplicates.py); at 1 only the key counts.
+    shown = ["gió gặt bão", "Gieo gió gặt bão to"]
+
+    assert load_vivid(str(GOOD), exclude_idioms=shown, threshold=1.0).left_out == []
+    assert load_vivid(str(GOOD), exclude_idioms=shown).left_out == [1]
 
 
 def test_target_callable_sets_the_sample_target() -> None:

@@ -33,6 +33,7 @@ from vivid_inspect.report.build import write_report
 from vivid_inspect.report.judges import judge_rows
 from vivid_inspect.report.logs import read_logs
 from vivid_inspect.report.reliability import reliability_generation
+from vivid_inspect.tasks import TASK_VERSION
 
 REPO = Path(__file__).resolve().parents[1]
 OFFLINE = REPO / "experiments" / "offline.yaml"
@@ -666,7 +667,7 @@ def test_a_file_bound_under_the_key_before_digests_is_bound_and_says_so(
 @pytest.mark.parametrize(
     ("changes", "said"),
     [
-        pytest.param({"task_version": "1"}, "task version (1 then, 2 now)", id="task-version"),
+        pytest.param({"task_version": "1"}, f"task version (1 then, {TASK_VERSION} now)", id="task-version"),
         pytest.param(
             {"sample_ids": (*range(1, 17), *range(18, 48), 999)},
             "sample ids (47 then, 46 now; no longer samples: 999)",

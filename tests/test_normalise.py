@@ -116,3 +116,74 @@ def test_idiom_key_unifies_tone_mark_placement(one: str, other: str) -> None:
 )
 def test_idiom_key_keeps_different_idioms_apart(one: str, other: str) -> None:
     assert idiom_key(one) != idiom_key(other)
+
+
+# --- y/i: one syllable, two accepted spellings ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        pytest.param("kỹ", "kĩ", id="k-tilde"),
+        pytest.param("lý", "lí", id="l-acute"),
+        pytest.param("mỹ", "mĩ", id="m-tilde"),
+        pytest.param("sỹ", "sĩ", id="s-tilde"),
+        pytest.param("tỷ", "tỉ", id="t-hook"),
+        pytest.param("kỳ", "kì", id="k-grave"),
+        pytest.param("kỵ", "kị", id="k-dot"),
+        pytest.param("hy", "hi", id="no-tone"),
+        pytest.param("vy", "vi", id="v"),
+        pytest.param("thy", "thi", id="two-letter-initial"),
+        pytest.param("quý", "quí", id="qu-initial"),
+        pytest.param("quy", "qui", id="qu-no-tone"),
+        pytest.param("Mỹ", "mĩ", id="capital"),
+        pytest.param("KỸ", "kĩ", id="upper-case"),
+        pytest.param("Kỹ càng, tỷ mỉ", "kĩ càng tỉ mỉ", id="two-syllables-in-a-phrase"),
+        pytest.param("Lý lẽ", "lí lẽ.", id="with-punctuation"),
+        pytest.param("Mỹ nhân", unicodedata.normalize("NFD", "mĩ nhân"), id="nfd"),
+        pytest.param("Kỹ", unicodedata.normalize("NFD", "Kĩ"), id="nfd-both-sides"),
+    ],
+)
+def test_idiom_key_unifies_final_y_and_i_after_a_consonant(one: str, other: str) -> None:
+    assert idiom_key(one) == idiom_key(other)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        pytest.param("tay", "tai", id="ay-is-not-ai"),
+        pytest.param("cây", "câi", id="ay-after-a-circumflex"),
+        pytest.param("tuy", "tui", id="uy-is-not-ui"),
+        pytest.param("thủy", "thủi", id="uy-tone"),
+        pytest.param("y tá", "i tá", id="syllable-initial-y"),
+        pytest.param("yêu", "iêu", id="ye-at-the-start"),
+        pytest.param("khuyên", "khuiên", id="y-inside-a-rhyme"),
+        pytest.param("kỹ", "kỉ", id="different-tone"),
+        pytest.param("ly", "lý", id="tone-is-kept"),
+        pytest.param("mì", "mỳ ăn", id="different-length"),
+    ],
+)
+def test_idiom_key_keeps_y_and_i_apart_where_they_are_different_letters(one: str, other: str) -> None:
+    assert idiom_key(one) != idiom_key(other)
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        pytest.param("tay", id="ay"),
+        pytest.param("thuỷ", id="uy"),
+        pytest.param("yêu", id="ye"),
+        pytest.param("ý", id="lone-y"),
+        pytest.param("khuyên", id="uye"),
+        pytest.param("huỳnh", id="uy-final-consonant"),
+    ],
+)
+def test_idiom_key_keeps_y_where_it_is_not_a_lone_final_vowel(word: str) -> None:
+    assert "y" in unicodedata.normalize("NFD", idiom_key(word))
+
+
+def test_unify_final_y_is_public_and_keeps_other_text() -> None:
+    from vivid_inspect.data.normalise import unify_final_y
+
+    assert unify_final_y("Kỹ sư Mỹ, tay thủy") == "Kĩ sư Mĩ, tay thủy"
+    assert unicodedata.is_normalized("NFC", unify_final_y(unicodedata.normalize("NFD", "lý")))

@@ -1,6 +1,6 @@
 """Audit and sanity logs in a run folder are never read as generations.
 
-`vivid audit` writes one log per probe, judged by the audited judge; `vivid sanity` writes the
+`vivid audit` (and `vivid sanity`, its literal probe) writes one log per probe, judged by the audited judge; the former `vivid sanity` wrote the
 judged explanations of the oracle and the literal baselines. Both hold judge scores of made-up
 candidates, so in a `vivid run` folder they must not become a model's row in Tables 3 and 4, a
 judge's rows in the reliability tables, a line of the usage table, a candidate generation for the
@@ -26,13 +26,12 @@ from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from vivid_inspect.audit.card import AuditCard
 from vivid_inspect.audit.run import run_audit
 from vivid_inspect.cli.main import main
-from vivid_inspect.log_contract import AUDIT_TAG, VIVID_JUDGE_KEY, AuditRecord, read_audit_record
+from vivid_inspect.log_contract import AUDIT_TAG, SANITY_TAG, VIVID_JUDGE_KEY, AuditRecord, read_audit_record
 from vivid_inspect.report.annotate import export_sheet
 from vivid_inspect.report.audit_tables import AUDIT_COLUMNS
 from vivid_inspect.report.binding import generations_in
 from vivid_inspect.report.build import Report, write_report
 from vivid_inspect.report.logs import read_logs
-from vivid_inspect.sanity import SANITY_TAG
 
 INTRUDER = "mockllm/intruder"
 RECORD = AuditRecord(

@@ -142,7 +142,7 @@ def test_a_stale_or_broken_lock_file_does_not_block(tmp_path: Path, content: str
     (folder / LOCK_FILE).write_text(content)
     with log_folder_lock(folder, spec="mine.yaml"):
         holder_now = read_holder(folder / LOCK_FILE)
-        assert holder_now.pid == os.getpid() and holder_now.spec == "mine.yaml"
+        assert holder_now.pid == os.getpid() and holder_now.detail("spec") == "mine.yaml"
 
 
 def test_the_lock_excludes_a_second_holder_until_released(tmp_path: Path) -> None:
@@ -154,8 +154,24 @@ def test_the_lock_excludes_a_second_holder_until_released(tmp_path: Path) -> Non
     ):
         pass
     with log_folder_lock(folder, spec="third.yaml"):
-        assert read_holder(folder / LOCK_FILE).spec == "third.yaml"
+        assert read_holder(folder / LOCK_FILE).detail("spec") == "third.yaml"
     assert not folder.exists()  # created for the lock, left empty: removed again
+
+
+def test_a_waiter_takes_the_folder_anew_when_its_holder_removes_it(tmp_path: Path) -> None:
+    # The holder created the folder and leaves it empty: it removes it as it lets go, under the
+    # waiter's feet; the waiter must hold a lock file that is there, in a folder that is there.
+    folder = tmp_path / "logs"
+    waited: list[int | None] = []
+    with (
+        holder(folder, 1) as held,
+        log_folder_lock(folder, spec="waiter.yaml", wait=True, on_wait=lambda h: waited.append(h.pid)),
+    ):
+        assert read_holder(folder / LOCK_FILE).pid == os.getpid()
+        with pytest.raises(FolderBusy), log_folder_lock(folder):  # and really holds it
+            pass
+    assert waited == [held.pid]
+    assert not (folder / LOCK_FILE).exists()  # released
 
 
 @pytest.mark.slow

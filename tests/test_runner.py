@@ -35,7 +35,7 @@ from vivid_inspect.cli.main import main
 from vivid_inspect.runner import RunResult, load_spec, make_plan, run_spec
 from vivid_inspect.runner.cells import expand
 from vivid_inspect.runner.generate import eval_set_groups
-from vivid_inspect.runner.judging.cell import write_atomic
+from vivid_inspect.runner.judging.cell import write_log_atomic
 from vivid_inspect.runner.judging.panel import panel_scorer, run_panel_cell
 from vivid_inspect.runner.judging.phase import prune_orphans
 from vivid_inspect.runner.plan_text import render_plan
@@ -350,7 +350,7 @@ def test_an_interrupted_write_keeps_the_old_log(
 
     monkeypatch.setattr("vivid_inspect.runner.judging.cell.write_eval_log_async", broken)
     with pytest.raises(KeyboardInterrupt):
-        anyio.run(write_atomic, read_eval_log(str(source)), target)
+        anyio.run(write_log_atomic, read_eval_log(str(source)), target)
     assert target.read_bytes() == before
     assert list(tmp_path.iterdir()) == [target]
 

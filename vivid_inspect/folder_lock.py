@@ -8,8 +8,9 @@ JSON (pid, host, since when, and what the caller adds, such as a port), written 
 taken and read by a contender for its message.
 
 A process may take the same folder more than once (the lock is re-entered, from any thread): what
-it excludes is another process. ``vivid annotate serve`` holds its annotation folder with it; the
-log folder lock of ``vivid run`` (:mod:`vivid_inspect.runner.lock`) can move onto it.
+it excludes is another process; a lock taken with ``reentrant=False`` excludes this process's other
+holds too. ``vivid annotate serve`` holds its annotation folder with it, ``vivid run`` its log folder
+(:mod:`vivid_inspect.runner.lock`, which also waits with ``--wait``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import datetime
 import json
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,10 @@ class Holder:
     host: str | None
     started: str | None
     details: tuple[tuple[str, str], ...] = ()
+
+    def detail(self, key: str) -> str | None:
+        """What the holder wrote under ``key`` beside pid, host and time (None if nothing)."""
+        return dict(self.details).get(key)
 
     def describe(self) -> str:
         """``pid 123 on host h, port 8765, since 2026-...`` leaving out what is unknown."""
@@ -122,13 +127,28 @@ class HeldFolder:
         self.release()
 
 
-def hold(folder: Path, lock_name: str, busy: str, **details: str | int | None) -> HeldFolder:
-    """Take a folder for this process, or fail at once naming the live holder.
+def hold(
+    folder: Path,
+    lock_name: str,
+    busy: str,
+    *,
+    wait: bool = False,
+    on_wait: Callable[[Holder], object] | None = None,
+    reentrant: bool = True,
+    describe: Callable[[Holder], str] = Holder.describe,
+    **details: str | int | None,
+) -> HeldFolder:
+    """Take a folder for this process, or fail at once naming the live holder (or wait for it).
 
     Args:
         folder: The folder (it must exist).
         lock_name: The lock file's name inside it.
         busy: The message when another process holds it; ``{folder}`` and ``{holder}`` are filled in.
+        wait: Wait for a live holder to let go instead of raising :class:`FolderBusy`.
+        on_wait: Called with the holder once, before waiting.
+        reentrant: Whether this process may take the folder again while it holds it (False: a
+            second hold in this process is refused like another process's).
+        describe: How ``{holder}`` reads in ``busy``.
         **details: What the lock file says of this holder beside pid, host and time (None is left out).
 
     Returns:
@@ -140,13 +160,18 @@ def hold(folder: Path, lock_name: str, busy: str, **details: str | int | None) -
     """
     path = folder / lock_name
     # One instance per lock file, shared by every thread: this process re-enters its own lock.
-    lock = FileLock(path, timeout=0, thread_local=False, is_singleton=True)
+    # Separate instances hold separate flocks, which exclude each other within one process too.
+    lock = FileLock(path, timeout=0, thread_local=False, is_singleton=reentrant)
     first = not lock.is_locked
     try:
         lock.acquire()
     except Timeout:
         holder = read_holder(path)
-        raise FolderBusy(folder, holder, busy.format(folder=folder, holder=holder.describe())) from None
+        if not wait:
+            raise FolderBusy(folder, holder, busy.format(folder=folder, holder=describe(holder))) from None
+        if on_wait is not None:
+            on_wait(holder)
+        lock.acquire(timeout=-1)
     info: dict[str, Any] = {
         "pid": os.getpid(),
         "host": socket.gethostname(),

@@ -19,7 +19,10 @@ other's internals):
 - a log written by ``vivid audit`` (one per probe) carries the tag :data:`AUDIT_TAG` and eval
   metadata ``vivid_audit`` (:data:`VIVID_AUDIT_KEY`), an :class:`AuditRecord`: it judges a probe's
   made-up candidates, never a model's generations, so the report, Table 3 and annotation sheets
-  must not read it as a generation (:func:`is_audit_log`).
+  must not read it as a generation (:func:`is_audit_log`);
+- a generation log's task metadata ``leakage`` (:data:`LEAKAGE_KEY`, a :class:`LeakageRecord`) lists
+  each item the task left out because its idiom is, or is a near-duplicate of, one shown with its
+  answer, with the idiom it resembles and their similarity (:func:`read_leakage_record`).
 
 Every field of :class:`JudgedRecord` has a default, so a judged log written before a field existed
 still reads.
@@ -28,6 +31,7 @@ still reads.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -209,6 +213,9 @@ def read_judged_record(metadata: dict[str, Any] | None) -> JudgedRecord | None:
 
 AUDIT_TAG = "vivid-audit"
 """Eval tag of every log ``vivid audit`` writes (one log per probe)."""
+SANITY_TAG = "vivid-sanity"
+"""Eval tag of the logs the former ``vivid sanity`` wrote (before it became the audit's literal probe):
+a folder may still hold them, and they are judged made-up answers too."""
 VIVID_AUDIT_KEY = "vivid_audit"
 """Eval metadata key holding the :class:`AuditRecord` of an audit log."""
 
@@ -273,3 +280,100 @@ def is_audit_log(tags: list[str] | None, metadata: dict[str, Any] | None) -> boo
         True for an audit log.
     """
     return AUDIT_TAG in (tags or []) or VIVID_AUDIT_KEY in (metadata or {})
+
+
+LEAKAGE_KEY = "leakage"
+"""Task metadata of ``explain``, ``topic`` and ``traits`` (task version 3 on): what was left out and why."""
+
+
+class LeftOutEntry(BaseModel):
+    """One item a task left out because its idiom is, or nearly is, one shown with its answer.
+
+    Attributes:
+        id: The item's sample id.
+        idiom: Its idiom.
+        resembles: The idiom shown (a demonstration or a judge's graded example); empty in a record
+            read from a log older than task version 3, which kept the ids only.
+        shown_as: ``demonstration`` or ``judge_example``.
+        similarity: Their similarity (1.0: the same idiom); None when the log did not record it.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: int
+    idiom: str = ""
+    resembles: str = ""
+    shown_as: str = "demonstration"
+    similarity: float | None = None
+
+    def describe(self) -> str:
+        """``id 12 «Ăn cháo đái bát» ~ demonstration «Ăn cháo đá bát» (0.750)``, or ``id 12`` alone."""
+        if not self.resembles:
+            return f"id {self.id}"
+        close = "" if self.similarity is None else f" ({self.similarity:.3f})"
+        return f"id {self.id} «{self.idiom}» ~ {self.shown_as.replace('_', ' ')} «{self.resembles}»{close}"
+
+
+class LeakageRecord(BaseModel):
+    """Task metadata ``leakage``: the threshold and every item left out, in data order.
+
+    Attributes:
+        threshold: The similarity from which an item was left out; None for an older log.
+        left_out: One entry per item left out, for both reasons.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    threshold: float | None = None
+    left_out: list[LeftOutEntry] = []
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        """The ids left out, in data order."""
+        return tuple(entry.id for entry in self.left_out)
+
+    def why(self, ids: Iterable[object]) -> list[str]:
+        """Why each of ``ids`` was left out, one line each, for the ids this record holds.
+
+        For a message that compares two generations: the ids an older generation scored and this
+        one does not, explained (``id 12 «Ăn cháo đái bát» ~ demonstration «Ăn cháo đá bát» (0.750)``).
+
+        Args:
+            ids: Sample ids (ints, or their strings, as Inspect may record them).
+
+        Returns:
+            One description per id the record holds, in data order.
+        """
+        wanted = {str(i) for i in ids}
+        return [entry.describe() for entry in self.left_out if str(entry.id) in wanted]
+
+
+def read_leakage_record(metadata: dict[str, Any] | None) -> LeakageRecord:
+    """What a generation log's task left out and why, from its eval metadata.
+
+    A log of task version 3 or later carries :data:`LEAKAGE_KEY`; an older one only
+    ``left_out_ids`` and ``judge_examples_left_out_ids``, which become entries without a
+    resemblance. A record that does not fit is read from those ids the same way.
+
+    Args:
+        metadata: ``log.eval.metadata``.
+
+    Returns:
+        The record (empty when nothing was left out).
+    """
+    metadata = metadata or {}
+    value = metadata.get(LEAKAGE_KEY)
+    if isinstance(value, dict):
+        try:
+            return LeakageRecord.model_validate(value)
+        except ValidationError as error:
+            logger.info("ignoring a malformed %s record: %s", LEAKAGE_KEY, error)
+    entries = []
+    for key, shown_as in (
+        ("left_out_ids", "demonstration"),
+        ("judge_examples_left_out_ids", "judge_example"),
+    ):
+        ids = metadata.get(key)
+        if isinstance(ids, list):
+            entries += [LeftOutEntry(id=int(i), shown_as=shown_as) for i in ids if isinstance(i, int)]
+    return LeakageRecord(left_out=sorted(entries, key=lambda entry: entry.id))

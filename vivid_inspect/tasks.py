@@ -15,9 +15,9 @@ from inspect_ai.model import GenerateConfig
 from vivid_inspect.bounds import MAX_JUDGE_RETRIES, count_problem
 from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.data import VividData, VividItem, load_vivid
-from vivid_inspect.data.leakage import judge_example_idioms
+from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD, judge_example_idioms
 from vivid_inspect.inspect_private import task_errors
-from vivid_inspect.log_contract import LEXICAL
+from vivid_inspect.log_contract import LEAKAGE_KEY, LEXICAL
 from vivid_inspect.scorers.classification import topic_match, traits_match
 from vivid_inspect.scorers.explain_judges import explain_scorers, judge_names
 from vivid_inspect.solvers.bounded_generate import bounded_generate
@@ -41,8 +41,10 @@ EXPLAIN_CONFIG = GenerateConfig(temperature=0.7, max_tokens=150, cache=False).me
 # Greedy and short: the answer is a code. Reasoning models need more (`--max-tokens 2048`).
 CLASSIFY_CONFIG = GenerateConfig(temperature=0.0, max_tokens=32).merge(GENERATION.retry_config())
 # 2: demonstrations are matched by idiom key; judge calibration idioms are left out of explain;
-# lenient traits need codes 1-5; chrF unifies tone-mark placement (README, Changelog).
-TASK_VERSION = 2
+# lenient traits need codes 1-5; chrF unifies tone-mark placement (docs/changelog.md).
+# 3: near-duplicates of demonstrations and judge examples are left out too (data/leakage.py), and
+# the idiom key unifies final y/i; the task metadata's `leakage` names each item and why.
+TASK_VERSION = 3
 
 TASK_COUNT_BOUNDS: dict[str, tuple[int, int]] = {
     "shots": (0, MAX_SHOTS),
@@ -60,37 +62,49 @@ def _check_counts(**counts: object) -> None:
 
 
 @task
-def topic(shots: int = 3, data: str | None = None) -> Task:
+def topic(
+    shots: int = 3, data: str | None = None, leakage_threshold: float = NEAR_DUPLICATE_THRESHOLD
+) -> Task:
     """Topic classification: the model names the theme (1-7) of each idiom; exact match.
 
     Args:
         shots: Number of fixed demonstrations shown before the item, 0 to 5 (paper: 3).
         data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
             default ``$VIVID_DATA``, else ``hf``.
+        leakage_threshold: Similarity (0.6 to 1) from which an item counts as a near-duplicate
+            of a demonstration shown and is left out (default 0.75; 1 leaves out only the
+            demonstrations themselves, in any spelling or with their halves swapped).
 
     Returns:
         The task. Its metadata records the data source, its content digest and item count
-        (``data``, ``data_sha256``, ``data_items``) and the ids left out because their idiom is
-        one of the demonstrations shown (``left_out``, ``left_out_ids``).
+        (``data``, ``data_sha256``, ``data_items``), the ids left out because their idiom is, or
+        is a near-duplicate of, one of the demonstrations shown (``left_out``, ``left_out_ids``),
+        and ``leakage``: the threshold and, for each left-out item, its id, idiom, the
+        demonstration it resembles and their similarity.
     """
     with task_errors("topic"):
-        return _classification("topic", shots, data)
+        return _classification("topic", shots, data, leakage_threshold)
 
 
 @task
-def traits(shots: int = 3, data: str | None = None) -> Task:
+def traits(
+    shots: int = 3, data: str | None = None, leakage_threshold: float = NEAR_DUPLICATE_THRESHOLD
+) -> Task:
     """Trait classification: the model lists every complexity trait code (``1,3,5``); exact match.
 
     Args:
         shots: Number of fixed demonstrations shown before the item, 0 to 5 (paper: 3).
         data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
             default ``$VIVID_DATA``, else ``hf``.
+        leakage_threshold: Similarity (0.6 to 1) from which an item counts as a near-duplicate
+            of a demonstration shown and is left out (default 0.75; 1 leaves out only the
+            demonstrations themselves, in any spelling or with their halves swapped).
 
     Returns:
         The task, with the same metadata as :func:`topic`'s.
     """
     with task_errors("traits"):
-        return _classification("traits", shots, data)
+        return _classification("traits", shots, data, leakage_threshold)
 
 
 @task
@@ -100,6 +114,7 @@ def explain(
     judge_model: str | None = None,
     data: str | None = None,
     judge_retries: int = 1,
+    leakage_threshold: float = NEAR_DUPLICATE_THRESHOLD,
 ) -> Task:
     """Explanation: the model explains each idiom in Vietnamese; an LLM judge scores it 0-5.
 
@@ -113,15 +128,20 @@ def explain(
         data: ``sample``, ``hf`` (pinned Hugging Face release), an http(s) URL or a CSV path;
             default ``$VIVID_DATA``, else ``hf``.
         judge_retries: How many times the judge is asked again after an unreadable reply, 0 to 10.
+        leakage_threshold: Similarity (0.6 to 1) from which an item counts as a near-duplicate
+            of a few-shot idiom or a judge's graded example and is left out (default 0.75; 1
+            leaves out only those idioms themselves, in any spelling or with their halves swapped).
 
     Returns:
         The task. Its metadata records the data source, its content digest and item count
         (``data``, ``data_sha256``, ``data_items``) and the ids left out because their idiom
-        is one of the few-shot demonstrations (left out for both prompt styles, so zero-shot and
-        few-shot scores cover the same items; ``left_out``, ``left_out_ids``), and apart from
-        those the ids left out because their idiom is a graded example in a judge prompt (left
-        out whatever ``judge`` is, so the data set never depends on the judge;
-        ``judge_examples_left_out``, ``judge_examples_left_out_ids``).
+        is, or is a near-duplicate of, one of the few-shot demonstrations (left out for both
+        prompt styles, so zero-shot and few-shot scores cover the same items; ``left_out``,
+        ``left_out_ids``), and apart from those the ids left out because their idiom is, or is a
+        near-duplicate of, a graded example in a judge prompt (left out whatever ``judge`` is, so
+        the data set never depends on the judge; ``judge_examples_left_out``,
+        ``judge_examples_left_out_ids``). ``leakage`` holds the threshold and, for each left-out
+        item, its id, idiom, the idiom it resembles, where that is shown and their similarity.
     """
     with task_errors("explain"):
         if prompt not in EXPLAIN_STYLES:
@@ -132,6 +152,7 @@ def explain(
             data,
             exclude_idioms=[idiom for idiom, _ in EXPLAIN_DEMONSTRATIONS],
             exclude_judge_examples=judge_example_idioms(),
+            threshold=leakage_threshold,
         )
         _check_start("explain", loaded, data, judge_names(judge), judge_model)
         return Task(
@@ -148,11 +169,12 @@ def explain(
                 "left_out_ids": loaded.left_out,
                 "judge_examples_left_out": len(loaded.judge_examples_left_out),
                 "judge_examples_left_out_ids": loaded.judge_examples_left_out,
+                LEAKAGE_KEY: loaded.leakage_record(),
             },
         )
 
 
-def _classification(kind: ClassifyKind, shots: int, data: str | None) -> Task:
+def _classification(kind: ClassifyKind, shots: int, data: str | None, leakage_threshold: float) -> Task:
     """The topic or traits task: the two differ only in their gold answer and scorer."""
     _check_counts(shots=shots)  # `-T shots=many` arrives as a string
 
@@ -160,7 +182,7 @@ def _classification(kind: ClassifyKind, shots: int, data: str | None) -> Task:
         return topic_answer(item.theme_id) if kind == "topic" else traits_answer(item.trait_ids)
 
     shown = [demo.idiom for demo in DEMONSTRATIONS[:shots]]
-    loaded = load_vivid(data, exclude_idioms=shown, target=gold)
+    loaded = load_vivid(data, exclude_idioms=shown, target=gold, threshold=leakage_threshold)
     _check_start(kind, loaded, data)
     return Task(
         dataset=loaded.dataset,
@@ -173,6 +195,7 @@ def _classification(kind: ClassifyKind, shots: int, data: str | None) -> Task:
             "shots": shots,
             "left_out": len(loaded.left_out),
             "left_out_ids": loaded.left_out,
+            LEAKAGE_KEY: loaded.leakage_record(),
         },
     )
 

@@ -13,7 +13,6 @@ the generation's key, and a report folder that held both would see the generatio
 
 from __future__ import annotations
 
-import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import pandas as pd
 from inspect_ai.log import EvalLog, ProvenanceData, edit_score, read_eval_log, write_eval_log
 from inspect_ai.scorer import ScoreEdit
 
+from vivid_inspect.atomic_write import replacing
 from vivid_inspect.bounded_zip import Budget, InflationError, check_members, check_size, max_inflated
 from vivid_inspect.generation_key import generation_of
 from vivid_inspect.report.binding import names_generation
@@ -121,9 +121,9 @@ def write_human_log(log: Path, scores: pd.DataFrame, out: Path, key: str) -> Non
         )
         edit_score(copy, sample_id, HUMAN_SCORE, edit, recompute_metrics=False, epoch=1)
     out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f".{out.stem}.part{out.suffix}")
-    write_eval_log(copy, str(partial))
-    os.replace(partial, out)
+    # not fsynced: the copy is made again from the scores file at the next save
+    with replacing(out, fsync=False) as temporary:
+        write_eval_log(copy, str(temporary), format="json" if out.suffix == ".json" else "eval")
 
 
 def _header(log: Path) -> EvalLog | None:

@@ -26,10 +26,10 @@ from vivid_inspect.annotate_server.queues import (
     normalise_name,
 )
 from vivid_inspect.annotate_server.workspace import PLAN_FILE, Workspace
+from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.folder_lock import HeldFolder
 from vivid_inspect.inputs.human_scores import record_path
 from vivid_inspect.report.annotate import export_sheet
-from vivid_inspect.report.sheet_files import write_atomic
 from vivid_inspect.report.sheet_lock import hold_annotation_folder
 
 SHEET_FILE = "sheet.csv"

@@ -47,9 +47,8 @@ def urls(workspace: Workspace, host: str, port: int) -> dict[str, str]:
 def announce(workspace: Workspace, host: str, port: int, out: TextIO = sys.stdout) -> None:
     """Print what is served and each annotator's URL (each URL holds that annotator's token)."""
     plan = workspace.plan
-    key = workspace.sheet.key or "none (a sheet without a generation column)"
     print(
-        f"vivid annotate serve: {len(plan.ids)} item(s) of generation {key} for {len(plan.annotators)} annotator(s), "
+        f"vivid annotate serve: {workspace.description()} for {len(plan.annotators)} annotator(s), "
         f"{plan.overlap} shared; files in {workspace.folder}",
         file=out,
     )
@@ -63,7 +62,7 @@ def announce(workspace: Workspace, host: str, port: int, out: TextIO = sys.stdou
             file=out,
         )
     print(
-        f"Every score is saved as it is given. When an annotator finishes, {workspace.humans_path} is written "
+        f"Every score is saved as it is given. When an annotator finishes, {workspace.written()} "
         "for `vivid report --human`. Ctrl+C stops the server; start it again the same way to continue.",
         file=out,
         flush=True,

@@ -36,6 +36,7 @@ from vivid_inspect.annotate_server.guidelines import guidelines
 from vivid_inspect.annotate_server.human_log import LOGS_FOLDER, generation_logs, write_human_log
 from vivid_inspect.annotate_server.items import Item, Sheet
 from vivid_inspect.annotate_server.queues import Plan
+from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.folder_lock import HeldFolder
 from vivid_inspect.inputs.csv_records import Problems, id_problem, id_value, iter_records, whole_number
 from vivid_inspect.inputs.csv_records import shown as shown_cell
@@ -43,7 +44,7 @@ from vivid_inspect.inputs.human_scores import HumanScoresError, Problem, record_
 from vivid_inspect.report.agreement import agreement
 from vivid_inspect.report.annotate import SHEET_COLUMNS, import_sheets
 from vivid_inspect.report.raters import raters_alpha
-from vivid_inspect.report.sheet_files import cut, neutralise, write_atomic
+from vivid_inspect.report.sheet_files import cut, neutralise
 from vivid_inspect.size_caps import SHEETS
 from vivid_inspect.text import nfc
 
@@ -343,12 +344,11 @@ class Workspace:
         finished = [a for a in self.annotators.values() if a.finished]
         humans = None
         if annotator.finished:
-            folder = str(self.report_folder) if self.report_folder else "LOG_DIR"
             humans = {
                 "path": str(self.humans_path.resolve()),
                 "finished": len(finished),
                 "annotators": len(self.annotators),
-                "command": f"vivid report {_quoted(folder)} --human {_quoted(str(self.humans_path.resolve()))}",
+                "command": self.report_command(),
                 "logs": str((self.folder / LOGS_FOLDER).resolve()) if self.human_logs else None,
             }
         return {
@@ -359,6 +359,20 @@ class Workspace:
             "humans": humans,
             "agreement": self._agreement(),
         }
+
+    def report_command(self) -> str:
+        """The ``vivid report`` command that reads the human scores this folder writes."""
+        folder = str(self.report_folder) if self.report_folder else "LOG_DIR"
+        return f"vivid report {_quoted(folder)} --human {_quoted(str(self.humans_path.resolve()))}"
+
+    def written(self) -> str:
+        """What a finished annotator's scores are written to, for the start-up message."""
+        return f"{self.humans_path} is written"
+
+    def description(self) -> str:
+        """What is served, in a few words, for the start-up message."""
+        key = self.sheet.key or "none (a sheet without a generation column)"
+        return f"{len(self.plan.ids)} item(s) of generation {key}"
 
     def _agreement(self) -> dict[str, Any]:
         """Agreement on the shared items, only once every annotator has scored all of them."""
@@ -463,6 +477,11 @@ def _not_an_item(row: int, line: int, cell: str, item: int | None) -> Problem:
 
 def _bad_score(row: int, line: int, cell: str) -> Problem:
     return Problem(row, line, "score", f"score must be a whole number from 0 to 5, found {shown_cell(cell)}")
+
+
+def quoted(text: str) -> str:
+    """A path or name as a shell word (quoted only when it needs to be)."""
+    return _quoted(text)
 
 
 def _quoted(text: str) -> str:

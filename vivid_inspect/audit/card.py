@@ -2,7 +2,7 @@
 
 :func:`build_card` turns the judge's scores of each probe (probe -> item id -> 0-5, NaN when
 unscored) into an :class:`AuditCard`; no Inspect is needed, so the report and tests build cards
-from scores alone. The card reads like ``vivid sanity``'s report: a verdict header, one table row per
+from scores alone. The card reads like the former ``vivid sanity``'s report: a verdict header, one table row per
 probe, the thresholds used, notes. :meth:`AuditCard.write` writes ``audit.md``, ``audit.csv`` and
 ``audit_shifts.png``, each whole or not at all.
 """
@@ -112,7 +112,7 @@ class AuditCard:
 
     @property
     def exit_code(self) -> int:
-        """0 when no probe fails, else 1 (like ``vivid sanity``)."""
+        """0 when no probe fails, else 1 (``vivid sanity`` also takes an inconclusive probe as 1)."""
         return 0 if self.passed else 1
 
     def count(self, verdict: str) -> int:
@@ -270,8 +270,8 @@ class AuditCard:
         Returns:
             File name -> the path written, in :data:`FILES` order.
         """
+        from vivid_inspect.atomic_write import write_atomic
         from vivid_inspect.audit.plot import render_png
-        from vivid_inspect.report.sheet_files import write_atomic
 
         contents: dict[str, str | bytes] = {
             "audit.md": self.markdown(),

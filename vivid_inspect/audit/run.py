@@ -1,7 +1,7 @@
 """``run_audit``: derive every probe's candidates, judge them (one Inspect log per probe), build the card.
 
 The items are the ``explain`` task's (the same left-out demonstrations and judge examples, the
-same ids and metadata), drawn with the seed as ``vivid sanity`` draws them. Every probe is a task
+same ids and metadata), drawn with the seed (:func:`choose_ids`). Every probe is a task
 (:mod:`vivid_inspect.audit.task`) run under the ``none/none`` model in one ``eval`` with the
 judge bound to the ``grader`` role: items × probes judge calls, plus one ``translator`` call per
 item when the ``english`` probe has no shipped translation. The judge's replies are cached by
@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -36,7 +37,6 @@ from vivid_inspect.call_errors import readable_error
 from vivid_inspect.interrupt import raise_if_cancelled
 from vivid_inspect.languages import DEFAULT_LANGUAGE, check_language
 from vivid_inspect.redact import redact
-from vivid_inspect.sanity import choose_ids, model_from_name
 
 if TYPE_CHECKING:
     from inspect_ai.model import GenerateConfig, Model
@@ -289,6 +289,75 @@ def check_retries(retries: object) -> int:
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise ValueError(f"retries {retries!r} must be a whole number 0 or more")
     return retries
+
+
+def choose_ids(ids: Sequence[int | str], limit: int | None, seed: int) -> list[int | str]:
+    """The items an audit uses.
+
+    Args:
+        ids: Sample ids of the data set.
+        limit: How many to draw; None, or at least ``len(ids)``, keeps them all.
+        seed: Seed of the draw, so a re-run uses the same items.
+
+    Returns:
+        The drawn ids in ascending order (all ids, in their order, when none are left out).
+
+    Raises:
+        ValueError: If ``limit`` is below 1.
+    """
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be 1 or more, got {limit}")
+    if limit is None or limit >= len(ids):
+        return list(ids)
+    return sorted(
+        random.Random(seed).sample(list(ids), limit), key=lambda value: (isinstance(value, str), value)
+    )
+
+
+def check_judge_args(name: str, model_args: Mapping[str, Any]) -> None:
+    """Refuse ``-M`` arguments a judge would ignore: an offline ``vivid/*`` judge takes none.
+
+    Raises:
+        ValueError: One line naming the keys and the model.
+    """
+    if name.split("/", 1)[0] == "vivid" and model_args:
+        # vivid/chrf grades from the prompt alone (its `data` argument is read only by the
+        # baselines, as generators): as a judge every argument would be silently ignored.
+        raise ValueError(
+            f"-M {', '.join(sorted(model_args))}: {name} takes no model argument as a judge (it takes "
+            "only the model argument 'data', as a generator)"
+        )
+
+
+_UNEXPECTED_ARGUMENT = re.compile(r"unexpected keyword argument '([^']+)'")
+
+
+def model_from_name(name: str, model_args: Mapping[str, Any] | None) -> Model:
+    """Build a model from its name and ``-M`` arguments; an argument it does not take is a ValueError.
+
+    Args:
+        name: The model's name (``openai-api/local/qwen3``).
+        model_args: Its ``-M`` arguments.
+
+    Returns:
+        The model.
+
+    Raises:
+        ValueError: A model argument the provider (or its client) does not take, named with the
+            model; or what Inspect raises for an unknown model.
+    """
+    from inspect_ai.model import get_model
+
+    args = dict(model_args or {})
+    check_judge_args(name, args)
+    try:
+        return get_model(name, **args)
+    except TypeError as error:
+        # Inspect passes unknown model arguments on to the provider's client constructor.
+        unknown = _UNEXPECTED_ARGUMENT.search(str(error))
+        if unknown is None:
+            raise
+        raise ValueError(f"-M {unknown.group(1)}: not a model argument of {name}") from None
 
 
 def _model(model: str | Model, model_args: Mapping[str, Any] | None, what: str) -> Model:

@@ -365,7 +365,8 @@ class SelfPreferenceCard:
         Raises:
             SelfPreferenceError: If ``out_dir`` is a file or cannot be created.
         """
-        from vivid_inspect.report.sheet_files import neutralise, write_atomic
+        from vivid_inspect.atomic_write import write_atomic
+        from vivid_inspect.report.sheet_files import neutralise
 
         out = Path(out_dir)
         if out.exists() and not out.is_dir():

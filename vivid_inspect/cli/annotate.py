@@ -78,7 +78,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "source", metavar="SOURCE", help="a sheet written by `export`, a generation log, or a folder of logs"
     )
     served.add_argument(
-        "--annotators", required=True, metavar="NAME[,NAME...]", help="annotator names, comma-separated"
+        "--annotators",
+        metavar="NAME[,NAME...]",
+        help="annotator names, comma-separated (not needed with --plan)",
     )
     served.add_argument(
         "--overlap",
@@ -106,6 +108,25 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     served.add_argument(
         "--generation", metavar="SELECTOR", help="the generation inside a folder, as `export --generation`"
+    )
+    served.add_argument(
+        "--generations",
+        metavar="all|SELECTOR[,SELECTOR...]",
+        help=(
+            "draw one blind queue across several generations of a folder (all explanation generations, or these): "
+            "a first batch of 20 per generation, then the rest of -n by Neyman allocation (restart when the first "
+            "batch is scored); one human scores file per generation"
+        ),
+    )
+    served.add_argument(
+        "--plan",
+        action="store_true",
+        help="with --generations: print how many labels each generation gets next and the expected widths, and exit",
+    )
+    served.add_argument(
+        "--judge",
+        metavar="NAME[@MODEL]",
+        help="with --generations: the judge whose scores the allocation measures the spread against (default: the report's)",
     )
     served.add_argument(
         "--write-log",
@@ -186,23 +207,32 @@ def run_serve(args: argparse.Namespace) -> int:
     75 when another ``vivid annotate serve`` holds the annotation folder (it is named).
     """
     # Imported here: the server pulls in uvicorn, Starlette and pandas, and `vivid --help` must stay fast.
-    from vivid_inspect.annotate_server.opening import open_workspace
     from vivid_inspect.annotate_server.serve import announce, bind, serve
     from vivid_inspect.folder_lock import FolderBusy
     from vivid_inspect.report.annotate import DEFAULT_N
 
+    if args.plan or args.generations is not None:
+        if args.generations is None:
+            print(
+                "vivid annotate serve: --plan plans labels across generations; give --generations",
+                file=sys.stderr,
+            )
+            return EXIT_BAD_INPUT
+        if args.write_log or args.generation:
+            print(
+                "vivid annotate serve: --generations draws from several generations; --generation and --write-log "
+                "are for one",
+                file=sys.stderr,
+            )
+            return EXIT_BAD_INPUT
+    if args.plan:
+        return _print_plan(args)
+    if args.annotators is None:
+        print("vivid annotate serve: --annotators is required (names, comma-separated)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     names = [name.strip() for name in args.annotators.split(",")]
     try:
-        workspace = open_workspace(
-            args.source,
-            names,
-            overlap=args.overlap,
-            n=DEFAULT_N if args.n is None else args.n,
-            seed=args.seed,
-            generation=args.generation,
-            folder=args.out_dir,
-            write_log=args.write_log,
-        )
+        workspace = _open(args, names, DEFAULT_N)
     except FolderBusy as error:
         print(f"vivid annotate serve: {error}. Nothing was started.", file=sys.stderr)
         return EXIT_BUSY
@@ -231,3 +261,54 @@ def run_serve(args: argparse.Namespace) -> int:
         return EXIT_OK
     finally:
         workspace.close()
+
+
+def _open(args: argparse.Namespace, names: list[str], default_n: int) -> Any:
+    """The workspace to serve: one generation's, or a round of a pool across generations."""
+    n = default_n if args.n is None else args.n
+    if args.generations is not None:
+        from vivid_inspect.annotate_server.pool import open_pool
+
+        return open_pool(
+            args.source,
+            names,
+            generations=args.generations,
+            overlap=args.overlap,
+            n=n,
+            seed=args.seed,
+            folder=args.out_dir,
+            judge=args.judge,
+        )
+    from vivid_inspect.annotate_server.opening import open_workspace
+
+    return open_workspace(
+        args.source,
+        names,
+        overlap=args.overlap,
+        n=n,
+        seed=args.seed,
+        generation=args.generation,
+        folder=args.out_dir,
+        write_log=args.write_log,
+    )
+
+
+def _print_plan(args: argparse.Namespace) -> int:
+    """``--plan``: the next round's labels per generation and expected widths; writes nothing."""
+    from vivid_inspect.annotate_server.pool import plan_pool
+    from vivid_inspect.report.annotate import DEFAULT_N
+
+    try:
+        planned = plan_pool(
+            args.source,
+            generations=args.generations,
+            n=DEFAULT_N if args.n is None else args.n,
+            seed=args.seed,
+            folder=args.out_dir,
+            judge=args.judge,
+        )
+    except ValueError as error:
+        print(f"vivid annotate serve: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print("\n".join(planned.lines()))
+    return EXIT_OK

@@ -1,7 +1,11 @@
-"""``vivid data check``: is the code order in taxonomy.py the one the data's prevalences support?
+"""``vivid data check`` (the code order) and ``vivid data leakage`` (what the tasks leave out).
 
-Exit codes: 0 the best-fitting assignment is taxonomy.py's (or the source is too small to tell),
-1 it differs, 2 the data cannot be read.
+``check``: is the code order in taxonomy.py the one the data's prevalences support? ``leakage``:
+which items the tasks leave out as idioms they show with their answers, or near-duplicates of them.
+
+Exit codes of check: 0 the best-fitting assignment is taxonomy.py's (or the source is too small to
+tell), 1 it differs, 2 the data cannot be read. Of leakage: 0 listed, 2 the data cannot be read or
+the threshold is out of range.
 """
 
 from __future__ import annotations
@@ -21,11 +25,18 @@ exit codes: 0 taxonomy.py fits best (or too few rows to tell), 1 another order f
 2 the data cannot be read"""
 
 
+_LEAKAGE_EPILOG = """examples:
+  vivid data leakage --data sample                   # the bundled rows: one few-shot idiom
+  vivid data leakage --data ~/VIVID_Dataset.csv --closest 10
+  vivid data leakage --threshold 0.9                 # what -T leakage_threshold=0.9 would leave out
+exit codes: 0 listed, 2 the data cannot be read or the threshold is out of range"""
+
+
 def register(subparsers: Any) -> None:
-    """Add ``vivid data`` and its ``check`` command."""
+    """Add ``vivid data`` and its ``check`` and ``leakage`` commands."""
     data = subparsers.add_parser(
         "data",
-        help="check the data against the paper (vivid data check)",
+        help="check the data against the paper (vivid data check); list what the tasks leave out (vivid data leakage)",
         description="Commands about the VIVID data set.",
     )
     commands = data.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
@@ -50,6 +61,39 @@ def register(subparsers: Any) -> None:
         "--duplicates", action="store_true", help="also list every row that repeats an earlier idiom"
     )
     check.set_defaults(handler=run_check)
+    leakage = commands.add_parser(
+        "leakage",
+        help="list the items the tasks leave out as shown idioms or near-duplicates, with their pairs",
+        description=(
+            "Compare every idiom of the data with every idiom a task shows with its answer (the topic "
+            "and traits demonstrations, the explain few-shot demonstrations, the judges' graded "
+            "examples) and list each item the tasks leave out: its id, the similarity, the idiom it "
+            "resembles and which tasks show that idiom. The same comparison the tasks make when they "
+            "load the data (vivid_inspect/data/leakage.py; docs/tasks.md, 'What is left out and why')."
+        ),
+        epilog=_LEAKAGE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    leakage.add_argument(
+        "--data",
+        default=None,
+        metavar="SOURCE",
+        help="sample, hf, an http(s) URL or a CSV path (default: $VIVID_DATA, else hf)",
+    )
+    leakage.add_argument(
+        "--threshold",
+        default=None,
+        metavar="T",
+        help="similarity from which an item is left out, 0.6 to 1 (default: the tasks' 0.75)",
+    )
+    leakage.add_argument(
+        "--closest",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also list the N most similar pairs below the threshold (to judge a threshold)",
+    )
+    leakage.set_defaults(handler=run_leakage)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -141,3 +185,78 @@ def _verdict(fit: Any) -> str:
         f"code {code.code} fits {code.best!r} (taxonomy.py: {code.mapped!r})" for code in fit.differing
     )
     return f"{fit.kind}: the best-fitting assignment DIFFERS from vivid_inspect/taxonomy.py: {moved}.{unlike}"
+
+
+def _shown_where() -> list[tuple[Any, str]]:
+    """Every idiom a task shows with its answer, and which tasks show it (demonstrations first)."""
+    from vivid_inspect.data.leakage import judge_example_idioms, shown_idioms
+    from vivid_inspect.solvers.classify_prompts import DEMONSTRATIONS
+    from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS
+
+    where: dict[str, str] = {}
+    for number, demo in enumerate(DEMONSTRATIONS, 1):
+        where[demo.idiom] = f"topic and traits demonstration {number} (shots >= {number})"
+    for idiom, _ in EXPLAIN_DEMONSTRATIONS:
+        where.setdefault(idiom, "explain few-shot demonstration (every prompt)")
+    for idiom in judge_example_idioms():
+        where.setdefault(idiom, "explain judge example (every prompt)")
+    shown = shown_idioms(
+        [demo.idiom for demo in DEMONSTRATIONS] + [idiom for idiom, _ in EXPLAIN_DEMONSTRATIONS],
+        judge_example_idioms(),
+    )
+    return [(one, where[one.idiom]) for one in shown]
+
+
+def run_leakage(args: argparse.Namespace) -> int:
+    """Run ``vivid data leakage`` and return its exit code."""
+    from vivid_inspect.data import VividDataError, load_items
+    from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD, check_threshold, resemblance, similarity
+
+    try:
+        threshold = check_threshold(
+            NEAR_DUPLICATE_THRESHOLD if args.threshold is None else _number(args.threshold)
+        )
+    except ValueError as error:
+        print(f"vivid data leakage: --threshold: {error}", file=sys.stderr)
+        return EXIT_BAD_DATA
+    try:
+        source, items = load_items(args.data)
+    except VividDataError as error:
+        print(f"vivid data leakage: the data cannot be used:\n{error}", file=sys.stderr)
+        return EXIT_BAD_DATA
+
+    shown = _shown_where()
+    print(
+        f"{source}: {len(items):,} rows; {len(shown)} idioms shown with their answers, "
+        f"similarity >= {threshold:g} leaves an item out"
+    )
+    # The tasks' own rule picks what is left out (the closest shown idiom, a demonstration on a tie).
+    where = {one.idiom: told for one, told in shown}
+    listed = [one for one, _ in shown]
+    left_out = [(item, resemblance(item.idiom, listed, threshold)) for item in items]
+    kept = [item for item, close in left_out if close is None]
+    print(f"Left out: {len(items) - len(kept):,} of {len(items):,} rows")
+    for item, close in left_out:
+        if close is not None:
+            print(_pair_line(close.similarity, item, close.resembles, where[close.resembles]))
+    if args.closest > 0:
+        nearest = [
+            max((similarity(item.idiom, one), -rank, one) for rank, one in enumerate(where)) + (item,)
+            for item in kept
+        ]
+        below = sorted((pair for pair in nearest if pair[0] > 0), key=lambda pair: (-pair[0], pair[3].id))
+        print(f"\nClosest below the threshold ({min(len(below), args.closest)}):")
+        for score, _, one, item in below[: args.closest]:
+            print(_pair_line(score, item, one, where[one]))
+    return EXIT_AGREES
+
+
+def _number(text: str) -> object:
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _pair_line(score: float, item: Any, shown: str, where: str) -> str:
+    return f"  id {item.id}  {score:.3f}  «{item.idiom}» ~ «{shown}»: {where}"

@@ -1,7 +1,8 @@
 """Entry point of the ``vivid`` console script.
 
 Each command lives in its own module with a ``register(subparsers)`` function that adds its
-parser and sets ``handler`` (a function of the parsed arguments returning the exit code).
+parser and sets ``handler`` (a function of the parsed arguments returning the exit code);
+``vivid sanity``, a short form of ``vivid audit``, is registered by the audit's module.
 
 ``vivid --help`` registers every command, so a command module and its ``register`` import
 nothing heavy (no Inspect, pandas, scikit-learn, scipy or matplotlib): handlers import what they
@@ -16,11 +17,19 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
-from vivid_inspect.cli import annotate, audit, data, redact, report, run, sanity
+from vivid_inspect.cli import annotate, audit, data, redact, report, run
 from vivid_inspect.cli.run import EXIT_INTERRUPTED, interrupted_line
 
-COMMANDS = (run, report, sanity, audit, annotate, data, redact)
-"""Modules whose ``register`` adds commands, in help order."""
+COMMANDS = (
+    run.register,
+    report.register,
+    audit.register_sanity,
+    audit.register,
+    annotate.register,
+    data.register,
+    redact.register,
+)
+"""The functions that add commands, in help order."""
 
 AGAIN = {
     "audit": "runs it again, replaying the judge replies Inspect cached: only the calls in flight are made again",
@@ -75,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
-        command.register(subparsers)
+        command(subparsers)
     parser.epilog = _nested_listing(parser)
     return parser
 

@@ -33,7 +33,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "log_dir", metavar="LOG_DIR", help="folder of .eval/.json logs (searched recursively)"
     )
     parser.add_argument(
-        "--human", metavar="FILE", help="human scores CSV (id, score[, annotator][, generation]) for Table 1"
+        "--human",
+        metavar="FILE",
+        action="append",
+        help=(
+            "human scores CSV (id, score[, annotator][, generation]); repeat it for each generation the humans "
+            "scored: Table 1 compares with the first, Tables 3 and 4 gain corrected means for each"
+        ),
     )
     parser.add_argument("--out", metavar="DIR", help="output folder (default: LOG_DIR/report)")
     parser.add_argument(
@@ -50,9 +56,20 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--human-generation",
         metavar="SELECTOR",
+        action="append",
         help=(
             "the generation the human scores belong to, when their file names none and several are judged: "
-            'its key, model, prompt or part of its log path, or several (e.g. "vivid/literal zero_shot")'
+            'its key, model, prompt or part of its log path, or several (e.g. "vivid/literal zero_shot"); '
+            "with several --human files, one per file in the same order"
+        ),
+    )
+    parser.add_argument(
+        "--alt-test-epsilon",
+        default="expert",
+        metavar="EPS",
+        help=(
+            "the alternative annotator test's handicap of the annotators: a number from 0 to 1, or expert (0.2), "
+            "skilled (0.15), crowd (0.1); default expert"
         ),
     )
     parser.add_argument("--no-figures", action="store_true", help="do not draw the PNG figures")
@@ -95,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
             judge=args.judge,
             human_generation=args.human_generation,
             figures=not args.no_figures,
+            epsilon=args.alt_test_epsilon,
         )
     except ValueError as error:  # HumanScoresError is a ValueError
         print(f"vivid report: {error}", file=sys.stderr)

@@ -20,6 +20,12 @@ from vivid_inspect.data.csv_format import (
     parse_vivid_file,
 )
 from vivid_inspect.data.digest import DIGEST_KEY, ITEMS_KEY, items_digest
+from vivid_inspect.data.leakage import (
+    NEAR_DUPLICATE_THRESHOLD,
+    check_threshold,
+    resemblance,
+    shown_idioms,
+)
 from vivid_inspect.data.normalise import idiom_key, unify_tone_marks
 from vivid_inspect.data.prevalence import warn_if_contradicted
 from vivid_inspect.data.sources import (
@@ -31,6 +37,7 @@ from vivid_inspect.data.sources import (
     read_source,
     resolve_data_spec,
 )
+from vivid_inspect.log_contract import LeftOutEntry
 from vivid_inspect.sample_texts import MEANING_KEY, THEME_KEY
 from vivid_inspect.taxonomy import THEME_BY_CODE, TRAIT_BY_CODE
 
@@ -63,9 +70,14 @@ class VividData:
     Attributes:
         dataset: One Sample per kept item; ``id`` is the 1-based data-row number.
         source: Printable name of where the data came from.
-        left_out: Ids of items left out because their idiom is one of the task's demonstrations.
-        judge_examples_left_out: Ids of items left out because their idiom is a graded example
-            of a judge prompt (and not a demonstration).
+        left_out: Ids of items left out because their idiom is, or is a near-duplicate of, one of
+            the task's demonstrations.
+        judge_examples_left_out: Ids of items left out because their idiom is, or is a
+            near-duplicate of, a graded example of a judge prompt (closer to it than to any
+            demonstration).
+        leakage: Every item left out, in data order, with the shown idiom it resembles and the
+            similarity.
+        threshold: The similarity from which an item was left out.
         digest: SHA-256 of the data file's items as loaded (:func:`items_digest`), whatever
             was left out.
         items: How many items the data file holds, whatever was left out.
@@ -75,8 +87,14 @@ class VividData:
     source: str
     left_out: list[int] = field(default_factory=list)
     judge_examples_left_out: list[int] = field(default_factory=list)
+    leakage: list[LeftOutEntry] = field(default_factory=list)
+    threshold: float = NEAR_DUPLICATE_THRESHOLD
     digest: str = ""
     items: int = 0
+
+    def leakage_record(self) -> dict[str, object]:
+        """What the task metadata ``leakage`` holds: the threshold and each left-out item's entry."""
+        return {"threshold": self.threshold, "left_out": [entry.model_dump() for entry in self.leakage]}
 
     @property
     def provenance(self) -> dict[str, object]:
@@ -121,6 +139,9 @@ _TAXONOMY_CHECKED: set[str] = set()
 
 SHOWN_DUPLICATES = 5
 """How many repeated idioms a load lists; ``vivid data check --duplicates`` lists them all."""
+
+SHOWN_LEFT_OUT = 5
+"""How many left-out items a load's warning lists; ``vivid data leakage`` lists them all."""
 
 
 def _warn_duplicates(duplicates: list[Duplicate], source: str, spec: str) -> None:
@@ -189,14 +210,17 @@ def load_vivid(
     exclude_idioms: Iterable[str] = (),
     exclude_judge_examples: Iterable[str] = (),
     target: Callable[[VividItem], str] | None = None,
+    threshold: float = NEAR_DUPLICATE_THRESHOLD,
 ) -> VividData:
     """Load the VIVID data as an Inspect dataset.
 
     Args:
         data: ``sample``, ``hf``, an http(s) URL or a path; None means ``$VIVID_DATA``, else ``hf``.
-        exclude_idioms: Demonstration idioms; items with the same idiom are left out so that no
-            model is scored on an example it was shown. Idioms are compared by :func:`idiom_key`
-            (NFC, case, punctuation, spacing and tone-mark placement ignored).
+        exclude_idioms: Demonstration idioms; items with the same idiom, or a near-duplicate of one,
+            are left out so that no model is scored on an example it was shown. The same idiom is
+            the same :func:`idiom_key` (NFC, case, punctuation, spacing, tone-mark placement and
+            final y/i ignored); a near-duplicate is one whose
+            :func:`~vivid_inspect.data.leakage.similarity` reaches ``threshold``.
         exclude_judge_examples: Idioms of the judges' graded examples
             (:func:`vivid_inspect.data.leakage.judge_example_idioms`); matching items are left out
             the same way and recorded apart, so that no item is judged with its own answer key in
@@ -204,20 +228,33 @@ def load_vivid(
         target: The sample target of an item; defaults to its reference meaning. The input is
             always the idiom: solvers render the real prompt from it. A sample whose target is
             not the meaning keeps the meaning as metadata ``meaning``.
+        threshold: The similarity from which an item is left out, within
+            :data:`~vivid_inspect.data.leakage.THRESHOLD_RANGE`.
 
     Returns:
-        The dataset, its source name and the ids left out, by reason.
+        The dataset, its source name, the ids left out by reason, and each left-out item with the
+        shown idiom it resembles.
+
+    Raises:
+        ValueError: ``threshold`` is outside its range.
     """
+    threshold = check_threshold(threshold)
     source, items, digest = _load_cached(resolve_data_spec(data))
-    excluded = {idiom_key(idiom) for idiom in exclude_idioms}
-    judge_examples = {idiom_key(idiom) for idiom in exclude_judge_examples}
+    shown = shown_idioms(exclude_idioms, exclude_judge_examples)
     samples: list[Sample] = []
-    left_out: list[int] = []
-    judge_left_out: list[int] = []
+    leakage: list[LeftOutEntry] = []
     for item in items:
-        key = idiom_key(item.idiom)
-        if key in excluded or key in judge_examples:
-            (left_out if key in excluded else judge_left_out).append(item.id)
+        close = resemblance(item.idiom, shown, threshold)
+        if close is not None:
+            leakage.append(
+                LeftOutEntry(
+                    id=item.id,
+                    idiom=item.idiom,
+                    resembles=close.resembles,
+                    shown_as=close.shown_as,
+                    similarity=round(close.similarity, 3),
+                )
+            )
             continue
         metadata = item_metadata(item)
         if target is not None:
@@ -225,19 +262,37 @@ def load_vivid(
             metadata[MEANING_KEY] = item.meaning
         gold = target(item) if target else item.meaning
         samples.append(Sample(id=item.id, input=item.idiom, target=gold, metadata=metadata))
-    if left_out:
-        _warn_once(
-            "%s: left out %d item(s) whose idiom is a demonstration of the prompt: ids %s",
-            source,
-            len(left_out),
-            left_out,
+    demonstrations = [entry for entry in leakage if entry.shown_as == "demonstration"]
+    judge_examples = [entry for entry in leakage if entry.shown_as == "judge_example"]
+    for entries, what in (
+        (demonstrations, "a demonstration of the prompt"),
+        (judge_examples, "a graded example in a judge prompt"),
+    ):
+        if entries:
+            _warn_once("%s", _left_out_warning(source, entries, what, threshold, data))
+    return VividData(
+        MemoryDataset(samples, name="vivid", location=source),
+        source,
+        [entry.id for entry in demonstrations],
+        [entry.id for entry in judge_examples],
+        leakage,
+        threshold,
+        digest=digest,
+        items=len(items),
+    )
+
+
+def _left_out_warning(
+    source: str, entries: list[LeftOutEntry], what: str, threshold: float, data: str | None
+) -> str:
+    lines = [
+        f"{source}: left out {len(entries)} item(s) whose idiom is {what} or a near-duplicate of one "
+        f"(similarity >= {threshold:g}): ids {[entry.id for entry in entries]}"
+    ]
+    lines += [f"  - {entry.describe()}" for entry in entries[:SHOWN_LEFT_OUT]]
+    if len(entries) > SHOWN_LEFT_OUT:
+        spec = f" --data {shlex.quote(data)}" if data else ""
+        lines.append(
+            f"  … and {len(entries) - SHOWN_LEFT_OUT} more: `vivid data leakage{spec}` lists them all"
         )
-    if judge_left_out:
-        _warn_once(
-            "%s: left out %d item(s) whose idiom is a graded example in a judge prompt: ids %s",
-            source,
-            len(judge_left_out),
-            judge_left_out,
-        )
-    dataset = MemoryDataset(samples, name="vivid", location=source)
-    return VividData(dataset, source, left_out, judge_left_out, digest=digest, items=len(items))
+    return "\n".join(lines)

@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 import platformdirs
 
+from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.data.csv_format import VividDataError
 from vivid_inspect.size_caps import DATA, SizeCapError
 
@@ -220,10 +221,9 @@ def keep_in_cache(raw: RawData) -> None:
     if raw.cache_path is None or raw.from_cache:
         return
     raw.cache_path.parent.mkdir(parents=True, exist_ok=True)
-    # Write then rename, so an interrupted write never leaves a truncated cache entry behind.
-    partial = raw.cache_path.with_suffix(raw.cache_path.suffix + f".{os.getpid()}.part")
-    partial.write_bytes(raw.content)
-    partial.replace(raw.cache_path)
+    # whole or not at all, so an interrupted write never leaves a truncated cache entry behind;
+    # not fsynced: a lost entry is downloaded again
+    write_atomic(raw.cache_path, raw.content, fsync=False)
 
 
 def _download(url: str, label: str) -> RawData:

@@ -53,6 +53,28 @@ AUDIT_COLUMNS = (
 )
 """Columns of an audit table: one row per probe, as in ``audit.csv``."""
 _NAME = re.compile(r"[^A-Za-z0-9_-]+")
+_TITLE = (
+    "Judge audit {identity}: {verdict}: judge {judge} (strategy {strategy}, instructions in {language}) "
+    "on {n_items} items of {data}"
+)
+_TITLE_PATTERN = re.compile(
+    r"Judge audit (?P<identity>\S+): (?P<verdict>[A-Z]+): judge (?P<judge>.*) \(strategy (?P<strategy>[^,]*), "
+)
+
+
+def audited(table: Table) -> tuple[str, str, str] | None:
+    """The judge model, strategy and overall verdict (``pass``, ``fail``, ...) of an audit table.
+
+    Args:
+        table: A table :func:`audit_tables` made (any other gives None).
+
+    Returns:
+        ``(judge, strategy, verdict)``, or None for a table that is not an audit card.
+    """
+    found = _TITLE_PATTERN.match(table.title) if table.name.startswith("audit_") else None
+    if found is None:
+        return None
+    return found["judge"], found["strategy"], found["verdict"].lower()
 
 
 def audit_tables(
@@ -143,9 +165,14 @@ def _card_table(index: int, identity: str, logs: list[tuple[str, EvalLog]]) -> T
     )
     rows: list[dict[str, Any]] = card.rows()
     frame = pd.DataFrame([{column: row.get(column) for column in AUDIT_COLUMNS} for row in rows])
-    title = (
-        f"Judge audit {identity}: {card.verdict.upper()}: judge {card.judge} (strategy {card.strategy}, "
-        f"instructions in {card.language}) on {card.n_items} items of {card.data}"
+    title = _TITLE.format(
+        identity=identity,
+        verdict=card.verdict.upper(),
+        judge=card.judge,
+        strategy=card.strategy,
+        language=card.language,
+        n_items=card.n_items,
+        data=card.data,
     )
     notes = (
         f"{card.count('pass')} pass, {card.count('fail')} fail, {card.count('inconclusive')} inconclusive, "

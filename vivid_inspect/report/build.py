@@ -13,14 +13,27 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from vivid_inspect.inputs.human_scores import read_generation_record, read_human_scores
 from vivid_inspect.report import plots
+from vivid_inspect.report.alt_test import DEFAULT_EPSILON, epsilon_of
 from vivid_inspect.report.audit_tables import audit_tables
 from vivid_inspect.report.binding import NOT_COMPARED, bind_generation, generations_in
-from vivid_inspect.report.judges import choose_judge, judge_rows, language_of, strategy_of
+from vivid_inspect.report.cards import judge_cards
+from vivid_inspect.report.corrected_tables import corrected_view
+from vivid_inspect.report.human_files import (
+    BoundFile,
+    HumanFile,
+    bind_files,
+    draw_lines,
+    labels_of,
+    read_human_files,
+)
+from vivid_inspect.report.humans import human_means
+from vivid_inspect.report.judge_card import CARD_FILE
+from vivid_inspect.report.judges import choose_judge, judge_rows, language_of, select, strategy_of
 from vivid_inspect.report.log_files import AUDIT, CLASSIFICATION_TASKS, NOT_GENERATIONS, SANITY
 from vivid_inspect.report.log_refs import LogRef
 from vivid_inspect.report.logs import LogSet, one_line, read_logs
@@ -54,12 +67,14 @@ class Report:
         tables: The tables, in report order.
         skipped: Files under the log folder that were not read, and audit logs that gave no card,
             ``path: reason`` each.
+        cards: The judge card file's text (``judge_card.md``): one page per judge.
     """
 
     markdown: str
     files: list[Path] = field(default_factory=list)
     tables: tuple[Table, ...] = ()
     skipped: tuple[str, ...] = ()
+    cards: str = ""
 
     def table(self, name: str) -> Table:
         """The table with this name (``table1_judges``, ``table3_themes``, ...)."""
@@ -73,11 +88,12 @@ def write_report(
     log_dir: str | os.PathLike[str],
     *,
     out_dir: str | os.PathLike[str] | None = None,
-    human: str | os.PathLike[str] | None = None,
+    human: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
     formats: Sequence[str] | str = ("md", "csv"),
     judge: str | None = None,
-    human_generation: str | None = None,
+    human_generation: str | Sequence[str | None] | None = None,
     figures: bool = True,
+    epsilon: float | str = DEFAULT_EPSILON,
 ) -> Report:
     """Build the report from a log folder and write it.
 
@@ -85,14 +101,20 @@ def write_report(
         log_dir: Folder searched recursively for ``.eval``/``.json`` logs (the output folder
             is left out).
         out_dir: Where files go; default ``<log_dir>/report``.
-        human: Human scores CSV (``id, score[, annotator]``) for Table 1, or None.
-        formats: Any of ``md`` (``report.md``), ``csv`` and ``tex`` (one file per table).
+        human: Human scores CSV (``id, score[, annotator][, generation]``), or several, one per
+            generation the humans scored, or None. Table 1 compares with the first file's
+            generation; every file's generation gets the corrected columns of Tables 3 and 4.
+        formats: Any of ``md`` (``report.md`` and ``judge_card.md``), ``csv`` and ``tex`` (one
+            file per table).
         judge: ``NAME`` or ``NAME@MODEL`` of the judge for Tables 3 and 4 (default: the
             aspect-based judge, or the only judge).
         human_generation: Selector of the generation the human scores belong to (a key, model,
-            prompt, part of the log path, or several): needed only when the human file names no
-            generation and several are judged (see :mod:`vivid_inspect.report.binding`).
+            prompt, part of the log path, or several): needed only when a human file names no
+            generation and several are judged (see :mod:`vivid_inspect.report.binding`). With
+            several files, one selector per file (None for one that needs none).
         figures: Also write the PNG figures.
+        epsilon: The alternative annotator test's handicap: a number or ``expert``, ``skilled``,
+            ``crowd`` (:func:`vivid_inspect.report.alt_test.epsilon_of`).
 
     Returns:
         The report: its markdown and the files written; after the tables of generations, one
@@ -100,29 +122,54 @@ def write_report(
 
     Raises:
         ValueError: Unknown format, a log folder that does not exist, a ``judge`` or
-            ``human_generation`` that matches nothing.
-        vivid_inspect.inputs.human_scores.HumanScoresError: The human scores file is invalid.
+            ``human_generation`` that matches nothing, selectors that do not pair with the
+            files, two files bound to one generation, a bad ``epsilon``.
+        vivid_inspect.inputs.human_scores.HumanScoresError: A human scores file is invalid.
     """
     chosen_formats = parse_formats(formats)
+    handicap = epsilon_of(epsilon)
     root = Path(log_dir)
     out = Path(out_dir) if out_dir is not None else root / DEFAULT_OUT
-    humans = read_human_scores(human) if human is not None else None
-    record = read_generation_record(human) if human is not None else None
+    paths = _listed(human)
+    selectors = _listed(human_generation)
+    files = read_human_files(paths, selectors if paths else ())
     logset = read_logs(root, exclude=[out])
-    built = _build(logset, humans, judge, human_generation, record)
-    lines = [
-        f"{Path(human).name}: {line}" if human is not None and line.startswith(NOT_COMPARED) else line
-        for line in built.lines
-    ]
     audits, unread = audit_tables(root, logset.audits)
+    built = _build(
+        logset,
+        files,
+        judge,
+        None if paths else _one(selectors),
+        audits=audits,
+        epsilon=handicap,
+        log_dir=str(log_dir),
+    )
     tables = (*built.tables, *audits)
     skipped = (*logset.skipped, *(one_line(entry) for entry in unread))
     out.mkdir(parents=True, exist_ok=True)
-    drawn = _figures(out, tables, built.reliability, humans is not None, built.judge) if figures else []
-    markdown = _markdown(logset, tables, human is not None, skipped, lines) + _figures_markdown(drawn)
-    files = _write(out, tables, markdown, chosen_formats)
-    files.extend(figure.path for figure in drawn if figure.path is not None)
-    return Report(markdown=markdown, files=files, tables=tables, skipped=skipped)
+    drawn = _figures(out, tables, built.reliability, built.table1_humans, built.judge) if figures else []
+    markdown = _markdown(logset, tables, bool(files), skipped, built.lines) + _figures_markdown(drawn)
+    files_written = _write(out, tables, markdown, chosen_formats)
+    if "md" in chosen_formats:
+        files_written.insert(1, _write_text(out / CARD_FILE, built.cards))
+    files_written.extend(figure.path for figure in drawn if figure.path is not None)
+    return Report(markdown=markdown, files=files_written, tables=tables, skipped=skipped, cards=built.cards)
+
+
+def _listed(value: object) -> list[Any]:
+    """A single option value or a sequence of them as a list (None: empty)."""
+    if value is None:
+        return []
+    if isinstance(value, str | os.PathLike):
+        return [value]
+    return list(value)  # type: ignore[call-overload]
+
+
+def _one(selectors: list[str | None]) -> str | None:
+    """The selector of Table 1's generation when no human file is given (at most one)."""
+    if len(selectors) > 1:
+        raise ValueError("--human-generation is given more than once without --human files to pair with")
+    return selectors[0] if selectors else None
 
 
 def build_tables(
@@ -145,7 +192,12 @@ def build_tables(
     Returns:
         The tables and the reliability results (agreements for the figures).
     """
-    built = _build(logset, humans, judge, human_generation, human_record)
+    files = (
+        [HumanFile(Path("human scores"), humans, human_record, human_generation)]
+        if humans is not None
+        else []
+    )
+    built = _build(logset, files, judge, None if files else human_generation)
     return built.tables, built.reliability
 
 
@@ -157,14 +209,19 @@ class _Built:
     reliability: Reliability
     lines: list[str]
     judge: str
+    cards: str = ""
+    table1_humans: bool = False
 
 
 def _build(
     logset: LogSet,
-    humans: pd.DataFrame | None,
+    files: Sequence[HumanFile],
     judge: str | None,
-    human_generation: str | None,
-    human_record: dict[str, object] | None,
+    selector: str | None,
+    *,
+    audits: Sequence[Table] = (),
+    epsilon: float = DEFAULT_EPSILON,
+    log_dir: str = "LOG_DIR",
 ) -> _Built:
     """Every table from the logs read, with what report.md says about them."""
     rows = judge_rows(logset.scores[logset.scores["task"] == "explain"])
@@ -175,18 +232,30 @@ def _build(
     judged = set(
         zip(every_first["generation"], every_first["run"], strict=True)
     )  # every run, not only the latest
-    bound = bind_generation(generations_in(logset), judged, humans, human_record, human_generation)
-    lines = [] if bound.compared else [bound.note or ""]
+    generations = generations_in(logset)
+    bound = bind_files(generations, judged, files)
+    compared = [entry for entry in bound if entry.compared]
+    # Table 1 compares with the first file bound to a generation of the folder (else says why not).
+    table1 = compared[0] if compared else (bound[0] if bound else None)
+    binding = (
+        table1.binding if table1 is not None else bind_generation(generations, judged, None, None, selector)
+    )
+    lines = _binding_lines(bound, table1)
     reliability = build_reliability(
         rows,
-        humans if bound.compared else None,
-        generation=bound.generation,
-        why=bound.note,
-        run=bound.run,
+        table1.file.scores if table1 is not None and table1.compared else None,
+        generation=binding.generation,
+        why=binding.note,
+        run=binding.run,
         run_rows=run_rows,
     )
     chosen, why = choose_judge(first, judge)
-    t3, t4 = table3(first, chosen, why), table4(first, chosen, why)
+    humans = {str(entry.binding.generation): human_means(entry.file.scores) for entry in compared}
+    t3, t4 = table3(first, chosen, why, humans), table4(first, chosen, why, humans)
+    if chosen is not None:
+        mine = select(first, chosen)
+        for entry in compared:
+            lines.extend(draw_lines(entry, mine[mine["generation"] == entry.binding.generation]))
     refs = _generation_refs(logset)
     t5 = table5(logset.scores, _classification_pairs(refs))
     found = comparisons(
@@ -201,18 +270,65 @@ def _build(
         table1_generation=reliability.generation,
     )
     lines.extend(found.reasons)
+    cards = judge_cards(
+        first,
+        [labels_of(entry, generations) for entry in compared],
+        audits,
+        epsilon=epsilon,
+        log_dir=log_dir,
+        generations=sorted({f"{g.model} {g.prompt}" for g in generations if (g.key, g.eval_id) in judged}),
+    )
+    table1_tables = _with_bias_pointer(reliability.tables[0], cards.tables)
     identities = {key: ref.identity for key, ref in refs.items() if ref.identity is not None}
     tables = (
-        *reliability.tables,
+        table1_tables,
+        *cards.tables,
+        *reliability.tables[1:],
         t3,
+        *filter(None, [corrected_view(t3, "Table 3")]),
         t4,
+        *filter(None, [corrected_view(t4, "Table 4")]),
         prompt_differences(first, identities),
         t5,
         *found.tables,
         counts(logset.scores),
         usage_table(logset),
     )
-    return _Built(tables, reliability, lines, chosen.label if chosen else "")
+    return _Built(
+        tables,
+        reliability,
+        lines,
+        chosen.label if chosen else "",
+        cards.markdown,
+        table1 is not None and table1.compared,
+    )
+
+
+def _binding_lines(bound: Sequence[BoundFile], table1: BoundFile | None) -> list[str]:
+    """What report.md says of each human file: not compared (and why), or what else it feeds."""
+    lines = []
+    for entry in bound:
+        if not entry.compared:
+            lines.append(f"{entry.file.name}: {entry.binding.note or NOT_COMPARED}")
+        elif entry is not table1 and table1 is not None:
+            lines.append(
+                f"{entry.file.name}: {entry.binding.note}; its scores give the corrected columns of Tables 3 and 4, "
+                f"judge_bias and the judge card (Table 1 compares with {table1.file.name}'s generation)"
+            )
+    return lines
+
+
+def _with_bias_pointer(table1: Table, extra: Sequence[Table]) -> Table:
+    """Table 1 with a note pointing to the judges' bias per generation, when the report has it."""
+    bias = next((t for t in extra if t.name == "judge_bias"), None)
+    if bias is None:
+        return table1
+    generations = bias.frame["generation"].nunique()
+    note = (
+        f"each judge's bias (judge - human) on the {generations} generation(s) with human scores, with its interval, "
+        "and the corrected means: judge_bias below"
+    )
+    return replace(table1, notes=(*table1.notes, note))
 
 
 def _generation_refs(logset: LogSet) -> dict[str, LogRef]:
@@ -308,25 +424,43 @@ def _set_aside_notes(logset: LogSet, limit: int = 10) -> list[str]:
 
 
 def _left_out_notes(logset: LogSet) -> list[str]:
-    """One note per set of items the tasks left out because they are demonstrations of the prompt."""
-    tasks_by_ids: dict[tuple[int, ...], set[str]] = {}
+    """One section: per task setting, the items left out as shown idioms or near-duplicates, and why.
+
+    Each generation log's task metadata ``leakage`` names every item it left out, the idiom shown
+    with its answer that the item is or resembles (a demonstration or a judge's graded example)
+    and their similarity; an older log only its ids. Settings that left out the same items share
+    a line; each note is one line of the report's list.
+    """
+    settings_by_record: dict[tuple[float | None, tuple[str, ...]], set[str]] = {}
     for ref in logset.logs:
-        if ref.left_out and ref.vivid_judge is None:
-            setting = (
-                ref.prompt
-                if ref.prompt is not None
-                else f"{ref.shots} shots"
-                if ref.shots is not None
-                else None
+        if ref.vivid_judge is not None or not ref.leakage.left_out:
+            continue
+        setting = (
+            ref.prompt if ref.prompt is not None else f"{ref.shots} shots" if ref.shots is not None else None
+        )
+        described = tuple(entry.describe() for entry in ref.leakage.left_out)
+        settings_by_record.setdefault((ref.leakage.threshold, described), set()).add(
+            f"{ref.task} ({setting})" if setting else ref.task
+        )
+    lines = []
+    for (threshold, described), settings in sorted(
+        settings_by_record.items(), key=lambda item: sorted(item[1])
+    ):
+        head = (
+            f"- left out of {', '.join(sorted(settings))} ({len(described)} item(s), no score counts them): "
+        )
+        if threshold is None:
+            ids = ", ".join(line.split(" ", 2)[1] for line in described)
+            lines.append(
+                head + "the idiom is a demonstration or a judge's graded example (logged before task "
+                f"version 3, which recorded the ids only): ids {ids}"
             )
-            tasks_by_ids.setdefault(ref.left_out, set()).add(
-                f"{ref.task} ({setting})" if setting else ref.task
+        else:
+            lines.append(
+                head + f"the idiom is, or is a near-duplicate of (similarity >= {threshold:g}), one shown "
+                "with its answer: " + "; ".join(described)
             )
-    return [
-        f"- left out {len(ids)} item(s) whose idiom is a demonstration of the prompt, in {', '.join(sorted(tasks))}: "
-        f"ids {', '.join(map(str, ids))} (no score counts them)"
-        for ids, tasks in sorted(tasks_by_ids.items())
-    ]
+    return lines
 
 
 def _write(out: Path, tables: tuple[Table, ...], markdown: str, formats: tuple[Format, ...]) -> list[Path]:
@@ -334,6 +468,8 @@ def _write(out: Path, tables: tuple[Table, ...], markdown: str, formats: tuple[F
     if "md" in formats:
         files.append(_write_text(out / REPORT_MD, markdown))
     for table in tables:
+        if not table.files:  # a view printed in report.md; its numbers are in another table's files
+            continue
         if "csv" in formats:
             files.append(_write_text(out / f"{table.name}.csv", to_csv(table)))
         if "tex" in formats:

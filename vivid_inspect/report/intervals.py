@@ -56,6 +56,10 @@ RULES: dict[str, Rule] = {
     "kappa_per_annotator": Rule("mean over annotators of each annotator's kappa score interval", 8),
     "self_consistency_kappa": Rule("mean over run pairs of each pair's kappa score interval", 5),
     "kappa_difference": Rule("leave-one-out jackknife t interval of the paired difference", 30),
+    "corrected_mean": Rule(
+        "prediction-powered (PPI++) mean, finite-population t interval widened for skew; also the human-only mean and the bias",
+        20,
+    ),
 }
 """The method and the smallest n of every interval the report prints (see the module docstring)."""
 

@@ -23,8 +23,7 @@ from inspect_ai.log import EvalLog, read_eval_log, read_eval_log_sample_summarie
 
 from vivid_inspect.bounded_zip import Budget, check_members, max_inflated
 from vivid_inspect.inspect_private import eval_header_members, eval_summary_members
-from vivid_inspect.log_contract import is_audit_log, short_task
-from vivid_inspect.sanity import SANITY_TAG
+from vivid_inspect.log_contract import SANITY_TAG, is_audit_log, short_task
 
 CLASSIFICATION_TASKS = ("topic", "traits")
 VIVID_TASKS = ("explain", *CLASSIFICATION_TASKS)
@@ -35,7 +34,7 @@ AUDIT = "audit"
 SANITY = "sanity"
 NOT_GENERATIONS = {
     AUDIT: "an audit log of `vivid audit` (the audited judge's scores of made-up probe answers)",
-    SANITY: "a sanity log of `vivid sanity` (a judge's scores of the oracle's and the literal baseline's answers)",
+    SANITY: "a sanity log of the former `vivid sanity` (a judge's scores of the oracle's and the literal baseline's answers)",
 }
 """The logs a folder may hold that are judged, but hold no model's generations, with what each is."""
 
@@ -107,8 +106,8 @@ def is_vivid_log(header: EvalLog) -> bool:
 def not_generations(header: EvalLog) -> str | None:
     """Whether a log holds judged candidates that no model under test wrote, and which tool wrote it.
 
-    ``vivid audit`` and ``vivid sanity`` judge made-up answers (probe candidates; the oracle's and
-    the literal baseline's); read as generations they would add a model to Tables 3 and 4, a
+    ``vivid audit`` (and ``vivid sanity``, its literal probe) and the former ``vivid sanity`` judge
+    made-up answers (probe candidates; the oracle's and the literal baseline's); read as generations they would add a model to Tables 3 and 4, a
     judge to the reliability tables, a candidate generation for the human scores and for
     ``vivid annotate export``.
 
@@ -117,7 +116,7 @@ def not_generations(header: EvalLog) -> str | None:
 
     Returns:
         :data:`AUDIT` (tagged or recorded as an audit log, whatever its task), :data:`SANITY`
-        (tagged by ``vivid sanity``), or None for any other log.
+        (tagged by the former ``vivid sanity``), or None for any other log.
     """
     tags, metadata = header.eval.tags, header.eval.metadata
     if is_audit_log(tags, metadata):

@@ -29,7 +29,14 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelConfig, ModelUsage
 
 from vivid_inspect.generation_key import ITEMS_KEY, Generation, generation_of
-from vivid_inspect.log_contract import GRADER_ROLE, JudgedRecord, read_judged_record, short_task
+from vivid_inspect.log_contract import (
+    GRADER_ROLE,
+    JudgedRecord,
+    LeakageRecord,
+    read_judged_record,
+    read_leakage_record,
+    short_task,
+)
 from vivid_inspect.report.log_files import CLASSIFICATION_TASKS, MAX_EPOCH, LogContentError
 
 MAX_COUNT = 10_000_000
@@ -72,6 +79,8 @@ class LogRef:
             see :mod:`vivid_inspect.generation_key`.
         left_out: Ids the task left out because their idiom is a demonstration of its prompt
             (task metadata ``left_out_ids``).
+        leakage: Every item the task left out, for either reason, with what it resembles (task
+            metadata ``leakage``; from the ids alone for an older log).
         run: Which run of the generation the samples come from: the generation's eval id (a
             judged copy keeps it, or records it as ``generation_eval_id``), else its log.
         written: When the file was written (:func:`vivid_inspect.report.log_files.written_at`),
@@ -99,6 +108,7 @@ class LogRef:
     eval_id: str = ""
     identity: Generation | None = None
     left_out: tuple[int, ...] = ()
+    leakage: LeakageRecord = field(default_factory=LeakageRecord)
     run: str = ""
     written: tuple[float, int] = (0.0, 0)
     data_items: int | None = None
@@ -205,6 +215,7 @@ def log_ref(
         written=written,
         data_items=_data_items(metadata, kept, left_out),
         kept_items=_whole(kept, "dataset.samples", 0, MAX_COUNT) if kept is not None else None,
+        leakage=read_leakage_record(metadata),
     )
 
 

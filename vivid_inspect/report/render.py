@@ -66,6 +66,8 @@ class Table:
     csv_frame: pd.DataFrame | None = None
     terminal: tuple[str, ...] = field(default=())
     """The columns the markdown shows, in this order (empty: every column); CSV and LaTeX keep all."""
+    files: bool = True
+    """False for a view printed in the markdown only, whose numbers another table's files hold."""
 
     def __post_init__(self) -> None:
         for name in ("frame", "csv_frame"):

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log_sample, read_eval_log_samples_by_id
 
+from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.bounded_zip import Budget, InflationError, check_members, max_inflated
 from vivid_inspect.generation_key import Generation, candidate_list, choose, generation_of, matches
 from vivid_inspect.inputs.human_scores import record_path
@@ -26,7 +27,7 @@ from vivid_inspect.log_contract import sample_idiom, sample_meaning, short_task
 from vivid_inspect.report.binding import generations_in
 from vivid_inspect.report.log_files import NOT_GENERATIONS, not_generations, read_header
 from vivid_inspect.report.logs import read_logs, read_summaries
-from vivid_inspect.report.sheet_files import check_output, cut, neutralise, write_atomic
+from vivid_inspect.report.sheet_files import check_output, cut, neutralise
 from vivid_inspect.report.sheet_lock import not_served
 from vivid_inspect.taxonomy import THEME_NAMES
 from vivid_inspect.text import nfc, strip_reasoning

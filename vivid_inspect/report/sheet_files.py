@@ -2,13 +2,13 @@
 
 Three rules, whatever the user types: a cell that a spreadsheet would evaluate is written as
 text (:func:`neutralise`); an existing file is replaced only when asked and an input is never
-written over (:func:`check_output`); a file is written whole or not at all (:func:`write_atomic`).
+written over (:func:`check_output`); a file is written whole or not at all
+(:func:`vivid_inspect.atomic_write.write_atomic`).
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
@@ -90,34 +90,3 @@ def _same(a: Path, b: Path) -> bool:
     except OSError:
         # One of them does not exist (yet): compare where they would be.
         return a.resolve() == b.resolve()
-
-
-def write_atomic(path: Path, text: str | bytes, *, encoding: str = "utf-8") -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``.
-
-    An interrupted write leaves the old file (or none), never half a sheet. Characters that
-    cannot be encoded (a lone surrogate from a model's reply) become ``?``.
-
-    Args:
-        path: The file to write.
-        text: Its content: text, or bytes written as they are (an image).
-        encoding: ``utf-8`` or ``utf-8-sig`` (with the byte-order mark spreadsheets want).
-    """
-    data = text if isinstance(text, bytes) else text.encode(encoding, errors="replace")
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.inputs.annotators import annotator_key, annotator_name, spelled_apart
 from vivid_inspect.inputs.csv_records import Problems, id_problem, id_value, iter_records
 from vivid_inspect.inputs.human_scores import (
@@ -31,7 +32,7 @@ from vivid_inspect.inputs.human_scores import (
     whole_number,
 )
 from vivid_inspect.redact import excerpt
-from vivid_inspect.report.sheet_files import check_output, write_atomic
+from vivid_inspect.report.sheet_files import check_output
 from vivid_inspect.report.sheet_lock import not_served
 from vivid_inspect.size_caps import SHEETS
 from vivid_inspect.text import nfc
@@ -115,7 +116,8 @@ def _import(
     writer.writerow((*HUMAN_COLUMNS, "generation") if record else HUMAN_COLUMNS)
     writer.writerows((*row, record["generation"]) if record else row for row in records)
     if record is not None:
-        kept = {key: value for key, value in record.items() if key not in ("sheet", "sheet_ids", "seed")}
+        kept = {key: value for key, value in record.items() if key not in ("sheet", "sheet_ids")}
+        # The draw's seed stays: the report says the items were drawn uniformly (draw_check.how_drawn).
         kept["sheets"] = [str(sheet) for sheet in bound]
         write_atomic(record_path(out), json.dumps(kept, ensure_ascii=False, indent=1) + "\n")
     write_atomic(out, buffer.getvalue())

@@ -24,6 +24,7 @@ from typing import cast
 
 import pandas as pd
 
+from vivid_inspect.report.corrected_tables import CORRECTED_COLUMNS, corrected_columns
 from vivid_inspect.report.intervals import mean_interval
 from vivid_inspect.report.judges import JudgeKey, latest, select
 from vivid_inspect.report.render import Table
@@ -51,6 +52,7 @@ CELL_COLUMNS: tuple[str, ...] = (
     "judge_mean",
     "judge_mean_lo",
     "judge_mean_hi",
+    *CORRECTED_COLUMNS[:-1],
     "n_items",
     "unscored",
     "refused",
@@ -58,8 +60,12 @@ CELL_COLUMNS: tuple[str, ...] = (
     "incomplete",
     "log",
     "note",
+    CORRECTED_COLUMNS[-1],
 )
-"""The CSV schema of Tables 3 and 4: one row per (generation, cell), a cell a theme, ``Average`` or a trait."""
+"""The CSV schema of Tables 3 and 4: one row per (generation, cell), a cell a theme, ``Average`` or a trait.
+
+The human, corrected and bias columns (:data:`~vivid_inspect.report.corrected_tables.CORRECTED_COLUMNS`)
+are filled for the generations human scores are bound to, empty for the others."""
 _CELL_COUNTS = ("n_items", "unscored", "refused", "errors")
 TABLE5_COLUMNS = (
     "model",
@@ -74,30 +80,34 @@ TABLE5_COLUMNS = (
     "incomplete",
 )
 TABLE5_CSV_EXTRA = ("data", "topic_generation", "traits_generation", "topic_log", "traits_log")
+Humans = Mapping[str, Mapping[int, float]]
+"""Generation key to each labelled item's human score (its annotators' mean)."""
 Where = Callable[[pd.DataFrame, str], pd.Series]
 """Which rows of a generation fall in a cell (a theme, a trait, or every row)."""
 
 
-def table3(rows: pd.DataFrame, judge: JudgeKey | None, why: str) -> Table:
+def table3(rows: pd.DataFrame, judge: JudgeKey | None, why: str, humans: Humans | None = None) -> Table:
     """Table 3: mean judge score per generation (model x prompt x data) and theme, plus the average.
 
     Args:
         rows: Judge rows of explanation logs (first repeats, each judgement once).
         judge: The judge whose scores are used (None: no judge in the logs, empty table).
         why: Which judge and why, printed under the table.
+        humans: Generation key to the human score of each labelled item (the mean over its
+            annotators), for the generations human scores are bound to.
     """
     cells: list[tuple[str, Where]] = [(theme, _of_theme) for theme in THEME_COLUMNS]
     cells.append((AVERAGE, _every))
     title = "Table 3: mean judge score (0-5) by theme"
     notes = (why, _COUNTS_NOTE, *_unknown_themes(rows, judge))
-    return _cell_table("table3_themes", title, rows, judge, cells, notes)
+    return _cell_table("table3_themes", title, rows, judge, cells, notes, humans or {})
 
 
-def table4(rows: pd.DataFrame, judge: JudgeKey | None, why: str) -> Table:
+def table4(rows: pd.DataFrame, judge: JudgeKey | None, why: str, humans: Humans | None = None) -> Table:
     """Table 4: mean judge score per generation and complexity trait.
 
     An item counts toward each of its traits (sample metadata ``traits``), so the columns do not
-    partition the items.
+    partition the items. Arguments and result as :func:`table3`.
     """
     cells: list[tuple[str, Where]] = [(trait, _of_trait) for trait in TRAIT_COLUMNS]
     notes = (
@@ -106,7 +116,7 @@ def table4(rows: pd.DataFrame, judge: JudgeKey | None, why: str) -> Table:
         _COUNTS_NOTE,
     )
     title = "Table 4: mean judge score (0-5) by complexity trait"
-    return _cell_table("table4_traits", title, rows, judge, cells, notes)
+    return _cell_table("table4_traits", title, rows, judge, cells, notes, humans or {})
 
 
 def _cell_table(
@@ -116,6 +126,7 @@ def _cell_table(
     judge: JudgeKey | None,
     cells: list[tuple[str, Where]],
     notes: tuple[str, ...],
+    humans: Humans,
 ) -> Table:
     """A table of means per generation and cell: wide for the terminal, long (with intervals) in the CSV."""
     groups = _by_generation(rows, judge)
@@ -134,7 +145,8 @@ def _cell_table(
         record: dict[str, object] = dict(label)
         for cell, where in cells:
             mine = group[where(group, cell).astype(bool).to_numpy()]
-            found, reason = _cell(mine)
+            found, reason, per_item = _cell(mine)
+            corrected = corrected_columns(per_item, humans.get(generation))
             record[cell] = found["judge_mean"]
             long.append(
                 label
@@ -144,6 +156,7 @@ def _cell_table(
                     "cell": cell,
                 }
                 | found
+                | corrected
                 | {"incomplete": incomplete, "log": log, "note": _note(reason, group)}
             )
         wide.append(record | _counts(group) | {"incomplete": incomplete})
@@ -153,7 +166,13 @@ def _cell_table(
     cells_frame = pd.DataFrame(long, columns=list(CELL_COLUMNS))
     notes = (*notes, *_data_note(frame))
     return Table(
-        name, title, frame, decimals=2, notes=notes, counts=(*_COUNTS, *_CELL_COUNTS), csv_frame=cells_frame
+        name,
+        title,
+        frame,
+        decimals=2,
+        notes=notes,
+        counts=(*_COUNTS, *_CELL_COUNTS, "n_human"),
+        csv_frame=cells_frame,
     )
 
 
@@ -169,20 +188,27 @@ def _every(rows: pd.DataFrame, _: str) -> pd.Series:
     return pd.Series(True, index=rows.index)
 
 
-def _cell(rows: pd.DataFrame) -> tuple[dict[str, object], str | None]:
-    """One cell's mean over items (each item's epochs averaged first), interval, n and counts; why no interval."""
+def _cell(rows: pd.DataFrame) -> tuple[dict[str, object], str | None, dict[int, float]]:
+    """One cell's mean, interval, n and counts; why it has no interval; the score of each item.
+
+    An item's epochs are averaged first.
+    """
     present = rows[~rows["error"]]
     per_item = present.groupby("id", sort=False)["value"].mean().dropna()
     interval = mean_interval(per_item.astype(float))
-    return {
-        "judge_mean": interval.estimate,
-        "judge_mean_lo": interval.lo,
-        "judge_mean_hi": interval.hi,
-        "n_items": interval.n,
-        "unscored": int(present["value"].isna().sum()),
-        "refused": int(_refused(rows).sum()),
-        "errors": int((rows["error"] & ~_refused(rows)).sum()),
-    }, interval.reason
+    return (
+        {
+            "judge_mean": interval.estimate,
+            "judge_mean_lo": interval.lo,
+            "judge_mean_hi": interval.hi,
+            "n_items": interval.n,
+            "unscored": int(present["value"].isna().sum()),
+            "refused": int(_refused(rows).sum()),
+            "errors": int((rows["error"] & ~_refused(rows)).sum()),
+        },
+        interval.reason,
+        {int(str(item)): float(value) for item, value in per_item.items()},
+    )
 
 
 def _note(reason: str | None, group: pd.DataFrame) -> str:

@@ -22,7 +22,7 @@ from vivid_inspect.runner.cells import JUDGED_DIR
 from vivid_inspect.runner.generate import GenerationResult, reuse_conflicts, run_generations
 from vivid_inspect.runner.judging.cell import JudgedResult
 from vivid_inspect.runner.judging.phase import run_judges
-from vivid_inspect.runner.lock import Holder, log_folder_lock
+from vivid_inspect.runner.lock import Holder, describe, log_folder_lock
 from vivid_inspect.runner.prepare.models import build_models
 from vivid_inspect.runner.prepare.preflight import run_preflight
 from vivid_inspect.runner.prepare.prepared import Prepared, prepare
@@ -84,8 +84,8 @@ def _report(loaded: LoadedSpec, progress: Progress) -> Report | None:
         report = write_report(
             loaded.log_dir,
             out_dir=loaded.log_dir / "report",
-            human=loaded.human,
-            human_generation=loaded.human_generation,
+            human=[path for path, _ in loaded.humans],
+            human_generation=[generation for _, generation in loaded.humans],
             formats=("md", "csv"),
         )
     except Exception as error:  # noqa: BLE001 - the logs are complete; the report can be rebuilt
@@ -109,7 +109,7 @@ def register_placeholders(loaded: LoadedSpec) -> str | None:
         or None.
     """
     data = loaded.spec.model_dump(mode="json")
-    paths = [str(loaded.log_dir), str(loaded.human or ""), loaded.data or ""]
+    paths = [str(loaded.log_dir), *(str(path) for path, _ in loaded.humans), loaded.data or ""]
     add_public_text([*spec_texts(data, str(loaded.source)), *paths])
     return placeholder_line(data)
 
@@ -159,7 +159,7 @@ def run_spec(
     def waiting(holder: Holder) -> None:
         if not quiet:
             print(
-                f"vivid run: waiting for {holder.describe()} to finish with {loaded.log_dir}", file=sys.stderr
+                f"vivid run: waiting for {describe(holder)} to finish with {loaded.log_dir}", file=sys.stderr
             )
 
     # One run per log folder: a second would repeat every missing call (see runner/lock.py).

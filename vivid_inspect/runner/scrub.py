@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
-import tempfile
 import traceback
 import zipfile
 from collections.abc import Iterator
@@ -34,6 +32,7 @@ from typing import Any, TextIO
 
 import yaml
 
+from vivid_inspect.atomic_write import replacing, write_atomic
 from vivid_inspect.bounded_zip import Budget, InflationError, iter_members, max_inflated, read_member
 from vivid_inspect.inspect_private import eval_header_members
 from vivid_inspect.redact import redact
@@ -64,18 +63,10 @@ def _scrub_zip(path: Path) -> bool:
     # a first pass finds whether anything needs redacting, one member at a time
     if not any(_redact_bytes(data) is not None for _, data in iter_members(path, limit)):
         return False
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
-    try:
-        with zipfile.ZipFile(temporary, "w") as archive:
-            for info, data in iter_members(path, limit):
-                cleaned = _redact_bytes(data)
-                archive.writestr(
-                    info, cleaned if cleaned is not None else data, compress_type=info.compress_type
-                )
-        os.replace(temporary, path)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
+    with replacing(path, fsync=False) as temporary, zipfile.ZipFile(temporary, "w") as archive:
+        for info, data in iter_members(path, limit):
+            cleaned = _redact_bytes(data)
+            archive.writestr(info, cleaned if cleaned is not None else data, compress_type=info.compress_type)
     return True
 
 
@@ -88,10 +79,7 @@ def _scrub_text_file(path: Path) -> bool:
     new = _redact_bytes(path.read_bytes())
     if new is None:
         return False
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(handle, "wb") as out:
-        out.write(new)
-    os.replace(temporary, path)
+    write_atomic(path, new, fsync=False)
     return True
 
 

@@ -16,8 +16,6 @@ a finished one is expected.
 
 from __future__ import annotations
 
-import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log_async, write_eval_log_async
 from inspect_ai.model import Model, get_model
 
+from vivid_inspect.atomic_write import replacing
 from vivid_inspect.inspect_private import model_roles_config
 from vivid_inspect.log_contract import GRADER_ROLE, JudgedRecord
 from vivid_inspect.runner.cells import JudgeCell, config_hash
@@ -53,15 +52,12 @@ class JudgedResult:
         return self.status in ("done", "scored")
 
 
-async def write_atomic(log: EvalLog, path: Path) -> None:
+async def write_log_atomic(log: EvalLog, path: Path) -> None:
     """Write a log so that ``path`` holds either the old file or the complete new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
+    # not fsynced: a judged log lost to a power cut is judged again by the next run
+    with replacing(path, fsync=False) as temporary:
         await write_eval_log_async(log, str(temporary), format="eval")
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def without_errors(log: EvalLog) -> tuple[EvalLog, int]:
@@ -144,7 +140,7 @@ async def run_judge_cell(
     scored.eval.task_display_name = (
         f"{scored.eval.task_display_name or header.eval.task} · {judged_title(cell)}"
     )
-    await write_atomic(scored, output)
+    await write_log_atomic(scored, output)
     return JudgedResult(cell.label, generation_log, output, "scored")
 
 

@@ -25,7 +25,7 @@ from vivid_inspect.runner.cells import PanelCell, config_hash
 from vivid_inspect.runner.judging.cell import (
     JudgedResult,
     without_errors,
-    write_atomic,
+    write_log_atomic,
 )
 from vivid_inspect.runner.layout import judged_path, relative
 from vivid_inspect.runner.spec.model import Aggregate
@@ -163,5 +163,5 @@ async def run_panel_cell(log_dir: Path, cell: PanelCell, generation_log: Path) -
         skipped_errored_samples=skipped,
     )
     scored.eval.metadata = {**(scored.eval.metadata or {}), **record.metadata()}
-    await write_atomic(scored, output)
+    await write_log_atomic(scored, output)
     return JudgedResult(cell.panel.name, generation_log, output, "scored")

@@ -422,7 +422,7 @@ def check_parts(
     judges: list[tuple[int, Judge]],
     panel: Panel | None = None,
     data: str | None = None,
-    human: HumanScores | None = None,
+    human: HumanScores | list[HumanScores] | None = None,
     complete: bool = True,
     audits: list[tuple[int, Audit]] | None = None,
 ) -> list[Problem]:

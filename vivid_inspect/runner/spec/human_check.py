@@ -11,7 +11,7 @@ from pathlib import Path
 
 from vivid_inspect.generation_key import names_cell
 from vivid_inspect.runner.catalog import task_parameters
-from vivid_inspect.runner.spec.model import HumanScores, RunBlock
+from vivid_inspect.runner.spec.model import HumanScores, RunBlock, human_entries
 from vivid_inspect.runner.spec.problems import Problem
 
 EXPLAIN = "explain"
@@ -31,9 +31,12 @@ def explain_cells(runs: list[tuple[int, RunBlock]]) -> list[tuple[str, str]]:
 
 
 def check_human(
-    human: HumanScores | None, runs: list[tuple[int, RunBlock]], base_dir: Path, complete: bool
+    human: HumanScores | list[HumanScores] | None,
+    runs: list[tuple[int, RunBlock]],
+    base_dir: Path,
+    complete: bool,
 ) -> list[Problem]:
-    """Every problem of the spec's ``human`` section.
+    """Every problem of the spec's ``human`` section: one entry, or a list of them.
 
     Args:
         human: The section, if well typed.
@@ -42,10 +45,33 @@ def check_human(
         complete: False when some run blocks had type errors: the generation is then not checked.
 
     Returns:
-        The problems, each with its YAML path.
+        The problems, each with its YAML path (``human``, or ``human[i]`` in a list).
     """
-    if human is None:
-        return []
+    problems: list[Problem] = []
+    seen: dict[Path, int] = {}
+    for where, entry in human_entries(human):
+        resolved = (base_dir / entry.file).resolve()
+        if resolved in seen:
+            problems.append(
+                Problem(
+                    where,
+                    f"{entry.file} is listed twice (entries {seen[resolved]} and {where[-1]}): one file holds one generation",
+                )
+            )
+            continue
+        seen[resolved] = int(where[-1]) if len(where) > 1 else 0
+        problems.extend(_check_entry(entry, where, runs, base_dir, complete))
+    return problems
+
+
+def _check_entry(
+    human: HumanScores,
+    where: tuple[str | int, ...],
+    runs: list[tuple[int, RunBlock]],
+    base_dir: Path,
+    complete: bool,
+) -> list[Problem]:
+    """The problems of one human scores entry, at its YAML path."""
     # Imported here: the reader brings pandas and scikit-learn, which a spec without a human
     # file (and `vivid validate` of most specs) does not need.
     from vivid_inspect.inputs.human_scores import (
@@ -56,12 +82,12 @@ def check_human(
 
     path = base_dir / human.file
     if not path.exists():
-        return [Problem(("human",), f"file not found: {path}")]
+        return [Problem(where, f"file not found: {path}")]
     try:
         # Read now, not only by the report at the end: a bad file must not wait for a paid run.
         scores = read_human_scores(path)
     except HumanScoresError as error:
-        return [Problem(("human",), str(error))]
+        return [Problem(where, str(error))]
     if not complete:
         return []
     cells = explain_cells(runs)
@@ -78,11 +104,11 @@ def check_human(
         else:
             found = "names none of the spec's explanation generations"
         message = f"{human.generation!r} {found}; name one by its model and prompt, e.g. {example}; the spec makes: {listed}"
-        return [Problem(("human", "generation"), message)]
+        return [Problem((*where, "generation"), message)]
     if generation_key(scores) is None and len(cells) > 1:
         message = (
             f"ambiguous: {human.file} names no generation and the spec makes {len(cells)} explanation generations "
             f"({listed}); say which one the humans scored: human: {{file: {human.file}, generation: {example}}}"
         )
-        return [Problem(("human",), message)]
+        return [Problem(where, message)]
     return []

@@ -22,6 +22,7 @@ from vivid_inspect.runner.spec.model import (
     RunBlock,
     Spec,
     field_names,
+    human_entries,
     human_shorthand,
 )
 from vivid_inspect.runner.spec.problems import PathPart, Problem, SpecError
@@ -38,8 +39,9 @@ class LoadedSpec:
         log_dir: Where logs go (absolute).
         data: The data spec to give tasks and ``vivid/*`` models: ``sample``, ``hf``, a URL, an
             absolute path, or None for ``$VIVID_DATA``/``hf``.
-        human: The human scores file (absolute), if any.
-        human_generation: The spec's ``human.generation``: the generation the humans scored.
+        human: The (first) human scores file (absolute), if any.
+        human_generation: Its ``generation``: the generation the humans scored.
+        humans: Every human scores file (absolute) with its ``generation``, in the spec's order.
         notes: One line per placeholder written under a credential's name, which passed as not
             a secret (``file:line: path: ...``), for the commands to print.
     """
@@ -50,6 +52,7 @@ class LoadedSpec:
     data: str | None
     human: Path | None
     human_generation: str | None = None
+    humans: tuple[tuple[Path, str | None], ...] = ()
     notes: tuple[str, ...] = ()
 
 
@@ -112,8 +115,22 @@ def _message(error: ErrorDetails) -> str:
     )
 
 
-def _type_problems(error: ValidationError) -> list[Problem]:
-    return [Problem(tuple(e["loc"]), _message(e)) for e in error.errors()]
+# ``human`` is one entry or a list of them: pydantic reports each branch of the union under a tag.
+_HUMAN_BRANCHES = {"HumanScores": False, "list[HumanScores]": True}
+
+
+def _type_problems(error: ValidationError, raw: Any = None) -> list[Problem]:
+    problems = []
+    given_list = isinstance(raw.get("human"), list) if isinstance(raw, dict) else False
+    for e in error.errors():
+        loc = tuple(e["loc"])
+        if loc[:1] == ("human",) and len(loc) > 1 and loc[1] in _HUMAN_BRANCHES:
+            if _HUMAN_BRANCHES[str(loc[1])] != given_list:
+                continue  # the branch the value's shape does not take says nothing about it
+            loc = (loc[0], *loc[2:])
+            e = {**e, "loc": loc}
+        problems.append(Problem(loc, _message(e)))
+    return problems
 
 
 def _valid(model: type[BaseModel], raw: Any) -> Any:
@@ -211,11 +228,21 @@ def _part_problems(raw: dict[str, Any], base_dir: Path) -> list[Problem]:
         judges=judges,
         panel=panel,
         data=raw.get("data") if isinstance(raw.get("data"), str) else None,
-        human=_valid(HumanScores, human_shorthand(raw["human"])) if raw.get("human") is not None else None,
+        human=_valid_human(raw.get("human")),
         complete=complete,
         audits=audits,
     )
     return [p for p in problems if not any(p.path[: len(b)] == b for b in bad)]
+
+
+def _valid_human(raw: Any) -> HumanScores | list[HumanScores] | None:
+    """The well-typed human scores entries of a spec with type errors (a bad entry is reported already)."""
+    if raw is None:
+        return None
+    given = human_shorthand(raw)
+    if isinstance(given, list):
+        return [entry for item in given if (entry := _valid(HumanScores, item)) is not None]
+    return _valid(HumanScores, given)
 
 
 def _resolve_data(data: str | None, base_dir: Path) -> str | None:
@@ -254,7 +281,7 @@ def load_spec(path: str | Path, *, log_dir: str | Path | None = None) -> LoadedS
     try:
         spec = Spec.model_validate(source.data)
     except ValidationError as error:
-        problems = _type_problems(error)
+        problems = _type_problems(error, source.data)
         seen = {(p.path, p.message) for p in problems}
         problems += [p for p in _part_problems(source.data, base_dir) if (p.path, p.message) not in seen]
     else:
@@ -287,12 +314,16 @@ def load_spec(path: str | Path, *, log_dir: str | Path | None = None) -> LoadedS
     if problems:
         located = [Problem(p.path, p.message, p.line or source.line(p.path)) for p in problems]
         raise SpecError(located, str(path))
+    humans = tuple(
+        ((base_dir / entry.file).resolve(), entry.generation) for _, entry in human_entries(spec.human)
+    )
     return LoadedSpec(
         spec=spec,
         source=source.path.resolve(),
         log_dir=resolved_log_dir if resolved_log_dir is not None else (base_dir / spec.log_dir).resolve(),
         data=_resolve_data(spec.data, base_dir),
-        human=(base_dir / spec.human.file).resolve() if spec.human else None,
-        human_generation=spec.human.generation if spec.human else None,
+        human=humans[0][0] if humans else None,
+        human_generation=humans[0][1] if humans else None,
+        humans=humans,
         notes=tuple(Problem(n.path, n.message, source.line(n.path)).render(str(path)) for n in scan.notes),
     )

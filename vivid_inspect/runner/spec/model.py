@@ -231,12 +231,18 @@ class Retries(_Strict):
 
 
 def human_shorthand(value: Any) -> Any:
-    """``human: FILE`` is shorthand for ``human: {file: FILE}``."""
+    """``human: FILE`` is shorthand for ``human: {file: FILE}``, also for each entry of a list."""
+    if isinstance(value, list):
+        return [{"file": item} if isinstance(item, str) else item for item in value]
     return {"file": value} if isinstance(value, str) else value
 
 
 class HumanScores(_Strict):
-    """Human scores for Table 1, and the explanation generation they scored.
+    """Human scores of one explanation generation, and which generation they scored.
+
+    ``human:`` takes one entry or a list of them, one per generation the humans scored: each is
+    bound to its generation as a single one is (Table 1 uses the first; the corrected means, the
+    alternative annotator test and the judge card use every one).
 
     Attributes:
         file: The human scores CSV (``id,score[,annotator][,generation]``).
@@ -247,6 +253,17 @@ class HumanScores(_Strict):
 
     file: str
     generation: str | None = None
+
+
+def human_entries(
+    human: HumanScores | list[HumanScores] | None,
+) -> list[tuple[tuple[str | int, ...], HumanScores]]:
+    """Each human scores entry of a spec with its YAML path: ``("human",)`` alone, ``("human", i)`` in a list."""
+    if human is None:
+        return []
+    if isinstance(human, list):
+        return [(("human", index), entry) for index, entry in enumerate(human)]
+    return [(("human",), human)]
 
 
 class Audit(_Strict):
@@ -281,7 +298,7 @@ class Spec(_Strict):
     judges: list[Judge] = Field(default_factory=list, max_length=MAX_ENTRIES)
     panel: Panel | None = None
     audits: list[Audit] = Field(default_factory=list, max_length=MAX_ENTRIES)
-    human: Annotated[HumanScores, BeforeValidator(human_shorthand)] | None = None
+    human: Annotated[HumanScores | list[HumanScores], BeforeValidator(human_shorthand)] | None = None
     concurrency: Concurrency = Field(default_factory=Concurrency)
     batch: Batch = None
     retries: Retries = Field(default_factory=Retries)

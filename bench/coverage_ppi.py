@@ -1,0 +1,264 @@
+"""Coverage of the corrected (prediction-powered) means: the report's ``corrected.corrected_cell``.
+
+Two parts.
+
+1. The issue's setting (24.1): a generation of 1,636 items in the paper's theme proportions, human
+   scores like the paper's (mean about 3.4), a judge that is lenient by a planted amount and biased
+   differently per theme; 200 items labelled, drawn as ``vivid annotate export`` draws them
+   (``sheet_export.stratified_ids``: proportional to themes, seeded). The population is fixed and
+   only the draw of labelled items varies: the estimand is the mean human score over these 1,636
+   items. Coverage and width of the corrected interval (the report's finite-population variance,
+   and ppi_py's variance for comparison), the human-only interval, and the judge-only interval (the
+   report's ``judge_mean`` interval, which measures the judge and so misses the humans' mean);
+   then the same per theme.
+2. The threshold: planted populations of other shapes (a weak model judged mostly 0 with a lenient
+   judge, a judge right on almost every item, a noisy judge, annotators' halves with rare large
+   errors), 1,636 items and 200 (a theme's size), every n of ``planted_scores.NS``: the worst
+   coverage of the three intervals a cell prints gives ``RULES["corrected_mean"].min_n``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from coverage_common import CoverageTable, wilson
+from planted_scores import NS, ROW_COLUMNS, Tally, record, threshold_table
+
+from vivid_inspect.report.corrected import corrected_cell
+from vivid_inspect.report.draw_check import check_draw
+from vivid_inspect.report.intervals import RULES, mean_interval
+from vivid_inspect.report.ppi import ppi_mean
+from vivid_inspect.report.sheet_export import stratified_ids
+from vivid_inspect.taxonomy import THEME_NAMES
+
+REPS = 2000
+QUICK_REPS = 100
+THRESHOLD_REPS = 2000
+ITEMS = 1636
+LABELLED = 200
+# The paper's theme shares (Figure 3), in THEME_NAMES order: Love, Virtues, Criticism, Work and
+# Nature, Social Relationships, Life Lessons, Other.
+THEME_SHARES = np.array([7.0, 3.1, 28.8, 16.6, 9.5, 24.4, 10.5])
+HUMAN_SCORES = (0.04, 0.06, 0.12, 0.20, 0.30, 0.28)
+LENIENCY = 0.5
+THEME_BIAS = (0.8, -0.6, 0.5, -0.4, 0.3, 0.0, -0.9)
+"""Added to the leniency per theme: lenient on Love and Criticism, harsh on Virtues and Other."""
+JUDGE_NOISE = 0.8
+
+Population = tuple[np.ndarray, np.ndarray]
+
+
+def headline_population(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Themes, human scores and judge scores of the 1,636 items of the issue's setting."""
+    themes = rng.choice(len(THEME_NAMES), size=ITEMS, p=THEME_SHARES / THEME_SHARES.sum())
+    human = rng.choice(6, size=ITEMS, p=HUMAN_SCORES).astype(float)
+    shift = LENIENCY + np.asarray(THEME_BIAS)[themes]
+    judge = np.clip(np.rint(human + shift + rng.normal(0, JUDGE_NOISE, ITEMS)), 0, 5)
+    return themes, human, judge
+
+
+def _weak(rng: np.random.Generator, n: int) -> Population:
+    human = rng.choice(6, size=n, p=[0.70, 0.15, 0.07, 0.04, 0.03, 0.01]).astype(float)
+    return human, np.clip(human + rng.choice([-1, 0, 1, 2], size=n, p=[0.05, 0.70, 0.20, 0.05]), 0, 5)
+
+
+def _near_perfect(rng: np.random.Generator, n: int) -> Population:
+    human = rng.choice(6, size=n, p=[0.04, 0.06, 0.10, 0.20, 0.30, 0.30]).astype(float)
+    return human, np.clip(human + rng.choice([-1, 0, 1], size=n, p=[0.03, 0.94, 0.03]), 0, 5)
+
+
+def _noisy(rng: np.random.Generator, n: int) -> Population:
+    human = rng.choice(6, size=n, p=[0.10, 0.10, 0.20, 0.30, 0.20, 0.10]).astype(float)
+    return human, np.clip(np.rint(0.5 * human + 1.5 + rng.normal(0, 1.5, n)), 0, 5)
+
+
+def _halves(rng: np.random.Generator, n: int) -> Population:
+    human = rng.choice(11, size=n).astype(float) / 2
+    return human, np.clip(np.rint(human + rng.choice([-3, 0, 3], size=n, p=[0.04, 0.92, 0.04])), 0, 5)
+
+
+def _lenient(rng: np.random.Generator, n: int) -> Population:
+    _, human, judge = headline_population(rng)
+    return human[:n], judge[:n]
+
+
+SHAPES: dict[str, Callable[[np.random.Generator, int], Population]] = {
+    "lenient, theme-biased judge (part 1's)": _lenient,
+    "weak model, lenient judge": _weak,
+    "judge right on 94 % of items": _near_perfect,
+    "noisy judge (slope 0.5)": _noisy,
+    "two annotators' halves, rare errors of 3": _halves,
+}
+
+
+def run(reps: int, quick: bool, seed: int) -> list[CoverageTable]:
+    """Part 1 (the issue's setting) and part 2 (every shape and n) with the threshold check."""
+    rng = np.random.default_rng(seed)
+    tables = _headline(reps, rng)
+    tables.extend(_threshold(min(reps, THRESHOLD_REPS) if not quick else reps, quick, rng))
+    tables.append(_draws(min(reps, 1000), rng))
+    return tables
+
+
+def _draws(reps: int, rng: np.random.Generator) -> CoverageTable:
+    """How often draw_check warns: on draws as export makes them, and on items picked three ways."""
+    themes, _, judge = headline_population(rng)
+    ids = list(range(ITEMS))
+    theme_of = {i: THEME_NAMES[int(t)] for i, t in enumerate(themes)}
+    scores = dict(enumerate(judge.tolist()))
+    designs: dict[str, Callable[[int], list[int]]] = {
+        "uniform, theme-stratified (export's draw)": lambda rep: stratified_ids(theme_of, LABELLED, seed=rep),
+        "the first 200 ids": lambda rep: ids[:LABELLED],
+        "200 of the judge's 5s and 4s": lambda rep: [
+            int(i) for i in rng.choice(np.flatnonzero(judge >= 4), LABELLED, replace=False)
+        ],
+        "Criticism and Life Lessons only": lambda rep: [
+            int(i) for i in rng.choice(np.flatnonzero(np.isin(themes, [2, 5])), LABELLED, replace=False)
+        ],
+    }
+    table = CoverageTable(
+        f"How often draw_check warns that {LABELLED} labelled items of {ITEMS} were not a uniform draw",
+        ["design", "files", "warned", "rate", "rate 95 % CI"],
+    )
+    for name, draw in designs.items():
+        count = reps if name.startswith("uniform") else max(reps // 10, 20)
+        warned = sum(bool(check_draw(ids, scores, theme_of, draw(rep)).warnings) for rep in range(count))
+        lo, hi = wilson(warned, count)
+        table.rows.append([name, count, warned, warned / count, f"[{lo:.3f}, {hi:.3f}]"])
+    table.notes.append(
+        "goal: about 0.001 on the uniform draw (the tests' overall level), near 1 on the picked ones"
+    )
+    return table
+
+
+def _headline(reps: int, rng: np.random.Generator) -> list[CoverageTable]:
+    themes, human, judge = headline_population(rng)
+    truth = float(human.mean())
+    theme_of = {i: THEME_NAMES[int(t)] for i, t in enumerate(themes)}
+    judge_only = mean_interval(judge)
+    tallies = {
+        name: Tally()
+        for name in (
+            "corrected (report: finite population)",
+            "corrected (ppi_py's variance)",
+            "human-only",
+            "judge-only",
+        )
+    }
+    bias_tally = Tally()
+    per_theme = {theme: (Tally(), Tally()) for theme in THEME_NAMES}
+    truth_theme = {theme: float(human[themes == k].mean()) for k, theme in enumerate(THEME_NAMES)}
+    all_judge = dict(enumerate(judge))
+    theme_judge = {
+        k: {i: all_judge[i] for i in np.flatnonzero(themes == k).tolist()} for k in range(len(THEME_NAMES))
+    }
+    for rep in range(reps):
+        chosen = stratified_ids(theme_of, LABELLED, seed=int(rng.integers(2**31)) + rep)
+        labelled = {i: float(human[i]) for i in chosen}
+        cell = corrected_cell(all_judge, labelled)
+        mask = np.zeros(ITEMS, dtype=bool)
+        mask[list(labelled)] = True
+        ppi = ppi_mean(human[mask], judge[mask], judge[~mask], variance="ppi")
+        tallies["corrected (report: finite population)"].add(
+            cell.corrected.estimate, cell.corrected.lo, cell.corrected.hi, truth
+        )
+        tallies["corrected (ppi_py's variance)"].add(ppi.estimate, ppi.lo, ppi.hi, truth)
+        tallies["human-only"].add(cell.human.estimate, cell.human.lo, cell.human.hi, truth)
+        tallies["judge-only"].add(judge_only.estimate, judge_only.lo, judge_only.hi, truth)
+        bias_tally.add(cell.bias.estimate, cell.bias.lo, cell.bias.hi, float((judge - human).mean()))
+        for k, theme in enumerate(THEME_NAMES):
+            mine = theme_judge[k]
+            sub = corrected_cell(mine, {i: v for i, v in labelled.items() if i in mine})
+            corrected_tally, human_tally = per_theme[theme]
+            corrected_tally.add(
+                sub.corrected.estimate, sub.corrected.lo, sub.corrected.hi, truth_theme[theme]
+            )
+            human_tally.add(sub.human.estimate, sub.human.lo, sub.human.hi, truth_theme[theme])
+    columns = ["interval", "planted", *ROW_COLUMNS]
+    overall = CoverageTable(
+        f"The issue's setting: {ITEMS} items, {LABELLED} labelled (theme-stratified as export draws), "
+        f"judge lenient by {LENIENCY} with a per-theme bias, the population fixed",
+        columns,
+    )
+    for name, tally in tallies.items():
+        overall.rows.append(tally.row(name, round(truth, 3)))
+    overall.rows.append(bias_tally.row("bias (judge - human)", round(float((judge - human).mean()), 3)))
+    overall.notes.append(
+        f"human mean over the {ITEMS} items {truth:.3f}; the judge's {judge.mean():.3f}; judge-only: the report's judge_mean "
+        "interval (betting), which holds the judge's mean, not the humans'"
+    )
+    overall.notes.append(
+        "goal (issue 24.1): corrected coverage 0.93-0.98, judge-only far below, corrected no wider than human-only"
+    )
+    themed = CoverageTable(
+        "Per theme, same draws: the corrected and human-only intervals of each theme's cell (printed from "
+        f"{RULES['corrected_mean'].min_n} labelled items)",
+        [
+            "theme",
+            "items",
+            "planted bias",
+            "corrected: " + ROW_COLUMNS[0],
+            "corrected coverage",
+            "corrected width",
+            "human-only coverage",
+            "human-only width",
+        ],
+    )
+    for k, theme in enumerate(THEME_NAMES):
+        corrected_tally, human_tally = per_theme[theme]
+        themed.rows.append(
+            [
+                theme,
+                int((themes == k).sum()),
+                round(LENIENCY + THEME_BIAS[k], 2),
+                f"{corrected_tally.printed}/{corrected_tally.draws}",
+                corrected_tally.coverage,
+                corrected_tally.width / corrected_tally.printed if corrected_tally.printed else float("nan"),
+                human_tally.coverage,
+                human_tally.width / human_tally.printed if human_tally.printed else float("nan"),
+            ]
+        )
+    themed.notes.append(
+        "a theme with fewer labelled items than the rule prints no interval: its draws are not counted as made"
+    )
+    return [overall, themed]
+
+
+def _threshold(reps: int, quick: bool, rng: np.random.Generator) -> list[CoverageTable]:
+    ns = (10, 30, 200) if quick else NS
+    table = CoverageTable(
+        f"Corrected, human-only and bias intervals on other shapes: {RULES['corrected_mean'].method}",
+        ["planted", "items", "n labelled", "interval", *ROW_COLUMNS],
+    )
+    worst: dict[int, Tally] = {}
+    for name, draw in SHAPES.items():
+        for items in (ITEMS, 200):
+            human, judge = draw(np.random.default_rng(int(rng.integers(2**31))), items)
+            truths = {
+                "corrected": float(human.mean()),
+                "human-only": float(human.mean()),
+                "bias": float((judge - human).mean()),
+            }
+            all_judge = dict(enumerate(judge))
+            for n in ns:
+                if n >= items:
+                    continue
+                tallies = {key: Tally() for key in truths}
+                for _ in range(reps):
+                    chosen = rng.choice(items, size=n, replace=False)
+                    cell = corrected_cell(all_judge, {int(i): float(human[i]) for i in chosen}, min_n=2)
+                    for key, interval in (
+                        ("corrected", cell.corrected),
+                        ("human-only", cell.human),
+                        ("bias", cell.bias),
+                    ):
+                        tallies[key].add(interval.estimate, interval.lo, interval.hi, truths[key])
+                for key, tally in tallies.items():
+                    table.rows.append(tally.row(name, items, n, key))
+                    record(worst, n, tally)
+    table.notes.append(
+        "uniform draws of n labelled items from a fixed population; a draw whose residuals do not vary gets no "
+        "interval and is not counted as made"
+    )
+    return [table, threshold_table({"corrected_mean": worst}, quick=quick)]
