@@ -115,6 +115,7 @@ def test_without_a_control_the_card_says_the_noise_floor_is_unknown() -> None:
     assert "flips 0 %, no control (≤ 50 %)" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("confidence", "level"),
     [
@@ -430,6 +431,7 @@ LONG = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scores", "identity"),
     [

@@ -64,6 +64,7 @@ def _cached(log: EvalLog, column: str = "judge_aspect") -> set[bool]:
     return {bool((s.metadata or {})["cached"]) for s in scores}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("run", "replayed"),
     [

@@ -132,6 +132,7 @@ def _judged_log(shape: str, prompts: list[str], tmp_path: Path) -> EvalLog:
     return log
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", SHAPES)
 def test_the_solver_and_both_scorers_read_the_item_from_every_shape(shape: str, tmp_path: Path) -> None:
     prompts: list[str] = []
@@ -198,6 +199,7 @@ def test_a_chat_input_gives_its_last_user_message() -> None:
     assert sample_idiom([ChatMessageSystem(content="Bạn là trợ lý.")], {}) == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sample", "refused"),
     [

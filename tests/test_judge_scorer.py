@@ -135,6 +135,7 @@ def _isolated_inspect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
 
 
+@pytest.mark.slow
 def test_every_strategy_judges_the_same_generation_in_its_own_column(tmp_path: Path) -> None:
     solver, grader = _solver_model(), Scripted("grader", _judge_reply)
     strategies = LLM_STRATEGIES
@@ -262,6 +263,7 @@ def test_judge_model_precedence(
     assert metadata is not None and metadata["judge_model"] == f"mockllm/{expected_judge}"
 
 
+@pytest.mark.slow
 def test_rescoring_a_log_with_another_strategy_never_calls_the_solver(tmp_path: Path) -> None:
     solver, grader = _solver_model(), Scripted("grader", _judge_reply)
     log = _run(_task(judge(strategy="aspect")), solver, tmp_path, model_roles={"grader": grader.model})
@@ -683,6 +685,7 @@ def test_call_limits_apply_under_inspect_score_and_a_role_still_wins(tmp_path: P
     }
 
 
+@pytest.mark.slow
 def test_one_scorer_under_two_role_configs_uses_each_ones_settings(tmp_path: Path) -> None:
     # The merged judge config is kept per role config: a scorer reused with another grader (or
     # the same model with other settings) must not keep the first one's.

@@ -27,7 +27,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """
     parser = subparsers.add_parser(
         "annotate",
-        help="export blind annotation sheets of generated explanations; import filled ones",
+        help="human scores: export blind sheets of explanations and import filled ones, or score them in the browser (serve)",
         description="Human scores for Table 1: export a sheet, have it filled (score 0-5), import it.",
     )
     commands = parser.add_subparsers(dest="annotate_command", required=True, metavar="SUBCOMMAND")

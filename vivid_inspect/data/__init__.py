@@ -30,6 +30,7 @@ from vivid_inspect.data.normalise import idiom_key, unify_tone_marks
 from vivid_inspect.data.prevalence import warn_if_contradicted
 from vivid_inspect.data.sources import (
     DATA_ENV,
+    DataSourceError,
     data_cap,
     keep_in_cache,
     local_file,
@@ -45,6 +46,7 @@ __all__ = [
     "DATA_ENV",
     "DIGEST_KEY",
     "ITEMS_KEY",
+    "DataSourceError",
     "Duplicate",
     "VividData",
     "VividDataError",
