@@ -45,7 +45,7 @@ PROPOSED_CALL_OVERHEAD = 7
 
 
 def _chars_per_token() -> float:
-    from vivid_inspect.runner.plan import CHARS_PER_TOKEN as value
+    from vivid_inspect.usage_events import CHARS_PER_TOKEN as value
 
     return float(value)
 

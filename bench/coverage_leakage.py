@@ -24,8 +24,9 @@ from coverage_common import CoverageTable, wilson
 from synthetic import FULL_ROWS, idioms
 
 from vivid_inspect.data import load_items
-from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD, judge_example_idioms, similarity
+from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD, similarity
 from vivid_inspect.data.normalise import idiom_key
+from vivid_inspect.scorers.judge_prompts import judge_example_idioms
 from vivid_inspect.solvers.classify_prompts import DEMONSTRATIONS
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS
 

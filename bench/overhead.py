@@ -131,10 +131,10 @@ def diagnostic_task(data: Path, *, cache: bool) -> Any:
     """Our task with the judge's cache forced on or off: what Inspect's cache costs per judge call."""
     from inspect_ai import task_with
 
-    from vivid_inspect.scorers.judge import judge_aspect
+    from vivid_inspect.scorers.judge import judge_scorer
     from vivid_inspect.tasks import explain
 
-    return task_with(explain(data=str(data), judge="none"), scorer=[judge_aspect(cache=cache)])
+    return task_with(explain(data=str(data), judge="none"), scorer=[judge_scorer("aspect", cache=cache)])
 
 
 def build_task(variant: str, data: Path) -> Any:

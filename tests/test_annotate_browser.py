@@ -135,6 +135,7 @@ def keys(browser: Any, *typed: str) -> None:
         ActionChains(browser).send_keys(key).perform()
 
 
+@pytest.mark.slow
 def test_an_annotator_scores_undoes_reloads_and_survives_a_killed_server(
     driver: Any, tmp_path: Path, servers: list[subprocess.Popen[str]]
 ) -> None:
@@ -260,6 +261,7 @@ def serving_in_process(space: Workspace) -> Iterator[str]:
         sock.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS], ids=["disk-full", "read-only"])
 def test_a_score_the_server_could_not_save_is_shown_as_not_saved(
     driver: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
@@ -308,6 +310,7 @@ def test_a_score_the_server_could_not_save_is_shown_as_not_saved(
     assert [v for v in scores_on_disk(space.annotators["lan"].path).values() if v] == ["5", "4"]
 
 
+@pytest.mark.slow
 def test_a_server_that_stopped_answering_is_shown_as_not_saved(
     driver: Any, tmp_path: Path, servers: list[subprocess.Popen[str]]
 ) -> None:

@@ -76,6 +76,7 @@ def names_holder(err: str, pid: int, port: int) -> bool:
 # --- a second server --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_second_server_on_the_folder_exits_75_naming_the_first_and_the_first_keeps_every_score(
     log: Path,  # noqa: F811
     tmp_path: Path,
@@ -143,6 +144,7 @@ def test_a_second_server_on_the_folder_exits_75_naming_the_first_and_the_first_k
     assert [i["score"] for i in state["items"][:2]] == [4, 2] and state["done"] == 2
 
 
+@pytest.mark.slow
 def test_a_killed_servers_lock_is_taken_over(
     log: Path,  # noqa: F811
     tmp_path: Path,

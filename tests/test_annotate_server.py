@@ -504,6 +504,7 @@ def test_write_log_keeps_copies_of_the_generations_logs_with_human_score_columns
             assert scores["human"].history[0].provenance.metadata["annotators"] == ["lan", "minh"]  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_write_log_puts_the_human_columns_beside_every_judges_column(tmp_path: Path) -> None:
     folder = judged_folder(tmp_path)
     space = open_workspace(folder, ["lan"], n=6, generation="vivid/literal", write_log=True)
@@ -752,6 +753,7 @@ def servers() -> Iterator[list[subprocess.Popen[str]]]:
             process.wait(10)
 
 
+@pytest.mark.slow
 def test_the_command_binds_localhost_and_a_killed_server_loses_nothing(
     log: Path, tmp_path: Path, servers: list[subprocess.Popen[str]]
 ) -> None:
@@ -814,6 +816,7 @@ def judged_folder(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_scores_served_from_a_judged_folder_feed_vivid_report_with_no_extra_option(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -3,13 +3,17 @@
 - the report and the runner agree on logs through :mod:`vivid_inspect.log_contract` alone: the
   report imports nothing from the runner, the runner only the report's entry point;
 - the contract's names are defined once, in the contract module;
-- Inspect's private modules are imported by the adapter alone (:mod:`vivid_inspect.inspect_private`).
+- Inspect's private modules are imported by the adapter alone (:mod:`vivid_inspect.inspect_private`);
+- no import cycle between modules, nor between packages, counting imports inside functions
+  (type-only imports under ``if TYPE_CHECKING:`` are no import at run time and are left out).
 """
 
 from __future__ import annotations
 
 import ast
+import graphlib
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -48,7 +52,8 @@ def test_the_runner_imports_only_the_reports_entry_point(path: Path) -> None:
 
 @pytest.mark.parametrize("path", _modules(), ids=_rel)
 def test_contract_names_are_defined_only_in_the_contract(path: Path) -> None:
-    if path.name == "log_contract.py":
+    # judge_id.py is the contract's pydantic-free part: a judge's names, for the command line too.
+    if path.name in ("log_contract.py", "judge_id.py"):
         return
     tree = ast.parse(path.read_text("utf-8"))
     assigned = {
@@ -77,3 +82,125 @@ def test_private_inspect_modules_only_through_the_adapter(path: Path) -> None:
         if m.startswith("inspect_ai") and any(p.startswith("_") for p in m.split("."))
     ]
     assert private == [], "import them through vivid_inspect.inspect_private, with the reason"
+
+
+def _name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _runtime_imports(path: Path, known: set[str]) -> Iterator[str]:
+    """The package's modules a file imports at run time, at any depth; ``from pkg import mod`` names ``mod``."""
+
+    def walk(node: ast.AST) -> Iterator[str]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                continue
+            if isinstance(child, ast.ImportFrom) and child.module:
+                for alias in child.names:
+                    yield (
+                        f"{child.module}.{alias.name}"
+                        if f"{child.module}.{alias.name}" in known
+                        else child.module
+                    )
+            elif isinstance(child, ast.Import):
+                yield from (alias.name for alias in child.names)
+            yield from walk(child)
+
+    yield from (name for name in walk(ast.parse(path.read_text("utf-8"))) if name in known)
+
+
+@cache
+def _module_graph() -> dict[str, frozenset[str]]:
+    paths = {_name(path): path for path in _modules()}
+    known = set(paths)
+    return {name: frozenset(_runtime_imports(path, known)) - {name} for name, path in paths.items()}
+
+
+def _package(module: str) -> str:
+    """A module's package below ``vivid_inspect`` (``runner``, ``report``); a top-level module is its own."""
+    return module.split(".")[1] if "." in module else module
+
+
+def _in_cycles(graph: dict[str, frozenset[str]]) -> set[frozenset[str]]:
+    """Each set of nodes that import each other, directly or through others (more than one node)."""
+
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph.get(todo.pop(), frozenset()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    reached = {node: reach(node) for node in graph}
+    return {
+        frozenset({node, *(other for other in reached[node] if node in reached[other])})
+        for node in graph
+        if node in reached[node]
+    }
+
+
+def test_no_import_cycle_between_modules() -> None:
+    try:
+        graphlib.TopologicalSorter(_module_graph()).prepare()
+    except graphlib.CycleError as error:
+        pytest.fail(f"modules import each other: {' -> '.join(error.args[1])}")
+
+
+KNOWN_PACKAGE_CYCLES = {frozenset({"audit", "report"})}
+"""Package cycles the layout still has, each with its way out (issue 25's two floors).
+
+``audit`` <-> ``report``: the report shows each audit's card, built by ``audit.card`` from
+``audit.logs``; ``audit.self_preference`` (``vivid audit --from``) reads a log folder with the
+report's reader and statistics. No module cycle: the self-preference modules sit above the
+report, the probes below it; moving them to the laboratory floor ends the cycle.
+"""
+
+
+def test_no_import_cycle_between_packages() -> None:
+    packages: dict[str, set[str]] = {}
+    for module, imported in _module_graph().items():
+        packages.setdefault(_package(module), set()).update(
+            _package(other) for other in imported if _package(other) != _package(module)
+        )
+    cycles = _in_cycles({name: frozenset(imports) for name, imports in packages.items()})
+    assert cycles == KNOWN_PACKAGE_CYCLES, [sorted(cycle) for cycle in cycles]
+
+
+@pytest.mark.parametrize(
+    ("imports", "cycle"),
+    [
+        pytest.param({"a": {"b"}, "b": {"a"}, "c": set()}, {frozenset({"a", "b"})}, id="pair"),
+        pytest.param({"a": {"b"}, "b": {"c"}, "c": {"a"}}, {frozenset({"a", "b", "c"})}, id="circle"),
+        pytest.param({"a": {"b"}, "b": {"c"}, "c": set()}, set(), id="chain"),
+    ],
+)
+def test_the_cycle_finder_finds_pairs_and_circles(
+    imports: dict[str, set[str]], cycle: set[frozenset[str]]
+) -> None:
+    assert _in_cycles({name: frozenset(them) for name, them in imports.items()}) == cycle
+
+
+def test_lazy_imports_are_read_with_the_rest(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "import vivid_inspect.text\n"
+        "if TYPE_CHECKING:\n    from vivid_inspect.report import logs\n"
+        "def f():\n    from vivid_inspect.runner import plan\n    from vivid_inspect import log_contract\n",
+        "utf-8",
+    )
+    known = {
+        "vivid_inspect",
+        "vivid_inspect.text",
+        "vivid_inspect.report.logs",
+        "vivid_inspect.runner.plan",
+        "vivid_inspect.log_contract",
+    }
+    assert set(_runtime_imports(source, known)) == {
+        "vivid_inspect.text",
+        "vivid_inspect.runner.plan",
+        "vivid_inspect.log_contract",
+    }

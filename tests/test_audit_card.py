@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.test_audit_verdicts import PROBES, N, Scores, changed, sound
+from vivid_inspect.audit import card as card_module
 from vivid_inspect.audit import plot
 from vivid_inspect.audit.card import CARD_COLUMNS, FILES, THRESHOLD_USES, AuditCard, build_card
 from vivid_inspect.audit.verdicts import ALLOWED, ProbeResult, Thresholds
@@ -114,6 +115,7 @@ def test_without_a_control_the_card_says_the_noise_floor_is_unknown() -> None:
     assert "flips 0 %, no control (≤ 50 %)" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("confidence", "level"),
     [
@@ -349,7 +351,7 @@ def test_a_plot_that_cannot_be_drawn_writes_nothing(tmp_path: Path, monkeypatch:
     def broken(card: AuditCard) -> bytes:
         raise RuntimeError("no canvas")
 
-    monkeypatch.setattr(plot, "render_png", broken)
+    monkeypatch.setattr(card_module, "render_png", broken)  # the card's own import of it
     with pytest.raises(RuntimeError, match="no canvas"):
         card_of(sound()).write(tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["audit.md"]
@@ -429,6 +431,7 @@ LONG = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scores", "identity"),
     [

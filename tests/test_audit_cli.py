@@ -104,6 +104,7 @@ LEFT_OUT = (
 )
 
 
+@pytest.mark.slow
 def test_by_default_every_probe_the_data_allows_runs_and_one_line_says_english_was_left_out(
     untranslated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -184,6 +185,7 @@ def test_plan_counts_items_times_probes() -> None:
     assert grader.cost == pytest.approx((grader.input_tokens * 1 + grader.output_tokens * 2) / 1e6)
 
 
+@pytest.mark.slow
 def test_cli_runs_the_audit_writes_the_card_and_exits_1_on_a_failed_probe(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -195,6 +197,7 @@ def test_cli_runs_the_audit_writes_the_card_and_exits_1_on_a_failed_probe(
     assert sorted(path.name for path in out.iterdir()) == ["audit.csv", "audit.md", "audit_shifts.png"]
 
 
+@pytest.mark.slow
 def test_cli_exit_0_when_no_probe_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # 40 items: equal scores bound a shift to about ±0.34, inside the ±0.5 tolerance (10 items: ±1.35).
     code = _exit(["audit", "vivid/chrf", "--limit", "40", "--probes", "spelling,wrong"])
@@ -345,6 +348,7 @@ def test_an_unusable_out_or_log_folder_is_refused_before_any_call(
     assert err.count("\n") == 1 and f"{option} {path}" in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "error",
     [
@@ -453,6 +457,7 @@ def test_a_dead_endpoint_is_named_with_its_cause_before_any_call(
 # --- one progress bar, not Inspect's task panels -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_audit_prints_its_card_and_no_task_panels(tmp_path: Path) -> None:
     import os
     import subprocess
@@ -473,10 +478,13 @@ def test_the_audit_prints_its_card_and_no_task_panels(tmp_path: Path) -> None:
     assert done.stdout.startswith("## Judge audit: ")
     # Inspect's display would print a panel per probe's task (about 380 lines for the full audit);
     # off a terminal the one bar draws nothing, so the card is all there is (standard error keeps
-    # the data layer's one line naming the item it leaves out).
+    # the data layer's note naming the item it leaves out: one line, then one per item with what it
+    # resembles).
     for printed in (done.stdout, done.stderr):
         assert "samples" not in printed and "╭" not in printed and "audit_hedge" not in printed
-    assert len(done.stderr.splitlines()) <= 1, done.stderr
+    said = done.stderr.splitlines()
+    assert len(said) <= 2, done.stderr
+    assert all("left out 1 item(s)" in line or line.startswith("  - id 17 ") for line in said), done.stderr
     card = (tmp_path / "out" / "audit.md").read_text("utf-8")
     assert (
         done.stdout
@@ -484,6 +492,7 @@ def test_the_audit_prints_its_card_and_no_task_panels(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_on_a_terminal_one_bar_counts_every_candidate_of_the_audit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

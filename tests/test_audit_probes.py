@@ -443,6 +443,7 @@ def test_left_out_items_are_named_in_the_notes(reason: str, meanings: list[str])
     assert note == f"partial, padding: {len(ids)} item(s) left out ({reason}): ids {ids}"
 
 
+@pytest.mark.slow
 def test_only_the_degenerate_items_are_left_out_of_an_audit_and_the_card_names_them(tmp_path: Path) -> None:
     data = _csv(
         tmp_path,
@@ -468,6 +469,7 @@ def test_only_the_degenerate_items_are_left_out_of_an_audit_and_the_card_names_t
     assert any(note.startswith("spelling: 1 item(s) left out") and "ids [3]" in note for note in card.notes)
 
 
+@pytest.mark.slow
 def test_a_probe_no_item_can_make_is_not_run_and_the_card_says_so(tmp_path: Path) -> None:
     data = _csv(tmp_path, [("Con gà trống", "Tốt.")])
     card = run_audit(
@@ -541,6 +543,7 @@ def test_copies_in_its_theme_send_the_wrong_meaning_to_another_theme() -> None:
     assert other is not None and other.id == 3 and not same_theme
 
 
+@pytest.mark.slow
 def test_sample_meanings_that_differ_stay_below_the_near_copy_bound() -> None:
     # The bound leaves every sample pair a wrong meaning can come from: it removes copies only.
     worst = max(
@@ -640,6 +643,7 @@ def _english_audit(translator: Model, logs: Path) -> AuditCard:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("bad", "message"), UNUSABLE)
 def test_an_unusable_translation_is_asked_again_and_a_rerun_replays_the_good_one(
     bad: Callable[[], ModelOutput], message: str, tmp_path: Path
@@ -655,6 +659,7 @@ def test_an_unusable_translation_is_asked_again_and_a_rerun_replays_the_good_one
     assert read_eval_log(rerun.log_locations[-1]).samples[0].output.completion == GOOD  # type: ignore[index]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("bad", "message"), UNUSABLE)
 def test_a_translator_that_keeps_failing_is_a_clear_error_that_a_rerun_can_recover_from(
     bad: Callable[[], ModelOutput], message: str, tmp_path: Path

@@ -176,10 +176,12 @@ def _check_card(
     assert all(result.unscored == 0 for result in card.results)
 
 
+@pytest.mark.slow
 def test_a_rubric_following_judge_passes_every_probe(rubric_audit: RubricAudit) -> None:
     _check_card(rubric_audit.card, "rubric", set())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("answer", "caught_by", "at_the_margin"), BIASED)
 def test_each_bias_is_caught_by_its_probe_and_passed_by_the_others(
     tmp_path: Path, answer: Callable[[str], int], caught_by: set[str], at_the_margin: set[str]
@@ -190,6 +192,7 @@ def test_each_bias_is_caught_by_its_probe_and_passed_by_the_others(
     _check_card(card, answer.__name__, caught_by, frozenset(at_the_margin))
 
 
+@pytest.mark.slow
 def test_probe_logs_are_ordinary_judged_logs_tagged_as_an_audit(rubric_audit: RubricAudit) -> None:
     card, calls = rubric_audit.card, rubric_audit.calls
     prepared = prepare_items(data="sample", limit=VERDICT_LIMIT, seed=SEED, probes=None, translator=None)
@@ -231,6 +234,7 @@ def test_probe_logs_are_ordinary_judged_logs_tagged_as_an_audit(rubric_audit: Ru
     assert set(scores["reference"].values()) == {5.0} == set(scores["retest"].values())
 
 
+@pytest.mark.slow
 def test_probe_scores_refuses_logs_of_two_audits(rubric_audit: RubricAudit, tmp_path: Path) -> None:
     other = run_audit(
         scripted_judge(constant), limit=LIMIT, probes="hedge", log_dir=str(tmp_path), display="none"
@@ -240,6 +244,7 @@ def test_probe_scores_refuses_logs_of_two_audits(rubric_audit: RubricAudit, tmp_
         probe_scores(logs)
 
 
+@pytest.mark.slow
 def test_a_rerun_makes_no_call(
     rubric_audit: RubricAudit, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -252,6 +257,7 @@ def test_a_rerun_makes_no_call(
     assert [r.verdict for r in card.results] == [r.verdict for r in rubric_audit.card.results]
 
 
+@pytest.mark.slow
 def test_a_subset_of_probes_brings_its_comparisons(tmp_path: Path) -> None:
     calls: list[str] = []
     card = run_audit(
@@ -261,6 +267,7 @@ def test_a_subset_of_probes_brings_its_comparisons(tmp_path: Path) -> None:
     assert _failed(card) == {"padding"} and len(calls) == 4 * LIMIT
 
 
+@pytest.mark.slow
 def test_a_failed_judge_call_is_an_audit_error_not_a_card(tmp_path: Path) -> None:
     def broken(prompt: str) -> int:
         raise RuntimeError("judge down")
@@ -269,6 +276,7 @@ def test_a_failed_judge_call_is_an_audit_error_not_a_card(tmp_path: Path) -> Non
         run_audit(scripted_judge(broken), limit=3, probes="hedge", log_dir=str(tmp_path), display="none")
 
 
+@pytest.mark.slow
 def test_unreadable_verdicts_count_as_unscored(tmp_path: Path) -> None:
     def mute(
         messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
@@ -281,6 +289,7 @@ def test_unreadable_verdicts_count_as_unscored(tmp_path: Path) -> None:
     assert {result.verdict for result in card.results} != {"pass"}
 
 
+@pytest.mark.slow
 def test_the_english_probe_asks_the_translator_once_per_item_and_caches(tmp_path: Path) -> None:
     asked: list[str] = []
 
@@ -314,6 +323,7 @@ def test_the_english_probe_asks_the_translator_once_per_item_and_caches(tmp_path
     assert all(sample.output.model == "mockllm/translator" for sample in english.samples or [])
 
 
+@pytest.mark.slow
 def test_end_to_end_through_the_openai_api_provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def responder(model: str, messages: list[dict[str, Any]]) -> str:
         return f"Điểm: {rubric(str(messages[-1]['content']))}"
@@ -330,6 +340,7 @@ def test_end_to_end_through_the_openai_api_provider(tmp_path: Path, monkeypatch:
     assert len(requests) == LIMIT * len(PROBES)
 
 
+@pytest.mark.slow
 def test_vivid_audit_of_vivid_chrf_on_the_sample_end_to_end(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -390,6 +401,7 @@ def test_a_theme_with_one_item_borrows_another_theme_and_the_card_says_so(tmp_pa
     assert "ids [3]" in note and note in card.markdown()
 
 
+@pytest.mark.slow
 def test_english_instructions_are_another_judge_with_its_own_column(tmp_path: Path) -> None:
     calls: list[str] = []
     card = run_audit(
@@ -408,6 +420,7 @@ def test_english_instructions_are_another_judge_with_its_own_column(tmp_path: Pa
     assert set(probe_scores(logs)["reference"].values()) == {5.0}
 
 
+@pytest.mark.slow
 def test_an_empty_translation_is_an_audit_error(tmp_path: Path) -> None:
     def silent(
         messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
@@ -429,6 +442,7 @@ def test_an_empty_translation_is_an_audit_error(tmp_path: Path) -> None:
 # --- retries: the plan counts the calls the run makes ------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("retries", [0, 1, 3])
 @pytest.mark.parametrize("readable", [True, False], ids=["readable-verdicts", "unreadable-verdicts"])
 def test_the_plan_counts_the_calls_the_run_makes(retries: int, readable: bool, tmp_path: Path) -> None:
@@ -564,6 +578,7 @@ def test_credentials_and_transport_settings_neither_change_nor_enter_the_audit_i
     assert "sk-another" not in shown and "abcdef123456" not in shown
 
 
+@pytest.mark.slow
 def test_a_judge_with_other_generation_settings_is_another_audit(tmp_path: Path) -> None:
     records = []
     for temperature in (0.0, 0.5):

@@ -46,7 +46,7 @@ from vivid_inspect.cli.audit_from import handle_from
 from vivid_inspect.cli.main import main
 from vivid_inspect.log_contract import AUDIT_TAG, SANITY_TAG
 from vivid_inspect.report.logs import SCORE_COLUMNS
-from vivid_inspect.scorers.judge import judge_aspect
+from vivid_inspect.scorers.judge import judge_scorer
 from vivid_inspect.tasks import explain
 from vivid_inspect.text import nfc
 
@@ -163,6 +163,7 @@ def diagonal(k: int):
 SPREADS = {"1.4/1.0/0.7": (1.4, 1.0, 0.7), "1.15/1.0/0.85": (1.15, 1.0, 0.85)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spreads", list(SPREADS.values()), ids=list(SPREADS))
 @pytest.mark.parametrize("order", [(0, 1, 2), (2, 0, 1)], ids=["widest-first", "widest-last"])
 def test_judges_spreading_their_scores_differently_are_not_flagged(spreads, order) -> None:
@@ -181,6 +182,7 @@ def test_judges_spreading_their_scores_differently_are_not_flagged(spreads, orde
     assert flagged == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("judge_families", "generator_families"),
     [
@@ -201,6 +203,7 @@ def test_spread_is_not_self_preference_in_other_shapes(judge_families, generator
         assert card.flagged == (), seed
 
 
+@pytest.mark.slow
 def test_a_ceiling_does_not_bias_the_own_family_cells() -> None:
     # Generators near the top, a wide-spreading judge: many scores sit at 5. The additive fit on
     # cell means biased an own-family cell by -0.39; the bound is part of the model now.
@@ -271,6 +274,7 @@ def test_a_judge_preferring_another_family_is_not_self_preferring() -> None:
     assert card_of(draw(n=80)).notes == ()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [3, 4])
 @pytest.mark.parametrize("biased", [(0,), (0, 1)], ids=["one-judge", "two-judges"])
 def test_a_preference_moves_its_own_cell_only(k: int, biased) -> None:
@@ -306,6 +310,7 @@ def test_a_preference_moves_its_own_cell_only(k: int, biased) -> None:
     assert fair.flagged == ()
 
 
+@pytest.mark.slow
 def test_many_own_family_cells_share_one_joint_level() -> None:
     # Three OpenAI judges, two Gemini ones; six OpenAI generators, two Llama ones: 18 own-family
     # cells. With none flagged, each is held to 1 - 0.05/18 (Holm's first step), so that the
@@ -822,7 +827,7 @@ def real_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
             for judge in (STRICT, FAN):
                 judged = score(
                     logs[0],
-                    [judge_aspect()],
+                    [judge_scorer("aspect")],
                     model_roles={"grader": grader(judge)},
                     action="overwrite",
                     display="none",
@@ -832,6 +837,7 @@ def real_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_real_logs_flag_a_judge_favouring_a_declared_family(real_logs: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "card"
     code = handle_from(_args(real_logs, f"{FAN}=lab", "vivid/literal=lab", out=out))
@@ -848,6 +854,7 @@ def test_real_logs_flag_a_judge_favouring_a_declared_family(real_logs: Path, tmp
     assert "wrote self_preference.md, self_preference.csv" in printed.err
 
 
+@pytest.mark.slow
 def test_vivid_audit_from_on_the_command_line(real_logs: Path, tmp_path: Path, capsys) -> None:
     argv = ["audit", "--from", str(real_logs), "--family", f"{FAN}=lab", "--family", "vivid/literal=lab"]
     assert main([*argv, "--out", str(tmp_path / "a")]) == 1
@@ -860,6 +867,7 @@ def test_vivid_audit_from_on_the_command_line(real_logs: Path, tmp_path: Path, c
     assert str(tmp_path / "nowhere") in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_real_logs_of_offline_models_have_no_family_to_prefer(real_logs: Path, tmp_path: Path) -> None:
     card = run_self_preference(real_logs, out_dir=tmp_path)
     assert card.exit_code == 0 and card.n_tested == 0
@@ -867,6 +875,7 @@ def test_real_logs_of_offline_models_have_no_family_to_prefer(real_logs: Path, t
     assert [g.key for g in card.generators] and all(g.key.startswith("g") for g in card.generators)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tag", [AUDIT_TAG, SANITY_TAG], ids=["audit", "sanity"])
 def test_audit_and_sanity_logs_in_the_folder_are_left_out(real_logs: Path, tmp_path: Path, tag: str) -> None:
     folder = tmp_path / "with_tagged"
@@ -887,6 +896,7 @@ def test_audit_and_sanity_logs_in_the_folder_are_left_out(real_logs: Path, tmp_p
     assert card.notes[0] in card.markdown()
 
 
+@pytest.mark.slow
 def test_a_copy_of_a_log_in_the_folder_counts_once(real_logs: Path, tmp_path: Path) -> None:
     folder = tmp_path / "copied"
     for log in sorted(real_logs.rglob("*.eval")):
@@ -901,6 +911,7 @@ def test_a_copy_of_a_log_in_the_folder_counts_once(real_logs: Path, tmp_path: Pa
     assert copied.cells == alone.cells
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("tags", "says"),
     [
@@ -926,6 +937,7 @@ def test_a_folder_of_audit_or_sanity_logs_only_says_so(
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_real_logs_with_each_judge_of_one_generators_family_exit_2(real_logs: Path, capsys) -> None:
     families = [f"{FAN}=lab", f"{STRICT}=lab", "vivid/literal=lab", f"{FAIR}=other", "vivid/oracle=other"]
     assert main(["audit", "--from", str(real_logs), *(x for f in families for x in ("--family", f))]) == 2
@@ -938,6 +950,7 @@ def test_real_logs_with_each_judge_of_one_generators_family_exit_2(real_logs: Pa
     assert lines[0].endswith("add a generator or a judge of another family, scored on the same items")
 
 
+@pytest.mark.slow
 def test_vivid_run_folder_with_families_declared_in_the_spec(tmp_path: Path, capsys) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(

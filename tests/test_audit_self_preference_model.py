@@ -66,6 +66,7 @@ def test_the_gradient_is_the_likelihoods(continuous: bool) -> None:
     np.testing.assert_allclose(-per_item[unpenalised], analytic[unpenalised], atol=1e-8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise", [0.6, 0.1])
 def test_the_grid_integrates_as_finely_as_a_grid_ten_times_finer(noise: float) -> None:
     # Three judges agreeing up to their rounding (noise 0.1) give the narrowest item posteriors.
@@ -82,6 +83,7 @@ def test_the_grid_integrates_as_finely_as_a_grid_ten_times_finer(noise: float) -
     )
 
 
+@pytest.mark.slow
 def test_a_large_folder_recovers_the_planted_scales_and_shift() -> None:
     blocks = draw(600, seed=3, shift={(1, 1): 0.5})
     fit = model.fit(blocks, [np.arange(600)] * 3, np.eye(3, dtype=bool), np.ones(3, dtype=bool))

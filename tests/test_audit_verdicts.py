@@ -251,6 +251,7 @@ def test_an_unbiased_judge_that_agrees_with_itself_55_percent_of_the_time_fails_
     assert [r.probe for r in invariance if r.verdict == "fail"] == []
 
 
+@pytest.mark.slow
 def test_the_noisy_judges_robustness_is_below_the_old_rules_70_percent() -> None:
     # The rate the old rule held to 70 % is about 55 % here: only the noise floor tells noise from bias.
     rates = [

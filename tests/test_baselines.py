@@ -15,6 +15,7 @@ from vivid_inspect.data import load_items
 from vivid_inspect.tasks import topic, traits
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task_fn", [topic, traits], ids=["topic", "traits"])
 @pytest.mark.parametrize("shots", [0, 3])
 def test_oracle_is_perfect_and_literal_is_the_majority_floor(task_fn, shots: int) -> None:

@@ -173,6 +173,7 @@ def test_a_list_past_its_bound_is_a_problem(tmp_path: Path, path: tuple[Any, ...
     )
 
 
+@pytest.mark.slow
 def test_too_many_cells_are_counted_not_built(tmp_path: Path) -> None:
     # 34 blocks of 100 models and 3 tasks: 10,200 generation cells; 100 judges of 20 repeats
     data = good()
@@ -210,6 +211,7 @@ def test_a_number_too_long_to_read_is_a_problem_not_a_traceback(
     assert "runs[0].limit: a number of 5,000 characters" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("command", "path"),
     [
@@ -251,7 +253,7 @@ SCORER_OPTIONS = {
     ),
     "S-negative-retries": (
         ["--scorer", "vivid_inspect/judge_aspect_en", "-S", "retries=-1"],
-        "judge_aspect: retries must be between 0 and 10, got -1",
+        "judge_aspect_en: retries must be between 0 and 10, got -1",
     ),
 }
 
@@ -297,6 +299,7 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, str
     return {name: (p.wait(timeout=240), p.stdout.read() if p.stdout else "") for name, p in running.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SCORER_OPTIONS))
 def test_a_scorer_count_past_its_bound_is_one_clear_line(
     scored: dict[str, tuple[int, str]], name: str

@@ -96,6 +96,7 @@ LENIENT_CASES = {
 }
 
 
+@pytest.mark.slow
 def test_traits_lenient_credit_needs_valid_codes_and_failures_are_recorded() -> None:
     log, metrics = _run(
         traits(data="sample"), {idiom: answer for idiom, (answer, _, _) in LENIENT_CASES.items()}

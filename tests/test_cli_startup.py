@@ -77,6 +77,7 @@ def test_help_and_usage_errors_import_nothing_heavy(argv: tuple[str, ...]) -> No
     assert result["code"] in (0, 2)
 
 
+@pytest.mark.slow
 def test_validate_imports_inspect_but_no_data_science(tmp_path: Path) -> None:
     result = _probe("validate", str(REPO / "experiments" / "offline.yaml"), "--log-dir", str(tmp_path))
     assert result["code"] == 0, result["out"]
@@ -84,6 +85,7 @@ def test_validate_imports_inspect_but_no_data_science(tmp_path: Path) -> None:
     assert [name for name in DATA_SCIENCE if name in result["heavy"]] == []
 
 
+@pytest.mark.slow
 def test_help_texts_state_the_defaults_they_do_not_import() -> None:
     # `vivid annotate export -n` states a default that lives in a heavy module, `vivid sanity` the strategies.
     from vivid_inspect.cli.audit import SANITY_LIMIT

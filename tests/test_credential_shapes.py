@@ -332,6 +332,7 @@ def test_the_scan_reports_values_to_keep_out_of_other_messages() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_shapes_a_provider_echoes_reach_no_file_and_no_output_of_a_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:

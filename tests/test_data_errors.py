@@ -198,6 +198,7 @@ def test_many_duplicates_are_summarised_with_count_first_few_and_where_to_see_al
     assert len(lines) == 7
 
 
+@pytest.mark.slow
 def test_100k_duplicates_print_a_handful_of_lines_through_the_cli(tmp_path: Path) -> None:
     path = tmp_path / "flood.csv"
     path.write_bytes(csv_bytes([BASE_ROW] * 100_001))

@@ -130,6 +130,7 @@ def test_one_request_per_endpoint_with_the_shortest_wait() -> None:
     assert outcomes[same].listed == {"gen", "judge"}
 
 
+@pytest.mark.slow
 def test_an_answer_is_reused_only_within_its_scope_and_a_failure_never(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -12,6 +12,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_cli_eval_from_another_folder_by_package_name_and_by_file_path(tmp_path: Path) -> None:
     log_dir = tmp_path / "logs"
     inspect = Path(sys.executable).with_name("inspect")
@@ -69,6 +70,7 @@ def _generated_log(folder: Path) -> Path:
     return Path(log.location)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scorer_args", "column", "params"),
     [

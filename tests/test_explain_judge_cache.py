@@ -20,7 +20,7 @@ from inspect_ai.scorer import Score
 
 from tests.scripted import scripted_model
 from vivid_inspect.data import load_vivid
-from vivid_inspect.scorers.judge import judge, judge_aspect
+from vivid_inspect.scorers.judge import judge, judge_scorer
 from vivid_inspect.tasks import EXPLAIN_CONFIG, explain
 
 ITEMS = 3
@@ -64,6 +64,7 @@ def _cached(log: EvalLog, column: str = "judge_aspect") -> set[bool]:
     return {bool((s.metadata or {})["cached"]) for s in scores}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("run", "replayed"),
     [
@@ -106,7 +107,7 @@ def test_rescoring_an_explain_log_caches_its_judgements(tmp_path: Path, rescorer
     log = read_eval_log(_generate(tmp_path, generator, grader).location)
     assert len(judged) == ITEMS
     for time, (calls, cached) in enumerate([(2 * ITEMS, False), (2 * ITEMS, True)]):
-        scorers = [judge(strategy="aspect") if rescorer == "judge" else judge_aspect()]
+        scorers = [judge(strategy="aspect") if rescorer == "judge" else judge_scorer("aspect")]
         rescored = score(log, scorers, model_roles={"grader": grader}, action="overwrite", display="none")
         assert len(judged) == calls, time  # the first rescoring asks; the second is replayed
         assert _cached(rescored) == {cached}

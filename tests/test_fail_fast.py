@@ -143,6 +143,7 @@ def test_each_call_runs_with_the_task_defaults_unless_overridden(
 # -- plain `inspect eval` against a dead endpoint ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_inspect_eval_on_a_closed_port_ends_within_two_minutes_naming_model_and_url(tmp_path: Path) -> None:
     """The real defaults, as a user runs them: `inspect eval` in a subprocess, nothing overridden.
 
@@ -182,6 +183,7 @@ def test_inspect_eval_on_a_closed_port_ends_within_two_minutes_naming_model_and_
     assert read_eval_log(str(log), header_only=True).status == "error"
 
 
+@pytest.mark.slow
 def test_a_lower_max_retries_on_the_command_line_ends_the_call_sooner(tmp_path: Path) -> None:
     port = closed_port()
     model = get_model("openai/gpt-4o", base_url=f"http://127.0.0.1:{port}/v1", api_key=SECRET, memoize=False)
@@ -226,6 +228,7 @@ FAILURES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("fault", "server_args", "expected"), FAILURES)
 def test_a_failed_call_names_model_status_message_and_url(
     fault: str, server_args: dict[str, Any], expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -390,6 +393,7 @@ JUDGE_FAILURES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("fault", "expected"), JUDGE_FAILURES)
 def test_a_failed_judge_call_names_the_judge_its_url_and_the_reason(
     fault: str, expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -446,6 +450,7 @@ retries: {{attempts: 0, max_retries: 0}}
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", ["vivid run", "vivid audit", "vivid sanity"])
 def test_every_entry_point_names_a_failed_judge_call(
     entry: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

@@ -233,6 +233,7 @@ def results(
 FAILING = [name for name, case in CASES.items() if not case.ok]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FAILING)
 def test_a_command_that_cannot_work_stops_in_a_few_lines_before_generating(
     results: dict[str, Result], name: str
@@ -251,6 +252,7 @@ def test_a_command_that_cannot_work_stops_in_a_few_lines_before_generating(
     assert result.logs == []  # no task started: nothing was generated, no log to clean up
 
 
+@pytest.mark.slow
 def test_no_generation_request_reached_any_endpoint(
     results: dict[str, Result], endpoints: tuple[dict[str, str], FakeOpenAIServer, StatusServer]
 ) -> None:
@@ -260,6 +262,7 @@ def test_no_generation_request_reached_any_endpoint(
     assert all(request.startswith("GET ") for request in status.requests), status.requests
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [name for name, case in CASES.items() if case.ok])
 def test_a_task_that_calls_no_judge_endpoint_runs_without_a_key(
     results: dict[str, Result], name: str

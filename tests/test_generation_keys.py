@@ -99,6 +99,7 @@ def test_every_task_records_the_digest_and_the_item_count(task: object) -> None:
     assert metadata[DIGEST_KEY] == items_digest(items) and metadata[ITEMS_KEY] == len(items)
 
 
+@pytest.mark.slow
 def test_generation_of_reads_the_digest_and_a_classification_logs_shots(tmp_path: Path) -> None:
     from tests.report_runs import classification_runs, explain_run
 

@@ -277,6 +277,7 @@ def _sample_scores(samples: list[EvalSample], column: str = "judge_aspect") -> d
     return scores
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("table", list(TABLES))
 def test_every_reply_end_to_end_and_unscored_never_counts(server: FakeOpenAIServer, table: str) -> None:
     rows = _rows(TABLES[table])
@@ -377,6 +378,7 @@ def _check_poisoned(log: EvalLog, bad_idiom: str, expected: int | None, reason: 
             assert score_.value == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("reply", "expected", "reason"), POISONED)
 def test_a_poisoned_reply_costs_only_its_sample_and_a_rerun_works(
     server: FakeOpenAIServer, reply: str, expected: int | None, reason: str
@@ -431,6 +433,7 @@ def test_a_poisoned_reply_while_rescoring_writes_the_log(server: FakeOpenAIServe
     assert server.model_counts[JUDGE] == 5
 
 
+@pytest.mark.slow
 def test_a_poisoned_reply_under_vivid_run_keeps_the_cell_and_a_rerun_calls_nothing(
     server: FakeOpenAIServer,
     tmp_path: Path,
@@ -500,6 +503,7 @@ def _blocks(prompt: str) -> dict[str, list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_injected_candidates_are_neutralised(server: FakeOpenAIServer) -> None:
     candidates = [str(param.values[0]) for param in HOSTILE_CANDIDATES]
     items = explain_items()[: len(candidates)]

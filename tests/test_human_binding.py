@@ -85,6 +85,7 @@ def table1_generation(report_dir: Path) -> str:
 # --- the generation key --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_judged_copy_has_the_key_of_its_generation(offline: Path) -> None:
     found = generations(offline)
     assert len(found) == 4 and len({g.key for g in found.values()}) == 4
@@ -184,6 +185,7 @@ def test_an_ambiguous_or_unknown_selector_lists_candidates_by_model_and_prompt(
 # --- the report compares with the generation the humans scored -------------------------------------
 
 
+@pytest.mark.slow
 def test_table1_uses_the_generation_the_humans_scored_even_when_it_sorts_last(
     folder: Path, tmp_path: Path
 ) -> None:
@@ -199,6 +201,7 @@ def test_table1_uses_the_generation_the_humans_scored_even_when_it_sorts_last(
     assert f"drawn from generation {found[last].key}" in notes and last in notes
 
 
+@pytest.mark.slow
 def test_before_binding_the_folder_ranked_a_different_generation_first(folder: Path) -> None:
     """Why the test above matters: the old rule (most judges, then path) never picks the last."""
     scores = read_logs(folder).scores
@@ -207,6 +210,7 @@ def test_before_binding_the_folder_ranked_a_different_generation_first(folder: P
     assert reliability_generation(rows, set(), None) == keys[0] != keys[-1]
 
 
+@pytest.mark.slow
 def test_export_import_report_on_the_offline_job_needs_no_extra_option(
     folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -245,6 +249,7 @@ def test_export_import_report_on_the_offline_job_needs_no_extra_option(
     assert table1.loc["lexical", "n"] == 20 and table1.loc["lexical", "mae"] < 1.0
 
 
+@pytest.mark.slow
 def test_an_unbound_human_file_with_several_judged_generations_stops_and_lists_them(
     offline: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -258,6 +263,7 @@ def test_an_unbound_human_file_with_several_judged_generations_stops_and_lists_t
     assert not (tmp_path / "r" / "report.md").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("selector", "code", "said"),
     [
@@ -300,6 +306,7 @@ def _bound_human(folder: Path, tmp_path: Path, selector: str = "vivid/oracle few
     return human
 
 
+@pytest.mark.slow
 def test_a_bound_file_refuses_a_human_generation_that_names_another(
     offline: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -309,6 +316,7 @@ def test_a_bound_file_refuses_a_human_generation_that_names_another(
     assert "names another" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_bound_file_whose_generation_is_not_in_the_folder_is_refused(folder: Path, tmp_path: Path) -> None:
     human = _bound_human(folder, tmp_path)
     drawn = next(
@@ -340,6 +348,7 @@ def _rerun_copy(folder: Path, rel: str) -> str:
     return copy
 
 
+@pytest.mark.slow
 def test_the_recorded_eval_id_tells_apart_two_logs_of_one_generation(folder: Path, tmp_path: Path) -> None:
     human = _bound_human(folder, tmp_path)
     drawn = next(
@@ -357,6 +366,7 @@ def test_the_recorded_eval_id_tells_apart_two_logs_of_one_generation(folder: Pat
     assert copy in str(caught.value)
 
 
+@pytest.mark.slow
 def test_a_resumed_log_with_a_new_eval_id_is_still_bound_and_noted(folder: Path, tmp_path: Path) -> None:
     human = _bound_human(folder, tmp_path)
     drawn = next(
@@ -383,6 +393,7 @@ def test_bind_generation_without_humans_leaves_the_choice_to_the_ranking() -> No
 # --- import checks the ids against the generation ----------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("bad_id", "why"),
     [
@@ -407,6 +418,7 @@ def test_import_rejects_ids_that_are_not_samples_of_the_generation(
     assert not (tmp_path / "human.csv").exists()
 
 
+@pytest.mark.slow
 def test_import_carries_the_key_and_the_record(offline: Path, tmp_path: Path) -> None:
     human = _bound_human(offline, tmp_path)
     scores = read_human_scores(human)
@@ -415,6 +427,7 @@ def test_import_carries_the_key_and_the_record(offline: Path, tmp_path: Path) ->
     assert (record["model"], record["prompt"]) == ("vivid/oracle", "few_shot") and record["eval_id"]
 
 
+@pytest.mark.slow
 def test_import_without_the_record_names_where_it_looked(offline: Path, tmp_path: Path) -> None:
     sheet = tmp_path / "out" / "sheet.csv"
     sheet.parent.mkdir()
@@ -426,6 +439,7 @@ def test_import_without_the_record_names_where_it_looked(offline: Path, tmp_path
         import_sheets([filled], tmp_path / "human.csv")
 
 
+@pytest.mark.slow
 def test_sheets_of_two_generations_are_not_merged(offline: Path, tmp_path: Path) -> None:
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
     export_sheet(offline, a, n=4, generation="vivid/literal zero_shot")
@@ -463,6 +477,7 @@ def test_a_hand_made_file_still_loads_unbound(tmp_path: Path) -> None:
 # --- export names its generation by key, model or prompt ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_export_error_lists_candidates_by_model_and_prompt(
     offline: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -494,6 +509,7 @@ def test_export_error_lists_candidates_by_model_and_prompt(
     assert json.loads(record_path(tmp_path / "s.csv").read_text(encoding="utf-8"))["prompt"] == "few_shot"
 
 
+@pytest.mark.slow
 def test_the_sheet_shows_only_the_opaque_key(offline: Path, tmp_path: Path) -> None:
     sheet = tmp_path / "sheet.csv"
     export_sheet(offline, sheet, n=10, generation="vivid/literal few_shot")
@@ -630,6 +646,7 @@ def _stale(
     return human, drawn
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("with_record", [True, False], ids=["with-record", "without-record"])
 def test_a_file_bound_under_the_key_before_digests_is_bound_and_says_so(
     folder: Path, tmp_path: Path, with_record: bool
@@ -646,6 +663,7 @@ def test_a_file_bound_under_the_key_before_digests_is_bound_and_says_so(
     assert report.table("table1_judges").frame.set_index("judge").loc["lexical", "n"] == 8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("changes", "said"),
     [
@@ -679,6 +697,7 @@ def test_a_file_bound_to_a_generation_that_changed_loads_with_one_line_saying_wh
     assert "human" not in set(table1["judge"]) and table1["kappa"].isna().all()
 
 
+@pytest.mark.slow
 def test_write_log_finds_the_logs_of_a_sheet_bound_under_the_key_before_digests(
     folder: Path, tmp_path: Path
 ) -> None:

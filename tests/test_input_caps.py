@@ -69,6 +69,7 @@ def test_a_2_gib_human_scores_file_is_refused_by_its_size(tmp_path: Path) -> Non
     assert "2,147,483,648 bytes" in message and "over the 32.0 MiB (33,554,432 bytes)" in message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("value", "limit"), [("100", 100), ("1K", 1024), ("1 KiB", 1024), ("2m", 2 * 2**20)])
 def test_the_variable_moves_the_cap(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, limit: int
@@ -109,6 +110,7 @@ def test_a_variable_that_is_not_a_size_is_named(
         reader(path)
 
 
+@pytest.mark.slow
 def test_a_file_that_grows_past_the_cap_while_it_is_read_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

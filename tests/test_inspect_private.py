@@ -96,6 +96,7 @@ def test_a_plain_error_prints_brackets_as_written() -> None:
     assert isinstance(error, PrerequisiteError)
 
 
+@pytest.mark.slow
 def test_built_by_inspect_only_while_inspect_builds_a_task_from_its_name() -> None:
     from inspect_ai import task
 

@@ -102,6 +102,7 @@ def _the_line(err: str, start: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_generating_exits_130_saying_what_was_kept_and_a_rerun_asks_only_the_rest(
     isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -132,6 +133,7 @@ def test_ctrl_c_while_generating_exits_130_saying_what_was_kept_and_a_rerun_asks
     assert asked == {held_idiom: 1}  # only the reply that was in flight is asked again
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_judging_exits_130_and_keeps_the_generations(
     isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -152,6 +154,7 @@ def test_ctrl_c_while_judging_exits_130_and_keeps_the_generations(
     assert asked == {JUDGE: ITEMS}  # the generations were kept; only the judge is asked
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_vivid_audit_exits_130_saying_what_was_kept(isolated: Path) -> None:
     responder = Held(lambda model, prompt: model == JUDGE and idiom_of(prompt) == explain_items()[2].idiom)
     with FakeOpenAIServer(responder=responder) as server:

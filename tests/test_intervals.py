@@ -159,6 +159,7 @@ def test_perfect_agreement_prints_no_zero_width_interval(n: int) -> None:
             assert interval_text(interval) != "[1.000, 1.000]"
 
 
+@pytest.mark.slow
 def test_kappa_holds_a_planted_084_at_ten_items() -> None:
     # Planted kappa 0.84 from a joint table: the bootstrap percentile interval covered 71 % at n=10.
     margin = np.array([0.04, 0.06, 0.10, 0.20, 0.30, 0.30])
@@ -199,6 +200,7 @@ def test_below_the_kappa_rule_the_cell_says_too_few() -> None:
     assert interval_text(interval) == f"too few items for a 95 % interval (n={fewest - 1})"
 
 
+@pytest.mark.slow
 def test_no_interval_the_report_makes_has_zero_width() -> None:
     rng = np.random.default_rng(8)
     for n, agree in itertools.product((5, 8, 12, 30), (0.0, 0.5, 0.9, 1.0)):
@@ -221,6 +223,7 @@ def test_no_interval_the_report_makes_has_zero_width() -> None:
 # --- per annotator, self-consistency, differences --------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_per_annotator_kappa_holds_at_twelve_items() -> None:
     # Issue 21.4: the bootstrap interval of the per-annotator kappa covered 85 % at 12 items.
     rng = np.random.default_rng(9)

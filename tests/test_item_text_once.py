@@ -23,7 +23,7 @@ from tests.scripted import scripted_model
 from vivid_inspect.data import VividItem, load_items
 from vivid_inspect.log_contract import sample_idiom, sample_meaning
 from vivid_inspect.report.sheet_export import export_sheet
-from vivid_inspect.scorers.judge import judge_aspect
+from vivid_inspect.scorers.judge import judge_scorer
 from vivid_inspect.scorers.lexical import lexical
 from vivid_inspect.solvers.markers import last_item
 from vivid_inspect.tasks import explain, topic, traits
@@ -120,7 +120,7 @@ def _judged_log(shape: str, prompts: list[str], tmp_path: Path) -> EvalLog:
     task = task_with(
         explain(data="sample", judge="none"),
         dataset=_dataset(shape),
-        scorer=[judge_aspect(cache=False), lexical()],
+        scorer=[judge_scorer("aspect", cache=False), lexical()],
     )
     (log,) = eval(
         task,
@@ -132,6 +132,7 @@ def _judged_log(shape: str, prompts: list[str], tmp_path: Path) -> EvalLog:
     return log
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", SHAPES)
 def test_the_solver_and_both_scorers_read_the_item_from_every_shape(shape: str, tmp_path: Path) -> None:
     prompts: list[str] = []
@@ -198,6 +199,7 @@ def test_a_chat_input_gives_its_last_user_message() -> None:
     assert sample_idiom([ChatMessageSystem(content="Bạn là trợ lý.")], {}) == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sample", "refused"),
     [
@@ -226,7 +228,7 @@ def test_the_judge_refuses_a_sample_without_a_vivid_idiom(
     sample: Sample, refused: bool, tmp_path: Path
 ) -> None:
     prompts: list[str] = []
-    task = Task(dataset=MemoryDataset([sample]), solver=[], scorer=judge_aspect(cache=False))
+    task = Task(dataset=MemoryDataset([sample]), solver=[], scorer=judge_scorer("aspect", cache=False))
     (log,) = eval(
         task,
         model=scripted_model(lambda p: EXPLANATION),

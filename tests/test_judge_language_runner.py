@@ -136,6 +136,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Any]]:
     return log_dir, [first, plan, second]
 
 
+@pytest.mark.slow
 def test_adding_an_english_judge_runs_only_it(runs: tuple[Path, list[Any]]) -> None:
     _, (first, plan, second) = runs
     assert first.ok and second.ok
@@ -148,6 +149,7 @@ def test_adding_an_english_judge_runs_only_it(runs: tuple[Path, list[Any]]) -> N
     }
 
 
+@pytest.mark.slow
 def test_each_language_has_its_own_judged_log_column_and_record(runs: tuple[Path, list[Any]]) -> None:
     log_dir, _ = runs
     for name, column, language, phrase in (
@@ -167,6 +169,7 @@ def test_each_language_has_its_own_judged_log_column_and_record(runs: tuple[Path
             assert phrase in (judge_prompt_of(sample, column) or "")
 
 
+@pytest.mark.slow
 def test_table1_shows_both_languages_against_the_humans(runs: tuple[Path, list[Any]], tmp_path: Path) -> None:
     log_dir, _ = runs
     report = write_report(log_dir, out_dir=tmp_path / "report", human=HUMANS, formats=("csv",), figures=False)

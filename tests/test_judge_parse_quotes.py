@@ -276,6 +276,7 @@ def _sample(id: int, idiom: str) -> Sample:
     return Sample(id=id, input=idiom, target=meaning, metadata=metadata)
 
 
+@pytest.mark.slow
 def test_every_scorer_reads_each_quote_direction_the_same_way(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

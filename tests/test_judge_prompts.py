@@ -14,7 +14,6 @@ import unicodedata
 import pytest
 
 from vivid_inspect.baselines.chrf_judge import judge_fields, verdict
-from vivid_inspect.data.leakage import judge_example_idioms
 from vivid_inspect.log_contract import JUDGE_LANGUAGES
 from vivid_inspect.scorers.judge import STRATEGIES
 from vivid_inspect.scorers.judge_parse import (
@@ -43,6 +42,7 @@ from vivid_inspect.scorers.judge_prompts import (
     ZERO_SHOT_EN,
     data_nonce,
     defuse_tags,
+    judge_example_idioms,
     judge_template,
     render_judge_prompt,
     retry_turn,

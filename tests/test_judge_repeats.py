@@ -310,6 +310,7 @@ def _scores(path: Path, column: str) -> dict[Any, Any]:
     return {s.id: s.scores[column] for s in log.samples or []}
 
 
+@pytest.mark.slow
 def test_random_judge_repeated_three_times_is_inconsistent_and_every_repeat_was_called(
     server: FakeOpenAIServer, tmp_path: Path
 ) -> None:
@@ -371,6 +372,7 @@ def test_random_judge_repeated_three_times_is_inconsistent_and_every_repeat_was_
     assert server.model_counts == {}  # a rerun of the finished spec makes no call
 
 
+@pytest.mark.slow
 def test_repeats_run_at_the_temperature_the_spec_sets_and_the_report_says_so(
     server: FakeOpenAIServer, tmp_path: Path
 ) -> None:
@@ -389,6 +391,7 @@ def test_repeats_run_at_the_temperature_the_spec_sets_and_the_report_says_so(
     assert (row["runs"], row["temperature"]) == (2, "0.7")
 
 
+@pytest.mark.slow
 def test_repeats_redone_after_a_parser_change_replay_their_own_replies_and_still_count(
     server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

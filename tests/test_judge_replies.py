@@ -18,7 +18,7 @@ from inspect_ai.scorer import Score
 from inspect_ai.solver import generate
 
 from tests.scripted import scripted_model
-from vivid_inspect.scorers.judge import judge_aspect
+from vivid_inspect.scorers.judge import judge_scorer
 from vivid_inspect.solvers.explain import explain_prompt
 
 IDIOM = "Nước đổ đầu vịt"
@@ -33,7 +33,9 @@ def _scored(explanation: str, replies: list[str]) -> Score:
         target=MEANING,
         metadata={"idiom": IDIOM, "meaning": MEANING, "theme": "Criticism", "traits": []},
     )
-    task = Task(dataset=MemoryDataset([sample]), solver=[explain_prompt(), generate()], scorer=judge_aspect())
+    task = Task(
+        dataset=MemoryDataset([sample]), solver=[explain_prompt(), generate()], scorer=judge_scorer("aspect")
+    )
     (log,) = eval(
         task,
         model=scripted_model(lambda prompt: explanation),

@@ -27,17 +27,17 @@ from inspect_ai.util import registry_create, registry_info
 
 import vivid_inspect.scorers.judge as judge_module
 from vivid_inspect.call_limits import JUDGE
+from vivid_inspect.judge_id import LLM_STRATEGIES, JudgeId
 from vivid_inspect.scorers.explain_judges import explain_scorers, judge_names
 from vivid_inspect.scorers.judge import (
+    JUDGE_SCORERS,
     STRATEGIES,
-    STRATEGY_SCORERS,
     ScorerOptionError,
     cache_policy,
     judge,
     judge_config,
     judge_prompt_of,
     judge_scorer,
-    parse_strategies,
 )
 from vivid_inspect.scorers.judge_metrics import correctness, retried, trait_mean
 from vivid_inspect.scorers.judge_parse import JUDGE_PARSER_VERSION
@@ -135,9 +135,10 @@ def _isolated_inspect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
 
 
+@pytest.mark.slow
 def test_every_strategy_judges_the_same_generation_in_its_own_column(tmp_path: Path) -> None:
     solver, grader = _solver_model(), Scripted("grader", _judge_reply)
-    strategies = parse_strategies("all")
+    strategies = LLM_STRATEGIES
     log = _run(
         _task(*[judge(strategy=s) for s in strategies]),
         solver,
@@ -262,6 +263,7 @@ def test_judge_model_precedence(
     assert metadata is not None and metadata["judge_model"] == f"mockllm/{expected_judge}"
 
 
+@pytest.mark.slow
 def test_rescoring_a_log_with_another_strategy_never_calls_the_solver(tmp_path: Path) -> None:
     solver, grader = _solver_model(), Scripted("grader", _judge_reply)
     log = _run(_task(judge(strategy="aspect")), solver, tmp_path, model_roles={"grader": grader.model})
@@ -315,7 +317,7 @@ def test_each_strategy_is_a_registered_scorer_named_after_its_column(strategy: s
     # `inspect score LOG --scorer vivid_inspect/judge_cot`: Inspect's own @scorer names the column.
     created = registry_create("scorer", f"vivid_inspect/judge_{strategy}", repeat=1)
     assert registry_info(created).name == f"vivid_inspect/judge_{strategy}"
-    assert registry_info(judge_scorer(strategy)) == registry_info(STRATEGY_SCORERS[strategy]())
+    assert registry_info(judge_scorer(strategy)) == registry_info(JUDGE_SCORERS[JudgeId.llm(strategy)]())
     grader = Scripted("grader", _judge_reply)
     generated = _run(_task(), _solver_model(), tmp_path)
 
@@ -332,23 +334,8 @@ def test_each_strategy_is_a_registered_scorer_named_after_its_column(strategy: s
 
 
 @pytest.mark.parametrize(
-    ("spec", "expected"),
-    [
-        pytest.param("aspect", ["aspect"], id="one"),
-        pytest.param("all", ["zero_shot", "demonstration", "cot", "aspect"], id="all"),
-        pytest.param(" cot , aspect,cot", ["cot", "aspect"], id="list-trimmed-deduplicated"),
-    ],
-)
-def test_parse_strategies(spec: str, expected: list[str]) -> None:
-    assert parse_strategies(spec) == expected
-
-
-@pytest.mark.parametrize(
     "bad",
     [
-        pytest.param(lambda: parse_strategies("aspect,likert"), id="unknown-in-list"),
-        pytest.param(lambda: parse_strategies(" , "), id="empty-spec"),
-        pytest.param(lambda: parse_strategies("all,cot"), id="all-mixed"),
         pytest.param(lambda: judge(strategy="geval"), id="unknown-strategy"),
         pytest.param(lambda: judge(retries=-1), id="negative-retries"),
         pytest.param(lambda: judge(repeat=-1), id="negative-repeat"),
@@ -698,6 +685,7 @@ def test_call_limits_apply_under_inspect_score_and_a_role_still_wins(tmp_path: P
     }
 
 
+@pytest.mark.slow
 def test_one_scorer_under_two_role_configs_uses_each_ones_settings(tmp_path: Path) -> None:
     # The merged judge config is kept per role config: a scorer reused with another grader (or
     # the same model with other settings) must not keep the first one's.
@@ -807,7 +795,7 @@ def test_english_judge_retries_in_english(tmp_path: Path) -> None:
         pytest.param(lambda: judge(strategy="cot", language="EN"), id="alias-wrong-case"),
         pytest.param(lambda: judge_scorer("cot", language=""), id="empty"),
         pytest.param(lambda: judge_scorer("aspect", language=None), id="none"),  # type: ignore[arg-type]
-        pytest.param(lambda: judge_module.judge_aspect_en(repeat=-1), id="english-negative-repeat"),
+        pytest.param(lambda: JUDGE_SCORERS[JudgeId("aspect", "en")](repeat=-1), id="english-negative-repeat"),
     ],
 )
 def test_bad_language_raises_naming_the_allowed_values(bad: Callable[[], object]) -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from vivid_inspect.data import COLUMNS, _load_cached, load_vivid
-from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD, judge_example_idioms
-from vivid_inspect.scorers.judge_prompts import TEMPLATES
+from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD
+from vivid_inspect.scorers.judge_prompts import TEMPLATES, judge_example_idioms
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS
 from vivid_inspect.tasks import explain
 

@@ -67,6 +67,7 @@ def test_judge_fields_reads_the_rendered_prompt_even_with_forged_tags() -> None:
     assert read_back.startswith("Nghĩa là chăm chỉ.") and read_back.endswith("Điểm: 5")
 
 
+@pytest.mark.slow
 def test_oracle_beats_literal_through_the_real_judge_path() -> None:
     logs = eval(
         explain(data="sample", judge="aspect"),
@@ -102,6 +103,7 @@ def test_unknown_judge_names_are_rejected(spec: str) -> None:
         judge_names(spec)
 
 
+@pytest.mark.slow
 def test_generate_only_then_lexical_and_llm_judges_side_by_side() -> None:
     [generated] = eval(
         explain(data="sample", judge="none"),

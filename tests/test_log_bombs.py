@@ -124,6 +124,7 @@ BOMBS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("member", "compress", "declared"), BOMBS)
 def test_a_decompression_bomb_is_skipped_by_name_with_bounded_memory(
     good_log: Path,
@@ -162,6 +163,7 @@ def test_members_within_the_cap_are_read_and_the_cap_counts_the_whole_log(good_l
         read_member(good_log, "summaries.json", budget)
 
 
+@pytest.mark.slow
 def test_the_cli_reports_a_bomb_under_the_env_cap(
     good_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -186,6 +188,7 @@ def unrelated() -> Task:
     return Task(dataset=[Sample(id=i, input="hi", target="x") for i in (1, 2)], name="unrelated")
 
 
+@pytest.mark.slow
 def test_logs_of_other_tasks_are_listed_as_skipped_not_counted(good_log: Path, tmp_path: Path) -> None:
     root = tmp_path / "logs"
     root.mkdir()
@@ -309,6 +312,7 @@ SAMPLE_BOMBS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("compress", "content"), SAMPLE_BOMBS)
 def test_a_bomb_in_a_sample_is_not_inflated_by_the_usage_table(
     good_log: Path,
@@ -344,6 +348,7 @@ def test_a_bomb_in_a_sample_is_not_inflated_by_the_usage_table(
     assert peak < 48 * 2**20, f"peak {peak / 2**20:.0f} MiB"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "content", [b"[" * 100_000, b"not json", b"[1, 2]"], ids=["deep", "garbage", "an-array"]
 )

@@ -9,11 +9,11 @@ import pytest
 from vivid_inspect.log_contract import (
     VIVID_JUDGE_KEY,
     JudgedRecord,
+    JudgeId,
     is_judge_column,
     judge_column,
     read_judged_record,
     short_task,
-    strategy_of_column,
 )
 
 
@@ -25,7 +25,7 @@ from vivid_inspect.log_contract import (
 def test_judge_column_round_trips(strategy: str, column: str) -> None:
     assert judge_column(strategy) == column
     assert is_judge_column(column)
-    assert strategy_of_column(column) == strategy
+    assert JudgeId.from_column(column).strategy == strategy
 
 
 @pytest.mark.parametrize("name", ["accuracy", "topic_f1", "judgement"], ids=["accuracy", "f1", "near-prefix"])

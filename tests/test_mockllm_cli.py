@@ -27,6 +27,7 @@ def _encoding_cached() -> bool:
     return (Path(folder) / O200K_CACHE_KEY).is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not _encoding_cached(),
     reason="tiktoken's o200k_base encoding is not cached and this machine is offline; .ci/run provides it",

@@ -20,13 +20,13 @@ from vivid_inspect.data.leakage import (
     THRESHOLD_RANGE,
     Shown,
     check_threshold,
-    judge_example_idioms,
     resemblance,
     shown_idioms,
     similarity,
     sound_alike,
 )
 from vivid_inspect.data.normalise import idiom_key
+from vivid_inspect.scorers.judge_prompts import judge_example_idioms
 from vivid_inspect.solvers.classify_prompts import DEMONSTRATIONS
 from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS
 

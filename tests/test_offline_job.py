@@ -35,6 +35,7 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return tmp_path, printed.getvalue()
 
 
+@pytest.mark.slow
 def test_offline_main_job_puts_the_oracle_far_above_the_literal_floor(job: tuple[Path, str]) -> None:
     tmp_path, printed = job
     assert "Table 3" in printed and "Table 5" in printed
@@ -54,6 +55,7 @@ def test_offline_main_job_puts_the_oracle_far_above_the_literal_floor(job: tuple
     assert (classification.loc["vivid/literal", ["topic", "traits"]] < 0.5).all()
 
 
+@pytest.mark.slow
 def test_offline_main_job_writes_the_judge_card_saying_what_is_missing(job: tuple[Path, str]) -> None:
     """No human scores in the offline job: the card says so and how to collect them; nothing stands in for people."""
     tmp_path, _ = job

@@ -106,6 +106,7 @@ def test_eval_answers_arrive_and_counts_match(server: FakeOpenAIServer) -> None:
     assert [r.status for r in server.log] == [200] * 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("fault", "model_args", "first_status", "min_gap"),
     [
@@ -143,6 +144,7 @@ def test_transient_fault_then_success(
             assert retry.started - first.finished >= min_gap
 
 
+@pytest.mark.slow
 def test_invalid_json_reply_is_retried_or_a_clear_error(server: FakeOpenAIServer) -> None:
     server.faults = fail_first(1, "invalid_json")
     log = _run(server, ["q1"])
@@ -163,6 +165,7 @@ def test_empty_content_reaches_the_sample_as_an_empty_completion(server: FakeOpe
     assert _outputs(log) == {"q1": "gen answers q1", "q2": ""}
 
 
+@pytest.mark.slow
 def test_persistent_failure_errors_one_sample_and_spares_the_rest(server: FakeOpenAIServer) -> None:
     server.faults = fail_prompts(lambda prompt: prompt == "q2", "server_error")
     log = _run(server, ["q1", "q2", "q3"])

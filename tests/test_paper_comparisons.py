@@ -130,6 +130,7 @@ def _reasons(report: Report) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_the_papers_setting_is_compared_and_every_cell_has_its_n(
     folder: Path, tmp_path: Path, release_items: None
 ) -> None:
@@ -155,6 +156,7 @@ def test_the_papers_setting_is_compared_and_every_cell_has_its_n(
     assert (tmp_path / "table3_vs_paper.csv").read_text(encoding="utf-8").splitlines()[0].endswith(",n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("judge", "said"),
     [
@@ -171,6 +173,7 @@ def test_another_strategy_or_language_is_not_compared_and_one_line_says_why(
     assert said in line
 
 
+@pytest.mark.slow
 def test_another_judge_model_is_not_compared(folder: Path, tmp_path: Path, release_items: None) -> None:
     logs = tmp_path / "logs"
     for log in folder.glob("*_explain_*.eval"):
@@ -186,6 +189,7 @@ def test_another_judge_model_is_not_compared(folder: Path, tmp_path: Path, relea
     assert "is not the paper's judge model (GPT-4.1)" in line
 
 
+@pytest.mark.slow
 def test_a_run_on_some_items_is_not_compared(release: None, tmp_path: Path, release_items: None) -> None:
     _eval([explain(data="hf"), topic(data="hf")], tmp_path / "logs", sample_id=list(range(1, 11)))
     report = _report(tmp_path / "logs", tmp_path / "out")
@@ -197,12 +201,14 @@ def test_a_run_on_some_items_is_not_compared(release: None, tmp_path: Path, rele
     assert any("Table 5" in r and f"a run on 10 of the {ITEMS} items" in r for r in lines), lines
 
 
+@pytest.mark.slow
 def test_a_release_of_another_size_is_not_the_papers(folder: Path, tmp_path: Path) -> None:
     report = _report(folder, tmp_path)  # the real release has 1,636 items; this one fewer
     assert not [t.name for t in report.tables if t.name.endswith("_vs_paper")]
     assert any(f"holds {ITEMS} items, not the release's 1,636" in r for r in _reasons(report))
 
 
+@pytest.mark.slow
 def test_other_data_is_not_compared(release: None, tmp_path: Path, release_items: None) -> None:
     data = write_data(tmp_path / "VIVID_Dataset.csv", sample_rows())  # the same items, not the release
     _eval([explain(data=str(data)), traits(data=str(data))], tmp_path / "logs")
@@ -211,6 +217,7 @@ def test_other_data_is_not_compared(release: None, tmp_path: Path, release_items
     assert all("is not the pinned release" in r for r in _reasons(report)) and len(_reasons(report)) == 2
 
 
+@pytest.mark.slow
 def test_table5_with_other_shots_is_not_compared(release: None, tmp_path: Path, release_items: None) -> None:
     _eval([topic(shots=0, data="hf"), traits(shots=0, data="hf")], tmp_path / "logs")
     report = _report(tmp_path / "logs", tmp_path / "out")
@@ -228,6 +235,7 @@ def _humans(folder: Path, path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_table1_is_compared_on_gpt4o_zero_shot_explanations_of_the_release(
     folder: Path, tmp_path: Path, release_items: None
 ) -> None:

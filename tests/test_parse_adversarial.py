@@ -81,6 +81,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reasoning", [False, True], ids=["bare", "cot"])
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_megabyte_reply_parses_fast(shape: str, reasoning: bool) -> None:
@@ -138,6 +139,7 @@ def test_the_issue_reply_is_read_as_nothing(stars: int, monkeypatch: pytest.Monk
     assert parse_judge_score(reply, reasoning=False).reason == "no score found"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["think-open-tags", "think-close-tags", "think-tags-alternating"])
 def test_strip_reasoning_is_linear(shape: str) -> None:
     reply = SHAPES[shape](MEGABYTE)

@@ -195,6 +195,7 @@ def _stored(folder: Path) -> dict[str, bytes]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("service", "key"),
     [
@@ -240,6 +241,7 @@ def test_three_runs_with_a_placeholder_key_make_each_call_once_and_rewrite_nothi
     assert f"openai-api/{service}/gen" in (log_dir / "report" / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_vivid_redact_leaves_a_key_that_is_part_of_the_logs_model_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

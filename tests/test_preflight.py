@@ -117,6 +117,7 @@ def test_wrong_key_is_a_401_at_preflight_with_no_model_call(
     assert not (tmp_path / "logs").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("generator", "judge", "path", "expected"),
     [
@@ -169,6 +170,7 @@ def test_a_base_url_without_v1_is_a_404_route_at_preflight(
     assert "judges[0]" not in err  # the judge's endpoint answered
 
 
+@pytest.mark.slow
 def test_healthy_endpoints_are_asked_once_then_a_finished_spec_asks_nothing(
     server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -187,6 +189,7 @@ def test_healthy_endpoints_are_asked_once_then_a_finished_spec_asks_nothing(
     assert server.get_counts == {} and server.model_counts == {}  # nothing left: no request at all
 
 
+@pytest.mark.slow
 def test_no_preflight_skips_the_check(
     server: FakeOpenAIServer,
     tmp_path: Path,
@@ -204,6 +207,7 @@ def test_no_preflight_skips_the_check(
     assert f"HTTP 401 from {server.base_url}/chat/completions: Incorrect API key provided." in err
 
 
+@pytest.mark.slow
 def test_offline_models_need_no_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(
@@ -302,6 +306,7 @@ def test_each_provider_is_checked_as_far_as_it_can_be(
         assert probe is not None and expected in probe
 
 
+@pytest.mark.slow
 def test_plan_of_a_finished_spec_says_no_check_is_needed(
     server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -315,6 +320,7 @@ def test_plan_of_a_finished_spec_says_no_check_is_needed(
     assert "none: no cell still to run calls a model endpoint" in out
 
 
+@pytest.mark.slow
 def test_a_judge_left_only_with_its_audit_is_checked_before_the_audit_runs(
     server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -338,6 +344,7 @@ def test_a_judge_left_only_with_its_audit_is_checked_before_the_audit_runs(
     assert not (tmp_path / "logs" / "audits").exists()
 
 
+@pytest.mark.slow
 def test_a_failing_or_silent_server_stops_the_run_within_the_specs_attempt_timeout(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

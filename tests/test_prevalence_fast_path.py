@@ -70,6 +70,7 @@ def test_the_solver_runs_only_when_the_mapping_may_not_be_a_best_fit(
         assert (bool(calls), fit.agrees) == (solver_runs[kind], agrees[kind]), kind
 
 
+@pytest.mark.slow
 def test_loading_a_matching_full_size_source_does_not_import_scipy(tmp_path: Path) -> None:
     path = tmp_path / "VIVID_Dataset.csv"
     path.write_bytes(release_like(TRAIT_NAMES, THEME_NAMES))

@@ -63,6 +63,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_run_on_a_read_only_log_folder_names_it_and_changes_nothing(finished: Path) -> None:
     log_dir = finished / "logs"
     before = _snapshot(log_dir)
@@ -75,6 +76,7 @@ def test_run_on_a_read_only_log_folder_names_it_and_changes_nothing(finished: Pa
     assert _snapshot(log_dir) == before
 
 
+@pytest.mark.slow
 def test_run_whose_new_log_folder_would_be_made_in_a_read_only_folder(tmp_path: Path) -> None:
     parent = tmp_path / "shared"
     parent.mkdir()
@@ -109,6 +111,7 @@ def test_report_to_a_read_only_folder_names_it_and_changes_nothing(
     }
 
 
+@pytest.mark.slow
 def test_redact_on_a_read_only_folder_names_it_and_leaves_the_secret_where_it_was(finished: Path) -> None:
     log_dir = finished / "logs"
     before = _snapshot(log_dir)
@@ -120,6 +123,7 @@ def test_redact_on_a_read_only_folder_names_it_and_leaves_the_secret_where_it_wa
     assert _snapshot(log_dir) == before
 
 
+@pytest.mark.slow
 def test_a_file_that_cannot_be_rewritten_is_named_and_the_exit_is_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

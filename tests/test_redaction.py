@@ -200,6 +200,7 @@ def test_scrub_leaves_a_decompression_bomb_alone_with_a_warning(
     assert any("bomb.eval" in r.getMessage() and "inflates past" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.slow
 def test_vivid_redact_in_its_own_process_rewrites_inspect_zstd_logs(tmp_path: Path) -> None:
     # A fresh process has not imported Inspect, which teaches zipfile the zstd of .eval members.
     import subprocess

@@ -60,6 +60,7 @@ def _score(log: Path, *args: str) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("judge", "repeats"),
     [
@@ -96,6 +97,7 @@ def test_a_repeat_loop_gives_fresh_repeats_the_report_compares(
     assert table1.loc["judge_aspect", "n"] == ITEMS
 
 
+@pytest.mark.slow
 def test_scoring_again_without_a_new_repeat_is_a_replay_and_is_excluded(tmp_path: Path) -> None:
     # The case: three runs of the same command; the cache answers the second and third.
     log = _generate(tmp_path / "logs", judge="none")
@@ -112,6 +114,7 @@ def test_scoring_again_without_a_new_repeat_is_a_replay_and_is_excluded(tmp_path
     assert (summary["samples"], summary["generations"]) == (ITEMS, 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stale", ["both", "unrecorded"])
 def test_rejudging_a_log_in_place_replaces_its_old_judgements(tmp_path: Path, stale: str) -> None:
     log = _generate(tmp_path / "logs", judge="aspect")

@@ -82,6 +82,7 @@ def _eval_set(server: FakeOpenAIServer, log_dir: Path, **kwargs: Any) -> tuple[b
     return ok, log
 
 
+@pytest.mark.slow
 def test_transient_faults_are_cured_honouring_retry_after_and_every_sample_is_scored(
     server: FakeOpenAIServer,
 ) -> None:
@@ -130,6 +131,7 @@ def test_transient_faults_are_cured_honouring_retry_after_and_every_sample_is_sc
         assert retry.started - refused.finished >= RETRY_AFTER - CLOCK_SLACK
 
 
+@pytest.mark.slow
 def test_persistent_failure_is_reported_and_a_rerun_completes_only_those(
     server: FakeOpenAIServer, tmp_path: Path
 ) -> None:
@@ -163,6 +165,7 @@ def test_persistent_failure_is_reported_and_a_rerun_completes_only_those(
     assert requests_by_idiom(server.log, JUDGE) == Counter(broken)
 
 
+@pytest.mark.slow
 def test_fail_on_error_false_would_hide_failures_from_a_rerun(
     server: FakeOpenAIServer, tmp_path: Path
 ) -> None:
@@ -185,6 +188,7 @@ def test_fail_on_error_false_would_hide_failures_from_a_rerun(
     assert [s.id for s in _samples(log) if s.error is not None] == [items[0].id]
 
 
+@pytest.mark.slow
 def test_judge_failure_keeps_generations_and_a_rerun_calls_only_the_judge(
     server: FakeOpenAIServer, tmp_path: Path
 ) -> None:
@@ -216,6 +220,7 @@ def test_judge_failure_keeps_generations_and_a_rerun_calls_only_the_judge(
     assert requests_by_idiom(server.log, JUDGE) == Counter(judge_down)
 
 
+@pytest.mark.slow
 def test_judge_failure_while_rescoring_loses_no_generation(server: FakeOpenAIServer) -> None:
     """Generate first (``judge=none``), judge later: the path of ``inspect score`` and ``vivid run``."""
     items = explain_items()[:6]

@@ -18,6 +18,7 @@ ITEMS = 24
 CONNECTIONS = 12
 
 
+@pytest.mark.slow
 def test_scaled_down_load_scores_everything_without_deadlock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -121,6 +121,7 @@ def requests_by(server: FakeOpenAIServer, model: str, since: float = 0.0) -> Cou
     return Counter(idiom_of(r.prompt) for r in server.log if r.model == model and r.started >= since)
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_then_rerun_repeats_no_finished_sample(
     server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -179,6 +180,7 @@ def test_sigkill_mid_run_then_rerun_repeats_no_finished_sample(
     assert len(set(resumed[1].values())) > 1
 
 
+@pytest.mark.slow
 def test_persistent_failure_exits_1_and_a_rerun_completes_only_the_missing(
     server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -215,6 +217,7 @@ def test_persistent_failure_exits_1_and_a_rerun_completes_only_the_missing(
     assert metrics["mean"] == 4.0
 
 
+@pytest.mark.slow
 def test_one_failing_item_does_not_hold_up_the_others(
     server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -336,6 +339,7 @@ def test_bad_human_scores_file_exits_2_before_any_call(
 # -- secrets -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_full_vivid_run_writes_the_key_nowhere(
     server: FakeOpenAIServer,
     tmp_path: Path,
@@ -362,6 +366,7 @@ def test_a_full_vivid_run_writes_the_key_nowhere(
     assert CANARY not in err + err_rerun + out + more_err
 
 
+@pytest.mark.slow
 def test_judge_failure_keeps_generations_and_a_rerun_calls_only_the_missing_judgements(
     server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

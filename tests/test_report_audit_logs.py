@@ -172,6 +172,7 @@ def _same_tables(expected: Report, got: Report) -> None:
     assert all(name.startswith("audit") for name in added), added
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_the_report_tables_are_the_same_with_the_log_in_the_folder(
     base: Path, tmp_path: Path, shape: str
@@ -192,6 +193,7 @@ def test_the_report_tables_are_the_same_with_the_log_in_the_folder(
     assert any(kind in line and rel in line for line in got.markdown.splitlines() if line.startswith("- "))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_the_log_is_set_aside_not_read_as_a_generation(base: Path, tmp_path: Path, shape: str) -> None:
     folder, rel = _with_intruder(base, tmp_path, shape)
@@ -205,6 +207,7 @@ def test_the_log_is_set_aside_not_read_as_a_generation(base: Path, tmp_path: Pat
     assert generations_in(logset) == generations_in(read_logs(base))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_annotate_export_draws_from_the_one_generation(base: Path, tmp_path: Path, shape: str) -> None:
     folder, _ = _with_intruder(base, tmp_path, shape)
@@ -214,6 +217,7 @@ def test_annotate_export_draws_from_the_one_generation(base: Path, tmp_path: Pat
     assert (tmp_path / "got.csv").read_bytes() == (tmp_path / "expected.csv").read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_annotate_export_refuses_the_log_given_as_a_file(base: Path, tmp_path: Path, shape: str) -> None:
     folder, rel = _with_intruder(base, tmp_path, shape)
@@ -257,6 +261,7 @@ def _plain(value: object) -> object:
     return None if value is None or (not isinstance(value, str) and pd.isna(value)) else value
 
 
+@pytest.mark.slow
 def test_the_report_adds_each_audits_card_as_a_table(
     audited: tuple[Path, dict[str, AuditCard]], tmp_path: Path
 ) -> None:
@@ -281,6 +286,7 @@ def test_the_report_adds_each_audits_card_as_a_table(
     assert "their cards are the audit tables" in report.markdown
 
 
+@pytest.mark.slow
 def test_real_audit_logs_leave_the_generation_tables_as_they_were(
     base: Path, audited: tuple[Path, dict[str, AuditCard]], tmp_path: Path
 ) -> None:
@@ -295,6 +301,7 @@ def _one_audit(audited: tuple[Path, dict[str, AuditCard]], tmp_path: Path) -> tu
     return copy, next(iter(cards.values()))
 
 
+@pytest.mark.slow
 def test_an_audit_whose_probe_log_did_not_complete_gives_no_card_and_says_why(
     audited: tuple[Path, dict[str, AuditCard]], tmp_path: Path
 ) -> None:
@@ -312,6 +319,7 @@ def test_an_audit_whose_probe_log_did_not_complete_gives_no_card_and_says_why(
     assert f"- skipped: {entry}" in report.markdown
 
 
+@pytest.mark.slow
 def test_a_probe_run_again_replaces_its_earlier_log(
     audited: tuple[Path, dict[str, AuditCard]], tmp_path: Path
 ) -> None:
@@ -327,6 +335,7 @@ def test_a_probe_run_again_replaces_its_earlier_log(
     assert len([t for t in report.tables if t.name.startswith("audit")]) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", [s for s in SHAPES if s != "audit-task-name"])
 def test_write_log_copies_no_audit_or_sanity_log_of_the_same_generation(
     base: Path, tmp_path: Path, shape: str

@@ -123,6 +123,7 @@ def _without_files(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.drop(columns=[c for c in ("logs", "log") if c in frame.columns]).reset_index(drop=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_copies_change_no_count_and_no_table(base: Path, tmp_path: Path, case: str) -> None:
     folder = Path(shutil.copytree(base, tmp_path / "logs"))
@@ -157,6 +158,7 @@ def test_copies_change_no_count_and_no_table(base: Path, tmp_path: Path, case: s
     assert (counted["logs"] > 1).any() and counted["log"].str.len().gt(0).all()
 
 
+@pytest.mark.slow
 def test_the_latest_judgement_is_the_one_read(base: Path, tmp_path: Path) -> None:
     folder = Path(shutil.copytree(base, tmp_path / "logs"))
     (copy,), _ = _overwrite(folder)

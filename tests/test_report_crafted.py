@@ -109,6 +109,7 @@ JUDGE_VALUES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["eval", "json"])
 @pytest.mark.parametrize("value", JUDGE_VALUES)
 def test_a_judge_value_outside_0_to_5_is_refused_named_and_never_averaged(
@@ -142,6 +143,7 @@ def test_a_judge_value_outside_0_to_5_is_refused_named_and_never_averaged(
     assert (summary["refused"], summary["mean"]) == (1, pytest.approx(expected))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", [0, 5, 2.5, 0.0, math.nan])
 def test_a_judge_value_in_range_or_unscored_is_kept(
     logs: dict[str, Path], tmp_path: Path, value: float
@@ -155,6 +157,7 @@ def test_a_judge_value_in_range_or_unscored_is_kept(
     assert math.isnan(first["value"]) == math.isnan(value) and bool(first["unscored"]) == math.isnan(value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", [2, -1, 0.5, "X", "P", True, 10**30, math.inf])
 def test_a_classification_value_other_than_correct_or_incorrect_is_refused(
     logs: dict[str, Path], tmp_path: Path, value: object
@@ -171,6 +174,7 @@ def test_a_classification_value_other_than_correct_or_incorrect_is_refused(
     assert report.table("counts").frame.set_index("task").loc["topic", "refused"] == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["C", "I", 1, 0, 1.0])
 def test_correct_and_incorrect_in_either_form_are_read(
     logs: dict[str, Path], tmp_path: Path, value: object
@@ -216,6 +220,7 @@ SUMMARY_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("field", "value", "named"), SUMMARY_CASES)
 def test_a_json_log_with_an_impossible_summary_number_is_skipped_with_its_reason(
     logs: dict[str, Path], tmp_path: Path, field: str, value: object, named: str
@@ -228,6 +233,7 @@ def test_a_json_log_with_an_impossible_summary_number_is_skipped_with_its_reason
     _the_tools_go_on(folder, tmp_path, every_tool=value == 10**30)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", [10**30, -1, 0])
 def test_an_eval_log_with_an_impossible_epoch_is_skipped_with_its_reason(
     logs: dict[str, Path], tmp_path: Path, value: int
@@ -256,6 +262,7 @@ HEADER_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["eval", "json"])
 @pytest.mark.parametrize(("task", "path", "value", "named"), HEADER_CASES)
 def test_a_log_with_an_impossible_header_number_is_skipped_with_its_reason(
@@ -320,6 +327,7 @@ def _judged_usage(calls: object) -> Edit:
     return edit
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("edit", "named"),
     [

@@ -109,6 +109,7 @@ TABLES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rows", TABLES)
 def test_theme_and_trait_figures_draw_degenerate_tables(
     rows: list[tuple[str, str, list[float]]], tmp_path: Path
@@ -141,6 +142,7 @@ def test_theme_and_trait_figures_that_cannot_be_drawn_say_why(
         assert isinstance(result, str) and reason in result
 
 
+@pytest.mark.slow
 def test_report_md_names_each_figure_not_drawn_with_its_reason(tmp_path: Path) -> None:
     themes = _themes([("m", "zero_shot", [2.0] * 8)])
     traits = _table(TRAIT_COLUMNS, [("m", "zero_shot", [2.0] * 5)])
@@ -161,6 +163,7 @@ def test_report_md_names_each_figure_not_drawn_with_its_reason(tmp_path: Path) -
 # --- traits_bars.png is readable at a glance --------------------------------------------------
 
 
+@pytest.mark.slow
 def test_trait_bars_pair_a_models_prompts_in_one_hue_and_mark_zero(tmp_path: Path) -> None:
     table = _table(
         TRAIT_COLUMNS,

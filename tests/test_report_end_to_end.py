@@ -320,6 +320,7 @@ JUDGES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("judge", "model", "script"), JUDGES)
 def test_table1_kappa_equals_scikit_learn_on_the_same_pairs(
     report: Report, judge: str, model: str, script: str
@@ -341,6 +342,7 @@ def test_table1_kappa_equals_scikit_learn_on_the_same_pairs(
     assert f"| {expected:.3f} |" in report.markdown
 
 
+@pytest.mark.slow
 def test_table1_has_the_human_rows_and_counts_unscored_not_as_zero(report: Report) -> None:
     human = _row(report, "table1_judges", judge="human")
     assert human["human_mean"] == pytest.approx(
@@ -357,6 +359,7 @@ def test_table1_has_the_human_rows_and_counts_unscored_not_as_zero(report: Repor
     assert demonstration["parse_failure_rate"] == pytest.approx(demonstration["unscored"] / len(IDS))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("judge", "model", "script"), JUDGES)
 def test_table1_each_annotator_as_a_rater_from_the_human_file(
     report: Report, judge: str, model: str, script: str
@@ -375,6 +378,7 @@ def test_table1_each_annotator_as_a_rater_from_the_human_file(
     assert row["alpha_raters"] is not None and -1 <= row["alpha_raters"] <= 1
 
 
+@pytest.mark.slow
 def test_strategy_differences_and_judge_pairs(report: Report) -> None:
     differences = report.table("judge_differences").frame
     assert len(differences) == 10  # 5 judges, every pair once
@@ -411,6 +415,7 @@ ROWS = [
 EXPLAIN_IDS = IDS  # 17, the demonstration idiom, is not among them
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("model", "prompt"), ROWS)
 def test_table3_theme_means_are_hand_computed_means_without_unscored(
     report: Report, model: str, prompt: str
@@ -426,6 +431,7 @@ def test_table3_theme_means_are_hand_computed_means_without_unscored(
     assert not row["incomplete"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("model", "prompt"), ROWS)
 def test_table4_trait_means_count_an_item_toward_each_of_its_traits(
     report: Report, model: str, prompt: str
@@ -440,6 +446,7 @@ def test_table4_trait_means_count_an_item_toward_each_of_its_traits(
         assert row[trait] == pytest.approx(np.mean(scored)), trait
 
 
+@pytest.mark.slow
 def test_table3_rows_in_paper_layout(report: Report) -> None:
     frame = report.table("table3_themes").frame
     assert list(frame.columns[:10]) == [
@@ -463,6 +470,7 @@ def test_table3_rows_in_paper_layout(report: Report) -> None:
     assert list(report.table("table4_traits").frame.columns[2:7]) == list(TRAIT_NAMES)
 
 
+@pytest.mark.slow
 def test_table5_strict_and_lenient_accuracy_and_incomplete_row(report: Report) -> None:
     for model in (GPT, VISTRAL):
         row = _row(report, "table5_classification", model=model)
@@ -478,6 +486,7 @@ def test_table5_strict_and_lenient_accuracy_and_incomplete_row(report: Report) -
     assert "incomplete_traits.eval" in report.markdown.split("###")[0]
 
 
+@pytest.mark.slow
 def test_no_paper_comparison_on_the_bundled_sample(report: Report) -> None:
     # GPT-4o, Vistral and a GPT-4.1 judge are the paper's, but 18 items of the bundled sample are
     # not its data: no comparison is written, and report.md says why in one line each.
@@ -492,6 +501,7 @@ def test_no_paper_comparison_on_the_bundled_sample(report: Report) -> None:
         assert "is not the pinned release" in line, line
 
 
+@pytest.mark.slow
 def test_usage_per_model_and_per_judge_including_rescoring_events(report: Report) -> None:
     usage = report.table("usage").frame
     rescored = usage[(usage["kind"] == "judge") & (usage["judge"] == "aspect-b")].iloc[0]
@@ -502,6 +512,7 @@ def test_usage_per_model_and_per_judge_including_rescoring_events(report: Report
     assert generation["input_tokens"] == 10 * len(IDS)
 
 
+@pytest.mark.slow
 def test_counts_table_reports_unscored_and_empty_answers(report: Report) -> None:
     counts = report.table("counts").frame
     row = counts[(counts["model"] == VISTRAL) & (counts["prompt"] == "few_shot")].iloc[0]
@@ -516,6 +527,7 @@ def test_counts_table_reports_unscored_and_empty_answers(report: Report) -> None
 # --- files, determinism, CLI ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_second_run_writes_identical_bytes(logs: Logs, report: Report) -> None:
     before = {path.name: path.read_bytes() for path in report.files}
     out = report.files[0].parent
@@ -536,6 +548,7 @@ def test_second_run_writes_identical_bytes(logs: Logs, report: Report) -> None:
     assert second.markdown == report.markdown
 
 
+@pytest.mark.slow
 def test_cli_prints_the_markdown_and_writes_into_log_dir_report(
     logs: Logs, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -570,6 +583,7 @@ def test_cli_prints_the_markdown_and_writes_into_log_dir_report(
     assert again.markdown == printed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
@@ -587,6 +601,7 @@ def test_cli_reports_bad_input(
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_judge_option_chooses_the_judge_of_tables_3_and_4(logs: Logs, tmp_path: Path) -> None:
     chosen = write_report(logs.root, out_dir=tmp_path, formats=("csv",), judge="aspect-b", figures=False)
     frame = chosen.table("table3_themes").frame
@@ -598,6 +613,7 @@ def test_judge_option_chooses_the_judge_of_tables_3_and_4(logs: Logs, tmp_path: 
 # --- degenerate inputs ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_humans_with_no_overlap_are_reported_not_a_crash(logs: Logs, tmp_path: Path) -> None:
     human = tmp_path / "elsewhere.csv"
     human.write_text("id,score\n900,3\n901,4\n", encoding="utf-8")
@@ -609,6 +625,7 @@ def test_humans_with_no_overlap_are_reported_not_a_crash(logs: Logs, tmp_path: P
     assert not (tmp_path / "out" / "judge_agreement.png").exists()
 
 
+@pytest.mark.slow
 def test_one_judge_only_reports_what_cannot_be_compared(logs: Logs, tmp_path: Path) -> None:
     only = tmp_path / "only"
     only.mkdir()
@@ -643,6 +660,7 @@ def test_empty_folder_gives_empty_tables(tmp_path: Path) -> None:
 # --- annotation sheets ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_export_is_blind_stratified_and_imports_back(logs: Logs, tmp_path: Path) -> None:
     sheet_path = tmp_path / "sheet.csv"
     sheet = export_sheet(logs.ablation, sheet_path, n=10, seed=3)
@@ -690,6 +708,7 @@ def test_import_lists_every_problem_of_a_sheet(tmp_path: Path) -> None:
     assert not (tmp_path / "human.csv").exists()
 
 
+@pytest.mark.slow
 def test_annotate_cli_export_needs_one_generation(
     logs: Logs, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

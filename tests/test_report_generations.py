@@ -145,6 +145,7 @@ def _numbers(cells: pd.DataFrame) -> pd.DataFrame:
 # --- one generation, one row -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_data_files_of_one_name_are_two_rows_labelled_with_their_data(mixed: Report) -> None:
     frame = mixed.table("table3_themes").frame
     zero = frame[(frame["model"] == LITERAL) & (frame["prompt"] == "zero_shot")]
@@ -155,6 +156,7 @@ def test_two_data_files_of_one_name_are_two_rows_labelled_with_their_data(mixed:
     assert sorted(zero["n"]) == [10, 41, 46]
 
 
+@pytest.mark.slow
 def test_each_row_is_the_generation_alone(folder: Folder, mixed: Report, tmp_path: Path) -> None:
     cells = _cells(mixed, "table3_themes")
     traits = _cells(mixed, "table4_traits")
@@ -179,6 +181,7 @@ def test_each_row_is_the_generation_alone(folder: Folder, mixed: Report, tmp_pat
         )
 
 
+@pytest.mark.slow
 def test_a_rerun_is_one_row_from_its_latest_complete_log(folder: Folder, mixed: Report) -> None:
     cells = _cells(mixed, "table3_themes")
     zero = cells[
@@ -192,12 +195,14 @@ def test_a_rerun_is_one_row_from_its_latest_complete_log(folder: Folder, mixed: 
     assert "counted once: lexical on " in head and "an older or unfinished run" in head
 
 
+@pytest.mark.slow
 def test_the_resumed_run_is_one_generation(mixed: Report) -> None:
     cells = _cells(mixed, "table3_themes")
     resumed = cells[(cells["model"] == RESUMED) & (cells["cell"] == "Average")]
     assert len(resumed) == 1 and resumed.iloc[0]["n_items"] == 46
 
 
+@pytest.mark.slow
 def test_counts_and_judge_summary_count_each_judgement_once(
     folder: Folder, mixed: Report, tmp_path: Path
 ) -> None:
@@ -214,6 +219,7 @@ def test_counts_and_judge_summary_count_each_judgement_once(
     assert mixed.table("judge_consistency").frame.empty  # a copy is no second judgement
 
 
+@pytest.mark.slow
 def test_table5_has_a_row_per_data_and_one_per_rerun(mixed: Report) -> None:
     table5 = mixed.table("table5_classification")
     assert "data" in table5.frame.columns
@@ -224,6 +230,7 @@ def test_table5_has_a_row_per_data_and_one_per_rerun(mixed: Report) -> None:
     assert sorted(counted.loc[counted["task"] == "topic", "samples"]) == [42, 47]
 
 
+@pytest.mark.slow
 def test_table5_row_is_the_generation_alone(folder: Folder, mixed: Report, tmp_path: Path) -> None:
     for record in mixed.table("table5_classification").csv_rows.to_dict("records"):
         alone = tmp_path / str(record["topic_generation"])
@@ -238,6 +245,7 @@ def test_table5_row_is_the_generation_alone(folder: Folder, mixed: Report, tmp_p
             assert record[column] == pytest.approx(theirs[column]), column
 
 
+@pytest.mark.slow
 def test_table1_is_the_bound_run_alone(folder: Folder, mixed: Report, tmp_path: Path) -> None:
     ours = mixed.table("table1_judges").frame.set_index("judge")
     run = [f for f in (folder.root / "s1").rglob("*.eval") if f.parent.name != "failed"]
@@ -253,6 +261,7 @@ def test_table1_is_the_bound_run_alone(folder: Folder, mixed: Report, tmp_path: 
             assert (a == pytest.approx(b)) or (pd.isna(a) and pd.isna(b)), (judge, column)
 
 
+@pytest.mark.slow
 def test_every_score_row_carries_its_generation_key(folder: Folder) -> None:
     logset = read_logs(folder.root)
     keys = {ref.rel: ref.key for ref in logset.logs}
@@ -265,6 +274,7 @@ def test_every_score_row_carries_its_generation_key(folder: Folder) -> None:
 # --- the CSV schema of Tables 3 and 4 ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cells_carry_the_interval_of_mean_interval_and_say_when_there_is_none(
     folder: Folder, mixed: Report
 ) -> None:
@@ -289,6 +299,7 @@ def test_cells_carry_the_interval_of_mean_interval_and_say_when_there_is_none(
     assert cells["note"].str.contains("too few items for a 95 % interval").any()
 
 
+@pytest.mark.slow
 def test_the_csv_file_is_the_long_schema_and_tex_still_works(folder: Folder, tmp_path: Path) -> None:
     report = write_report(
         folder.root, out_dir=tmp_path, formats=("csv", "tex"), figures=False, judge="lexical"
@@ -301,6 +312,7 @@ def test_the_csv_file_is_the_long_schema_and_tex_still_works(folder: Folder, tmp
     assert report.table("table4_traits").frame.columns[0] == "model"
 
 
+@pytest.mark.slow
 def test_a_folder_of_one_data_set_prints_no_data_column(folder: Folder, tmp_path: Path) -> None:
     alone = tmp_path / "one"
     copy_file(folder.zero_a, alone / folder.zero_a.name)
@@ -308,6 +320,7 @@ def test_a_folder_of_one_data_set_prints_no_data_column(folder: Folder, tmp_path
     assert list(frame.columns[:3]) == ["model", "prompt", "Love"]
 
 
+@pytest.mark.slow
 def test_figures_name_the_judge(folder: Folder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     titles: dict[str, str] = {}
     save = plots._save
@@ -326,6 +339,7 @@ def test_figures_name_the_judge(folder: Folder, tmp_path: Path, monkeypatch: pyt
     assert "data.csv" in " ".join(str(t) for t in report.table("table3_themes").frame["data"])
 
 
+@pytest.mark.slow
 def test_copying_the_folder_keeps_the_files_read(folder: Folder, mixed: Report, tmp_path: Path) -> None:
     # The order of copies lives in the zips (when each was written), not only in the file times.
     moved = Path(shutil.copytree(folder.root, tmp_path / "moved"))

@@ -37,6 +37,7 @@ def judged_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return Path(log.location)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("roles", "expected"),
     [

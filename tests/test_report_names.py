@@ -84,6 +84,7 @@ def test_the_report_lists_the_lexical_judge_once(folder: Path, tmp_path: Path) -
     assert summary.iloc[0]["generations"] == 1
 
 
+@pytest.mark.slow
 def test_one_name_per_theme_in_metrics_viewer_metadata_and_tables(folder: Path, tmp_path: Path) -> None:
     log = read_eval_log(next((folder / "eval").glob("*.eval")).as_posix())
     metrics = {name for score in log.results.scores for name in score.metrics}  # type: ignore[union-attr]

@@ -94,6 +94,7 @@ def test_a_second_run_exits_75_at_once_naming_the_folder_and_the_holder(
         assert sorted(p.name for p in log_dir.iterdir()) == [LOCK_FILE]  # wrote nothing
 
 
+@pytest.mark.slow
 def test_wait_queues_behind_the_holder_then_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log_dir = tmp_path / "logs"
     spec = write_spec(tmp_path, "queued", log_dir)
@@ -107,6 +108,7 @@ def test_wait_queues_behind_the_holder_then_runs(tmp_path: Path, capsys: pytest.
     assert not (log_dir / LOCK_FILE).exists()  # released
 
 
+@pytest.mark.slow
 def test_a_lock_left_by_a_killed_run_does_not_block(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -172,6 +174,7 @@ def test_a_waiter_takes_the_folder_anew_when_its_holder_removes_it(tmp_path: Pat
     assert not (folder / LOCK_FILE).exists()  # released
 
 
+@pytest.mark.slow
 def test_two_specs_sharing_a_folder_run_one_after_the_other(tmp_path: Path) -> None:
     # Two real `vivid run --wait` started together, as open_judges.yaml beside judge_ablation.yaml.
     log_dir = tmp_path / "logs"

@@ -73,6 +73,7 @@ def _progress_lines(out: str) -> list[str]:
     return (out[:start] + out[end:]).strip().splitlines() if start >= 0 and end >= 0 else out.splitlines()
 
 
+@pytest.mark.slow
 def test_first_run_prints_compact_progress_not_inspect_panels(runs: tuple[Run, Run]) -> None:
     first, _ = runs
     assert first.code == 0, first.out
@@ -84,6 +85,7 @@ def test_first_run_prints_compact_progress_not_inspect_panels(runs: tuple[Run, R
     assert "vivid finished" in first.out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", [0, 1], ids=["first-run", "rerun"])
 def test_the_left_out_warning_is_printed_once_per_command(runs: tuple[Run, Run], which: int) -> None:
     # The report's own note (a markdown bullet) says it again, with the numbers.
@@ -93,6 +95,7 @@ def test_the_left_out_warning_is_printed_once_per_command(runs: tuple[Run, Run],
     assert len(warnings) == 1, runs[which].out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", [0, 1], ids=["first-run", "rerun"])
 def test_run_ends_saying_where_the_report_files_and_logs_are(runs: tuple[Run, Run], which: int) -> None:
     run = runs[which]
@@ -105,6 +108,7 @@ def test_run_ends_saying_where_the_report_files_and_logs_are(runs: tuple[Run, Ru
     assert f"inspect view --log-dir {run.log_dir}" in tail[1]
 
 
+@pytest.mark.slow
 def test_a_rerun_with_nothing_to_do_does_not_say_generating(runs: tuple[Run, Run]) -> None:
     _, again = runs
     assert again.code == 0, again.out
@@ -113,6 +117,7 @@ def test_a_rerun_with_nothing_to_do_does_not_say_generating(runs: tuple[Run, Run
     assert "0 calls" in again.out.split("vivid finished")[1].splitlines()[0]
 
 
+@pytest.mark.slow
 def test_the_report_notes_the_items_left_out(runs: tuple[Run, Run]) -> None:
     markdown = (runs[0].log_dir / "report" / "report.md").read_text(encoding="utf-8")
     notes = [line for line in markdown.splitlines() if line.startswith("- left out")]
@@ -123,6 +128,7 @@ def test_the_report_notes_the_items_left_out(runs: tuple[Run, Run]) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_judged_logs_are_tagged_with_their_judge(runs: tuple[Run, Run]) -> None:
     judged = [
         read_eval_log(info, header_only=True) for info in list_eval_logs(str(runs[0].log_dir / "judged"))

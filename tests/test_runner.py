@@ -32,6 +32,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from vivid_inspect.cli.main import main
+from vivid_inspect.log_contract import SPEC_FILE
 from vivid_inspect.runner import RunResult, load_spec, make_plan, run_spec
 from vivid_inspect.runner.cells import expand
 from vivid_inspect.runner.generate import eval_set_groups
@@ -41,7 +42,7 @@ from vivid_inspect.runner.judging.phase import prune_orphans
 from vivid_inspect.runner.plan_text import render_plan
 from vivid_inspect.runner.prepare.models import generate_config, make_judge_model
 from vivid_inspect.runner.prepare.prepared import prepare
-from vivid_inspect.runner.record import FREEZE_FILE, SPEC_FILE
+from vivid_inspect.runner.record import FREEZE_FILE
 from vivid_inspect.runner.spec.problems import SpecError, format_path
 from vivid_inspect.scorers import judge_parse, judge_prompts
 from vivid_inspect.scorers.lexical import bin_chrf, chrf
@@ -131,6 +132,7 @@ def smoke(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> tuple[Pa
     return log_dir, run_spec(load_spec(SMOKE, log_dir=log_dir), display="none", quiet=True)
 
 
+@pytest.mark.slow
 def test_smoke_run_completes_every_cell(smoke: tuple[Path, RunResult]) -> None:
     log_dir, result = smoke
     assert result.ok, result.progress.messages
@@ -151,6 +153,7 @@ def test_smoke_run_completes_every_cell(smoke: tuple[Path, RunResult]) -> None:
     assert result.report is not None and (log_dir / "report" / "report.md").is_file()
 
 
+@pytest.mark.slow
 def test_judged_logs_say_which_judge_scored_them(smoke: tuple[Path, RunResult]) -> None:
     log_dir, _ = smoke
     for name, strategy in (("chrf_aspect", "aspect"), ("chrf_cot", "cot")):
@@ -165,6 +168,7 @@ def test_judged_logs_say_which_judge_scored_them(smoke: tuple[Path, RunResult]) 
             assert len(log.samples) == 10
 
 
+@pytest.mark.slow
 def test_judged_logs_record_the_judge_calls_their_events_hold(smoke: tuple[Path, RunResult]) -> None:
     # The report reads these header totals instead of every sample's events.
     log_dir, _ = smoke
@@ -176,6 +180,7 @@ def test_judged_logs_record_the_judge_calls_their_events_hold(smoke: tuple[Path,
             assert recorded["calls"] == calls
 
 
+@pytest.mark.slow
 def test_the_lexical_judge_scores_by_chrf_without_a_model(smoke: tuple[Path, RunResult]) -> None:
     log_dir, _ = smoke
     logs = _judged(log_dir, "lexical")
@@ -196,6 +201,7 @@ def test_the_lexical_judge_scores_by_chrf_without_a_model(smoke: tuple[Path, Run
     assert max(by_model["vivid/literal"]) <= 2
 
 
+@pytest.mark.slow
 def test_a_panel_may_aggregate_the_lexical_judge(smoke: tuple[Path, RunResult], tmp_path: Path) -> None:
     log_dir = tmp_path / "logs"
     shutil.copytree(smoke[0], log_dir)
@@ -225,6 +231,7 @@ def test_a_panel_may_aggregate_the_lexical_judge(smoke: tuple[Path, RunResult], 
         assert math.isclose(panel_score.as_float(), (cot[sample.id] + lexical[sample.id]) / 2)
 
 
+@pytest.mark.slow
 def test_plan_shows_the_lexical_judge_with_no_calls(smoke: tuple[Path, RunResult], tmp_path: Path) -> None:
     log_dir = tmp_path / "logs"
     shutil.copytree(smoke[0], log_dir)
@@ -245,6 +252,7 @@ def test_plan_shows_the_lexical_judge_with_no_calls(smoke: tuple[Path, RunResult
     assert all(row[-4:] == ["none", "(chrF)", "0", "0"] for row in rows), rows
 
 
+@pytest.mark.slow
 def test_panel_holds_the_mean_of_its_members(smoke: tuple[Path, RunResult]) -> None:
     log_dir, _ = smoke
     panels = _judged(log_dir, "panel")
@@ -271,6 +279,7 @@ def test_panel_holds_the_mean_of_its_members(smoke: tuple[Path, RunResult]) -> N
             assert math.isclose(sample.scores["judge_panel"].as_float(), sum(expected) / len(expected))
 
 
+@pytest.mark.slow
 def test_resolved_spec_and_package_freeze_are_saved(smoke: tuple[Path, RunResult]) -> None:
     log_dir, _ = smoke
     record = yaml.safe_load((log_dir / "vivid" / "smoke" / SPEC_FILE).read_text(encoding="utf-8"))
@@ -282,6 +291,7 @@ def test_resolved_spec_and_package_freeze_are_saved(smoke: tuple[Path, RunResult
     )
 
 
+@pytest.mark.slow
 def test_a_second_run_makes_no_model_calls(smoke: tuple[Path, RunResult]) -> None:
     log_dir, _ = smoke
     judged = {p: p.stat().st_mtime_ns for p in (log_dir / "judged").glob("*/*.eval")}
@@ -296,6 +306,7 @@ def test_a_second_run_makes_no_model_calls(smoke: tuple[Path, RunResult]) -> Non
     assert all(cell.done for cell in plan.cells)
 
 
+@pytest.mark.slow
 def test_adding_a_judge_calls_only_that_judge(smoke: tuple[Path, RunResult], tmp_path: Path) -> None:
     log_dir = tmp_path / "logs"
     shutil.copytree(smoke[0], log_dir)
@@ -325,6 +336,7 @@ def test_adding_a_judge_calls_only_that_judge(smoke: tuple[Path, RunResult], tmp
     assert {(s.value, s.metadata["parse_status"]) for s in scores} == {(4, "ok")}
 
 
+@pytest.mark.slow
 def test_an_interrupted_write_keeps_the_old_log(
     tmp_path: Path, smoke: tuple[Path, RunResult], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -344,6 +356,7 @@ def test_an_interrupted_write_keeps_the_old_log(
     assert list(tmp_path.iterdir()) == [target]
 
 
+@pytest.mark.slow
 def test_cli_run_of_a_finished_spec_exits_0(
     smoke: tuple[Path, RunResult], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -351,6 +364,7 @@ def test_cli_run_of_a_finished_spec_exits_0(
     assert "0 calls" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_changed_sample_seed_is_refused_before_anything_runs(
     smoke: tuple[Path, RunResult], tmp_path: Path
 ) -> None:
@@ -369,6 +383,7 @@ def test_a_changed_sample_seed_is_refused_before_anything_runs(
     assert sorted(p.name for p in log_dir.rglob("*.eval")) == before
 
 
+@pytest.mark.slow
 def test_judged_logs_of_a_replaced_generation_log_are_removed(
     smoke: tuple[Path, RunResult], tmp_path: Path
 ) -> None:
@@ -382,6 +397,7 @@ def test_judged_logs_of_a_replaced_generation_log_are_removed(
     assert len(list((log_dir / "judged").glob("*/*.eval"))) == 16 - 4
 
 
+@pytest.mark.slow
 def test_judged_logs_of_further_repeats_are_removed_with_their_generation_log(
     smoke: tuple[Path, RunResult], tmp_path: Path
 ) -> None:
@@ -403,6 +419,7 @@ def _judge_records(log_dir: Path) -> dict[Path, dict[str, Any]]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("module", "constant"),
     [
@@ -484,6 +501,7 @@ OPEN_JUDGES = {
 }
 
 
+@pytest.mark.slow
 def test_open_weight_reasoning_judges_on_served_models(
     smoke: tuple[Path, RunResult], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -534,6 +552,7 @@ def test_run_blocks_that_agree_share_one_eval_set_call(tmp_path: Path) -> None:
     assert [[b.index for b in group] for group in groups] == [[0, 1], [2], [3]]
 
 
+@pytest.mark.slow
 def test_plan_names_logs_that_belong_to_no_cell(smoke: tuple[Path, RunResult], tmp_path: Path) -> None:
     data = yaml.safe_load(SMOKE.read_text(encoding="utf-8"))
     data["human"]["file"] = str(SMOKE.parent / data["human"]["file"])

@@ -52,6 +52,7 @@ def test_files_containing_finds_a_secret_in_a_zip_member(tmp_path: Path) -> None
     assert files_containing(tmp_path, CANARY) == [f"{tmp_path / 'log.eval'}!samples/1.json"]
 
 
+@pytest.mark.slow
 def test_a_full_run_writes_the_key_nowhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -132,6 +133,7 @@ retries: {{attempts: 0, max_retries: 0, timeout: 60}}
 """
 
 
+@pytest.mark.slow
 def test_an_echoed_key_and_gateway_header_are_redacted_from_every_file_and_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -346,6 +348,7 @@ def test_secret_free_specs_pass(tmp_path: Path, text: str) -> None:
     assert load_spec(spec).spec.name == "creds"
 
 
+@pytest.mark.slow
 def test_vivid_redact_cleans_logs_that_plain_inspect_eval_wrote(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -16,6 +16,7 @@ import yaml
 
 from vivid_inspect.audit.run import run_audit
 from vivid_inspect.cli.main import main
+from vivid_inspect.runner import audits as runner_audits
 from vivid_inspect.runner import load_spec
 from vivid_inspect.runner.audits import AUDITS_DIR, CARD_DIR
 from vivid_inspect.runner.execute import run_spec
@@ -152,6 +153,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, Any]:
     return loaded.log_dir, first, second
 
 
+@pytest.mark.slow
 def test_vivid_run_audits_the_listed_judge_as_vivid_audit_does(
     run: tuple[Path, Any, Any], tmp_path: Path
 ) -> None:
@@ -177,6 +179,7 @@ def test_vivid_run_audits_the_listed_judge_as_vivid_audit_does(
     assert result.card is not None and result.card.rows() == alone.rows()
 
 
+@pytest.mark.slow
 def test_the_report_of_the_run_shows_the_card(run: tuple[Path, Any, Any]) -> None:
     log_dir, first, _ = run
     text = (log_dir / "report" / "report.md").read_text(encoding="utf-8")
@@ -185,6 +188,7 @@ def test_the_report_of_the_run_shows_the_card(run: tuple[Path, Any, Any]) -> Non
     assert first.report is not None and "### Judge audit " in first.report
 
 
+@pytest.mark.slow
 def test_a_second_run_rebuilds_the_card_from_its_logs_without_a_call(run: tuple[Path, Any, Any]) -> None:
     _, first, second = run
     (result,) = second.audits
@@ -194,6 +198,7 @@ def test_a_second_run_rebuilds_the_card_from_its_logs_without_a_call(run: tuple[
     assert second.progress.total_calls == 0
 
 
+@pytest.mark.slow
 def test_an_audit_whose_judge_failed_leaves_the_run_incomplete_and_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -203,7 +208,8 @@ def test_an_audit_whose_judge_failed_leaves_the_run_incomplete_and_says_why(
         raise audit_run.AuditError("the audit's wrong probe judged by vivid/chrf did not complete: HTTP 500")
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(audit_run, "run_audit", failing)
+    # The runner calls the audit through its own module-level import.
+    monkeypatch.setattr(runner_audits, "run_audit", failing)
     spec = _write(tmp_path, _spec())
     assert main(["run", str(spec), "--display", "none", "--no-report", "--no-preflight"]) == 1
     err = capsys.readouterr().err
@@ -213,6 +219,7 @@ def test_an_audit_whose_judge_failed_leaves_the_run_incomplete_and_says_why(
     assert not (tmp_path / "logs" / AUDITS_DIR / "chrf_aspect" / CARD_DIR).exists()
 
 
+@pytest.mark.slow
 def test_vivid_plan_counts_each_audits_judge_calls_until_it_is_done(
     run: tuple[Path, Any, Any], tmp_path: Path
 ) -> None:
@@ -232,6 +239,7 @@ def test_vivid_plan_counts_each_audits_judge_calls_until_it_is_done(
     assert cell.done and not any(t.role == "audit" for t in make_plan(done).totals())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("retries", [0, 1, 3])
 def test_an_audit_runs_with_its_judges_retries_as_vivid_plan_counts_them(
     retries: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -247,7 +255,7 @@ def test_an_audit_runs_with_its_judges_retries_as_vivid_plan_counts_them(
         return real(*args, **kwargs)
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(audit_run, "run_audit", spy)
+    monkeypatch.setattr(runner_audits, "run_audit", spy)
     data = _spec(audits=_audit(limit=2, probes=["wrong"]))
     data["runs"][0]["sample"]["n"] = 2
     data["judges"][0]["retries"] = retries
@@ -265,6 +273,7 @@ def _judge_changed(log_dir: Path, **changes: Any) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("changes", "done"),
     [

@@ -80,6 +80,7 @@ def assert_cut_by_attempt_timeout(arrivals: list[float]) -> None:
         assert ATTEMPT_TIMEOUT - 0.2 <= later - earlier < ATTEMPT_TIMEOUT + 30
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", MODES)
 def test_vivid_run_ends_a_stalled_call_exits_1_and_a_rerun_completes(
     server: FakeOpenAIServer,
@@ -130,6 +131,7 @@ def assert_one_cut_attempt(arrivals: list[float], error: str) -> None:
 QUICK_TIMEOUT = 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", MODES)
 def test_the_tasks_generate_step_bounds_a_stalled_call(
     server: FakeOpenAIServer, tmp_path: Path, fault: Fault
@@ -155,6 +157,7 @@ def test_the_tasks_generate_step_bounds_a_stalled_call(
     assert_one_cut_attempt(arrivals, samples[0].error.message)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", MODES)
 def test_the_judge_under_inspect_score_bounds_a_stalled_call(
     server: FakeOpenAIServer, tmp_path: Path, fault: Fault

@@ -147,6 +147,7 @@ def test_the_judge_roles_endpoint_shapes(fake: FakeOpenAIServer, monkeypatch: py
     assert fake.model_counts == {}  # nothing generated, nothing judged
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("flags", "role_config", "expected"),
     [
@@ -286,6 +287,7 @@ def test_vivid_preflight_0_skips_the_check(fake: FakeOpenAIServer, monkeypatch: 
     assert fake.get_counts == {} and fake.model_counts == {"judgee": 2}
 
 
+@pytest.mark.slow
 def test_each_endpoint_is_asked_once_for_every_task_and_model_of_an_eval(fake: FakeOpenAIServer) -> None:
     gen = fake_model("gen", fake.base_url)
     logs = eval(

@@ -27,6 +27,7 @@ def documented_example() -> tuple[str, str]:
     return blocks[0], promised["output"].strip()
 
 
+@pytest.mark.slow
 def test_documented_testing_example_prints_what_it_promises(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -108,6 +108,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, st
     return results
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 def test_bad_argument_prints_one_clear_message(outputs: dict[str, tuple[int, str, Path]], name: str) -> None:
     returncode, out, tmp = outputs[name]

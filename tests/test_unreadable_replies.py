@@ -124,6 +124,7 @@ def _assert_named(sample: EvalSample, model: str, url: str, why: str, attempts: 
         assert part not in message, part
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("retries", [0, 2])
 def test_generation_a_persistent_unreadable_reply_fails_after_max_retries(
     server: FakeOpenAIServer, retries: int
@@ -147,6 +148,7 @@ def test_generation_a_persistent_unreadable_reply_fails_after_max_retries(
     assert summary is not None and summary.startswith("ModelCallError: openai-api/fake/gen: unreadable reply")
 
 
+@pytest.mark.slow
 def test_generation_a_passing_unreadable_reply_is_retried(server: FakeOpenAIServer) -> None:
     server.faults = _plan(GEN, transient=True)
     log = _generate(server, max_retries=1)
@@ -156,6 +158,7 @@ def test_generation_a_passing_unreadable_reply_is_retried(server: FakeOpenAIServ
     assert _requests(server, GEN) == dict.fromkeys(KIND_OF, 2)
 
 
+@pytest.mark.slow
 def test_generation_the_timeout_stops_the_retries(server: FakeOpenAIServer) -> None:
     server.faults = fail_prompts(lambda prompt: True, "invalid_json")
     started = time.monotonic()
@@ -167,6 +170,7 @@ def test_generation_the_timeout_stops_the_retries(server: FakeOpenAIServer) -> N
     assert time.monotonic() - started < 60
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("retries", [0, 1])
 def test_judge_a_persistent_unreadable_reply_fails_after_its_max_retries(
     server: FakeOpenAIServer, retries: int
@@ -179,6 +183,7 @@ def test_judge_a_persistent_unreadable_reply_fails_after_its_max_retries(
     assert _requests(server, JUDGE) == dict.fromkeys(KIND_OF, retries + 1)
 
 
+@pytest.mark.slow
 def test_judge_a_passing_unreadable_reply_is_retried_and_scored(server: FakeOpenAIServer) -> None:
     server.faults = _plan(JUDGE, transient=True)
     log = _judge(server)
@@ -189,6 +194,7 @@ def test_judge_a_passing_unreadable_reply_is_retried_and_scored(server: FakeOpen
     assert _requests(server, JUDGE) == dict.fromkeys(KIND_OF, 2)
 
 
+@pytest.mark.slow
 def test_no_choices_is_asked_again_past_the_cache_and_a_rerun_calls_nothing(server: FakeOpenAIServer) -> None:
     # Inspect caches a reply with no choices like any other: a retry under the same key would
     # replay it, for a week. The retry asks under another key; a rerun replays both.

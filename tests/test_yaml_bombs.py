@@ -89,6 +89,7 @@ SHAPES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("make", "message"), SHAPES)
 def test_hostile_spec_exits_2_fast_with_bounded_memory(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Callable[[], str], message: str
@@ -130,6 +131,7 @@ def test_sane_aliases_stay_allowed(tmp_path: Path) -> None:
     assert a.generate == b.generate == {"temperature": 0.0, "max_tokens": 64}
 
 
+@pytest.mark.slow
 def test_a_spec_just_under_the_size_bound_loads(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(GOOD.replace("name: aliases\n", f"name: aliases\ndescription: {'x' * 900_000}\n"))

@@ -236,6 +236,7 @@ def first_sample_error(log: Path) -> str | None:
     Returns:
         The error, or None when no sample errored or the log cannot be read.
     """
+    # Imported here: `vivid --help` imports this module, and Inspect's log reader is heavy.
     from inspect_ai.log import read_eval_log_sample_summaries
 
     try:

@@ -22,8 +22,8 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -284,3 +284,58 @@ def ask_each(probes: Iterable[tuple[Probe, float]], *, scope: object | None = No
             else:
                 _answered.pop(probe, None)
     return outcomes
+
+
+@dataclass
+class Checked:
+    """What :func:`check_models` found, by the index of each model in the list it was given.
+
+    Attributes:
+        problems: Why each failing model's calls would fail.
+        unchecked: Why a model could not be checked cheaply (its provider has no cheap request).
+        urls: The endpoints asked (credentials left out), in order.
+        notes: Answers that were unexpected but not conclusive.
+    """
+
+    problems: dict[int, str] = field(default_factory=dict)
+    unchecked: dict[int, str] = field(default_factory=dict)
+    urls: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def check_models(
+    models: Sequence[tuple[str, Model, str | None]], config: GenerateConfig | None = None
+) -> Checked:
+    """One request per distinct endpoint of some models (``vivid run``'s preflight, ``vivid audit``'s).
+
+    Args:
+        models: Each model's name, the created model and its ``base_url`` argument, if any.
+        config: Run-wide generation options; a shorter ``timeout`` there or in a model's own config
+            shortens the wait (:func:`probe_timeout`).
+
+    Returns:
+        The problems found, by index into ``models``.
+    """
+    checked = Checked()
+    probes: dict[Probe, list[int]] = {}
+    for index, (name, model, base_url) in enumerate(models):
+        probe = probe_for(name, model, base_url)
+        if isinstance(probe, Probe):
+            probes.setdefault(probe, []).append(index)
+        elif probe is not None:
+            checked.unchecked[index] = probe
+    outcomes = ask_each(
+        (probe, probe_timeout(config, models[index][1].config))
+        for probe, group in probes.items()
+        for index in group
+    )
+    for probe, group in probes.items():
+        outcome = outcomes[probe]
+        checked.urls.append(public_url(probe.url))
+        if outcome.note:
+            checked.notes.append(outcome.note)
+        for index in group:
+            reason = outcome.problem or unlisted(models[index][1], outcome, probe)
+            if reason:
+                checked.problems[index] = reason
+    return checked

@@ -15,6 +15,8 @@ import contextlib
 import os
 from pathlib import Path
 
+from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
+
 CANCELLED = "cancelled"
 """The status Inspect gives a log whose run was interrupted."""
 
@@ -54,8 +56,6 @@ def cancelled_since(folder: Path, since: float) -> list[Path]:
     Returns:
         The cancelled logs, sorted; an unreadable log is not counted.
     """
-    from inspect_ai.log import read_eval_log
-
     found = []
     for path in sorted(folder.rglob("*.eval")) if folder.is_dir() else []:
         with contextlib.suppress(OSError, ValueError):
@@ -69,8 +69,6 @@ def cancelled_since(folder: Path, since: float) -> list[Path]:
 
 def kept_samples(logs: list[Path]) -> int:
     """Finished samples in these logs: what a rerun does not ask for again."""
-    from inspect_ai.log import read_eval_log_sample_summaries
-
     kept = 0
     for path in logs:
         with contextlib.suppress(OSError, ValueError):

@@ -3,7 +3,8 @@
 The runner and the report agree on the log format here and nowhere else (neither imports the
 other's internals):
 
-- a judge's result column is ``judge_<strategy>`` (:func:`judge_column`), ``judge_<strategy>_en`` for
+- a judge's result column is ``judge_<strategy>`` (:class:`JudgeId`, parsed and printed in
+  :mod:`vivid_inspect.judge_id`), ``judge_<strategy>_en`` for
   a judge given English instructions (:data:`JUDGE_LANGUAGES`); the lexical baseline's is ``lexical``
   and a panel's ``judge_panel``;
 - the judge model is bound to the ``grader`` model role (:data:`GRADER_ROLE`);
@@ -36,9 +37,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-# The language names live in a module without pydantic, so `vivid --help` can read them; they are
-# part of this contract and re-exported here.
-from vivid_inspect.languages import DEFAULT_LANGUAGE, JUDGE_LANGUAGES, check_language
+# A judge's identity (strategy, language, column) lives in a module without pydantic, so `vivid --help`
+# can read it; it is part of this contract and re-exported here.
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE as DEFAULT_LANGUAGE
+from vivid_inspect.judge_id import JUDGE_LANGUAGES as JUDGE_LANGUAGES
+from vivid_inspect.judge_id import JUDGE_PREFIX as JUDGE_PREFIX
+from vivid_inspect.judge_id import LEXICAL as LEXICAL
+from vivid_inspect.judge_id import PANEL_STRATEGY as PANEL_STRATEGY
+from vivid_inspect.judge_id import JudgeId as JudgeId
+from vivid_inspect.judge_id import check_language as check_language
 
 # Likewise the rule for where a sample keeps its item's texts: the data layer writes by it.
 from vivid_inspect.sample_texts import IDIOM_KEY as IDIOM_KEY
@@ -54,75 +61,31 @@ VIVID_JUDGE_KEY = "vivid_judge"
 """Eval metadata key holding the :class:`JudgedRecord` of a judged log."""
 GRADER_ROLE = "grader"
 """The model role an LLM judge calls (``--model-role grader=...``)."""
-JUDGE_PREFIX = "judge_"
-"""Prefix of every LLM judge's (and the panel's) result column."""
-LEXICAL = "lexical"
-"""The judge strategy that scores by chrF against the reference and calls no model; also its column."""
-PANEL_STRATEGY = "panel"
-"""The strategy recorded for a panel's aggregate (it calls no model)."""
 USAGE_KEY = "usage"
 """Field of the record holding ``{scorer name: {"usage", "calls", "cached_calls"}}``."""
 NO_JUDGE = "none"
 """``explain(judge=...)`` value of a generation-only log: no scorer; judged logs score it afterwards."""
+SPEC_FILE = "spec.resolved.yaml"
+"""The resolved spec ``vivid run`` writes beside its logs (``vivid/<spec name>/spec.resolved.yaml``)."""
 
 
-def judge_column(strategy: str, language: str = DEFAULT_LANGUAGE) -> str:
-    """The result column a judge writes: ``judge_aspect``, ``judge_aspect_en``; ``lexical`` for chrF.
-
-    A judge that differs only in the language of its instructions is another judge: its column
-    carries the language (every language but :data:`DEFAULT_LANGUAGE`), so the two are never merged.
-
-    Args:
-        strategy: An LLM judge strategy (``aspect``, ``cot``, ...), ``lexical`` or ``panel``.
-        language: The language of the judge's instructions (:data:`JUDGE_LANGUAGES`).
-
-    Returns:
-        The scorer (column) name.
+def judge_column(strategy: str, language: str | None = None) -> str:
+    """The result column a judge writes (:attr:`JudgeId.column` of :meth:`JudgeId.of`): ``judge_cot_en``.
 
     Raises:
-        ValueError: If the language is unknown, or given to the lexical judge or a panel, which
-            read no instructions.
+        ValueError: If the strategy or language is unknown, or a language is given to a judge that
+            reads no instructions.
     """
-    check_language(language)
-    if strategy in (LEXICAL, PANEL_STRATEGY) and language != DEFAULT_LANGUAGE:
-        raise ValueError(f"the {strategy} judge reads no instructions, so it has no language")
-    if strategy == LEXICAL:
-        return LEXICAL
-    column = f"{JUDGE_PREFIX}{strategy}"
-    return column if language == DEFAULT_LANGUAGE else f"{column}_{language}"
+    return JudgeId.of(strategy, language).column
 
 
 def is_judge_column(name: str) -> bool:
-    """Whether a scorer column of an explanation log is a judge (LLM, panel, or the lexical baseline)."""
-    return name.startswith(JUDGE_PREFIX) or name == LEXICAL
+    """Whether a scorer column of an explanation log is a judge (LLM, panel, or the lexical baseline).
 
-
-def column_parts(name: str) -> tuple[str, str | None]:
-    """Inverse of :func:`judge_column`: ``judge_cot_en`` -> (``cot``, ``en``).
-
-    Args:
-        name: A judge column.
-
-    Returns:
-        The strategy and the language; the language is None for ``lexical`` and the panel.
+    Wider than :meth:`JudgeId.read_column`: any ``judge_*`` column counts, so a judge scorer of
+    another package is read as a judge too.
     """
-    strategy = name.removeprefix(JUDGE_PREFIX)
-    if name == LEXICAL or strategy == PANEL_STRATEGY:
-        return strategy, None
-    stem, _, suffix = strategy.rpartition("_")
-    if stem and suffix in JUDGE_LANGUAGES and suffix != DEFAULT_LANGUAGE:
-        return stem, suffix
-    return strategy, DEFAULT_LANGUAGE
-
-
-def strategy_of_column(name: str) -> str:
-    """The strategy of a judge column: ``judge_cot`` and ``judge_cot_en`` -> ``cot``, ``lexical`` -> ``lexical``."""
-    return column_parts(name)[0]
-
-
-def language_of_column(name: str) -> str | None:
-    """The instruction language of a judge column: ``judge_cot_en`` -> ``en``; None for lexical and the panel."""
-    return column_parts(name)[1]
+    return name.startswith(JUDGE_PREFIX) or name == LEXICAL
 
 
 def short_task(task: str) -> str:
@@ -186,7 +149,7 @@ def recorded_column(record: JudgedRecord) -> str | None:
         The column; None when the recorded strategy and language name none.
     """
     try:
-        return judge_column(record.strategy or "", record.language or DEFAULT_LANGUAGE)
+        return JudgeId.of(record.strategy, record.language).column
     except ValueError:
         return None
 

@@ -15,11 +15,12 @@ from inspect_ai.model import GenerateConfig
 from vivid_inspect.bounds import MAX_JUDGE_RETRIES, count_problem
 from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.data import VividData, VividItem, load_vivid
-from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD, judge_example_idioms
+from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD
 from vivid_inspect.inspect_private import task_errors
 from vivid_inspect.log_contract import LEAKAGE_KEY, LEXICAL
 from vivid_inspect.scorers.classification import topic_match, traits_match
 from vivid_inspect.scorers.explain_judges import explain_scorers, judge_names
+from vivid_inspect.scorers.judge_prompts import judge_example_idioms
 from vivid_inspect.solvers.bounded_generate import bounded_generate
 from vivid_inspect.solvers.classify import classify_prompt
 from vivid_inspect.solvers.classify_prompts import (

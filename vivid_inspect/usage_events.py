@@ -1,4 +1,4 @@
-"""Token usage of one scorer's model calls, summed from sample events.
+"""Token usage: estimated before a call (:func:`tokens`, for plans), summed from sample events after.
 
 Re-scoring a log (``inspect_ai.score``) leaves the judge's calls out of the log's usage stats: they
 exist only as model events inside the scorer's span of each sample. The runner sums them once,
@@ -15,7 +15,30 @@ from inspect_ai.model import ModelUsage
 
 from vivid_inspect.log_contract import USAGE_KEY
 
-__all__ = ["USAGE_KEY", "read_usage_record", "scorer_usage", "usage_record"]
+__all__ = [
+    "CALL_OVERHEAD_TOKENS",
+    "CHARS_PER_TOKEN",
+    "USAGE_KEY",
+    "read_usage_record",
+    "scorer_usage",
+    "tokens",
+    "usage_record",
+]
+
+CHARS_PER_TOKEN = 2.9
+"""Characters per token of VIVID's Vietnamese prompts: GPT-4o's o200k_base gives 2.7-3.0 on every
+task and judge prompt (bench/cost.py measures it). Other tokenizers differ; an estimate, not a bill."""
+
+CALL_OVERHEAD_TOKENS = 7
+"""Tokens the chat format adds to every request (role markers), measured with o200k_base."""
+
+
+def tokens(text: str) -> int:
+    """Estimated tokens of one request whose prompt is ``text``, chat-format overhead included.
+
+    ``vivid plan`` and ``vivid audit --plan`` estimate with it alike.
+    """
+    return max(1, round(len(text) / CHARS_PER_TOKEN)) + CALL_OVERHEAD_TOKENS
 
 
 def scorer_usage(

@@ -17,6 +17,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from vivid_inspect.atomic_write import write_atomic
+from vivid_inspect.audit.plot import render_png
 from vivid_inspect.audit.verdicts import (
     CONTROL,
     DEFAULT_THRESHOLDS,
@@ -31,6 +33,7 @@ from vivid_inspect.audit.verdicts import (
     evaluate,
     share_text,
 )
+from vivid_inspect.report.sheet_files import neutralise
 from vivid_inspect.scorers.judge_parse import MAX_SCORE
 
 FILES = ("audit.md", "audit.csv", "audit_shifts.png")
@@ -247,8 +250,6 @@ class AuditCard:
 
     def csv_text(self) -> str:
         """:meth:`rows` as CSV; text cells a spreadsheet would run as formulas are neutralised."""
-        from vivid_inspect.report.sheet_files import neutralise
-
         rows = self.rows()
         buffer = io.StringIO()
         columns = list(rows[0]) if rows else [*CARD_COLUMNS, *(f.name for f in fields(ProbeResult))]
@@ -270,9 +271,6 @@ class AuditCard:
         Returns:
             File name -> the path written, in :data:`FILES` order.
         """
-        from vivid_inspect.atomic_write import write_atomic
-        from vivid_inspect.audit.plot import render_png
-
         contents: dict[str, str | bytes] = {
             "audit.md": self.markdown(),
             "audit.csv": self.csv_text(),

@@ -1,7 +1,7 @@
 """Reading an audit's probe logs back: the judge's score of every probe's candidate of every item.
 
 The logs of one audit share an ``audit_id`` (:class:`~vivid_inspect.log_contract.AuditRecord`);
-each holds one probe. The judge's column is the log contract's :func:`judge_column` of the
+each holds one probe. The judge's column is the :attr:`~vivid_inspect.judge_id.JudgeId.column` of the
 record's strategy and language. Imports nothing heavy: ``vivid report`` and the CLI read it too.
 """
 
@@ -11,8 +11,8 @@ import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from vivid_inspect.languages import DEFAULT_LANGUAGE
-from vivid_inspect.log_contract import judge_column, read_audit_record
+from vivid_inspect.judge_id import DEFAULT_STRATEGY, JudgeId
+from vivid_inspect.log_contract import read_audit_record
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog
@@ -63,6 +63,6 @@ def probe_scores(logs: Iterable[EvalLog]) -> ProbeScores:
     for probe, log in chosen.items():
         record = read_audit_record(log.eval.metadata)
         assert record is not None  # chosen above for having one
-        column = judge_column(record.strategy or "aspect", record.language or DEFAULT_LANGUAGE)
+        column = JudgeId.of(record.strategy or DEFAULT_STRATEGY, record.language).column
         scores[probe] = {sample.id: _score(sample, column) for sample in log.samples or []}
     return scores

@@ -2,7 +2,7 @@
 
 The candidates are derived exactly as the run derives them (offline), so the judge prompts are
 rendered on the real items and candidates and their tokens estimated with ``vivid plan``'s rule
-(:func:`vivid_inspect.runner.plan.tokens`). Output tokens are the judge's ``max_tokens`` per
+(:func:`vivid_inspect.usage_events.tokens`). Output tokens are the judge's ``max_tokens`` per
 call, an upper bound. Every call is counted: Inspect's cache answers the calls of an earlier run
 of the same audit for free, so a re-run costs at most this, usually nothing.
 """
@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from vivid_inspect.audit.probe_texts import TRANSLATOR_PROMPT
 from vivid_inspect.audit.probes import ENGLISH
+from vivid_inspect.audit.run import prepare_items
+from vivid_inspect.audit.task import TRANSLATION_ATTEMPTS, TRANSLATOR_CONFIG
+from vivid_inspect.judge_id import check_language
+from vivid_inspect.scorers.judge import get_strategy
+from vivid_inspect.scorers.judge_prompts import judge_template, render_judge_prompt
+from vivid_inspect.usage_events import tokens
 
 
 @dataclass(frozen=True)
@@ -144,14 +151,6 @@ def make_audit_plan(
         ValueError: What :func:`~vivid_inspect.audit.run.prepare_items` raises, or an unknown
             strategy or language.
     """
-    from vivid_inspect.audit.probe_texts import TRANSLATOR_PROMPT
-    from vivid_inspect.audit.run import prepare_items
-    from vivid_inspect.audit.task import TRANSLATION_ATTEMPTS, TRANSLATOR_CONFIG
-    from vivid_inspect.languages import check_language
-    from vivid_inspect.runner.plan import tokens
-    from vivid_inspect.scorers.judge import get_strategy
-    from vivid_inspect.scorers.judge_prompts import judge_template, render_judge_prompt
-
     spec = get_strategy(strategy)
     check_language(language)
     template = judge_template(strategy, language)

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 from vivid_inspect.audit.verdicts import OWN_SCORE, ProbeResult, share_text
 from vivid_inspect.scorers.judge_parse import MAX_SCORE
 
+# matplotlib is imported where a plot is drawn: the report and `vivid audit --plan` read cards
+# without drawing one.
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure

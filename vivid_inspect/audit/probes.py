@@ -39,6 +39,7 @@ from vivid_inspect.audit import probe_texts
 from vivid_inspect.audit.verdicts import INVARIANCE
 from vivid_inspect.baselines.answers import literal_paraphrase
 from vivid_inspect.data import VividItem, idiom_key
+from vivid_inspect.scorers.lexical import chrf
 from vivid_inspect.taxonomy import TRAIT_BY_CODE
 from vivid_inspect.text import nfc
 
@@ -334,8 +335,6 @@ def meaning_similarity(first: str, second: str) -> float:
     chrF weighs recall above precision, so one meaning contained in a longer one scores high one
     way round only; taking the higher of the two catches both.
     """
-    from vivid_inspect.scorers.lexical import chrf
-
     one, two = meaning_key(first), meaning_key(second)
     if one == two:
         return 100.0

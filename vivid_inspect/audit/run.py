@@ -19,8 +19,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import httpx
+from inspect_ai import eval
+from inspect_ai.model import GenerateConfig, Model, get_model
+from inspect_ai.util import DisplayType
+
+from vivid_inspect.audit.card import AuditCard, build_card
+from vivid_inspect.audit.logs import probe_scores
 from vivid_inspect.audit.probes import (
     ENGLISH,
     PROBE_VERSION,
@@ -32,19 +39,19 @@ from vivid_inspect.audit.probes import (
     exclusion_notes,
     parse_probes,
 )
-from vivid_inspect.audit.verdicts import check_seed
+from vivid_inspect.audit.task import TRANSLATOR_ROLE, probe_task
+from vivid_inspect.audit.verdicts import Thresholds, check_seed
+from vivid_inspect.baselines.answers import BASELINES
 from vivid_inspect.call_errors import readable_error
+from vivid_inspect.data import VividItem, load_items, load_vivid
+from vivid_inspect.endpoints import check_models
 from vivid_inspect.interrupt import raise_if_cancelled
-from vivid_inspect.languages import DEFAULT_LANGUAGE, check_language
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE, check_language
+from vivid_inspect.log_contract import GRADER_ROLE, AuditRecord
 from vivid_inspect.redact import redact
-
-if TYPE_CHECKING:
-    from inspect_ai.model import GenerateConfig, Model
-    from inspect_ai.util import DisplayType
-
-    from vivid_inspect.audit.card import AuditCard
-    from vivid_inspect.audit.verdicts import Thresholds
-    from vivid_inspect.data import VividItem
+from vivid_inspect.scorers.judge import get_strategy
+from vivid_inspect.scorers.judge_prompts import judge_example_idioms
+from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS
 
 DEFAULT_LIMIT = None
 """Items per audit by default: every item (the bundled sample's 46 make 543 judge calls: 46 × 12, less its
@@ -114,10 +121,6 @@ def prepare_items(
         MissingTranslationError: ``english`` is named in ``probes``, the data has no shipped
             translation and no translator is given.
     """
-    from vivid_inspect.data import load_items, load_vivid
-    from vivid_inspect.data.leakage import judge_example_idioms
-    from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS
-
     check_seed(seed)
     names = parse_probes(probes)
     loaded = load_vivid(
@@ -346,8 +349,6 @@ def model_from_name(name: str, model_args: Mapping[str, Any] | None) -> Model:
         ValueError: A model argument the provider (or its client) does not take, named with the
             model; or what Inspect raises for an unknown model.
     """
-    from inspect_ai.model import get_model
-
     args = dict(model_args or {})
     check_judge_args(name, args)
     try:
@@ -361,7 +362,6 @@ def model_from_name(name: str, model_args: Mapping[str, Any] | None) -> Model:
 
 
 def _model(model: str | Model, model_args: Mapping[str, Any] | None, what: str) -> Model:
-    from inspect_ai.model import Model
 
     if isinstance(model, Model):
         if model_args:
@@ -378,8 +378,6 @@ def check_roles(judge: Model | str, translator: Model | str | None) -> None:
     The ``vivid`` models answer from the data (or, for the chrF grader, from a judge prompt):
     as a translator, or as a judge other than a grader, every call would fail after the run started.
     """
-    from vivid_inspect.baselines.answers import BASELINES
-
     name = str(judge)
     # An unknown vivid/* name is left to the provider, whose message lists the models it has.
     if name == "none/none" or name in {f"vivid/{baseline}" for baseline in BASELINES}:
@@ -401,19 +399,15 @@ def check_endpoints(models: Mapping[str, Model]) -> None:
     Raises:
         ValueError: One line per role whose endpoint failed, naming the model, the URL and the cause.
     """
-    import httpx
-
-    from vivid_inspect.runner.prepare.preflight import PreflightError, Target, check
-
-    found = [Target((role,), str(model), model, model.api.base_url) for role, model in models.items()]
+    named = [(role, model) for role, model in models.items()]
     try:
-        check(found)
-    except PreflightError as error:
-        raise ValueError(
-            "; ".join(f"{problem.path[0]} {problem.message}" for problem in error.problems)
-        ) from None
+        checked = check_models([(str(model), model, model.api.base_url) for _, model in named])
     except httpx.HTTPError as error:  # a URL httpx cannot even send to
         raise ValueError(f"{', '.join(str(m) for m in models.values())}: {redact(str(error))}") from None
+    if checked.problems:
+        raise ValueError(
+            "; ".join(f"{named[i][0]} {named[i][1]}: {why}" for i, why in sorted(checked.problems.items()))
+        )
 
 
 def run_audit(
@@ -479,15 +473,6 @@ def run_audit(
         RunInterrupted: Ctrl-C: Inspect cancelled the probes' logs (their finished judgements are
             kept in Inspect's cache, so a rerun replays them).
     """
-    from inspect_ai import eval
-
-    from vivid_inspect.audit.card import build_card
-    from vivid_inspect.audit.logs import probe_scores
-    from vivid_inspect.audit.task import TRANSLATOR_ROLE, probe_task
-    from vivid_inspect.audit.verdicts import Thresholds
-    from vivid_inspect.log_contract import GRADER_ROLE, AuditRecord
-    from vivid_inspect.scorers.judge import get_strategy
-
     get_strategy(strategy)
     check_language(language)
     check_retries(retries)
@@ -540,6 +525,8 @@ def run_audit(
     # for vivid/chrf on the bundled sample).
     started = time.time()
     if progress:
+        # Imported here, once Inspect has started (the models exist): a hook registered before
+        # Inspect's start-up makes it print a "hooks enabled" banner above the card.
         from vivid_inspect.audit.progress import showing
 
         total = sum(len(prepared.candidates[name]) for name in prepared.probes)

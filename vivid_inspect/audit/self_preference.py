@@ -45,9 +45,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+import yaml
 from threadpoolctl import threadpool_limits
 
-from vivid_inspect.audit.family import NO_FAMILY, resolve_family
+from vivid_inspect.audit.family import NO_FAMILY, FamilyError, normalise_family, resolve_family
 from vivid_inspect.audit.self_preference_card import (
     CellResult,
     GeneratorFit,
@@ -57,8 +58,9 @@ from vivid_inspect.audit.self_preference_card import (
     SelfPreferenceError,
 )
 from vivid_inspect.audit.self_preference_model import SCORE_MAX, SCORE_MIN, ModelError, ModelFit, fit, linked
-from vivid_inspect.log_contract import LEXICAL, PANEL_STRATEGY
+from vivid_inspect.log_contract import LEXICAL, PANEL_STRATEGY, SPEC_FILE
 from vivid_inspect.report.judges import JudgeKey, judge_keys, judge_rows, latest, strategy_of
+from vivid_inspect.report.logs import read_logs
 
 if TYPE_CHECKING:  # a type only: the estimate from scores needs no log reader
     from vivid_inspect.report.log_refs import LogRef
@@ -628,8 +630,6 @@ def run_self_preference(
         SelfPreferenceError: A folder that does not exist or holds no generation logs, or one
             whose design cannot separate self-preference (see :func:`estimate`).
     """
-    from vivid_inspect.report.logs import read_logs
-
     root = Path(log_dir)
     try:
         logs = read_logs(root)
@@ -669,11 +669,6 @@ def spec_families(log_dir: str | os.PathLike[str]) -> dict[str, str]:
     Returns:
         Model or judge name to family (normalised); empty when no spec declares one.
     """
-    import yaml
-
-    from vivid_inspect.audit.family import FamilyError, normalise_family
-    from vivid_inspect.runner.record import SPEC_FILE
-
     declared: dict[str, str] = {}
     for path in sorted(Path(log_dir).rglob(f"vivid/*/{SPEC_FILE}")):
         try:

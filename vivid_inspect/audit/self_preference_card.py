@@ -15,8 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.audit.family import NO_FAMILY
 from vivid_inspect.report.render import Table, to_csv
+from vivid_inspect.report.sheet_files import neutralise
 
 MARKDOWN_FILE = "self_preference.md"
 CSV_FILE = "self_preference.csv"
@@ -365,9 +367,6 @@ class SelfPreferenceCard:
         Raises:
             SelfPreferenceError: If ``out_dir`` is a file or cannot be created.
         """
-        from vivid_inspect.atomic_write import write_atomic
-        from vivid_inspect.report.sheet_files import neutralise
-
         out = Path(out_dir)
         if out.exists() and not out.is_dir():
             raise SelfPreferenceError(f"output folder {str(out)!r} is a file, not a folder")

@@ -36,7 +36,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from vivid_inspect.audit.probe_texts import TRANSLATOR_PROMPT
 from vivid_inspect.audit.probes import CONTROL_PROBE, PROBE_VERSION, PROBES, RETEST_REPEAT, Candidate
 from vivid_inspect.data import VividItem, item_metadata
-from vivid_inspect.languages import DEFAULT_LANGUAGE
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE
 from vivid_inspect.log_contract import AUDIT_TAG, AuditRecord, sample_meaning
 from vivid_inspect.scorers.judge import judge_scorer
 from vivid_inspect.text import nfc, sanitize, strip_reasoning

@@ -50,6 +50,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from vivid_inspect.bounds import MAX_SEED, shown
 from vivid_inspect.scorers.judge_parse import MAX_SCORE
 
+# numpy and scipy are imported where an interval is computed: `vivid validate` reads the probe
+# table through this module and stays free of data science (tests/test_cli_startup.py).
 if TYPE_CHECKING:
     import numpy as np
 

@@ -8,6 +8,7 @@ from inspect_ai.model import ModelAPI, modelapi
 @modelapi(name="vivid")
 def vivid() -> type[ModelAPI]:
     """The ``vivid/oracle`` and ``vivid/literal`` reference baselines."""
+    # Imported when Inspect asks for the provider (its @modelapi idiom): registering loads no model.
     from vivid_inspect.baselines.model import BaselineModel
 
     return BaselineModel

@@ -7,6 +7,10 @@ import contextlib
 import sys
 from typing import Any
 
+# The commands' work is imported inside their handlers, not here: `vivid --help` imports every
+# command's module and must stay under a second (tests/test_cli_startup.py, bench/cli_startup.py);
+# `vivid annotate serve` pulls in uvicorn, Starlette and pandas.
+
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_BUSY = 75  # sysexits' EX_TEMPFAIL, as `vivid run` on a held log folder: a server holds the folder
@@ -23,7 +27,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """
     parser = subparsers.add_parser(
         "annotate",
-        help="export blind annotation sheets of generated explanations; import filled ones",
+        help="human scores: export blind sheets of explanations and import filled ones, or score them in the browser (serve)",
         description="Human scores for Table 1: export a sheet, have it filled (score 0-5), import it.",
     )
     commands = parser.add_subparsers(dest="annotate_command", required=True, metavar="SUBCOMMAND")
@@ -206,7 +210,6 @@ def run_serve(args: argparse.Namespace) -> int:
 
     75 when another ``vivid annotate serve`` holds the annotation folder (it is named).
     """
-    # Imported here: the server pulls in uvicorn, Starlette and pandas, and `vivid --help` must stay fast.
     from vivid_inspect.annotate_server.serve import announce, bind, serve
     from vivid_inspect.folder_lock import FolderBusy
     from vivid_inspect.report.annotate import DEFAULT_N

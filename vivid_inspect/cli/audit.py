@@ -23,7 +23,10 @@ import yaml
 from rich.text import Text
 
 from vivid_inspect.bounds import MAX_ITEMS
-from vivid_inspect.scorers.judge_prompts import TEMPLATES
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JUDGE_LANGUAGES, LLM_STRATEGIES
+
+# The commands' work is imported inside their handlers, not here: `vivid --help` imports every
+# command's module and must stay under a second (tests/test_cli_startup.py, bench/cli_startup.py).
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 DEFAULT_OUT = "audit"
@@ -250,13 +253,13 @@ def _judge_options(parser: argparse.ArgumentParser, *, limit: int | None, seed_n
     """The options of a judge audit that ``vivid sanity`` shares: strategy, language, data, items, -M."""
     parser.add_argument(
         "--strategy",
-        choices=list(TEMPLATES),
+        choices=list(LLM_STRATEGIES),
         default=None,
         help="judge prompting strategy (default: aspect)",
     )
     parser.add_argument(
         "--language",
-        choices=["vi", "en"],
+        choices=list(JUDGE_LANGUAGES),
         default=None,
         help="language of the judge's instructions (default: vi)",
     )
@@ -329,8 +332,8 @@ def run_sanity(args: argparse.Namespace) -> int:
             "reading), max_unscored=... (docs/audit.md lists them)",
             "sanity",
         )
-    args.strategy = args.strategy or "aspect"
-    args.language = args.language or "vi"
+    args.strategy = args.strategy or DEFAULT_STRATEGY
+    args.language = args.language or DEFAULT_LANGUAGE
     args.data = args.data or "sample"
     args.out = args.out or SANITY_OUT
     return _audit(args, "sanity")
@@ -405,8 +408,8 @@ def run(args: argparse.Namespace) -> int:
         from vivid_inspect.cli.audit_from import handle_from
 
         return handle_from(args)
-    args.strategy = args.strategy or "aspect"
-    args.language = args.language or "vi"
+    args.strategy = args.strategy or DEFAULT_STRATEGY
+    args.language = args.language or DEFAULT_LANGUAGE
     args.data = args.data or "sample"
     if args.plan:
         return _plan(args)

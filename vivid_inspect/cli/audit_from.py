@@ -14,6 +14,9 @@ import argparse
 import sys
 from pathlib import Path
 
+# The commands' work is imported inside their handlers, not here: `vivid --help` imports every
+# command's module and must stay under a second (tests/test_cli_startup.py, bench/cli_startup.py).
+
 EXIT_BAD_INPUT = 2
 
 
@@ -28,7 +31,6 @@ def handle_from(args: argparse.Namespace) -> int:
     Returns:
         The card's exit code (0 or 1), or 2 on bad input, with the reason on stderr.
     """
-    # Imported here: `vivid --help` must not pay for pandas and Inspect.
     from vivid_inspect.audit.family import FamilyError, parse_family_args
     from vivid_inspect.audit.self_preference import SelfPreferenceError, run_self_preference
     from vivid_inspect.audit.verdicts import seed_problem

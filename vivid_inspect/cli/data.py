@@ -15,6 +15,9 @@ import logging
 import sys
 from typing import Any
 
+# The commands' work is imported inside their handlers, not here: `vivid --help` imports every
+# command's module and must stay under a second (tests/test_cli_startup.py, bench/cli_startup.py).
+
 EXIT_AGREES, EXIT_DIFFERS, EXIT_BAD_DATA = 0, 1, 2
 
 _EPILOG = """examples:
@@ -189,7 +192,8 @@ def _verdict(fit: Any) -> str:
 
 def _shown_where() -> list[tuple[Any, str]]:
     """Every idiom a task shows with its answer, and which tasks show it (demonstrations first)."""
-    from vivid_inspect.data.leakage import judge_example_idioms, shown_idioms
+    from vivid_inspect.data.leakage import shown_idioms
+    from vivid_inspect.scorers.judge_prompts import judge_example_idioms
     from vivid_inspect.solvers.classify_prompts import DEMONSTRATIONS
     from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import textwrap
 from collections.abc import Sequence
 
 from vivid_inspect.cli import annotate, audit, data, redact, report, run
@@ -36,15 +37,55 @@ AGAIN = {
 """What running a command again after Ctrl-C does, where it is more than starting again."""
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Wraps help at spaces only: a line broken after a hyphen (self- then preference) misreads as a word."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, str]]:
+    """(name, one-line help) of the commands ``parser`` holds, in the order they were added."""
+    found: list[tuple[str, str]] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
+            found += [(name, helps.get(name, "")) for name in action.choices]
+    return found
+
+
+def _nested_listing(parser: argparse.ArgumentParser) -> str:
+    """The epilog of ``vivid --help``: every command's subcommands with their purposes.
+
+    Read from the registered parsers, so a subcommand added later is listed without anyone
+    remembering to (argparse itself shows one level only).
+    """
+    rows: list[tuple[str, str]] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, command in action.choices.items():
+                rows += [(f"{name} {sub}", purpose) for sub, purpose in _subcommands(command)]
+    width = max((len(path) for path, _ in rows), default=0)
+    lines = ["subcommands:"]
+    for path, purpose in rows:
+        wrapped = textwrap.wrap(purpose, 78 - width - 4, break_on_hyphens=False) or [""]
+        lines.append(f"  {path.ljust(width)}  {wrapped[0]}")
+        lines += [f"  {'':{width}}  {more}" for more in wrapped[1:]]
+    footer = "`vivid COMMAND --help` (or `vivid COMMAND SUBCOMMAND --help`) describes a command's options."
+    return "\n".join([*lines, "", *textwrap.wrap(footer, 78)])
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``vivid`` argument parser with every command registered."""
     parser = argparse.ArgumentParser(
         prog="vivid",
         description="Run VIVID experiments declared in a YAML spec on Inspect AI.",
+        formatter_class=_HelpFormatter,
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command(subparsers)
+    parser.epilog = _nested_listing(parser)
     return parser
 
 

@@ -93,7 +93,10 @@ def _run(args: argparse.Namespace) -> int:
         print("Nothing was run.", file=sys.stderr)
         return EXIT_BAD_SPEC
     except VividDataError as error:
-        print(f"vivid run: the data cannot be used, nothing was run:\n{error}", file=sys.stderr)
+        from vivid_inspect.runner.prepare.data_message import spec_data_message
+
+        message = spec_data_message(loaded, error)
+        print(f"vivid run: the data cannot be used, nothing was run:\n{message}", file=sys.stderr)
         return EXIT_BAD_SPEC
     except FolderBusy as error:
         print(f"vivid run: {error}", file=sys.stderr)

@@ -30,6 +30,7 @@ from vivid_inspect.data.normalise import idiom_key, unify_tone_marks
 from vivid_inspect.data.prevalence import warn_if_contradicted
 from vivid_inspect.data.sources import (
     DATA_ENV,
+    DataSourceError,
     data_cap,
     keep_in_cache,
     local_file,
@@ -45,6 +46,7 @@ __all__ = [
     "DATA_ENV",
     "DIGEST_KEY",
     "ITEMS_KEY",
+    "DataSourceError",
     "Duplicate",
     "VividData",
     "VividDataError",
@@ -220,7 +222,7 @@ def load_vivid(
             final y/i ignored); a near-duplicate is one whose
             :func:`~vivid_inspect.data.leakage.similarity` reaches ``threshold``.
         exclude_judge_examples: Idioms of the judges' graded examples
-            (:func:`vivid_inspect.data.leakage.judge_example_idioms`); matching items are left out
+            (:func:`vivid_inspect.scorers.judge_prompts.judge_example_idioms`); matching items are left out
             the same way and recorded apart, so that no item is judged with its own answer key in
             the judge's prompt.
         target: The sample target of an item; defaults to its reference meaning. The input is

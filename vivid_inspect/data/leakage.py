@@ -256,27 +256,3 @@ def _resemblance(idiom: str, shown: tuple[Shown, ...], threshold: float) -> Rese
         if score >= threshold - 1e-9 and (best is None or score > best.similarity):
             best = Resemblance(candidate.idiom, candidate.shown_as, score)
     return best
-
-
-def judge_example_idioms() -> tuple[str, ...]:
-    """The idioms of the graded examples in every judge template, in template order.
-
-    Read from the templates themselves, so an example added to or changed in
-    :mod:`vivid_inspect.scorers.judge_prompts` is left out of the data without a second list.
-    The idioms of all templates are returned whatever judge a run uses: generation runs with
-    ``judge=none`` and is judged later, so the data set must not depend on the judge.
-
-    Returns:
-        Each example idiom once.
-    """
-    # Imported here: the scorers import the data layer, which must not import them back at load.
-    from vivid_inspect.scorers.judge_prompts import TEMPLATES
-
-    found = (
-        match.group("idiom") for template in TEMPLATES.values() for match in _EXAMPLE_LINE.finditer(template)
-    )
-    return tuple(dict.fromkeys(found))
-
-
-# How the judge templates introduce each graded example's idiom (one per line).
-_EXAMPLE_LINE = re.compile(r"^Thành ngữ/tục ngữ:[ \t]*(?P<idiom>[^\n{}]+?)[ \t]*$", re.MULTILINE)

@@ -42,6 +42,20 @@ _HOW_TO_CHOOSE = (
 )
 
 
+class DataSourceError(VividDataError):
+    """A data source that cannot be read (no such file, a failed download), with advice on choosing another.
+
+    Args:
+        reason: What went wrong, naming the source; the message adds how to choose the data with
+            ``-T data`` or ``$VIVID_DATA``. ``vivid run`` gives its own advice instead (the spec's
+            ``data:`` key), so it reads ``reason`` alone.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"{reason} {_HOW_TO_CHOOSE}")
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class RawData:
     """The bytes of a data file and a name for it that messages and logs can show.
@@ -97,7 +111,7 @@ def read_source(spec: str) -> RawData:
         The raw bytes with a printable source name.
 
     Raises:
-        VividDataError: The file does not exist or the download failed; the message says how to
+        DataSourceError: The file does not exist or the download failed; the message says how to
             choose another source.
     """
     if spec == "sample":
@@ -112,7 +126,7 @@ def read_source(spec: str) -> RawData:
     try:
         return RawData(str(path), _read_capped(path, spec))
     except OSError as exc:
-        raise VividDataError(f"{spec}: cannot be read ({exc.strerror or exc}). {_HOW_TO_CHOOSE}") from None
+        raise DataSourceError(f"{spec}: cannot be read ({exc.strerror or exc}).") from None
 
 
 def local_file(spec: str) -> Path | None:
@@ -143,7 +157,7 @@ def local_file(spec: str) -> Path | None:
         with path.open("rb"):
             pass
     except OSError as exc:
-        raise VividDataError(f"{spec}: cannot be read ({exc.strerror or exc}). {_HOW_TO_CHOOSE}") from None
+        raise DataSourceError(f"{spec}: cannot be read ({exc.strerror or exc}).") from None
     return path
 
 
@@ -188,12 +202,12 @@ def _check_regular_file(path: Path, spec: str) -> None:
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        raise VividDataError(f"{spec}: no such data file. {_HOW_TO_CHOOSE}") from None
+        raise DataSourceError(f"{spec}: no such data file.") from None
     except OSError as exc:
-        raise VividDataError(f"{spec}: cannot be read ({exc.strerror or exc}). {_HOW_TO_CHOOSE}") from None
+        raise DataSourceError(f"{spec}: cannot be read ({exc.strerror or exc}).") from None
     for is_kind, what in _NOT_REGULAR:
         if is_kind(mode):
-            raise VividDataError(f"{spec}: is {what}. {_HOW_TO_CHOOSE}")
+            raise DataSourceError(f"{spec}: is {what}.")
 
 
 def cache_dir() -> Path:
@@ -231,5 +245,5 @@ def _download(url: str, label: str) -> RawData:
                 if len(content) > limit:
                     raise VividDataError(f"{label}: {DATA.over(len(content), limit)} (stopped reading there)")
     except httpx.HTTPError as exc:
-        raise VividDataError(f"{label}: could not download {url} ({exc}). {_HOW_TO_CHOOSE}") from None
+        raise DataSourceError(f"{label}: could not download {url} ({exc}).") from None
     return RawData(label, bytes(content), cache_path=cached)

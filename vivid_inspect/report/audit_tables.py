@@ -19,6 +19,9 @@ from typing import Any
 import pandas as pd
 from inspect_ai.log import EvalLog, EvalSampleSummary
 
+from vivid_inspect.audit.card import build_card
+from vivid_inspect.audit.logs import probe_scores
+from vivid_inspect.audit.probes import PROBES
 from vivid_inspect.bounded_zip import Budget, max_inflated
 from vivid_inspect.log_contract import AuditRecord, read_audit_record
 from vivid_inspect.report.log_files import read_header, read_summaries
@@ -147,9 +150,6 @@ def _with_summaries(path: Path, budget: Budget) -> EvalLog:
 
 
 def _card_table(index: int, identity: str, logs: list[tuple[str, EvalLog]]) -> Table:
-    from vivid_inspect.audit.card import build_card
-    from vivid_inspect.audit.logs import probe_scores
-    from vivid_inspect.audit.probes import PROBES
 
     scores = probe_scores(log for _, log in logs)
     record = read_audit_record(logs[0][1].eval.metadata) or AuditRecord()

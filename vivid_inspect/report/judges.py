@@ -16,12 +16,11 @@ from typing import Any
 
 import pandas as pd
 
-from vivid_inspect.log_contract import DEFAULT_LANGUAGE, JUDGE_PREFIX, language_of_column, strategy_of_column
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JudgeId
 from vivid_inspect.report.paper import paper_model
 
 STRATEGY_ORDER: tuple[str, ...] = ("zero_shot", "cot", "demonstration", "aspect")
 """The paper's Table 1 row order; other strategies (``panel``, ``lexical``) follow by name."""
-DEFAULT_STRATEGY = "aspect"
 PAPER_JUDGE = "GPT-4.1"
 ITEM = ("id", "epoch")
 
@@ -70,7 +69,8 @@ def strategy_of(rows: pd.DataFrame, key: JudgeKey) -> str:
 def language_of(rows: pd.DataFrame, key: JudgeKey) -> str | None:
     """The language of a judge's instructions, read from its column (None for lexical and panels)."""
     columns = sorted(str(v) for v in select(rows, key)["scorer"].dropna().unique())
-    return language_of_column(columns[0]) if columns else DEFAULT_LANGUAGE
+    judge = JudgeId.read_column(columns[0]) if columns else None
+    return judge.language if judge is not None else DEFAULT_LANGUAGE
 
 
 def select(rows: pd.DataFrame, key: JudgeKey) -> pd.DataFrame:
@@ -128,8 +128,7 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
         candidates = [
             key
             for key in keys
-            if name in (key.name, strategies[key], strategy_of_column(key.name), _option(key.name))
-            and (not model or key.model == model)
+            if name in _names_of(key, strategies[key]) and (not model or key.model == model)
         ]
         if not candidates:
             available = ", ".join(f"{key.name}@{key.model}" if key.model else key.name for key in keys)
@@ -162,9 +161,10 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
     return best, f"Tables 3 and 4 use judge {best.label}: {why}"
 
 
-def _option(column: str) -> str:
-    """A judge column as the explain task's ``judge`` option names it: ``judge_aspect_en`` -> ``aspect_en``."""
-    return column.removeprefix(JUDGE_PREFIX)
+def _names_of(key: JudgeKey, strategy: str) -> set[str]:
+    """What ``--judge`` may call a judge: its name, its strategy, and, for a column, its option form."""
+    judge = JudgeId.read_column(key.name)
+    return {key.name, strategy} | ({judge.strategy, judge.option} if judge is not None else set())
 
 
 def _strategy_rank(strategy: str) -> tuple[int, str]:

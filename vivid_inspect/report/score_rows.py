@@ -26,11 +26,12 @@ from typing import Any
 from inspect_ai.log import EvalLog
 
 from vivid_inspect.log_contract import (
+    JUDGE_PREFIX,
     LEXICAL,
     JudgedRecord,
+    JudgeId,
     is_judge_column,
     recorded_column,
-    strategy_of_column,
 )
 from vivid_inspect.report.log_refs import LogRef
 
@@ -209,7 +210,12 @@ def _score_fields(ref: LogRef, name: str, score: Any, judge_model: str | None) -
     if judge:
         judge_name = (ref.vivid_judge.name or name) if ref.vivid_judge else name
         recorded = ref.vivid_judge.strategy if ref.vivid_judge else None
-        strategy = recorded or metadata.get("strategy") or strategy_of_column(name)
+        column = JudgeId.read_column(name)
+        strategy = (
+            recorded
+            or metadata.get("strategy")
+            or (column.strategy if column else name.removeprefix(JUDGE_PREFIX))
+        )
     else:
         judge_name, strategy = None, None
     value, refused = _value(score.get("value"), judge=judge) if score is not None else (math.nan, False)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from vivid_inspect.judge_id import LLM_STRATEGIES
 from vivid_inspect.scorers import judge_parse, judge_prompts
-from vivid_inspect.scorers.judge import STRATEGIES
 
 SHOWN_LOGS = 5
 REJUDGE = (
@@ -32,9 +32,7 @@ def stale_judgements(scores: pd.DataFrame) -> str | None:
         no judge prompt or parser and are never named.
     """
     current = (judge_prompts.JUDGE_PROMPT_VERSION, judge_parse.JUDGE_PARSER_VERSION)
-    rows = scores[
-        (scores["task"] == "explain") & scores["strategy"].isin(list(STRATEGIES)) & ~scores["error"]
-    ]
+    rows = scores[(scores["task"] == "explain") & scores["strategy"].isin(LLM_STRATEGIES) & ~scores["error"]]
     unrecorded = rows["prompt_version"].isna() | rows["parser_version"].isna()
     recorded = rows[~unrecorded]
     older = recorded[(recorded["prompt_version"] != current[0]) | (recorded["parser_version"] != current[1])]

@@ -15,22 +15,24 @@ is a finding, not a failure of the run.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import Model
+
+from vivid_inspect.audit.card import AuditCard, build_card
+from vivid_inspect.audit.logs import probe_scores
+from vivid_inspect.audit.probes import PROBES
+from vivid_inspect.audit.run import AuditError, AuditItems, audit_id, model_identity, prepare_items, run_audit
+from vivid_inspect.log_contract import read_audit_record
 from vivid_inspect.redact import redact
+from vivid_inspect.runner.cells import resolved_judge, split_model_args
+from vivid_inspect.runner.prepare.models import generate_config
 from vivid_inspect.runner.progress import Progress
 from vivid_inspect.runner.spec.load import LoadedSpec
 from vivid_inspect.runner.spec.model import Audit, Judge
-
-if TYPE_CHECKING:
-    from inspect_ai.log import EvalLog
-    from inspect_ai.model import Model
-
-    from vivid_inspect.audit.card import AuditCard
-    from vivid_inspect.audit.run import AuditItems
-    from vivid_inspect.runner.plan import CellPlan
 
 AUDITS_DIR = "audits"
 """Folder of the audits under the log folder, one subfolder per audited judge."""
@@ -90,7 +92,6 @@ def run_audits(loaded: LoadedSpec, judges: dict[str, Model], progress: Progress)
 
 
 def _audit(loaded: LoadedSpec, entry: Audit, judge: Judge, model: Model) -> AuditResult:
-    from vivid_inspect.audit.run import AuditError, prepare_items, run_audit
 
     folder = loaded.log_dir / AUDITS_DIR / judge.name
     try:
@@ -130,10 +131,6 @@ def judge_identity(loaded: LoadedSpec, judge: Judge) -> dict[str, Any]:
     Built from the spec, not from the created model, so that ``vivid plan`` (which creates no
     model) and ``vivid run`` agree on whether an audit is done.
     """
-    from vivid_inspect.audit.run import model_identity
-    from vivid_inspect.runner.cells import resolved_judge, split_model_args
-    from vivid_inspect.runner.prepare.models import generate_config
-
     resolved = resolved_judge(judge, loaded.data)
     base_url, args = split_model_args(resolved.model_args)
     return model_identity(
@@ -148,11 +145,6 @@ def _from_logs(
     folder: Path, prepared: AuditItems, judge: Judge, identity: Mapping[str, Any], seed: int
 ) -> AuditCard | None:
     """The card of complete logs of every probe of this audit already in ``folder``; None if any is missing."""
-    from vivid_inspect.audit.card import build_card
-    from vivid_inspect.audit.logs import probe_scores
-    from vivid_inspect.audit.probes import PROBES
-    from vivid_inspect.audit.run import audit_id
-
     audit = audit_id(identity, judge.strategy, judge.language, prepared, seed, None, judge.retries)
     found = _complete_logs(folder, audit)
     if not set(prepared.probes) <= set(found):
@@ -173,17 +165,11 @@ def _from_logs(
 
 def _complete_logs(folder: Path, identity: str) -> dict[str, EvalLog]:
     """The latest complete log of each probe of audit ``identity`` in ``folder``, with its samples."""
-    from inspect_ai.log import read_eval_log
-
-    return {probe: read_eval_log(str(path)) for probe, path in _complete_paths(folder, identity).items()}
+    return {probe: read_eval_log(str(path)) for probe, path in complete_paths(folder, identity).items()}
 
 
-def _complete_paths(folder: Path, identity: str) -> dict[str, Path]:
+def complete_paths(folder: Path, identity: str) -> dict[str, Path]:
     """The latest complete log of each probe of audit ``identity`` in ``folder`` (headers only read)."""
-    from inspect_ai.log import read_eval_log
-
-    from vivid_inspect.log_contract import read_audit_record
-
     latest: dict[str, tuple[str, Path]] = {}
     for path in sorted(folder.glob("*.eval")) if folder.is_dir() else []:
         try:
@@ -199,75 +185,6 @@ def _complete_paths(folder: Path, identity: str) -> dict[str, Path]:
     return {probe: path for probe, (_, path) in latest.items()}
 
 
-def audit_cells(loaded: LoadedSpec) -> tuple[list[CellPlan], list[str]]:
-    """``vivid plan``'s view of the spec's audits: the judge calls of each, and whether it is done.
-
-    Args:
-        loaded: The spec.
-
-    Returns:
-        One plan cell per audit (done when its complete probe logs are in its folder), and a note
-        for each audit that cannot be planned (its data cannot be read).
-    """
-    from vivid_inspect.audit.plan import make_audit_plan
-    from vivid_inspect.audit.run import audit_id, prepare_items
-    from vivid_inspect.runner.plan import CellPlan
-
-    by_name = {judge.name: judge for judge in loaded.spec.judges}
-    cells: list[CellPlan] = []
-    notes: list[str] = []
-    for entry in loaded.spec.audits:
-        judge = by_name[entry.judge]
-        model = str(judge.model)
-        try:
-            planned = make_audit_plan(
-                model,
-                strategy=judge.strategy,
-                language=judge.language,
-                data=loaded.data,
-                limit=entry.limit,
-                seed=entry.seed,
-                probes=entry.probes,
-                retries=judge.retries,
-            )
-            prepared = prepare_items(
-                data=loaded.data, limit=entry.limit, seed=entry.seed, probes=entry.probes, translator=None
-            )
-        except ValueError as error:
-            notes.append(f"audit of {judge.name} not planned: {' '.join(redact(str(error)).split())}")
-            continue
-        identity = audit_id(
-            judge_identity(loaded, judge),
-            judge.strategy,
-            judge.language,
-            prepared,
-            entry.seed,
-            None,
-            judge.retries,
-        )
-        done = set(prepared.probes) <= set(
-            _complete_paths(loaded.log_dir / AUDITS_DIR / judge.name, identity)
-        )
-        grader = planned.roles[0]
-        label = f"audit of {judge.name}: {planned.items} items × {len(planned.probes)} probes"
-        cells.append(
-            CellPlan(
-                "audit",
-                label,
-                model,
-                planned.items,
-                grader.calls,
-                grader.max_calls,
-                grader.input_tokens,
-                grader.output_tokens,
-                judge.price,
-                done,
-            )
-        )
-    return cells, notes
-
-
 def _with_notes(card: AuditCard, notes: tuple[str, ...]) -> AuditCard:
-    from dataclasses import replace
 
     return replace(card, notes=(*card.notes, *notes))

@@ -32,6 +32,7 @@ from vivid_inspect.runner.scrub import redacted_logging, redacted_output, scrub_
 from vivid_inspect.runner.spec.credentials import placeholder_line, spec_texts
 from vivid_inspect.runner.spec.load import LoadedSpec
 from vivid_inspect.runner.spec.problems import SpecError
+from vivid_inspect.runner.spec.yaml_source import with_lines
 from vivid_inspect.writable import check_writable
 
 
@@ -181,7 +182,7 @@ def _run_spec(
     prepared = prepare(loaded)
     conflicts = reuse_conflicts(prepared)
     if conflicts:
-        raise SpecError(conflicts, str(loaded.source))
+        raise SpecError(with_lines(str(loaded.source), conflicts), str(loaded.source))
     cells = prepared.cells
     # Creating the first model makes Inspect print its version and hook count; vivid's own lines
     # say what is running.

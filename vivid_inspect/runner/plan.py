@@ -14,9 +14,12 @@ from typing import Literal
 import anyio
 from inspect_ai.dataset import Sample
 
+from vivid_inspect.audit.plan import make_audit_plan
+from vivid_inspect.audit.run import audit_id, prepare_items
 from vivid_inspect.data import VividDataError
 from vivid_inspect.log_contract import sample_idiom, sample_meaning
-from vivid_inspect.runner.audits import audit_cells
+from vivid_inspect.redact import redact
+from vivid_inspect.runner.audits import AUDITS_DIR, complete_paths, judge_identity
 from vivid_inspect.runner.catalog import render_task_prompt
 from vivid_inspect.runner.cells import GenerationCell, JudgeCell, PanelCell
 from vivid_inspect.runner.generate import reuse_conflicts
@@ -31,23 +34,12 @@ from vivid_inspect.runner.spec.load import LoadedSpec
 from vivid_inspect.runner.spec.model import Price
 from vivid_inspect.runner.status import generation_done, judged_done, panel_waits
 from vivid_inspect.scorers.judge_prompts import judge_template, render_judge_prompt
-
-CHARS_PER_TOKEN = 2.9
-"""Characters per token of VIVID's Vietnamese prompts: GPT-4o's o200k_base gives 2.7-3.0 on every
-task and judge prompt (bench/cost.py measures it). Other tokenizers differ; an estimate, not a bill."""
-
-CALL_OVERHEAD_TOKENS = 7
-"""Tokens the chat format adds to every request (role markers), measured with o200k_base."""
+from vivid_inspect.usage_events import tokens
 
 FULL_DATA_ROWS = 1636
 """Rows of the published VIVID data (the paper), for counts when the data cannot be read."""
 
 Role = Literal["generation", "judge", "panel", "audit"]
-
-
-def tokens(text: str) -> int:
-    """Estimated tokens of one request whose prompt is ``text``, chat-format overhead included."""
-    return max(1, round(len(text) / CHARS_PER_TOKEN)) + CALL_OVERHEAD_TOKENS
 
 
 @dataclass(frozen=True)
@@ -285,7 +277,69 @@ def make_plan(loaded: LoadedSpec) -> Plan:
         members = ", ".join(panel.panel.members)
         label = f"{panel.panel.name} ({panel.panel.aggregate} of {members}) × {panel.generation.label}"
         plan.cells.append(CellPlan("panel", label, "", items, 0, 0, 0, 0, None, done))
-    audits, notes = audit_cells(loaded)
+    audits, notes = _audit_cells(loaded)
     plan.cells += audits
     plan.notes += notes
     return plan
+
+
+def _audit_cells(loaded: LoadedSpec) -> tuple[list[CellPlan], list[str]]:
+    """``vivid plan``'s view of the spec's audits: the judge calls of each, and whether it is done.
+
+    Args:
+        loaded: The spec.
+
+    Returns:
+        One plan cell per audit (done when its complete probe logs are in its folder), and a note
+        for each audit that cannot be planned (its data cannot be read).
+    """
+    by_name = {judge.name: judge for judge in loaded.spec.judges}
+    cells: list[CellPlan] = []
+    notes: list[str] = []
+    for entry in loaded.spec.audits:
+        judge = by_name[entry.judge]
+        model = str(judge.model)
+        try:
+            planned = make_audit_plan(
+                model,
+                strategy=judge.strategy,
+                language=judge.language,
+                data=loaded.data,
+                limit=entry.limit,
+                seed=entry.seed,
+                probes=entry.probes,
+                retries=judge.retries,
+            )
+            prepared = prepare_items(
+                data=loaded.data, limit=entry.limit, seed=entry.seed, probes=entry.probes, translator=None
+            )
+        except ValueError as error:
+            notes.append(f"audit of {judge.name} not planned: {' '.join(redact(str(error)).split())}")
+            continue
+        identity = audit_id(
+            judge_identity(loaded, judge),
+            judge.strategy,
+            judge.language,
+            prepared,
+            entry.seed,
+            None,
+            judge.retries,
+        )
+        done = set(prepared.probes) <= set(complete_paths(loaded.log_dir / AUDITS_DIR / judge.name, identity))
+        grader = planned.roles[0]
+        label = f"audit of {judge.name}: {planned.items} items × {len(planned.probes)} probes"
+        cells.append(
+            CellPlan(
+                "audit",
+                label,
+                model,
+                planned.items,
+                grader.calls,
+                grader.max_calls,
+                grader.input_tokens,
+                grader.output_tokens,
+                judge.price,
+                done,
+            )
+        )
+    return cells, notes

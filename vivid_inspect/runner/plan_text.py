@@ -5,8 +5,9 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from vivid_inspect.runner.plan import CHARS_PER_TOKEN, CellPlan, Plan
+from vivid_inspect.runner.plan import CellPlan, Plan
 from vivid_inspect.runner.prepare.preflight import planned
+from vivid_inspect.usage_events import CHARS_PER_TOKEN
 
 FOOTNOTE = (
     "Input tokens: the real prompts rendered on the items at {chars} characters per token (judge "

@@ -16,11 +16,11 @@ from typing import Any
 
 import yaml
 
+from vivid_inspect.log_contract import SPEC_FILE
 from vivid_inspect.runner.cells import config_hash
 from vivid_inspect.runner.layout import relative, runs_dir
 from vivid_inspect.runner.prepare.prepared import Prepared
 
-SPEC_FILE = "spec.resolved.yaml"
 FREEZE_FILE = "packages.txt"
 
 

@@ -30,6 +30,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+# Imported for its effect: Inspect registers zstd (the compression of its .eval members) with zipfile.
+import inspect_ai.log  # noqa: F401
 import yaml
 
 from vivid_inspect.atomic_write import replacing, write_atomic
@@ -56,9 +58,6 @@ def _redact_bytes(data: bytes) -> bytes | None:
 
 
 def _scrub_zip(path: Path) -> bool:
-    # Inspect registers zstd (the compression of its .eval members) with zipfile for writing.
-    import inspect_ai.log  # noqa: F401
-
     limit = max_member_bytes()
     # a first pass finds whether anything needs redacting, one member at a time
     if not any(_redact_bytes(data) is not None for _, data in iter_members(path, limit)):

@@ -8,50 +8,20 @@ from __future__ import annotations
 
 from inspect_ai.scorer import Scorer
 
-from vivid_inspect.log_contract import (
-    DEFAULT_LANGUAGE,
-    JUDGE_LANGUAGES,
-    JUDGE_PREFIX,
-    LEXICAL,
-    NO_JUDGE,
-    column_parts,
-    judge_column,
-)
-from vivid_inspect.scorers.judge import STRATEGIES, judge_scorer, parse_strategies
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE, JUDGE_LANGUAGES, LEXICAL, JudgeId, llm_judges
+from vivid_inspect.log_contract import NO_JUDGE
+from vivid_inspect.scorers.judge import judge_scorer
 from vivid_inspect.scorers.lexical import lexical
 
 ALL = "all"
 """The four LLM strategies with Vietnamese instructions; ``all_<language>`` in another language."""
 
-
-def option_name(strategy: str, language: str = DEFAULT_LANGUAGE) -> str:
-    """The ``judge`` option of a strategy and language: ``aspect``, ``aspect_en``, ``lexical``."""
-    return judge_column(strategy, language).removeprefix(JUDGE_PREFIX)
-
-
-JUDGE_CHOICES = (
-    *(option_name(strategy, language) for language in JUDGE_LANGUAGES for strategy in STRATEGIES),
-    LEXICAL,
-)
+JUDGE_CHOICES = (*(judge.option for judge in llm_judges()), LEXICAL)
 """Every single scoring option ``judge`` may name (``all``, ``all_en`` and ``none`` aside)."""
 
 _ALL_OF = {
     ALL if language == DEFAULT_LANGUAGE else f"{ALL}_{language}": language for language in JUDGE_LANGUAGES
 }
-
-
-def option_parts(name: str) -> tuple[str, str]:
-    """The strategy and language of a single option: ``cot_en`` -> (``cot``, ``en``).
-
-    Raises:
-        ValueError: If ``name`` is not one of :data:`JUDGE_CHOICES`.
-    """
-    if name not in JUDGE_CHOICES:
-        raise ValueError(f"unknown judge {name!r}")
-    if name == LEXICAL:
-        return LEXICAL, DEFAULT_LANGUAGE
-    strategy, language = column_parts(f"{JUDGE_PREFIX}{name}")
-    return strategy, language or DEFAULT_LANGUAGE
 
 
 def judge_names(judge: str) -> list[str]:
@@ -78,7 +48,7 @@ def judge_names(judge: str) -> list[str]:
     expanded: list[str] = []
     for name in names or [judge]:
         if name in _ALL_OF:
-            expanded.extend(option_name(strategy, _ALL_OF[name]) for strategy in parse_strategies(ALL))
+            expanded.extend(judge.option for judge in llm_judges(_ALL_OF[name]))
         elif name in JUDGE_CHOICES:
             expanded.append(name)
         else:
@@ -102,17 +72,17 @@ def explain_scorers(judge: str, judge_model: str | None = None, judge_retries: i
     """
     scorers: list[Scorer] = []
     for name in judge_names(judge):
-        strategy, language = option_parts(name)
+        ident = JudgeId.from_option(name)
         scorers.append(
             lexical()
-            if strategy == LEXICAL
+            if ident.strategy == LEXICAL
             # cache=None: the task's judge caches only when the run does (judge.run_caches).
             else judge_scorer(
-                strategy=strategy,
+                strategy=ident.strategy,
                 judge_model=judge_model,
                 retries=judge_retries,
                 cache=None,
-                language=language,
+                language=ident.language or DEFAULT_LANGUAGE,
             )
         )
     return scorers

@@ -1,20 +1,15 @@
 """The LLM-as-a-judge scorers of the explanation task (paper §4.1).
 
-Four prompting strategies (``zero_shot``, ``demonstration``, ``cot``, ``aspect``; the paper's
-default is ``aspect``), each a registered scorer of its own: ``judge_zero_shot``,
-``judge_demonstration``, ``judge_cot`` and ``judge_aspect``, built by one builder. Inspect names a
-result column after its scorer, so each strategy gets its own column and one generation can be
-judged several ways in one task: ``inspect score LOG --scorer vivid_inspect/judge_cot`` appends
-``judge_cot``. :func:`judge_scorer` picks one by strategy name in Python. ``judge`` is the
-registered alias that takes the strategy as an argument (``--scorer vivid_inspect/judge -S
-strategy=cot``, the form the README has always shown); it too writes ``judge_cot``.
-
-Each strategy can also be asked with English instructions (``language="en"``; the templates of
-:mod:`~vivid_inspect.scorers.judge_prompts`): another judge, with its own column
-(``judge_cot_en``, :func:`~vivid_inspect.log_contract.judge_column`) and its own registered scorer
-(``judge_zero_shot_en``, ``judge_demonstration_en``, ``judge_cot_en``, ``judge_aspect_en``), so
-Vietnamese and English judgements of one generation sit side by side and are never merged.
-``--scorer vivid_inspect/judge -S strategy=cot -S language=en`` writes ``judge_cot_en``.
+One scorer per judge (:class:`~vivid_inspect.judge_id.JudgeId`: four prompting strategies,
+``zero_shot``, ``demonstration``, ``cot`` and ``aspect``, the paper's default, each with Vietnamese or
+English instructions), built by one builder and registered by one loop under the judge's column
+name: ``judge_cot``, ``judge_cot_en``, ... Inspect names a result column after its scorer, so each
+judge gets its own column and one generation can be judged several ways in one task: ``inspect
+score LOG --scorer vivid_inspect/judge_cot`` appends ``judge_cot``. :func:`judge_scorer` picks one
+by strategy and language in Python. ``judge`` is the registered alias that takes them as arguments
+(``--scorer vivid_inspect/judge -S strategy=cot [-S language=en]``, the form the README has always
+shown); it too writes ``judge_cot`` (``judge_cot_en``). Vietnamese and English judgements of one
+generation sit side by side and are never merged.
 
 The judge model is resolved when a sample is scored, Inspect's way: a model bound to the
 ``grader`` role (``--model-role grader=...``) wins over the ``judge_model`` argument, which wins over
@@ -53,14 +48,8 @@ from vivid_inspect.bounds import MAX_JUDGE_RETRIES, MAX_REPEATS, count_problem
 from vivid_inspect.call_errors import UnreadableReply, is_call_failure, named_failure
 from vivid_inspect.call_limits import JUDGE
 from vivid_inspect.inspect_private import PrerequisiteError, active_generate_config
-from vivid_inspect.log_contract import (
-    DEFAULT_LANGUAGE,
-    GRADER_ROLE,
-    check_language,
-    is_item_sample,
-    sample_idiom,
-    sample_meaning,
-)
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JudgeId, llm_judges, parse_strategy
+from vivid_inspect.log_contract import GRADER_ROLE, is_item_sample, sample_idiom, sample_meaning
 from vivid_inspect.reply_retries import NO_CHOICES, has_no_choices, retry_cache, retry_unreadable
 from vivid_inspect.scorers.judge_metrics import RETRIES_KEY, judge_metrics
 from vivid_inspect.scorers.judge_parse import (
@@ -131,47 +120,12 @@ STRATEGIES: dict[str, JudgeStrategy] = {
 
 
 def get_strategy(name: str) -> JudgeStrategy:
-    """Look up a judge strategy by name.
-
-    Args:
-        name: One of ``zero_shot``, ``demonstration``, ``cot``, ``aspect``.
-
-    Returns:
-        The strategy.
+    """The settings of an LLM judge strategy, by name.
 
     Raises:
-        ValueError: If the name is unknown.
+        UnknownJudge: If the name is not one of ``zero_shot``, ``demonstration``, ``cot``, ``aspect``.
     """
-    try:
-        return STRATEGIES[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown judge strategy {name!r}; expected one of {', '.join(STRATEGIES)}"
-        ) from None
-
-
-def parse_strategies(spec: str) -> list[str]:
-    """Expand a strategy spec into strategy names.
-
-    Args:
-        spec: One name (``aspect``), ``all``, or a comma-separated list (``cot,aspect``).
-
-    Returns:
-        Strategy names in the given order without duplicates; ``all`` gives every strategy.
-
-    Raises:
-        ValueError: If the spec is empty or names an unknown strategy.
-    """
-    names = [part.strip() for part in spec.split(",") if part.strip()]
-    if not names:
-        raise ValueError(
-            f"empty judge strategy spec {spec!r}; expected 'all' or some of {', '.join(STRATEGIES)}"
-        )
-    if names == ["all"]:
-        return list(STRATEGIES)
-    for name in names:
-        get_strategy(name)
-    return list(dict.fromkeys(names))
+    return STRATEGIES[parse_strategy(name)]
 
 
 POISONED_REPLY = "reply holds invalid Unicode (a lone surrogate)"
@@ -283,14 +237,9 @@ def _parse(reply: str, strategy: JudgeStrategy, stop_reason: str) -> JudgeParse:
 
 
 def _build(
-    strategy: str,
-    judge_model: str | Model | None,
-    retries: int,
-    cache: bool | None,
-    repeat: int,
-    language: str = DEFAULT_LANGUAGE,
+    ident: JudgeId, judge_model: str | Model | None, retries: int, cache: bool | None, repeat: int
 ) -> Scorer:
-    """The one builder behind every judge scorer: ask the judge with ``strategy``'s prompt, read its verdict.
+    """The one builder behind every judge scorer: ask the judge with its strategy's prompt, read its verdict.
 
     Each Score carries ``answer`` (the explanation judged), ``explanation`` (the judge's raw reply)
     and metadata ``strategy``, ``language``, ``judge_model``, ``parse_status``, ``retries``, ``judge_replies``
@@ -302,15 +251,15 @@ def _build(
     (:func:`run_caches`), read when a sample is scored.
 
     Raises:
-        ValueError: If the strategy or the language is unknown.
         ScorerOptionError: ``retries`` is not 0 to 10 or ``repeat`` not 0 to 19 (vivid_inspect.bounds).
     """
-    spec = get_strategy(strategy)
-    template = judge_template(spec.name, check_language(language))
+    spec = get_strategy(ident.strategy)
+    language = ident.language or DEFAULT_LANGUAGE
+    template = judge_template(spec.name, language)
     for name, value, high in (("retries", retries, MAX_JUDGE_RETRIES), ("repeat", repeat, MAX_REPEATS - 1)):
         problem = count_problem(name, value, 0, high)
         if problem is not None:
-            raise ScorerOptionError(f"judge_{spec.name}: {problem}")
+            raise ScorerOptionError(f"{ident.column}: {problem}")
     retry = retry_turn(spec.reasoning, language)
     caching = cache_policy(True, repeat)
     configs: dict[int, GenerateConfig] = {}
@@ -411,51 +360,17 @@ def _build(
     return score
 
 
-# One registered scorer per strategy: Inspect names the result column after the scorer, so each
-# strategy's column is named by Inspect's own @scorer, wherever the scorer is created.
+def _registered(ident: JudgeId) -> Callable[..., Scorer]:
+    """The registered scorer of one judge, named after its column (Inspect's public ``scorer(name=...)``)."""
 
+    def factory(
+        judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
+    ) -> Scorer:
+        return _build(ident, judge_model, retries, cache, repeat)
 
-@scorer(metrics=judge_metrics())
-def judge_zero_shot(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
-) -> Scorer:
-    """Judge an explanation 0-5 with the bare rubric (column ``judge_zero_shot``).
-
-    Args:
-        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
-        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
-        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
-
-    Returns:
-        The scorer.
-    """
-    return _build("zero_shot", judge_model, retries, cache, repeat)
-
-
-@scorer(metrics=judge_metrics())
-def judge_demonstration(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
-) -> Scorer:
-    """Judge an explanation 0-5 with annotated good and bad examples (column ``judge_demonstration``).
-
-    Args:
-        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
-        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
-        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
-
-    Returns:
-        The scorer.
-    """
-    return _build("demonstration", judge_model, retries, cache, repeat)
-
-
-@scorer(metrics=judge_metrics())
-def judge_cot(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
-) -> Scorer:
-    """Judge an explanation 0-5 after step-by-step reasoning ending ``Điểm: N`` (column ``judge_cot``).
+    english = "" if ident.language == DEFAULT_LANGUAGE else " with English instructions"
+    factory.__name__ = factory.__qualname__ = ident.column
+    factory.__doc__ = f"""Judge an explanation 0-5 with the {ident.strategy} strategy{english} (column ``{ident.column}``).
 
     Args:
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
@@ -466,128 +381,22 @@ def judge_cot(
     Returns:
         The scorer.
     """
-    return _build("cot", judge_model, retries, cache, repeat)
+    return scorer(metrics=judge_metrics(), name=ident.column)(factory)
 
 
-@scorer(metrics=judge_metrics())
-def judge_aspect(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
-) -> Scorer:
-    """Judge an explanation 0-5 on four criteria, the paper's default (column ``judge_aspect``).
-
-    Args:
-        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
-        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
-        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
-
-    Returns:
-        The scorer.
-    """
-    return _build("aspect", judge_model, retries, cache, repeat)
-
-
-@scorer(metrics=judge_metrics())
-def judge_zero_shot_en(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
-) -> Scorer:
-    """:func:`judge_zero_shot` with English instructions (column ``judge_zero_shot_en``).
-
-    Args:
-        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
-        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
-        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
-
-    Returns:
-        The scorer.
-    """
-    return _build("zero_shot", judge_model, retries, cache, repeat, "en")
-
-
-@scorer(metrics=judge_metrics())
-def judge_demonstration_en(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
-) -> Scorer:
-    """:func:`judge_demonstration` with English instructions (column ``judge_demonstration_en``).
-
-    The worked examples stay Vietnamese; their labels and notes are English.
-
-    Args:
-        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
-        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
-        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
-
-    Returns:
-        The scorer.
-    """
-    return _build("demonstration", judge_model, retries, cache, repeat, "en")
-
-
-@scorer(metrics=judge_metrics())
-def judge_cot_en(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
-) -> Scorer:
-    """:func:`judge_cot` with English instructions, ending ``Score: N`` (column ``judge_cot_en``).
-
-    Args:
-        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
-        retries: Further asks after an unreadable, cut-off or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
-        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
-
-    Returns:
-        The scorer.
-    """
-    return _build("cot", judge_model, retries, cache, repeat, "en")
-
-
-@scorer(metrics=judge_metrics())
-def judge_aspect_en(
-    judge_model: str | Model | None = None, retries: int = 1, cache: bool | None = True, repeat: int = 0
-) -> Scorer:
-    """:func:`judge_aspect` with English instructions (column ``judge_aspect_en``).
-
-    Args:
-        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
-        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
-        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
-
-    Returns:
-        The scorer.
-    """
-    return _build("aspect", judge_model, retries, cache, repeat, "en")
-
-
-STRATEGY_SCORERS: dict[str, Callable[..., Scorer]] = {
-    "zero_shot": judge_zero_shot,
-    "demonstration": judge_demonstration,
-    "cot": judge_cot,
-    "aspect": judge_aspect,
-}
-"""The registered scorer of each strategy with Vietnamese instructions (column ``judge_<strategy>``)."""
-
-LANGUAGE_SCORERS: dict[tuple[str, str], Callable[..., Scorer]] = {
-    **{(strategy, DEFAULT_LANGUAGE): factory for strategy, factory in STRATEGY_SCORERS.items()},
-    ("zero_shot", "en"): judge_zero_shot_en,
-    ("demonstration", "en"): judge_demonstration_en,
-    ("cot", "en"): judge_cot_en,
-    ("aspect", "en"): judge_aspect_en,
-}
-"""The registered scorer of each (strategy, language); its name is :func:`~vivid_inspect.log_contract.judge_column`'s."""
+JUDGE_SCORERS: dict[JudgeId, Callable[..., Scorer]] = {ident: _registered(ident) for ident in llm_judges()}
+"""The registered scorer of every LLM judge (``vivid_inspect/judge_cot_en``), by its identity."""
 
 
 def judge_scorer(
-    strategy: str = "aspect",
+    strategy: str = DEFAULT_STRATEGY,
     judge_model: str | Model | None = None,
     retries: int = 1,
     cache: bool | None = True,
     repeat: int = 0,
     language: str = DEFAULT_LANGUAGE,
 ) -> Scorer:
-    """The registered judge scorer of a strategy, by name (``judge_scorer("cot")`` is ``judge_cot()``).
+    """The registered judge scorer of a strategy and language (``judge_scorer("cot", language="en")``).
 
     Args:
         strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect`` (paper default).
@@ -596,35 +405,30 @@ def judge_scorer(
         cache: Cache judge replies with Inspect's cache (re-runs and rescoring are free); None: as
             the run does (:func:`run_caches`).
         repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
-        language: Language of the judge's instructions: ``vi`` (the paper's) or ``en``
-            (``judge_scorer("cot", language="en")`` is ``judge_cot_en()``).
+        language: Language of the judge's instructions: ``vi`` (the paper's) or ``en``.
 
     Returns:
-        The scorer, named ``judge_<strategy>`` (``judge_<strategy>_en`` in English).
+        The scorer, named after the judge's column (``judge_cot``, ``judge_cot_en``).
 
     Raises:
-        ValueError: If the strategy or the language is unknown.
+        UnknownJudge: If the strategy or the language is unknown.
         ScorerOptionError: ``retries`` is not 0 to 10 or ``repeat`` not 0 to 19 (vivid_inspect.bounds).
     """
-    factory = LANGUAGE_SCORERS[(get_strategy(strategy).name, check_language(language))]
+    factory = JUDGE_SCORERS[JudgeId.llm(strategy, language)]
     return factory(judge_model=judge_model, retries=retries, cache=cache, repeat=repeat)
 
 
-class _StrategyNamed:
-    """The ``judge`` alias's scorer: the strategy scorer it delegates to, under that scorer's name.
+class _Renamed:
+    """The ``judge`` alias's scorer, keeping the name of the judge scorer it delegates to.
 
-    Inspect stamps a scorer made from the registry with the registered factory's name
-    (``--scorer vivid_inspect/judge`` would write a ``judge`` column whatever the strategy), and
-    has no public way to name a factory's result after an argument. This object takes the
-    metrics and metadata Inspect stamps on it and keeps the name of the strategy scorer it wraps,
-    so the alias writes the same ``judge_<strategy>`` (or ``judge_<strategy>_en``) column as that scorer. It is used by the
-    alias alone; tasks, the runner and ``--scorer vivid_inspect/judge_<strategy>`` never need it.
-    ``tests/test_judge_scorer.py::test_judge_alias_through_the_registry_writes_the_strategy_column`` pins it.
+    Inspect stamps a scorer made from the registry with its factory's name (so ``--scorer
+    vivid_inspect/judge`` would write a ``judge`` column whatever the strategy) and has no public
+    way to name the result after an argument; this object accepts the stamp's metrics and
+    metadata but keeps the judge's name, so the alias writes the judge's own column.
     """
 
     def __init__(self, inner: Scorer) -> None:
-        self._inner = inner
-        self._info = registry_info(inner)
+        self._inner, self._info = inner, registry_info(inner)
 
     async def __call__(self, state: TaskState, target: Target) -> Score | None:
         return await self._inner(state, target)
@@ -640,39 +444,28 @@ class _StrategyNamed:
 
 @scorer(metrics=judge_metrics())
 def judge(
-    strategy: str = "aspect",
+    strategy: str = DEFAULT_STRATEGY,
     judge_model: str | Model | None = None,
     retries: int = 1,
     cache: bool | None = True,
     repeat: int = 0,
     language: str = DEFAULT_LANGUAGE,
 ) -> Scorer:
-    """Judge an explanation 0-5 with the strategy named by ``strategy`` (``-S strategy=cot``).
+    """Judge an explanation 0-5 with the judge named by ``-S strategy=cot [-S language=en]``.
 
-    The alias of the strategy scorers for ``inspect score --scorer vivid_inspect/judge -S
-    strategy=cot [-S language=en]``: its column is the strategy scorer's (``judge_cot``,
-    ``judge_cot_en``). In Python, prefer :func:`judge_scorer` or the strategy scorer itself.
-
-    Args:
-        strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect`` (paper default).
-        judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
-        retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache (re-runs and rescoring are free); None: as
-            the run does (:func:`run_caches`).
-        repeat: Which repeated judgement this is. 0 (the default) is the ordinary one; k > 0 caches
-            its replies apart from every other repeat (:func:`cache_policy`), so that repeats are
-            fresh calls (``inspect score ... -S repeat=2``).
-        language: Language of the judge's instructions: ``vi`` (the paper's) or ``en``
-            (``-S language=en``); the idiom, reference and explanation stay Vietnamese.
+    The alias of the judge scorers for ``inspect score --scorer vivid_inspect/judge -S
+    strategy=cot``: its column is that judge's (``judge_cot``, ``judge_cot_en``). In Python,
+    prefer :func:`judge_scorer`. Arguments as :func:`judge_scorer`'s; ``-S repeat=2`` makes a
+    fresh repeated judgement (:func:`cache_policy`).
 
     Returns:
-        A scorer named :func:`~vivid_inspect.log_contract.judge_column` of the strategy and language.
+        A scorer named after the judge's column.
 
     Raises:
-        ValueError: If the strategy or the language is unknown.
+        UnknownJudge: If the strategy or the language is unknown.
         ScorerOptionError: ``retries`` is not 0 to 10 or ``repeat`` not 0 to 19 (vivid_inspect.bounds).
     """
-    return _StrategyNamed(
+    return _Renamed(
         judge_scorer(
             strategy, judge_model=judge_model, retries=retries, cache=cache, repeat=repeat, language=language
         )

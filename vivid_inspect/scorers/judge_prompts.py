@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from vivid_inspect.languages import DEFAULT_LANGUAGE, check_language
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE, check_language, parse_strategy
 from vivid_inspect.text import nfc
 
 JUDGE_PROMPT_VERSION = 2
@@ -398,10 +398,7 @@ def judge_template(strategy: str, language: str = DEFAULT_LANGUAGE) -> str:
     Raises:
         ValueError: If the strategy or the language is unknown.
     """
-    templates = TEMPLATES_BY_LANGUAGE[check_language(language)]
-    if strategy not in templates:
-        raise ValueError(f"unknown judge strategy {strategy!r}; expected one of {', '.join(templates)}")
-    return templates[strategy]
+    return TEMPLATES_BY_LANGUAGE[check_language(language)][parse_strategy(strategy)]
 
 
 def retry_turn(reasoning: bool, language: str = DEFAULT_LANGUAGE) -> str:
@@ -484,3 +481,26 @@ def render_judge_prompt(template: str, *, idiom: str, reference: str, candidate:
     nonce = data_nonce(fields["idiom"], fields["reference"], fields["candidate"])
     # str.format does not re-read substituted values, so braces in the texts are safe.
     return nfc(template.format(nonce=nonce, **fields))
+
+
+# How the templates introduce each graded example's idiom (one per line).
+_EXAMPLE_LINE = re.compile(r"^Thành ngữ/tục ngữ:[ \t]*(?P<idiom>[^\n{}]+?)[ \t]*$", re.MULTILINE)
+
+
+def judge_example_idioms() -> tuple[str, ...]:
+    """The idioms of the graded examples in every judge template, in template order: the data leaves them out.
+
+    A judge grading an item whose idiom is one of its own calibration examples (with the answer
+    key in view) measures recall of the prompt, not understanding; the tasks pass these idioms to
+    :func:`vivid_inspect.data.load_vivid`, which leaves out every item with the same idiom key.
+    Read from the templates themselves, so a changed example is left out without a second list.
+    The idioms of all templates are returned whatever judge a run uses: generation runs with
+    ``judge=none`` and is judged later, so the data set must not depend on the judge.
+
+    Returns:
+        Each example idiom once.
+    """
+    found = (
+        match.group("idiom") for template in TEMPLATES.values() for match in _EXAMPLE_LINE.finditer(template)
+    )
+    return tuple(dict.fromkeys(found))

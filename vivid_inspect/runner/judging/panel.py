@@ -20,7 +20,7 @@ from inspect_ai.model import get_model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from vivid_inspect.log_contract import PANEL_STRATEGY, JudgedRecord, judge_column
+from vivid_inspect.log_contract import PANEL_STRATEGY, JudgedRecord, JudgeId
 from vivid_inspect.runner.cells import PanelCell, config_hash
 from vivid_inspect.runner.judging.cell import (
     JudgedResult,
@@ -32,7 +32,7 @@ from vivid_inspect.runner.spec.model import Aggregate
 from vivid_inspect.runner.status import judged_done, judged_output
 from vivid_inspect.scorers.judge_metrics import judge_metrics
 
-PANEL_COLUMN = judge_column(PANEL_STRATEGY)
+PANEL_COLUMN = JudgeId(PANEL_STRATEGY, None).column
 _MEMBER_PREFIX = "panel_member/"
 
 

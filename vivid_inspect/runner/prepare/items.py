@@ -15,6 +15,7 @@ from inspect_ai.dataset import Sample
 from vivid_inspect.runner.prepare.sampling import stratified_sample
 from vivid_inspect.runner.spec.model import RunBlock
 from vivid_inspect.runner.spec.problems import Problem, SpecError
+from vivid_inspect.runner.spec.yaml_source import with_lines
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def select_items(
                     )
                 )
         if problems:
-            raise SpecError(problems, source)
+            raise SpecError(with_lines(source, problems) if source else problems, source)
         chosen = sorted(block.sample_ids)
         return Selection(chosen, None, {key: chosen for key in all_ids})
     if block.sample is not None:

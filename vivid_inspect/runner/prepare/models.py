@@ -18,6 +18,7 @@ from vivid_inspect.runner.spec.credentials import env_header_client, env_referen
 from vivid_inspect.runner.spec.load import LoadedSpec
 from vivid_inspect.runner.spec.model import Judge, ModelEntry, Spec
 from vivid_inspect.runner.spec.problems import Problem, SetupError
+from vivid_inspect.runner.spec.yaml_source import with_lines
 
 
 def shared_config(spec: Spec) -> dict[str, Any]:
@@ -138,5 +139,5 @@ def build_models(loaded: LoadedSpec) -> Models:
         except Exception as error:  # noqa: BLE001
             problems.append(Problem(("judges", i), f"{judge.model}: {_reason(error)}"))
     if problems:
-        raise SetupError(problems, str(loaded.source))
+        raise SetupError(with_lines(str(loaded.source), problems), str(loaded.source))
     return Models(generation, judges)

@@ -14,29 +14,27 @@ that the package is installed and the key is set. ``--no-preflight`` skips the c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from inspect_ai.model import GenerateConfig, Model
 
-from vivid_inspect.call_errors import public_url
 from vivid_inspect.endpoints import (
     CONNECT_TIMEOUT,
     OFFLINE_PROVIDERS,
     READ_TIMEOUT,
-    Outcome,
     Probe,
-    ask_each,
-    probe_timeout,
+    check_models,
     provider,
-    unlisted,
 )
 from vivid_inspect.endpoints import probe_for as endpoint_probe
 from vivid_inspect.runner.cells import resolved_model, split_model_args
+from vivid_inspect.runner.plan import make_plan
 from vivid_inspect.runner.prepare.models import Models, generate_config, model_key
 from vivid_inspect.runner.spec.load import LoadedSpec
 from vivid_inspect.runner.spec.problems import PathPart, Problem, SetupError, format_path
+from vivid_inspect.runner.spec.yaml_source import with_lines
 
 if TYPE_CHECKING:
     from vivid_inspect.runner.plan import Plan
@@ -149,39 +147,15 @@ def check(
     Raises:
         PreflightError: One problem per model whose endpoint failed, at its YAML path.
     """
-    result = Preflight()
-    probes: dict[Probe, list[Target]] = {}
-    for target in found:
-        probe = probe_for(target)
-        if isinstance(probe, Probe):
-            probes.setdefault(probe, []).append(target)
-        elif probe is not None:
-            result.notes.append(f"{format_path(target.path)}: {probe}")
-    waits = [
-        (probe, probe_timeout(config, target.model.config))
-        for probe, group in probes.items()
-        for target in group
+    checked = check_models([(t.name, t.model, t.base_url) for t in found], config)
+    result = Preflight(checked=checked.urls, notes=checked.notes)
+    result.notes[:0] = [f"{format_path(found[i].path)}: {why}" for i, why in checked.unchecked.items()]
+    problems = [
+        Problem(found[i].path, f"{found[i].name}: {why}") for i, why in sorted(checked.problems.items())
     ]
-    outcomes = ask_each(waits)
-    problems: list[Problem] = []
-    for probe, group in probes.items():
-        outcome = outcomes[probe]
-        result.checked.append(public_url(probe.url))
-        if outcome.note:
-            result.notes.append(outcome.note)
-        problems += _problems(group, outcome, probe)
     if problems:
-        raise PreflightError(problems, source)
+        raise PreflightError(with_lines(source, problems) if source else problems, source)
     return result
-
-
-def _problems(group: Iterable[Target], outcome: Outcome, probe: Probe) -> list[Problem]:
-    problems = []
-    for target in group:
-        reason = outcome.problem or unlisted(target.model, outcome, probe)
-        if reason:
-            problems.append(Problem(target.path, f"{target.name}: {reason}"))
-    return problems
 
 
 def planned(plan: Plan) -> list[str]:
@@ -219,7 +193,6 @@ def run_preflight(loaded: LoadedSpec, models: Models) -> Preflight:
         PreflightError: An endpoint failed (nothing has run).
     """
     # imported here: the plan reads logs, which only a check needs
-    from vivid_inspect.runner.plan import make_plan
 
     found = targets(loaded, models, make_plan(loaded))
     return check(found, str(loaded.source), generate_config(loaded.spec, {})) if found else Preflight()

@@ -14,6 +14,9 @@ from typing import Any
 from inspect_ai.model import GenerateConfig
 from pydantic import TypeAdapter, ValidationError
 
+from vivid_inspect.audit.probes import ENGLISH, PROBES
+from vivid_inspect.baselines.answers import BASELINES
+from vivid_inspect.baselines.model import GRADERS
 from vivid_inspect.bounds import (
     GENERATE_BOUNDS,
     GENERATE_INT_BOUND,
@@ -23,7 +26,7 @@ from vivid_inspect.bounds import (
     shown,
 )
 from vivid_inspect.inspect_private import model_providers
-from vivid_inspect.log_contract import LEXICAL
+from vivid_inspect.judge_id import LEXICAL, UnknownJudge, parse_strategy
 from vivid_inspect.runner.catalog import (
     JUDGED_TASKS,
     PROMPT_VALUES,
@@ -43,14 +46,11 @@ from vivid_inspect.runner.spec.model import (
     Spec,
 )
 from vivid_inspect.runner.spec.problems import PathPart, Problem
-from vivid_inspect.scorers.judge import STRATEGIES
 from vivid_inspect.tasks import TASK_COUNT_BOUNDS
 
 Path_ = tuple[PathPart, ...]
 
 BUILTIN_DATA = ("sample", "hf")
-JUDGE_STRATEGIES: tuple[str, ...] = (*STRATEGIES, LEXICAL)
-"""Strategies a spec's judge may name: the four LLM strategies and ``lexical`` (no model)."""
 # Judge keys that mean nothing to the lexical judge, with why, when they differ from the default.
 _NOT_LEXICAL: dict[str, str] = {
     "model": "it calls no model",
@@ -70,9 +70,6 @@ def is_url(value: str) -> bool:
 
 def vivid_model_names() -> tuple[str, ...]:
     """The ``vivid/*`` models the baselines' provider knows: its baselines and its graders."""
-    from vivid_inspect.baselines.answers import BASELINES
-    from vivid_inspect.baselines.model import GRADERS
-
     return (*BASELINES, *GRADERS)
 
 
@@ -310,22 +307,19 @@ def _check_judges(
         if judge.strategy == LEXICAL:
             problems += _check_lexical_judge(judge, ("judges", i))
             continue
-        if judge.strategy not in STRATEGIES:
-            problems.append(
-                Problem(
-                    ("judges", i, "strategy"),
-                    f"unknown judge strategy {judge.strategy!r}; "
-                    f"expected one of {', '.join(JUDGE_STRATEGIES)}",
+        try:
+            parse_strategy(judge.strategy, lexical=True)
+        except UnknownJudge as error:
+            problems.append(Problem(("judges", i, "strategy"), str(error)))
+        else:
+            if judge.model is None:
+                problems.append(
+                    Problem(
+                        ("judges", i, "model"),
+                        f"required key is missing: the {judge.strategy} strategy needs a judge model "
+                        f"(provider/model); only {LEXICAL} needs none",
+                    )
                 )
-            )
-        elif judge.model is None:
-            problems.append(
-                Problem(
-                    ("judges", i, "model"),
-                    f"required key is missing: the {judge.strategy} strategy needs a judge model "
-                    f"(provider/model); only {LEXICAL} needs none",
-                )
-            )
         if judge.model is not None:
             problems += _check_model(judge.model, ("judges", i, "model"), providers)
         problems += _check_generate(judge.generate, ("judges", i, "generate"))
@@ -364,8 +358,6 @@ def _check_audits(
     audits: list[tuple[int, Audit]], judges: dict[str, Judge], data: str | None
 ) -> list[Problem]:
     """Each audit names an LLM judge of the spec once, and known probes the data can derive."""
-    from vivid_inspect.audit.probes import ENGLISH, PROBES
-
     problems: list[Problem] = []
     seen: dict[str, int] = {}
     for i, audit in audits:

@@ -34,6 +34,7 @@ from vivid_inspect.bounds import (
     shown,
 )
 from vivid_inspect.call_limits import GENERATION, RUN_ATTEMPT_WAIT, RUN_ATTEMPTS
+from vivid_inspect.judge_id import Language
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=80)]
 """A name that is also safe as a folder name: letters, digits, ``_ . -``."""
@@ -53,8 +54,8 @@ Family = Annotated[str, AfterValidator(_family)]
 
 Aggregate = Literal["mean", "median", "majority"]
 
-JudgeLanguage = Literal["vi", "en"]
-"""Language of an LLM judge's instructions (``log_contract.JUDGE_LANGUAGES``); the data stays Vietnamese."""
+JudgeLanguage = Language
+"""Language of an LLM judge's instructions (:data:`vivid_inspect.judge_id.Language`); the data stays Vietnamese."""
 
 
 class _Strict(BaseModel):

@@ -48,37 +48,18 @@ class Problem:
         return f"{prefix}{format_path(self.path)}: {self.message}"
 
 
-def with_lines(source: str, problems: Iterable[Problem]) -> list[Problem]:
-    """Give problems without a line the line of their YAML path in ``source``, where it can be read."""
-    problems = list(problems)
-    if all(p.line is not None for p in problems):
-        return problems
-    # Imported here: yaml_source raises SpecError, so a module-level import would be circular.
-    from vivid_inspect.runner.spec.yaml_source import read_yaml
-
-    try:
-        located = read_yaml(source)
-    except (SpecError, OSError):
-        return problems
-    return [p if p.line is not None else Problem(p.path, p.message, located.line(p.path)) for p in problems]
-
-
 class SpecError(ValueError):
     """A spec that must not run. ``problems`` lists every problem found, not only the first.
 
     Args:
         problems: The problems, in the order they were found.
-        source: The spec file, for messages.
-        locate: Look up the line of problems that have none in ``source``.
+        source: The spec file, for messages (:func:`vivid_inspect.runner.spec.yaml_source.with_lines`
+            gives problems their lines first).
     """
 
     what = ("problem", "problems")
 
-    def __init__(
-        self, problems: Iterable[Problem], source: str | None = None, *, locate: bool = True
-    ) -> None:
-        if source is not None and locate:
-            problems = with_lines(source, problems)
+    def __init__(self, problems: Iterable[Problem], source: str | None = None) -> None:
         self.problems = sorted(problems, key=lambda p: (p.line is None, p.line or 0, format_path(p.path)))
         self.source = source
         count = len(self.problems)

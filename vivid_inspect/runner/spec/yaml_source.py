@@ -13,6 +13,7 @@ refers to itself (a 500-byte "billion laughs" expands to billions of nodes).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,6 @@ def _bounded_text(path: Path) -> str:
         raise SpecError(
             [Problem((), f"spec file is {size:,} bytes; a spec may be at most {MAX_SPEC_BYTES:,} bytes")],
             str(path),
-            locate=False,
         )
     with path.open("rb") as handle:
         # A FIFO or a file growing while read has no honest size: read one byte past the bound.
@@ -102,7 +102,6 @@ def _bounded_text(path: Path) -> str:
         raise SpecError(
             [Problem((), f"spec file is over {MAX_SPEC_BYTES:,} bytes, the most a spec may be")],
             str(path),
-            locate=False,
         )
     return raw.decode("utf-8-sig")
 
@@ -178,15 +177,15 @@ def read_yaml(path: str | Path) -> YamlSource:
     try:
         text = _bounded_text(path)
     except FileNotFoundError:
-        raise SpecError([Problem((), "spec file not found")], str(path), locate=False) from None
+        raise SpecError([Problem((), "spec file not found")], str(path)) from None
     except IsADirectoryError:
-        raise SpecError([Problem((), "is a folder, not a spec file")], str(path), locate=False) from None
+        raise SpecError([Problem((), "is a folder, not a spec file")], str(path)) from None
     except (OSError, UnicodeDecodeError) as error:
-        raise SpecError([Problem((), f"cannot read spec file: {error}")], str(path), locate=False) from None
+        raise SpecError([Problem((), f"cannot read spec file: {error}")], str(path)) from None
     try:
         too_deep = _check_depth(text)
         if too_deep is not None:
-            raise SpecError([too_deep], str(path), locate=False)
+            raise SpecError([too_deep], str(path))
         loader = yaml.SafeLoader(text)
         lines: dict[tuple[PathPart, ...], int] = {}
         problems: list[Problem] = []
@@ -194,12 +193,12 @@ def read_yaml(path: str | Path) -> YamlSource:
             node = loader.get_single_node()
             bomb = _check_aliases(node) if node is not None else None
             if bomb is not None:
-                raise SpecError([bomb], str(path), locate=False)
+                raise SpecError([bomb], str(path))
             if node is not None:
                 _walk(node, (), lines, problems)
             if any("a number of" in p.message for p in problems):
                 # before constructing: Python would refuse to read the number with a traceback
-                raise SpecError(problems, str(path), locate=False)
+                raise SpecError(problems, str(path))
             data = loader.construct_document(node) if node is not None else None
         finally:
             loader.dispose()
@@ -207,7 +206,7 @@ def read_yaml(path: str | Path) -> YamlSource:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         reason = getattr(error, "problem", None) or str(error)
-        raise SpecError([Problem((), f"not valid YAML: {reason}", line)], str(path), locate=False) from None
+        raise SpecError([Problem((), f"not valid YAML: {reason}", line)], str(path)) from None
     if not isinstance(data, dict):
         problems.append(
             Problem(
@@ -217,5 +216,17 @@ def read_yaml(path: str | Path) -> YamlSource:
             )
         )
     if problems:
-        raise SpecError(problems, str(path), locate=False)
+        raise SpecError(problems, str(path))
     return YamlSource(data, lines, path)
+
+
+def with_lines(source: str, problems: Iterable[Problem]) -> list[Problem]:
+    """Give problems without a line the line of their YAML path in ``source``, where it can be read."""
+    problems = list(problems)
+    if all(p.line is not None for p in problems):
+        return problems
+    try:
+        located = read_yaml(source)
+    except (SpecError, OSError):
+        return problems
+    return [p if p.line is not None else Problem(p.path, p.message, located.line(p.path)) for p in problems]
