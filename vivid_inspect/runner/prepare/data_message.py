@@ -11,7 +11,8 @@ import os
 
 from vivid_inspect.data import DATA_ENV, DataSourceError, VividDataError
 from vivid_inspect.runner.spec.load import LoadedSpec
-from vivid_inspect.runner.spec.problems import Problem, with_lines
+from vivid_inspect.runner.spec.problems import Problem
+from vivid_inspect.runner.spec.yaml_source import with_lines
 
 CHOOSE_WITH_THE_KEY = (
     "the spec's `data:` key, which chooses the data of every task and vivid/* model of the run "
