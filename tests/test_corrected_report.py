@@ -272,6 +272,7 @@ def test_selectors_pair_with_the_files(folder: Folder, tmp_path: Path) -> None:
         _report(folder, tmp_path, list(folder.humans.values()), human_generation=["zero_shot"])
 
 
+@pytest.mark.slow  # two `vivid report` processes
 def test_the_command_line_takes_human_repeated(folder: Folder, tmp_path: Path) -> None:
     vivid = str(Path(sys.executable).with_name("vivid"))
     command = [
