@@ -136,7 +136,13 @@ def _fences(page: Path) -> list[_Fence]:
 
 
 def _split(text: str) -> list[tuple[tuple[str, ...], bool]]:
-    """Simple commands of one line, each with whether it runs in the background (``&``)."""
+    """Simple commands of one line, each with whether it runs in the background (``&``).
+
+    A usage synopsis (``vivid ... [--option K]``) is one command: its ``|`` separates choices
+    (``all|SELECTOR``), not the commands of a pipeline.
+    """
+    if re.match(r"\s*vivid\s", text) and "[" in text:
+        return [(tuple(shlex.split(text, comments=True)), False)]
     lexer = shlex.shlex(text, posix=True, punctuation_chars="&|;")
     lexer.whitespace_split = True
     lexer.commenters = "#"
@@ -207,7 +213,8 @@ def _program(words: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _is_synopsis(words: tuple[str, ...]) -> bool:
-    return any(word.startswith("[") for word in words)
+    """A usage line: an optional part (``[--seed 0]``) or a repeated value (``NAME[,NAME...]``)."""
+    return any("[" in word for word in words)
 
 
 def _eval_models(args: list[str]) -> list[str]:
@@ -305,6 +312,19 @@ def test_an_unknown_program_says_how_to_mark_it(tmp_path: Path) -> None:
     page.write_text("<!-- not-checked: not ours -->\n```bash\nfrobnicate --all\n```\n", encoding="utf-8")
     [marked] = page_commands(page)
     assert classify(marked) == Check("not-checked", reason="not ours")
+
+
+def test_a_synopsis_with_choices_and_a_wrapped_line_is_one_command(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```bash\nvivid annotate serve LOG_DIR --generations all|SELECTOR[,SELECTOR...] --annotators NAME\n"
+        "                     [-n 200] [--plan]\n```\n",
+        encoding="utf-8",
+    )
+    [command] = page_commands(page)
+    assert command.words[-3:] == ("[-n", "200]", "[--plan]")
+    assert "all|SELECTOR[,SELECTOR...]" in command.words
+    assert classify(command).kind == "synopsis"
 
 
 # --- parsing -------------------------------------------------------------------------------------
