@@ -23,7 +23,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import generate
 
-from vivid_inspect.log_contract import JUDGE_LANGUAGES, judge_column
+from vivid_inspect.log_contract import JUDGE_LANGUAGES, JudgeId
 from vivid_inspect.scorers.judge import STRATEGIES, judge_scorer
 from vivid_inspect.scorers.judge_parse import parse_judge_score
 from vivid_inspect.solvers.explain import explain_prompt
@@ -297,7 +297,7 @@ def test_every_scorer_reads_each_quote_direction_the_same_way(
         for language in JUDGE_LANGUAGES:
             for strategy, spec in STRATEGIES.items():
                 expected = cot if spec.reasoning else bare
-                value = sample.scores[judge_column(strategy, language)]
+                value = sample.scores[JudgeId.llm(strategy, language).column]
                 where = (sample.id, strategy, language, value.explanation)
                 if expected is None:
                     assert math.isnan(value.as_float()), where

@@ -11,7 +11,6 @@ from vivid_inspect.log_contract import (
     JudgedRecord,
     JudgeId,
     is_judge_column,
-    judge_column,
     read_judged_record,
     short_task,
 )
@@ -23,7 +22,7 @@ from vivid_inspect.log_contract import (
     ids=["llm", "cot", "panel", "lexical"],
 )
 def test_judge_column_round_trips(strategy: str, column: str) -> None:
-    assert judge_column(strategy) == column
+    assert JudgeId.of(strategy).column == column
     assert is_judge_column(column)
     assert JudgeId.from_column(column).strategy == strategy
 

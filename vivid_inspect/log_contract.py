@@ -69,16 +69,6 @@ SPEC_FILE = "spec.resolved.yaml"
 """The resolved spec ``vivid run`` writes beside its logs (``vivid/<spec name>/spec.resolved.yaml``)."""
 
 
-def judge_column(strategy: str, language: str | None = None) -> str:
-    """The result column a judge writes (:attr:`JudgeId.column` of :meth:`JudgeId.of`): ``judge_cot_en``.
-
-    Raises:
-        ValueError: If the strategy or language is unknown, or a language is given to a judge that
-            reads no instructions.
-    """
-    return JudgeId.of(strategy, language).column
-
-
 def is_judge_column(name: str) -> bool:
     """Whether a scorer column of an explanation log is a judge (LLM, panel, or the lexical baseline).
 
