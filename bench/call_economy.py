@@ -60,7 +60,7 @@ def ablation_spec(data: Path, log_dir: Path, items: int, fifth_judge: bool) -> d
 def vivid(command: str, spec: Path, env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
     """Run ``vivid COMMAND SPEC`` as a user would (a fresh process); return wall time and the result."""
     started = time.monotonic()
-    args = [sys.executable, "-m", "vivid_inspect.cli.main", command, str(spec)]
+    args = [sys.executable, "-m", "vivid_inspect.lab.cli.main", command, str(spec)]
     if command == "run":
         args += ["--display", "none"]
     done = subprocess.run(args, capture_output=True, text=True, env={**os.environ, **env}, timeout=900)

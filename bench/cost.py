@@ -45,14 +45,14 @@ PROPOSED_CALL_OVERHEAD = 7
 
 
 def _chars_per_token() -> float:
-    from vivid_inspect.usage_events import CHARS_PER_TOKEN as value
+    from vivid_inspect.lab.usage_events import CHARS_PER_TOKEN as value
 
     return float(value)
 
 
 def plan_totals(spec_path: Path) -> dict[str, Any]:
     """Plan a spec in this process; totals per role and the batch saving on priced calls."""
-    from vivid_inspect.runner import load_spec, make_plan
+    from vivid_inspect.lab.runner import load_spec, make_plan
 
     started = time.monotonic()
     plan = make_plan(load_spec(spec_path))
@@ -157,7 +157,7 @@ def measure(items: int) -> Section:
                     [
                         sys.executable,
                         "-m",
-                        "vivid_inspect.cli.main",
+                        "vivid_inspect.lab.cli.main",
                         "run",
                         str(spec_path),
                         "--display",

@@ -23,7 +23,7 @@ import numpy as np
 from coverage_common import CoverageTable
 from planted_scores import Tally
 
-from vivid_inspect.report.allocation import (
+from vivid_inspect.lab.report.allocation import (
     MIN_PER_GENERATION,
     OBJECTIVE,
     Stratum,
@@ -31,8 +31,8 @@ from vivid_inspect.report.allocation import (
     equal,
     labels_needed,
 )
-from vivid_inspect.report.corrected import corrected_cell
-from vivid_inspect.report.ppi import residual_spread
+from vivid_inspect.lab.report.corrected import corrected_cell
+from vivid_inspect.lab.report.ppi import residual_spread
 
 REPS = 300
 QUICK_REPS = 20

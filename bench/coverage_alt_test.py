@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from coverage_common import CoverageTable, wilson
 
-from vivid_inspect.report.alt_test import DEFAULT_EPSILON, alt_test
+from vivid_inspect.lab.report.alt_test import DEFAULT_EPSILON, alt_test
 
 REPS = 400
 QUICK_REPS = 30

@@ -1,6 +1,6 @@
 """The audit's verdicts and intervals by simulation: false failures of a noisy judge, power, coverage.
 
-Every number comes from :mod:`vivid_inspect.audit.verdicts` itself (``evaluate`` and
+Every number comes from :mod:`vivid_inspect.lab.audit.verdicts` itself (``evaluate`` and
 ``evaluate_probe``, the functions ``vivid audit`` calls) on simulated judges' scores:
 
 - *false failures*: an unbiased judge whose two calls on one answer agree exactly with a planted
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from coverage_common import CoverageTable, wilson
 
-from vivid_inspect.audit.probes import PROBES
-from vivid_inspect.audit.verdicts import (
+from vivid_inspect.lab.audit.probes import PROBES
+from vivid_inspect.lab.audit.verdicts import (
     INVARIANCE,
     MIN_N_INTERVAL,
     Thresholds,

@@ -27,7 +27,7 @@ from planted_scores import (
     threshold_table,
 )
 
-from vivid_inspect.report.intervals import RULES, mean_kappa_interval
+from vivid_inspect.lab.report.intervals import RULES, mean_kappa_interval
 
 REPS = 1000
 QUICK_REPS = 60

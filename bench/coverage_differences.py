@@ -26,7 +26,7 @@ from planted_scores import (
     threshold_table,
 )
 
-from vivid_inspect.report.intervals import RULES, kappa_difference_interval
+from vivid_inspect.lab.report.intervals import RULES, kappa_difference_interval
 
 REPS = 2000
 """More than the other sections: the draws are cheap, and the worst of 27 planted values is noisy."""

@@ -26,7 +26,7 @@ from planted_scores import (
     threshold_table,
 )
 
-from vivid_inspect.report.intervals import RULES, kappa_interval
+from vivid_inspect.lab.report.intervals import RULES, kappa_interval
 
 REPS = 1000
 QUICK_REPS = 60

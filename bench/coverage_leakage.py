@@ -104,7 +104,7 @@ def _two_substitutions(rng: random.Random, words: list[str], pool: list[str]) ->
 
 
 # Real idioms that share a word, a frame or a length with a shown idiom, and mean something else:
-# the hardest negatives we could write (the same pairs as tests/test_near_duplicates.py).
+# the hardest negatives we could write (the same pairs as tests/data/test_near_duplicates.py).
 HARD_NEGATIVES = [
     ("Ăn cây nào rào cây ấy", "Ăn cháo đá bát"),
     ("Ăn quả nhớ kẻ trồng cây", "Ăn cháo đá bát"),

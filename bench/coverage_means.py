@@ -14,7 +14,7 @@ import numpy as np
 from coverage_common import CoverageTable
 from planted_scores import NS, ROW_COLUMNS, Tally, record, threshold_table
 
-from vivid_inspect.report.intervals import RULES, mean_difference_interval, mean_interval
+from vivid_inspect.lab.report.intervals import RULES, mean_difference_interval, mean_interval
 
 REPS = 1000
 QUICK_REPS = 60

@@ -25,11 +25,11 @@ import numpy as np
 from coverage_common import CoverageTable, wilson
 from planted_scores import NS, ROW_COLUMNS, Tally, record, threshold_table
 
-from vivid_inspect.report.corrected import corrected_cell
-from vivid_inspect.report.draw_check import check_draw
-from vivid_inspect.report.intervals import RULES, mean_interval
-from vivid_inspect.report.ppi import ppi_mean
-from vivid_inspect.report.sheet_export import stratified_ids
+from vivid_inspect.lab.humans.annotate.sheet_export import stratified_ids
+from vivid_inspect.lab.report.corrected import corrected_cell
+from vivid_inspect.lab.report.draw_check import check_draw
+from vivid_inspect.lab.report.intervals import RULES, mean_interval
+from vivid_inspect.lab.report.ppi import ppi_mean
 from vivid_inspect.taxonomy import THEME_NAMES
 
 REPS = 2000

@@ -178,9 +178,9 @@ WORKER = """
 import json, os, resource, sys, time
 kind, path = sys.argv[1], sys.argv[2]
 if kind.startswith("human"):
-    from vivid_inspect.inputs.human_scores import read_human_scores as read
+    from vivid_inspect.lab.humans.scores_file import read_human_scores as read
 elif kind == "sheet":
-    from vivid_inspect.report.annotate import import_sheets
+    from vivid_inspect.lab.humans.annotate.sheets import import_sheets
     out = path + ".humans.csv"
     def read(path):
         return import_sheets([path], out, force=True)

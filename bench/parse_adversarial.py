@@ -1,6 +1,6 @@
 """Judge-reply parsing on adversarial 1 MB replies: the worst case per shape.
 
-Each shape of ``tests/test_parse_adversarial.py`` (runs of decorations, ``<think>`` tags, unclosed
+Each shape of ``tests/scorers/test_parse_adversarial.py`` (runs of decorations, ``<think>`` tags, unclosed
 quotes and backticks, fences, labels without numbers, long lines, floods of newlines, ...) is built
 at 1 MB and read by the judge's parser as shipped, once as a bare-score reply and once as a
 chain-of-thought reply, plus the normalisation steps (``prepare``, which runs on the whole reply,
@@ -27,7 +27,7 @@ from _common import REPO_DIR, Section, finish
 
 sys.path.insert(0, str(REPO_DIR))
 
-from tests.test_parse_adversarial import SHAPES, read_line
+from tests.scorers.test_parse_adversarial import SHAPES, read_line
 from vivid_inspect.scorers.judge_parse import BARE_WINDOW, parse_judge_score
 from vivid_inspect.scorers.verdict_text import fold, prepare
 from vivid_inspect.text import strip_reasoning

@@ -195,7 +195,7 @@ def build_log_dir(root: Path, items: int) -> dict[str, Any]:
         [
             sys.executable,
             "-m",
-            "vivid_inspect.cli.main",
+            "vivid_inspect.lab.cli.main",
             "run",
             str(spec),
             "--display",
@@ -312,7 +312,7 @@ def report_worker(log_dir: Path, out: Path) -> dict[str, Any]:
 
     zipfile.ZipFile.open = counting_open  # type: ignore[method-assign]
     # The report inflates members itself, within a cap, from the raw zip (not ZipFile.open).
-    from vivid_inspect import bounded_zip
+    from vivid_inspect.lab import bounded_zip
 
     original_inflate = bounded_zip._inflate
 
@@ -321,11 +321,11 @@ def report_worker(log_dir: Path, out: Path) -> dict[str, Any]:
         return original_inflate(raw, method, name, *args, **kwargs)
 
     bounded_zip._inflate = counting_inflate  # type: ignore[assignment]
-    from vivid_inspect.cli import main as cli
+    from vivid_inspect.lab.cli import main as cli
 
     parser = cli.build_parser()
     if "report" not in parser._subparsers._group_actions[0].choices:  # type: ignore[union-attr]
-        from vivid_inspect.cli import report
+        from vivid_inspect.lab.cli import report
 
         subparsers = parser._subparsers._group_actions[0]  # type: ignore[union-attr]
         report.register(subparsers)
@@ -355,7 +355,7 @@ def route_worker(route: str, log_dir: Path) -> dict[str, Any]:
     """Read every log's header and per-sample scores the way ``route`` does; time it here."""
     started = time.monotonic()
     if route == "read_logs":
-        from vivid_inspect.report.logs import read_logs
+        from vivid_inspect.lab.report.logs import read_logs
 
         imported = time.monotonic()
         logs = read_logs(log_dir)
@@ -374,7 +374,7 @@ def route_worker(route: str, log_dir: Path) -> dict[str, Any]:
     elif route == "public_capped":
         from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 
-        from vivid_inspect.bounded_zip import Budget, check_members, max_inflated
+        from vivid_inspect.lab.bounded_zip import Budget, check_members, max_inflated
 
         imported = time.monotonic()
         paths = sorted(log_dir.rglob("*.eval"))

@@ -39,15 +39,15 @@ def _rel(path: Path) -> str:
     return path.relative_to(PACKAGE.parent).as_posix()
 
 
-@pytest.mark.parametrize("path", _modules("report"), ids=_rel)
+@pytest.mark.parametrize("path", _modules("lab/report"), ids=_rel)
 def test_the_report_imports_nothing_from_the_runner(path: Path) -> None:
-    assert [m for m in _imports(path) if m.startswith("vivid_inspect.runner")] == []
+    assert [m for m in _imports(path) if m.startswith("vivid_inspect.lab.runner")] == []
 
 
-@pytest.mark.parametrize("path", _modules("runner"), ids=_rel)
+@pytest.mark.parametrize("path", _modules("lab/runner"), ids=_rel)
 def test_the_runner_imports_only_the_reports_entry_point(path: Path) -> None:
-    reached = [m for m in _imports(path) if m.startswith("vivid_inspect.report")]
-    assert set(reached) <= {"vivid_inspect.report.build"}
+    reached = [m for m in _imports(path) if m.startswith("vivid_inspect.lab.report")]
+    assert set(reached) <= {"vivid_inspect.lab.report.build"}
 
 
 @pytest.mark.parametrize("path", _modules(), ids=_rel)
@@ -118,8 +118,16 @@ def _module_graph() -> dict[str, frozenset[str]]:
 
 
 def _package(module: str) -> str:
-    """A module's package below ``vivid_inspect`` (``runner``, ``report``); a top-level module is its own."""
-    return module.split(".")[1] if "." in module else module
+    """A module's package: ``data``, ``scorers`` on the core floor, ``lab.runner`` on the laboratory's.
+
+    A module at the top of either floor is its own package.
+    """
+    parts = module.split(".")
+    if len(parts) > 3 and parts[1:4] == ["lab", "humans", "annotate"]:
+        return "lab.humans.annotate"  # making human scores sits above the report; reading them below
+    if len(parts) > 2 and parts[1] == "lab":
+        return f"lab.{parts[2]}"
+    return parts[1] if len(parts) > 1 else module
 
 
 def _in_cycles(graph: dict[str, frozenset[str]]) -> set[frozenset[str]]:
@@ -149,7 +157,7 @@ def test_no_import_cycle_between_modules() -> None:
         pytest.fail(f"modules import each other: {' -> '.join(error.args[1])}")
 
 
-KNOWN_PACKAGE_CYCLES = {frozenset({"audit", "report"})}
+KNOWN_PACKAGE_CYCLES = {frozenset({"lab.audit", "lab.report"})}
 """Package cycles the layout still has, each with its way out (issue 25's two floors).
 
 ``audit`` <-> ``report``: the report shows each audit's card, built by ``audit.card`` from
@@ -188,19 +196,78 @@ def test_lazy_imports_are_read_with_the_rest(tmp_path: Path) -> None:
     source.write_text(
         "from typing import TYPE_CHECKING\n"
         "import vivid_inspect.text\n"
-        "if TYPE_CHECKING:\n    from vivid_inspect.report import logs\n"
-        "def f():\n    from vivid_inspect.runner import plan\n    from vivid_inspect import log_contract\n",
+        "if TYPE_CHECKING:\n    from vivid_inspect.lab.report import logs\n"
+        "def f():\n    from vivid_inspect.lab.runner import plan\n    from vivid_inspect import log_contract\n",
         "utf-8",
     )
     known = {
         "vivid_inspect",
         "vivid_inspect.text",
-        "vivid_inspect.report.logs",
-        "vivid_inspect.runner.plan",
+        "vivid_inspect.lab.report.logs",
+        "vivid_inspect.lab.runner.plan",
         "vivid_inspect.log_contract",
     }
     assert set(_runtime_imports(source, known)) == {
         "vivid_inspect.text",
-        "vivid_inspect.runner.plan",
+        "vivid_inspect.lab.runner.plan",
         "vivid_inspect.log_contract",
+    }
+
+
+def _floor_imports(path: Path) -> Iterator[str]:
+    """Every ``vivid_inspect.lab`` module a file imports, however it is spelt, at any depth."""
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = (
+                [f"{node.module}.{alias.name}" for alias in node.names]
+                if node.module == "vivid_inspect"
+                else [node.module]
+            )
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        yield from (
+            name for name in names if name == "vivid_inspect.lab" or name.startswith("vivid_inspect.lab.")
+        )
+
+
+CORE = [path for path in _modules() if path.relative_to(PACKAGE).parts[0] != "lab"]
+
+
+@pytest.mark.parametrize("path", CORE, ids=_rel)
+def test_the_benchmark_core_imports_nothing_from_the_laboratory(path: Path) -> None:
+    """The core floor could go upstream on its own: nothing in it reaches up into the laboratory.
+
+    The core is tasks, data, solvers, scorers, baselines, the log contract and the endpoint check.
+    """
+    assert list(_floor_imports(path)) == []
+
+
+def test_the_floor_rule_sees_every_spelling_of_an_upward_import(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        "import vivid_inspect.lab.report.build\n"
+        "from vivid_inspect import lab\n"
+        "def f():\n    from vivid_inspect.lab.runner import plan\n    from vivid_inspect import text\n",
+        "utf-8",
+    )
+    assert list(_floor_imports(source)) == [
+        "vivid_inspect.lab.report.build",
+        "vivid_inspect.lab",
+        "vivid_inspect.lab.runner",
+    ]
+
+
+def test_the_core_is_where_the_documentation_says() -> None:
+    """The two floors, as docs/architecture.md draws them: the laboratory is one folder."""
+    assert (PACKAGE / "lab").is_dir() and (PACKAGE / "tasks.py").is_file()
+    assert {
+        path.name for path in (PACKAGE / "lab").iterdir() if path.is_dir() and path.name != "__pycache__"
+    } >= {
+        "runner",
+        "report",
+        "audit",
+        "humans",
+        "cli",
     }

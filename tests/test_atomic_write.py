@@ -3,8 +3,8 @@
 A write that fails at any step (the content, the flush to disk, the rename, Ctrl-C) leaves the old
 file whole (or no file) and no temporary file beside it; a complete write replaces the file with
 its old permissions. The same holds where the helper is used: a scrubbed log or text file, a data
-cache entry, an annotation sheet (tests/test_annotate_sheets.py) and a judged log
-(tests/test_runner.py).
+cache entry, an annotation sheet (tests/lab/humans/test_annotate_sheets.py) and a judged log
+(tests/lab/runner/test_runner.py).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import pytest
 
 from vivid_inspect.atomic_write import replacing, write_atomic
 from vivid_inspect.data.sources import RawData, keep_in_cache
+from vivid_inspect.lab.runner.scrub import scrub_file
 from vivid_inspect.redact import REDACTED
-from vivid_inspect.runner.scrub import scrub_file
 
 OLD = b"the old file, whole\n"
 KEY = "gw-Secret-Value-9876"

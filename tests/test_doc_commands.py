@@ -42,15 +42,16 @@ import pytest
 from inspect_ai._cli.main import inspect as inspect_cli
 from inspect_ai._util.config import parse_cli_args
 from inspect_ai.log import list_eval_logs, read_eval_log
+from inspect_ai.util import registry_create
 
-import vivid_inspect._registry as registry
+import vivid_inspect._registry  # noqa: F401  (registers the scorers `inspect score` resolves)
 import vivid_inspect.tasks as tasks
 from tests.server_process import start_server
 from vivid_inspect.baselines.answers import BASELINES
 from vivid_inspect.baselines.model import GRADERS, MODEL_ARGS
-from vivid_inspect.cli.main import build_parser
-from vivid_inspect.cli.main import main as vivid_main
 from vivid_inspect.inspect_private import model_providers
+from vivid_inspect.lab.cli.main import build_parser
+from vivid_inspect.lab.cli.main import main as vivid_main
 from vivid_inspect.log_contract import NO_JUDGE
 from vivid_inspect.testing.__main__ import DEFAULT_PORT
 from vivid_inspect.testing.__main__ import build_parser as server_parser
@@ -66,8 +67,8 @@ HOW_TO_MARK = (
 )
 
 COVERED = {
-    "experiments/offline.yaml": ("tests/test_offline_job.py", '"experiments" / "offline.yaml"'),
-    "experiments/smoke.yaml": ("tests/test_runner.py", '"experiments" / "smoke.yaml"'),
+    "experiments/offline.yaml": ("tests/lab/cli/test_offline_job.py", '"experiments" / "offline.yaml"'),
+    "experiments/smoke.yaml": ("tests/lab/runner/test_runner.py", '"experiments" / "smoke.yaml"'),
     "experiments/judge_ablation_local.yaml": (
         "tests/test_local_recipe.py",
         "vivid run experiments/judge_ablation_local.yaml",
@@ -395,10 +396,15 @@ def _check_inspect(words: tuple[str, ...]) -> None:
                 f"vivid models take -M {MODEL_ARGS}, not {sorted(model_args)}"
             )
     if name == "score":
-        scorer = getattr(registry, context.params["scorer"].removeprefix("vivid_inspect/"))
-        options = _key_values(context.params.get("s"))
-        unknown = set(options) - set(pyinspect.signature(scorer).parameters)
-        assert not unknown, f"{context.params['scorer']} takes no -S {sorted(unknown)}"
+        # As `inspect score` resolves it: by registry name (the judge scorers come from one loop).
+        # Typed as Inspect's CLI reads -S; a shell variable (`-S repeat=$r` in a loop) stands for the
+        # loop's values, the first of which is 0.
+        scorer, options = context.params["scorer"], parse_cli_args(context.params.get("s"))
+        options = {key: 0 if str(value).startswith("$") else value for key, value in options.items()}
+        try:
+            registry_create("scorer", scorer, **options)
+        except TypeError as error:
+            raise AssertionError(f"{scorer} takes no -S {sorted(options)}: {error}") from None
 
 
 def _click_group(name: str, args: list[str]) -> None:

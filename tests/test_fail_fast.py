@@ -32,8 +32,8 @@ from vivid_inspect.call_errors import (
     is_call_failure,
 )
 from vivid_inspect.call_limits import GENERATION, JUDGE, RUN_ATTEMPTS, bounded_config
-from vivid_inspect.runner.prepare.models import generate_config
-from vivid_inspect.runner.spec.model import Retries, Spec
+from vivid_inspect.lab.runner.prepare.models import generate_config
+from vivid_inspect.lab.runner.spec.model import Retries, Spec
 from vivid_inspect.tasks import explain, topic, traits
 from vivid_inspect.testing.openai_server import FakeOpenAIServer, Fault, fail_prompts
 
@@ -455,8 +455,8 @@ retries: {{attempts: 0, max_retries: 0}}
 def test_every_entry_point_names_a_failed_judge_call(
     entry: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from vivid_inspect.audit.run import AuditError, run_audit
-    from vivid_inspect.cli.main import main
+    from vivid_inspect.lab.audit.run import AuditError, run_audit
+    from vivid_inspect.lab.cli.main import main
 
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "logs"))
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))

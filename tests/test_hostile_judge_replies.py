@@ -63,7 +63,7 @@ from tests.fake_api import (
     idiom_of,
     serving,
 )
-from tests.test_reliability_runner import single_log, vivid_run, write_spec
+from tests.lab.runner.test_reliability_runner import single_log, vivid_run, write_spec
 from vivid_inspect.scorers.judge import POISONED_REPLY, judge
 from vivid_inspect.scorers.judge_parse import parse_judge_score
 from vivid_inspect.scorers.judge_prompts import DATA_TAGS

@@ -21,8 +21,8 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
 from tests.scripted import scripted_model
 from vivid_inspect.data import VividItem, load_items
+from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.log_contract import sample_idiom, sample_meaning
-from vivid_inspect.report.sheet_export import export_sheet
 from vivid_inspect.scorers.judge import judge_scorer
 from vivid_inspect.scorers.lexical import lexical
 from vivid_inspect.solvers.markers import last_item

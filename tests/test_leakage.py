@@ -225,6 +225,21 @@ def test_the_load_warning_lists_each_pair_with_its_similarity(
     assert "id 1 «Ăn cháo đái bát» ~ demonstration «Ăn cháo đá bát» (0.750)" in text
 
 
+def test_the_load_warning_is_one_line_when_only_shown_idioms_themselves_are_left_out(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = rows_file(tmp_path, ["ăn cháo đá bát!", "Nước chảy đá mòn", "Ăn cháo đái bát"], name="warned.csv")
+
+    with caplog.at_level("WARNING", logger="vivid_inspect.data"):
+        load_vivid(str(path), exclude_idioms=["Ăn cháo đá bát"])
+
+    [message] = [record.getMessage() for record in caplog.records]
+    lines = message.splitlines()
+    assert "left out 2 item(s)" in lines[0] and "ids [1, 3]" in lines[0]
+    # The idiom itself is not paired again; its near-duplicate is, with the similarity.
+    assert lines[1:] == ["  - id 3 «Ăn cháo đái bát» ~ demonstration «Ăn cháo đá bát» (0.750)"]
+
+
 def test_near_duplicates_follow_the_closest_shown_idiom(tmp_path: Path) -> None:
     # Closer to the judge example than to the demonstration: recorded as a judge example.
     path = rows_file(tmp_path, ["Há miệng chờ sung", "Há miệng chờ sung rụng"])

@@ -10,7 +10,7 @@ endpoint (a model listing, ``GET {base_url}/models``) finds each of these in sec
   5xx (a failing server);
 - a model the endpoint does not list (OpenAI-compatible servers).
 
-``vivid run``'s preflight (:mod:`vivid_inspect.runner.prepare.preflight`) asks each endpoint of a
+``vivid run``'s preflight (:mod:`vivid_inspect.lab.runner.prepare.preflight`) asks each endpoint of a
 spec once; the tasks ask the endpoints of the models they will call when ``inspect eval`` builds
 them (:mod:`vivid_inspect.task_start`). The request is never retried and waits no longer than the
 user's ``timeout`` or ``attempt_timeout`` when one is shorter than ours, so a flag such as

@@ -12,7 +12,7 @@ replaces a log file on resume. The eval id is kept beside it as a check, never a
 
 :attr:`Generation.legacy_key` is the key as it was computed before the digest was part of it
 (the data's name in its place): a human scores file bound under it is still recognised (see
-:mod:`vivid_inspect.report.binding`).
+:mod:`vivid_inspect.lab.humans.binding`).
 
 Users name a generation with a *selector*: whitespace-separated terms, each of which must match
 the generation's key (or a prefix of it), its model (with or without the provider), its prompt,

@@ -161,7 +161,7 @@ def task_errors(task: str) -> Iterator[None]:
 # Private format, not a private import: the member names inside an `.eval` zip. The report reads
 # logs with Inspect's public readers (read_eval_log(header_only=True),
 # read_eval_log_sample_summaries), which inflate without a cap; it first inflates the members they
-# will read within its cap (vivid_inspect.bounded_zip), so a decompression bomb is skipped. No public
+# will read within its cap (vivid_inspect.lab.bounded_zip), so a decompression bomb is skipped. No public
 # API names those members (bench/results.md, "Reading logs: public readers against our own").
 _JOURNAL = "_journal/"
 _JOURNAL_SUMMARIES = "_journal/summaries/"

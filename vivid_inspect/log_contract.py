@@ -101,7 +101,7 @@ class JudgedRecord(BaseModel):
         config: Everything that changes the judge's scores.
         skipped_errored_samples: Samples left out because their generation errored.
         usage: The judge's model calls per scorer column, summed once when the log was written
-            (see :mod:`vivid_inspect.usage_events`); None for logs written before it was recorded.
+            (see :mod:`vivid_inspect.lab.usage_events`); None for logs written before it was recorded.
         members: A panel's member judges, in panel order.
         aggregate: A panel's aggregate (``mean``, ``median`` or ``majority``).
     """

@@ -6,7 +6,7 @@ that the project writes to a log, a report or the terminal goes through :func:`r
 and a file that fails to parse is quoted only as a short, redacted :func:`excerpt`.
 
 One rule says what a placeholder is, for redaction here and for the spec's credential check
-(:mod:`vivid_inspect.runner.spec.credentials`): :func:`placeholder_reason`. Local servers
+(:mod:`vivid_inspect.lab.runner.spec.credentials`): :func:`placeholder_reason`. Local servers
 (Ollama, llama.cpp, vLLM, LM Studio) take any key, and their documentation uses words such as
 ``ollama`` or ``EMPTY``; replacing such a word wherever it occurs would rewrite model names in
 logs and the resolved spec (``openai-api/[REDACTED]/gen``), so that a finished spec no longer

@@ -10,7 +10,7 @@ size (``bench/input_size.py`` measures it). The caps, with their defaults:
 - annotation sheets (exported, filled, or an annotator's own): :data:`SHEETS`;
 - the VIVID data CSV (a path, a download, the download cache): :data:`DATA`.
 
-The caps of log files are :mod:`vivid_inspect.bounded_zip`'s (how far a member may inflate).
+The caps of log files are :mod:`vivid_inspect.lab.bounded_zip`'s (how far a member may inflate).
 """
 
 from __future__ import annotations

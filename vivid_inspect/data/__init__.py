@@ -289,10 +289,12 @@ def _left_out_warning(
         f"{source}: left out {len(entries)} item(s) whose idiom is {what} or a near-duplicate of one "
         f"(similarity >= {threshold:g}): ids {[entry.id for entry in entries]}"
     ]
-    lines += [f"  - {entry.describe()}" for entry in entries[:SHOWN_LEFT_OUT]]
-    if len(entries) > SHOWN_LEFT_OUT:
+    # A shown idiom itself (in any spelling) needs no pairing; a near-duplicate is shown with what it
+    # resembles. So the bundled sample's one demonstration stays one line, which keeps a plain
+    # `inspect eval` failure within its five lines.
+    near = [entry for entry in entries if entry.similarity is None or entry.similarity < 1]
+    lines += [f"  - {entry.describe()}" for entry in near[:SHOWN_LEFT_OUT]]
+    if len(near) > SHOWN_LEFT_OUT:
         spec = f" --data {shlex.quote(data)}" if data else ""
-        lines.append(
-            f"  … and {len(entries) - SHOWN_LEFT_OUT} more: `vivid data leakage{spec}` lists them all"
-        )
+        lines.append(f"  … and {len(near) - SHOWN_LEFT_OUT} more: `vivid data leakage{spec}` lists them all")
     return "\n".join(lines)

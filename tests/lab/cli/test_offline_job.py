@@ -1,0 +1,73 @@
+"""The README's first set-up command: `vivid run experiments/offline.yaml` gives meaningful tables offline."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from vivid_inspect.lab.cli.main import main
+
+REPO = Path(__file__).resolve().parents[3]
+THEMES = ["Love", "Virtues", "Criticism", "Work and Nature", "Social Relationships", "Life Lessons", "Other"]
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The offline job run once: its log folder and what it printed."""
+    tmp_path = tmp_path_factory.mktemp("offline")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(
+            [
+                "run",
+                str(REPO / "experiments" / "offline.yaml"),
+                "--log-dir",
+                str(tmp_path),
+                "--display",
+                "none",
+            ]
+        )
+    assert code == 0
+    return tmp_path, printed.getvalue()
+
+
+@pytest.mark.slow
+def test_offline_main_job_puts_the_oracle_far_above_the_literal_floor(job: tuple[Path, str]) -> None:
+    tmp_path, printed = job
+    assert "Table 3" in printed and "Table 5" in printed
+
+    # One row per generation and cell (a theme or Average), with its interval and n.
+    cells = pd.read_csv(tmp_path / "report" / "table3_themes.csv").set_index(["model", "prompt", "cell"])
+    for prompt in ("zero_shot", "few_shot"):
+        oracle = cells.loc[("vivid/oracle", prompt), "judge_mean"].loc[THEMES]
+        literal = cells.loc[("vivid/literal", prompt), "judge_mean"].loc[THEMES]
+        assert (oracle == 5.0).all(), oracle
+        assert (literal < 1.0).all(), literal
+        # 47 items, one is a few-shot demonstration
+        assert cells.loc[("vivid/oracle", prompt, "Average"), "n_items"] == 46
+
+    classification = pd.read_csv(tmp_path / "report" / "table5_classification.csv").set_index("model")
+    assert classification.loc["vivid/oracle", ["topic", "traits"]].tolist() == [1.0, 1.0]
+    assert (classification.loc["vivid/literal", ["topic", "traits"]] < 0.5).all()
+
+
+@pytest.mark.slow
+def test_offline_main_job_writes_the_judge_card_saying_what_is_missing(job: tuple[Path, str]) -> None:
+    """No human scores in the offline job: the card says so and how to collect them; nothing stands in for people."""
+    tmp_path, _ = job
+    card = (tmp_path / "report" / "judge_card.md").read_text(encoding="utf-8")
+    pages = card.split("\n---\n")
+    assert len(pages) == 2  # chrf_aspect and lexical
+    for page in pages:
+        assert "**Can replace the annotators on this data: not enough evidence.**" in page
+        assert "There are no human scores in this report" in page
+        assert f"vivid annotate serve {tmp_path}" in page and "--annotators A,B,C" in page
+        assert "No human scores: the judge's bias cannot be measured." in page
+    cells = pd.read_csv(tmp_path / "report" / "table3_themes.csv")
+    assert cells[["human_mean", "corrected_mean", "bias", "n_human"]].isna().all().all()
+    for absent in ("alt_test.csv", "judge_bias.csv"):
+        assert not (tmp_path / "report" / absent).exists()

@@ -1,1 +1,0 @@
-"""The ``vivid`` command line: ``vivid run | plan | validate SPEC`` (see :mod:`vivid_inspect.cli.main`)."""

@@ -1,0 +1,274 @@
+"""Import filled annotation sheets as one human scores file (``id, score, annotator[, generation]``).
+
+Every problem in every sheet is reported at once, one line each, naming the sheet, row, line and
+column. Only ids, scores, annotators and the generation key are read, so the text cells (which
+export neutralised as spreadsheet formulas) never change what is scored.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vivid_inspect.atomic_write import write_atomic
+from vivid_inspect.lab.humans.annotators import annotator_key, annotator_name, spelled_apart
+from vivid_inspect.lab.humans.csv_records import Problems, id_problem, id_value, iter_records
+from vivid_inspect.lab.humans.scores_file import (
+    RECORD_SUFFIX,
+    HumanScoresError,
+    Problem,
+    load_record,
+    read_generation_record,
+    read_human_scores,
+    record_path,
+    whole_number,
+)
+from vivid_inspect.lab.humans.sheet_files import check_output
+from vivid_inspect.lab.humans.sheet_lock import not_served
+from vivid_inspect.redact import excerpt
+from vivid_inspect.size_caps import SHEETS
+from vivid_inspect.text import nfc
+
+HUMAN_COLUMNS: tuple[str, ...] = ("id", "score", "annotator")
+_READ = ("id", "score", "annotator", "generation")
+"""The only columns of a sheet that import reads."""
+
+
+def import_sheets(
+    sheets: Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    *,
+    annotator: str | None = None,
+    force: bool = False,
+) -> pd.DataFrame:
+    """Check filled sheets and write them as one human scores file (``id, score, annotator[, generation]``).
+
+    Every problem in every sheet is reported at once: a row without a score, a score that is not
+    a whole number 0-5, an id that is not an integer or not a sample of the sheet's generation,
+    the same id scored twice by one annotator, sheets of different generations. The generation
+    key of exported sheets is carried into the scores file, and their record (found beside the
+    sheet, or as any ``*.generation.json`` with that key in the sheet's folder) is copied beside
+    it. A sheet without a ``generation`` column (made by hand) gives an unbound scores file.
+
+    Args:
+        sheets: Filled sheets (columns ``id`` and ``score`` required; ``annotator``,
+            ``generation`` and the sheet's text columns optional).
+        out: The human scores CSV to write.
+        annotator: Annotator of rows whose ``annotator`` cell is empty; default the sheet's
+            file name without extension.
+        force: Replace an existing scores file (an input is never replaced).
+
+    Returns:
+        The scores as written (sorted by annotator, then id), as read back by
+        :func:`vivid_inspect.lab.humans.scores_file.read_human_scores`.
+
+    Raises:
+        ValueError: No sheet given, any problem in any sheet (the message lists them all), or
+            ``out`` is an input or exists without ``force``.
+        vivid_inspect.lab.folder_lock.FolderBusy: ``out`` is in an annotation folder that a running
+            ``vivid annotate serve`` holds (that server alone writes there).
+    """
+    with not_served(Path(out)):
+        return _import(sheets, Path(out), annotator=annotator, force=force)
+
+
+def _import(
+    sheets: Sequence[str | os.PathLike[str]], out: Path, *, annotator: str | None, force: bool
+) -> pd.DataFrame:
+    if not sheets:
+        raise ValueError("no sheet given; expected one or more filled annotation sheets")
+    inputs = [path for sheet in map(Path, sheets) for path in (sheet, record_path(sheet))]
+    check_output(out, inputs, force=force)
+    records: list[tuple[int, int, str]] = []
+    seen: dict[tuple[int, str], str] = {}
+    spellings: dict[str, tuple[str, str]] = {}
+    errors: list[str] = []
+    bound: dict[Path, dict[str, Any] | None] = {}
+    for sheet in map(Path, sheets):
+        try:
+            rows, bound[sheet] = _check_sheet(sheet, annotator or sheet.stem, seen, spellings)
+        except HumanScoresError as error:
+            errors.append(str(error))
+        else:
+            records.extend(rows)
+    keys = {sheet: (record or {}).get("generation") for sheet, record in bound.items()}
+    if len(set(keys.values())) > 1:
+        listed = "\n".join(f"  - {sheet}: {key or 'no generation column'}" for sheet, key in keys.items())
+        errors.append(
+            f"the sheets were drawn from different generations; import each generation on its own:\n{listed}"
+        )
+    if errors:
+        raise ValueError("\n".join(errors))
+    record = next(iter(bound.values()), None)
+    if record is not None:
+        check_output(record_path(out), inputs, force=force)
+    records.sort(key=lambda r: (r[2], r[0]))
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow((*HUMAN_COLUMNS, "generation") if record else HUMAN_COLUMNS)
+    writer.writerows((*row, record["generation"]) if record else row for row in records)
+    if record is not None:
+        kept = {key: value for key, value in record.items() if key not in ("sheet", "sheet_ids")}
+        # The draw's seed stays: the report says the items were drawn uniformly (draw_check.how_drawn).
+        kept["sheets"] = [str(sheet) for sheet in bound]
+        write_atomic(record_path(out), json.dumps(kept, ensure_ascii=False, indent=1) + "\n")
+    write_atomic(out, buffer.getvalue())
+    return read_human_scores(out)
+
+
+def _sheet_record(path: Path, key: str, line: int) -> dict[str, Any]:
+    """The record of the generation a sheet names: beside it, or with that key in its folder."""
+    beside = read_generation_record(path)
+    if beside is not None:
+        if beside["generation"] != key:
+            message = f"the sheet names generation {key!r} but its record {record_path(path).name} is of {beside['generation']!r}"
+            raise HumanScoresError(path, [Problem(1, line, "generation", message)])
+        return beside
+    for other in sorted(path.parent.glob(f"*{RECORD_SUFFIX}")):
+        try:
+            data = load_record(other)
+        except HumanScoresError:
+            continue  # not a record (a pipe, a folder, a huge or broken file): not the one looked for
+        if data.get("generation") == key:
+            return data
+    message = (
+        f"no record of generation {key!r}: looked for {record_path(path).name} and any *{RECORD_SUFFIX} in "
+        f"{path.parent}; keep the record `vivid annotate export` wrote beside the sheet in the sheet's folder"
+    )
+    raise HumanScoresError(path, [Problem(1, line, "generation", message)])
+
+
+def _check_sheet(
+    path: Path,
+    default_annotator: str,
+    seen: dict[tuple[int, str], str],
+    spellings: dict[str, tuple[str, str]],
+) -> tuple[list[tuple[int, int, str]], dict[str, Any] | None]:
+    """A sheet's (id, score, annotator) rows, checked; ``seen`` and ``spellings`` carry across sheets.
+
+    The sheet is streamed and only the cells import reads are kept (never the text columns).
+    """
+    records = iter_records(path, "sheet", "expected the exported header with filled scores", SHEETS)
+    header_line, header = next(records)
+    columns = [nfc(name).strip() for name in header]
+    missing = [name for name in ("id", "score") if name not in columns]
+    if missing:
+        raise HumanScoresError(
+            path, [Problem(None, header_line, None, f"missing column(s) {', '.join(map(repr, missing))}")]
+        )
+    at = {name: columns.index(name) for name in _READ if name in columns}
+    cells = [
+        (row, line, {name: (record[i].strip() if i < len(record) else "") for name, i in at.items()})
+        for row, (line, record) in enumerate(records, start=1)
+    ]
+    record, samples = _generation_of_sheet(path, header_line, cells if "generation" in at else None)
+    problems = Problems()
+    rows: list[tuple[int, int, str]] = []
+    for row, line, values in cells:
+        before = problems.count
+        item, score = _check_cells(problems, row, line, values, record, samples)
+        who = annotator_name(values.get("annotator", "")) or annotator_name(default_annotator)
+        key = annotator_key(who)
+        where = f"{path.name} data row {row}"
+        if not key:
+            problems.add(Problem(row, line, "annotator", f"annotator {who!r} has no visible character"))
+        elif spellings.setdefault(key, (who, where))[0] != who:
+            first, first_where = spellings[key]
+            problems.add(
+                Problem(row, line, "annotator", f"{spelled_apart(first, who)} (first in {first_where})")
+            )
+        elif item is not None:
+            if (item, key) in seen:
+                message = f"id {item} scored again by {who!r} (first in {seen[(item, key)]}); an annotator scores an item once"
+                problems.add(Problem(row, line, "id", message))
+            else:
+                seen[(item, key)] = where
+        if item is not None and score is not None and problems.count == before:
+            rows.append((item, score, who))
+    if problems:
+        raise problems.error(path)
+    if not rows:
+        raise HumanScoresError(path, "no data rows below the header")
+    return rows, record
+
+
+def _check_cells(
+    problems: Problems,
+    row: int,
+    line: int,
+    cells: dict[str, str],
+    record: dict[str, Any] | None,
+    samples: set[str] | None,
+) -> tuple[int | None, int | None]:
+    """A row's id (a sample of the sheet's generation) and score (0-5), each checked on its own.
+
+    Problems go to ``problems`` (their messages made only while they are listed). The duplicate
+    check, which carries state across rows and sheets, stays with the caller.
+    """
+    number = whole_number(cells["id"])
+    item = id_value(cells["id"])
+    if number is not None and samples is not None and record is not None and str(number) not in samples:
+        # A sheet of a generation: any number that is none of its samples (0, -3, 9999) is said to be so.
+        message = f"id {number} is not a sample of generation {record['generation']!r} (the sheet's; {len(samples)} samples)"
+        problems.add(Problem(row, line, "id", message))
+        item = None
+    elif item is None:
+        problems.add(partial(_problem, row, line, "id", id_problem, cells["id"]))
+    score = whole_number(cells["score"])
+    if cells["score"] == "":
+        problems.add(Problem(row, line, "score", "not scored yet (empty score)"))
+    elif score is None or not 0 <= score <= 5:
+        problems.add(partial(_problem, row, line, "score", _score_problem, cells["score"]))
+    return item, score
+
+
+def _problem(row: int, line: int, column: str, message: Callable[[str], str], cell: str) -> Problem:
+    return Problem(row, line, column, message(cell))
+
+
+def _score_problem(cell: str) -> str:
+    return f"score must be a whole number from 0 to 5, found {_shown(cell)}"
+
+
+def _generation_of_sheet(
+    path: Path, header_line: int, cells: list[tuple[int, int, dict[str, str]]] | None
+) -> tuple[dict[str, Any] | None, set[str] | None]:
+    """The record of the generation a sheet was drawn from and its sample ids; None without a key."""
+    if cells is None:
+        return None, None
+    keys: dict[str, tuple[int, int]] = {}
+    problems = Problems()
+    for row, line, values in cells:
+        key = values["generation"]
+        if not key:
+            problems.add(
+                Problem(row, line, "generation", "generation key is empty; keep the exported column as it is")
+            )
+        else:
+            keys.setdefault(key, (row, line))
+    if len(keys) > 1:
+        (first, _), *others = keys.items()
+        listed = ", ".join(f"{_shown(key)} (data row {where[0]})" for key, where in others[:5])
+        listed += f" and {len(others) - 5:,} more" if len(others) > 5 else ""
+        problems.add(
+            Problem(None, header_line, "generation", f"rows name several generations: {first!r} and {listed}")
+        )
+    if problems:
+        raise problems.error(path)
+    if not keys:
+        return None, None
+    key, (_, line) = next(iter(keys.items()))
+    record = _sheet_record(path, key, line)
+    return record, {str(item) for item in record.get("sample_ids") or []}
+
+
+def _shown(cell: str) -> str:
+    return repr(excerpt(cell, 40))

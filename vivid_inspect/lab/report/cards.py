@@ -1,0 +1,98 @@
+"""The report's judge cards, alternative annotator test and bias table, from its score rows and human files.
+
+Every judge of an explanation log gets a page of ``judge_card.md``
+(:mod:`vivid_inspect.lab.report.judge_card`); the tables ``judge_bias`` (the judge's bias and the
+corrected mean per generation with human scores, part of the Table 1 story) and ``alt_test``
+(only when two or more annotators scored shared items of a generation) join the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import pandas as pd
+
+from vivid_inspect.lab.report.judge_card import (
+    HumanLabels,
+    JudgeScores,
+    bias_leaning,
+    build_cards,
+    cards_markdown,
+)
+from vivid_inspect.lab.report.judges import judge_keys, latest, select, strategy_of
+from vivid_inspect.lab.report.render import Table
+
+
+@dataclass(frozen=True)
+class CardResult:
+    """The card file's text, and the tables the report adds (``judge_bias``, ``alt_test``) when they have rows."""
+
+    markdown: str
+    tables: tuple[Table, ...]
+
+
+def judge_scores(rows: pd.DataFrame) -> list[JudgeScores]:
+    """Every judge's score per item of each generation it scored (an item's epochs averaged).
+
+    Args:
+        rows: Judge rows of explanation logs (first repeats, each judgement once).
+
+    Returns:
+        One entry per judge, in the report's judge order; each generation read on the run the
+        tables read (:func:`vivid_inspect.lab.report.judges.latest`).
+    """
+    found = []
+    for key in judge_keys(rows) if not rows.empty else []:
+        mine = latest(select(rows, key), ["generation", "judge", "judge_model"])
+        mine = mine[~mine["error"].astype(bool)]
+        by_generation = {
+            str(generation): {
+                int(str(item)): float(value)
+                for item, value in group.groupby("id", sort=True)["value"].mean().dropna().items()
+            }
+            for generation, group in mine.groupby("generation", sort=True)
+        }
+        found.append(JudgeScores(key.name, key.model, strategy_of(rows, key), by_generation))
+    return found
+
+
+def judge_cards(
+    rows: pd.DataFrame,
+    humans: Sequence[HumanLabels],
+    audits: Sequence[Table],
+    *,
+    epsilon: float,
+    log_dir: str,
+    generations: Sequence[str],
+) -> CardResult:
+    """The cards of every judge in the rows, and the tables with rows.
+
+    Args:
+        rows: Judge rows of explanation logs (first repeats).
+        humans: The human scores bound to generations.
+        audits: The report's audit card tables.
+        epsilon: The alternative annotator test's handicap.
+        log_dir: The log folder as the user named it, for the commands a card proposes.
+        generations: ``MODEL PROMPT`` of the folder's explanation generations.
+
+    Returns:
+        The card file's text and the tables.
+    """
+    cards, tables = build_cards(
+        judge_scores(rows), humans, audits, epsilon=epsilon, log_dir=log_dir, generations=generations
+    )
+    labels = {h.generation: h.label for h in humans}
+    leanings = []
+    for card in cards:
+        sentence = bias_leaning([(labels[g], c) for g, c in card.corrected.items()])
+        if sentence:
+            leanings.append(f"{card.judge.label}: {sentence}")
+    kept = []
+    for table in sorted(tables, key=lambda t: t.name != "judge_bias"):  # the bias first: Table 1's story
+        if table.frame.empty:
+            continue
+        if table.name == "judge_bias" and leanings:
+            table = replace(table, notes=(*table.notes, *leanings))
+        kept.append(table)
+    return CardResult(cards_markdown(cards), tuple(kept))

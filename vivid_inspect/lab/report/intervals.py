@@ -1,0 +1,266 @@
+"""Which 95 % interval the report prints for each statistic, and from what n: one place for every table.
+
+Each statistic has one method and a smallest n (:data:`RULES`). Both were chosen by simulation in
+``bench/coverage.py`` (sections ``means`` and ``kappa``, table in ``bench/results.md``): the
+method is the one whose coverage held on every planted value and score shape, and the smallest
+n is the smallest of n = 5, 8, 10, 15, 20, 30, 50, 200 from which its measured coverage is 93 %
+or more on all of them (and stays so at every larger n). Below it a cell prints no interval and
+says why (:func:`too_few`); the bench prints whether these constants still match what it
+measures.
+
+An interval is never of zero width: a statistic the items cannot vary (two judges whose scores
+are identical item for item) gets no interval and the reason, never ``[1.000, 1.000]``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vivid_inspect.lab.report.bounded_mean import betting_interval
+from vivid_inspect.lab.report.kappa_bounds import (
+    confusion_of,
+    jackknife_interval,
+    kappa_of_counts,
+    kappa_score_bounds,
+    leave_one_out,
+)
+
+CONFIDENCE = 0.95
+Z95 = 1.959963984540054
+MIN_COVERAGE = 0.93
+"""An interval is printed only for the n where its simulated coverage is at least this."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How one statistic's interval is made and from what n it is printed.
+
+    Attributes:
+        method: The method, in a few words (the docs and the bench print it).
+        min_n: Fewest items for an interval; below it the cell says :func:`too_few`.
+    """
+
+    method: str
+    min_n: int
+
+
+RULES: dict[str, Rule] = {
+    "mean": Rule("betting interval for a bounded mean (Waudby-Smith and Ramdas 2024)", 5),
+    "mean_difference": Rule("betting interval of the per-item differences, bounded in [-5, 5]", 5),
+    "kappa": Rule("score interval of 1 - kappa as a ratio of disagreements, t quantile", 8),
+    "weighted_kappa": Rule("the same score interval, disagreement size with a chance-sized pseudo-item", 20),
+    "kappa_per_annotator": Rule("mean over annotators of each annotator's kappa score interval", 8),
+    "self_consistency_kappa": Rule("mean over run pairs of each pair's kappa score interval", 5),
+    "kappa_difference": Rule("leave-one-out jackknife t interval of the paired difference", 30),
+    "corrected_mean": Rule(
+        "prediction-powered (PPI++) mean, finite-population t interval widened for skew; also the human-only mean and the bias",
+        20,
+    ),
+}
+"""The method and the smallest n of every interval the report prints (see the module docstring)."""
+
+MIN_N_MEAN = RULES["mean"].min_n
+"""Fewest scores for a mean's interval; below it the cell gives :func:`too_few` instead."""
+
+IDENTICAL = "no interval: the two sides' scores are identical item for item"
+NO_VARIATION = "no interval: the items cannot vary this statistic"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with its 95 % interval, or the reason there is no interval.
+
+    Attributes:
+        estimate: The point estimate (None when there is no data).
+        lo: Lower end (None when no interval is printed).
+        hi: Upper end (None when no interval is printed).
+        n: How many values it rests on.
+        reason: Why no interval is printed (None when it is).
+    """
+
+    estimate: float | None
+    lo: float | None
+    hi: float | None
+    n: int
+    reason: str | None = None
+
+
+def too_few(n: int) -> str:
+    """The sentence a cell shows in place of an interval it cannot print."""
+    return f"too few items for a 95 % interval (n={n})"
+
+
+def interval_text(interval: Interval, decimals: int = 3) -> str:
+    """The interval as a table cell: ``[0.612, 0.851]``, or why there is none (empty: no estimate)."""
+    if interval.lo is not None and interval.hi is not None:
+        return f"[{interval.lo:.{decimals}f}, {interval.hi:.{decimals}f}]"
+    return "" if interval.estimate is None else interval.reason or ""
+
+
+def mean_interval(
+    values: Iterable[float], *, low: float = 0.0, high: float = 5.0, min_n: int | None = None
+) -> Interval:
+    """The mean of scores in ``[low, high]`` with its 95 % interval.
+
+    Args:
+        values: The scores, in item order (NaN are left out).
+        low: Smallest possible score.
+        high: Largest possible score.
+        min_n: Fewest scores for an interval (default the rule's; the bench measures below it).
+
+    Returns:
+        The mean and its betting interval; no interval below :data:`MIN_N_MEAN` scores.
+    """
+    return _mean(values, low, high, _fewest("mean", min_n))
+
+
+def mean_difference_interval(
+    first: Sequence[float] | np.ndarray,
+    second: Sequence[float] | np.ndarray,
+    *,
+    low: float = 0.0,
+    high: float = 5.0,
+    min_n: int | None = None,
+) -> Interval:
+    """The mean of ``first - second`` over paired items, with its 95 % interval.
+
+    Args:
+        first: One side's score per item.
+        second: The other side's, for the same items in the same order.
+        low: Smallest possible score.
+        high: Largest possible score.
+        min_n: Fewest items for an interval (default the rule's).
+
+    Returns:
+        The mean difference and its betting interval; none when the two sides are identical
+        item for item (the difference cannot vary), or below the rule's fewest items.
+    """
+    a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
+    if a.size and np.array_equal(a, b):
+        return Interval(0.0, None, None, int(a.size), IDENTICAL)
+    return _mean(a - b, low - high, high - low, _fewest("mean_difference", min_n))
+
+
+def kappa_interval(
+    first: np.ndarray, second: np.ndarray, *, weights: str = "unweighted", min_n: int | None = None
+) -> Interval:
+    """Cohen's kappa between two sides' whole scores 0-5, with its 95 % score interval.
+
+    Args:
+        first: One side's scores (whole, 0-5), one per item.
+        second: The other side's, for the same items.
+        weights: ``"unweighted"`` or ``"quadratic"``.
+        min_n: Fewest items for an interval (default the rule's).
+
+    Returns:
+        Kappa and its interval; no estimate when a side gives a single score (kappa undefined),
+        no interval below the rule's fewest items.
+    """
+    statistic = "kappa" if weights == "unweighted" else "weighted_kappa"
+    n = int(np.asarray(first).size)
+    estimate = _kappa(first, second, weights)
+    if estimate is None:
+        return Interval(None, None, None, n, "kappa undefined")
+    if n < _fewest(statistic, min_n):
+        return Interval(estimate, None, None, n, too_few(n))
+    lo, hi = kappa_score_bounds(first, second, weights, CONFIDENCE)
+    return _checked(estimate, lo, hi, n)
+
+
+def mean_kappa_interval(
+    pairs: Sequence[tuple[np.ndarray, np.ndarray]], *, statistic: str, min_n: int | None = None
+) -> Interval:
+    """The mean of several kappas (annotators, or run pairs) with the mean of their score intervals.
+
+    Each pair's kappa is on that pair's items. The ends are the means of the pairs' ends: if every
+    pair's interval holds its kappa, the mean interval holds the mean kappa, so its coverage is at
+    least that of the pairs together. Pairs whose kappa is undefined are left out, as they are from
+    the mean.
+
+    Args:
+        pairs: ``(first, second)`` whole scores of each pair, on that pair's items.
+        statistic: ``"kappa_per_annotator"`` or ``"self_consistency_kappa"`` (its rule).
+        min_n: Fewest items for an interval (default the rule's).
+
+    Returns:
+        The mean kappa and its interval; n is the fewest items of a defined pair.
+    """
+    kappas = [(_kappa(a, b, "unweighted"), a, b) for a, b in pairs]
+    defined = [(a, b) for kappa, a, b in kappas if kappa is not None]
+    estimates = [kappa for kappa, _, _ in kappas if kappa is not None]
+    if not defined:
+        return Interval(None, None, None, 0, "kappa undefined")
+    n = min(int(np.asarray(a).size) for a, _ in defined)
+    estimate = float(np.mean(estimates))
+    if n < _fewest(statistic, min_n):
+        return Interval(estimate, None, None, n, too_few(n))
+    bounds = np.array([kappa_score_bounds(a, b, "unweighted", CONFIDENCE) for a, b in defined])
+    return _checked(estimate, float(bounds[:, 0].mean()), float(bounds[:, 1].mean()), n)
+
+
+def kappa_difference_interval(
+    reference: np.ndarray, first: np.ndarray, second: np.ndarray, *, min_n: int | None = None
+) -> Interval:
+    """Kappa of ``first`` with ``reference`` minus kappa of ``second`` with it, on the same items.
+
+    Args:
+        reference: The reference scores (the humans'), whole 0-5.
+        first: Judge A's whole scores, same items.
+        second: Judge B's.
+        min_n: Fewest items for an interval (default the rule's).
+
+    Returns:
+        The difference with its paired jackknife interval; none when the judges are identical item
+        for item, when a leave-one-out kappa is undefined, or below the rule's fewest items.
+    """
+    n = int(np.asarray(reference).size)
+    a, b = _kappa(reference, first, "unweighted"), _kappa(reference, second, "unweighted")
+    if a is None or b is None:
+        return Interval(None, None, None, n, "kappa undefined")
+    estimate = a - b
+    if np.array_equal(np.asarray(first), np.asarray(second)):
+        return Interval(estimate, None, None, n, IDENTICAL)
+    if n < _fewest("kappa_difference", min_n):
+        return Interval(estimate, None, None, n, too_few(n))
+    without = leave_one_out(reference, first, "unweighted") - leave_one_out(reference, second, "unweighted")
+    bounds = jackknife_interval(estimate, without, CONFIDENCE)
+    if bounds is None:
+        return Interval(estimate, None, None, n, NO_VARIATION)
+    return _checked(estimate, max(bounds[0], -2.0), min(bounds[1], 2.0), n)
+
+
+def _fewest(statistic: str, min_n: int | None) -> int:
+    return RULES[statistic].min_n if min_n is None else min_n
+
+
+def _mean(values: Iterable[float], low: float, high: float, fewest: int) -> Interval:
+    array = np.asarray([float(v) for v in values], dtype=float)
+    array = array[np.isfinite(array)]
+    n = int(array.size)
+    if n == 0:
+        return Interval(None, None, None, 0, "no scores")
+    mean = float(array.mean())
+    if n < fewest:
+        return Interval(mean, None, None, n, too_few(n))
+    lo, hi = betting_interval(array, low, high, 1 - CONFIDENCE)
+    return _checked(mean, lo, hi, n)
+
+
+def _kappa(first: np.ndarray, second: np.ndarray, weights: str) -> float | None:
+    first, second = np.asarray(first, dtype=int), np.asarray(second, dtype=int)
+    if first.size < 2:
+        return None
+    value = float(kappa_of_counts(confusion_of(first, second), weights))
+    return value if math.isfinite(value) else None
+
+
+def _checked(estimate: float, lo: float, hi: float, n: int) -> Interval:
+    """The interval, widened to hold its estimate (rounding); none when it has no width."""
+    lo, hi = min(lo, estimate), max(hi, estimate)
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo <= 1e-12:
+        return Interval(estimate, None, None, n, NO_VARIATION)
+    return Interval(estimate, lo, hi, n)

@@ -1,0 +1,241 @@
+"""Which files in a folder are VIVID logs, and their headers and sample summaries, read within a cap.
+
+Only log headers and sample summaries are read (never full samples), with Inspect's public readers
+(``read_eval_log(header_only=True)``, ``read_eval_log_sample_summaries``), once the members they
+inflate have been inflated within the cap of :mod:`vivid_inspect.lab.bounded_zip` (which members:
+:mod:`vivid_inspect.inspect_private`), so a decompression bomb is refused before Inspect reads it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import re
+import time
+import zipfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.log import EvalLog, read_eval_log, read_eval_log_sample_summaries
+
+from vivid_inspect.inspect_private import eval_header_members, eval_summary_members
+from vivid_inspect.lab.bounded_zip import Budget, check_members, max_inflated
+from vivid_inspect.log_contract import SANITY_TAG, is_audit_log, short_task
+
+CLASSIFICATION_TASKS = ("topic", "traits")
+VIVID_TASKS = ("explain", *CLASSIFICATION_TASKS)
+"""The tasks whose logs a report reads."""
+_PACKAGE = "vivid_inspect"
+
+AUDIT = "audit"
+SANITY = "sanity"
+NOT_GENERATIONS = {
+    AUDIT: "an audit log of `vivid audit` (the audited judge's scores of made-up probe answers)",
+    SANITY: "a sanity log of the former `vivid sanity` (a judge's scores of the oracle's and the literal baseline's answers)",
+}
+"""The logs a folder may hold that are judged, but hold no model's generations, with what each is."""
+
+MAX_EPOCH = 100_000
+"""Largest epoch a log may hold: far beyond any real run, and every count stays an int64."""
+MAX_ID_CHARS = 1_000
+"""Longest sample id (as text) a log may hold; an integer id must fit an int64."""
+_INT64 = 2**63
+
+
+class LogContentError(ValueError):
+    """A log whose content Inspect could not have written (a crafted or damaged log): it is skipped."""
+
+
+# Inspect's own rule for .json log names (an ISO timestamp first); .eval files are always logs.
+_JSON_LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
+
+
+def find_log_files(
+    log_dir: str | os.PathLike[str], *, exclude: Iterable[str | os.PathLike[str]] = ()
+) -> list[Path]:
+    """Every Inspect log file under a folder, recursively, in sorted order.
+
+    Args:
+        log_dir: The folder.
+        exclude: Folders to leave out (the report's own output folder).
+
+    Returns:
+        ``.eval`` files and ``.json`` files named the way Inspect names logs, sorted by path.
+
+    Raises:
+        ValueError: If ``log_dir`` is not a folder.
+    """
+    root = Path(log_dir)
+    if root.exists() and not root.is_dir():
+        raise ValueError(f"log folder {str(root)!r} is a file, not a folder")
+    if not root.is_dir():
+        raise ValueError(f"log folder {str(root)!r} does not exist")
+    excluded = {Path(p).resolve() for p in exclude}
+    found: list[Path] = []
+    for path in root.rglob("*"):
+        if not path.is_file() or excluded & set(path.resolve().parents):
+            continue
+        if path.suffix == ".eval" or _JSON_LOG_NAME.match(path.name):
+            found.append(path)
+    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+
+
+def is_vivid_log(header: EvalLog) -> bool:
+    """Whether a log is one of VIVID's tasks (``vivid_inspect/explain``, ``tasks.py@topic``, ...).
+
+    A task run by registry name is ``vivid_inspect/<task>``; run from the file
+    (``inspect eval vivid_inspect/tasks.py@topic``) it is ``<task>`` with ``task_file`` in this
+    package.
+    """
+    spec = header.eval
+    ours = {f"{_PACKAGE}/{task}" for task in VIVID_TASKS}
+    if spec.task in ours or spec.task_registry_name in ours:
+        return True
+    task_file = Path(spec.task_file) if spec.task_file else None
+    return (
+        short_task(spec.task) in VIVID_TASKS
+        and task_file is not None
+        and task_file.parent.name == _PACKAGE
+        and task_file.name == "tasks.py"
+    )
+
+
+def not_generations(header: EvalLog) -> str | None:
+    """Whether a log holds judged candidates that no model under test wrote, and which tool wrote it.
+
+    ``vivid audit`` (and ``vivid sanity``, its literal probe) and the former ``vivid sanity`` judge
+    made-up answers (probe candidates; the oracle's and the literal baseline's); read as generations they would add a model to Tables 3 and 4, a
+    judge to the reliability tables, a candidate generation for the human scores and for
+    ``vivid annotate export``.
+
+    Args:
+        header: A log header.
+
+    Returns:
+        :data:`AUDIT` (tagged or recorded as an audit log, whatever its task), :data:`SANITY`
+        (tagged by the former ``vivid sanity``), or None for any other log.
+    """
+    tags, metadata = header.eval.tags, header.eval.metadata
+    if is_audit_log(tags, metadata):
+        return AUDIT
+    if SANITY_TAG in (tags or []):
+        return SANITY
+    return None
+
+
+def read_header(path: Path, budget: Budget, written: list[tuple[float, int]] | None = None) -> EvalLog:
+    """A log's header (no samples), its members inflated within ``budget`` first.
+
+    Args:
+        path: The log.
+        budget: Bytes left to inflate from it.
+        written: Where to put when the file was written (:func:`written_at`), read from the same
+            open zip.
+
+    Raises:
+        vivid_inspect.lab.bounded_zip.InflationError: The header inflates past the cap.
+    """
+    if path.suffix == ".eval":
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if written is not None:
+                written.append(_written(path, archive))
+        # inflated once within the cap, so that Inspect's own (uncapped) read is known to fit
+        check_members(path, eval_header_members(names), budget)
+    elif written is not None:
+        written.append(_written(path, None))
+    return read_eval_log(str(path), header_only=True)
+
+
+def read_summaries(path: Path, budget: Budget | None = None) -> list[dict[str, Any]]:
+    """A log's sample summaries as plain dicts (``id``, ``epoch``, ``metadata``, ``scores``, ``error``).
+
+    Args:
+        path: An ``.eval`` or ``.json`` log.
+        budget: Bytes left to inflate from this log; default a fresh :func:`max_inflated`.
+
+    Returns:
+        One dict per (sample, epoch); for a re-run sample, its last attempt (Inspect's rule).
+
+    Raises:
+        vivid_inspect.lab.bounded_zip.InflationError: The summaries inflate past the cap.
+    """
+    if path.suffix != ".eval":
+        return _dedupe(json.loads(path.read_bytes()).get("samples") or [])
+    budget = budget if budget is not None else Budget(max_inflated())
+    # Importing inspect_ai.log registered zstd with zipfile; .eval members use it.
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+    # Inflated once within the cap (summaries.json, or a running log's journal of flushes), so that
+    # Inspect's own (uncapped) read of the same members is known to fit.
+    check_members(path, eval_summary_members(names), budget)
+    summaries = read_eval_log_sample_summaries(str(path))
+    return _dedupe([summary.model_dump(mode="json", exclude_none=True) for summary in summaries])
+
+
+def _dedupe(summaries: list[Any]) -> list[dict[str, Any]]:
+    by_key: dict[tuple[str, int], dict[str, Any]] = {}
+    for summary in summaries:
+        checked_id, epoch = _checked(summary)
+        by_key[(checked_id, epoch)] = summary
+    return list(by_key.values())
+
+
+def _checked(summary: Any) -> tuple[str, int]:
+    """A summary's id (as text) and epoch, or :class:`LogContentError` naming what is wrong."""
+    if not isinstance(summary, dict):
+        raise LogContentError(f"a sample summary is a {type(summary).__name__}, not an object")
+    sample_id, epoch = summary.get("id"), summary.get("epoch", 1)
+    if isinstance(sample_id, bool) or not isinstance(sample_id, int | str):
+        raise LogContentError(f"sample id {_shown(sample_id)} is neither a whole number nor a string")
+    if isinstance(sample_id, int) and not -_INT64 <= sample_id < _INT64:
+        raise LogContentError(f"sample id {_shown(sample_id)} is too large a number for a sample id")
+    if isinstance(sample_id, str) and not 0 < len(sample_id) <= MAX_ID_CHARS:
+        raise LogContentError(
+            f"sample id {_shown(sample_id)} is empty or longer than {MAX_ID_CHARS:,} characters"
+        )
+    if epoch is None:
+        epoch = 1
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or not 1 <= epoch <= MAX_EPOCH:
+        raise LogContentError(
+            f"sample {_shown(sample_id)}: epoch {_shown(epoch)} is not a whole number from 1 to {MAX_EPOCH:,}"
+        )
+    return str(sample_id), epoch
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """A value quoted in a message, cut short (a crafted number may have thousands of digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
+        return f"an integer of more than {limit} digits"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def written_at(path: Path) -> tuple[float, int]:
+    """When a log file was written, to order copies of one judgement (the latest wins).
+
+    Returns:
+        For an ``.eval``, the time its ``header.json`` member was written (kept inside the zip, so
+        a copied folder keeps the order), then the file's modification time in nanoseconds (the
+        zip's time has a 2-second resolution); for a ``.json`` log, its modification time twice.
+    """
+    if path.suffix != ".eval":
+        return _written(path, None)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return _written(path, archive)
+    except (OSError, zipfile.BadZipFile):
+        return _written(path, None)
+
+
+def _written(path: Path, archive: zipfile.ZipFile | None) -> tuple[float, int]:
+    stat = path.stat()
+    written = float(math.floor(stat.st_mtime))
+    # A running log has no header.json yet: its modification time orders it.
+    if archive is not None:
+        with contextlib.suppress(KeyError, OverflowError, ValueError):
+            written = time.mktime((*archive.getinfo("header.json").date_time, 0, 0, -1))
+    return written, stat.st_mtime_ns

@@ -1,0 +1,214 @@
+"""A log folder as one tidy frame: a row per (log, sample, epoch, scorer), read from summaries only.
+
+Only log headers and sample summaries are read (never full samples): a summary holds the score
+values, small score metadata (``judge_model``, ``strategy``, ``parse_status``, ``lenient_correct``)
+and small sample metadata (``theme``, ``traits``), which is all the tables need. The summaries are
+read with Inspect's public readers once the members they inflate have been inflated within a cap
+(:mod:`vivid_inspect.lab.report.log_files`). Reading the summaries as plain JSON was 1.5-3x faster,
+but the public route keeps ``vivid report`` within its 30 s / 2 GiB goal on the paper's 37 logs
+(bench/results.md, "Reading logs: public readers against our own").
+
+What is kept of each header: :mod:`vivid_inspect.lab.report.log_refs`; how a log's summaries become
+rows, and which scorer is which judge: :mod:`vivid_inspect.lab.report.score_rows`; which file is read
+where several hold one judgement (judged copies, reruns): :mod:`vivid_inspect.lab.report.counted_once`.
+A log whose header or summaries hold what Inspect could not have written (an epoch of 10^30, an id
+that is not an id) is skipped with the reason, never fatal.
+
+Hostile folders: only logs of VIVID's own tasks are read (another task's log would add its rows to
+the counts and usage tables); every other file is listed in ``skipped`` with the reason, on one
+line. What a report inflates from one ``.eval`` zip is capped (see
+:mod:`vivid_inspect.lab.bounded_zip`), so a decompression bomb is skipped, not read.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from inspect_ai.log import EvalLog
+
+from vivid_inspect.lab.bounded_zip import Budget, max_inflated
+from vivid_inspect.lab.report.counted_once import counted_once
+from vivid_inspect.lab.report.log_files import (
+    AUDIT,
+    CLASSIFICATION_TASKS,
+    SANITY,
+    VIVID_TASKS,
+    LogContentError,
+    find_log_files,
+    is_vivid_log,
+    not_generations,
+    read_header,
+    read_summaries,
+)
+from vivid_inspect.lab.report.log_refs import LogRef, generation_resolver, log_ref, role_models
+from vivid_inspect.lab.report.score_rows import SCORE_COLUMNS, RefusedValues, is_judge_scorer, score_rows
+from vivid_inspect.redact import redact
+
+__all__ = [
+    "CLASSIFICATION_TASKS",
+    "SCORE_COLUMNS",
+    "VIVID_TASKS",
+    "LogRef",
+    "LogSet",
+    "find_log_files",
+    "is_judge_scorer",
+    "is_vivid_log",
+    "one_line",
+    "read_logs",
+    "read_summaries",
+    "role_models",
+]
+
+logger = logging.getLogger(__name__)
+
+_SKIPPED_LIMIT = 300
+
+
+@dataclass(frozen=True)
+class LogSet:
+    """Every log under a folder and their scores.
+
+    Attributes:
+        root: The log folder.
+        logs: One entry per log read, sorted by relative path.
+        scores: One row per (log, sample, epoch, scorer); see :data:`SCORE_COLUMNS`.
+        skipped: Files that look like logs but were not read (unreadable, too large once inflated,
+            or logs of another task), each ``path: reason`` on one line.
+        audits: Logs of ``vivid audit``, set aside: they hold no generations (their scores are
+            read by the audit tables alone).
+        sanity: Logs of ``vivid sanity``, set aside: they hold no generations.
+        runs: The rows of every run of each generation, one file per judgement and run (the
+            human scores may be drawn from a run that ``scores`` does not read); None: as
+            ``scores``.
+        counted_once: Which file was read where several held one judgement
+            (:mod:`vivid_inspect.lab.report.counted_once`), one line each.
+        refused: Values no judge or scorer could give, each naming its log and sample; their
+            rows count as ``refused``, never in a mean.
+    """
+
+    root: Path
+    logs: tuple[LogRef, ...]
+    scores: pd.DataFrame
+    skipped: tuple[str, ...] = ()
+    audits: tuple[Path, ...] = ()
+    sanity: tuple[Path, ...] = ()
+    runs: pd.DataFrame | None = None
+    counted_once: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()
+
+    @property
+    def run_scores(self) -> pd.DataFrame:
+        """Every run's rows (:attr:`runs`, or :attr:`scores` when not given)."""
+        return self.runs if self.runs is not None else self.scores
+
+
+def read_logs(
+    log_dir: str | os.PathLike[str],
+    *,
+    exclude: Iterable[str | os.PathLike[str]] = (),
+    max_inflated_bytes: int | None = None,
+) -> LogSet:
+    """Read every VIVID log's header and sample summaries into one tidy frame.
+
+    Args:
+        log_dir: Folder searched recursively for logs.
+        exclude: Folders to leave out.
+        max_inflated_bytes: Most bytes read from one ``.eval`` zip once inflated; default
+            :func:`vivid_inspect.lab.bounded_zip.max_inflated`.
+
+    Returns:
+        The logs and their scores. Files that fail to read, inflate past the cap or are logs of
+        another task are listed in ``skipped`` (``vivid report`` warns about each on stderr).
+        Audit and sanity logs are set aside in ``audits`` and ``sanity``: their samples are
+        judged made-up answers, not a model's generations (see
+        :func:`vivid_inspect.lab.report.log_files.not_generations`).
+
+    Raises:
+        ValueError: If ``log_dir`` is not a folder.
+    """
+    root = Path(log_dir)
+    limit = max_inflated_bytes if max_inflated_bytes is not None else max_inflated()
+    headers: list[tuple[Path, EvalLog, Budget, tuple[float, int]]] = []
+    skipped: list[str] = []
+    set_aside: dict[str, list[Path]] = {}
+
+    def skip(rel: str, reason: str) -> None:
+        entry = one_line(f"{rel}: {reason}")
+        logger.debug("skipped %s", entry)  # the CLI warns on stderr; the report lists it
+        skipped.append(entry)
+
+    for path in find_log_files(root, exclude=exclude):
+        rel = path.relative_to(root).as_posix()
+        budget = Budget(limit)
+        written: list[tuple[float, int]] = []
+        try:
+            header = read_header(path, budget, written)
+        except Exception as error:  # noqa: BLE001 - a broken file is reported, not fatal
+            skip(rel, f"{type(error).__name__}: {error}")
+            continue
+        kind = not_generations(header)
+        if kind is not None:  # before the task check: an audit's probe tasks are not VIVID's own
+            set_aside.setdefault(kind, []).append(path)
+            continue
+        if not is_vivid_log(header):
+            skip(rel, f"not a log of a VIVID task (task {header.eval.task!r})")
+            continue
+        headers.append((path, header, budget, written[0] if written else (0.0, 0)))
+    generation_keys = generation_resolver(root, [p for p, *_ in headers])
+    refs: list[LogRef] = []
+    rows: list[dict[str, Any]] = []
+    refused = RefusedValues()
+    for path, header, budget, when in headers:
+        rel = path.relative_to(root).as_posix()
+        mine = RefusedValues()
+        try:
+            ref = log_ref(root, path, header, generation_keys, when)
+            summaries = read_summaries(path, budget)
+            found = score_rows(ref, header, summaries, mine)
+        except LogContentError as error:
+            skip(rel, str(error))
+            continue
+        except Exception as error:  # noqa: BLE001 - a crafted log is skipped with its reason, never fatal
+            skip(rel, f"{type(error).__name__}: {error}")
+            continue
+        refs.append(ref)
+        rows.extend(found)
+        refused.extend(mine)
+    scores = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+    scores = scores.astype(
+        {
+            "value": "float64",
+            "lenient": "float64",
+            "epoch": "int64",
+            "repeat": "float64",
+            "cached": "float64",
+            "refused": "bool",
+        }
+    )
+    once = counted_once(scores)
+    return LogSet(
+        root=root,
+        logs=tuple(refs),
+        scores=once.scores,
+        skipped=tuple(skipped),
+        audits=tuple(set_aside.get(AUDIT, ())),
+        sanity=tuple(set_aside.get(SANITY, ())),
+        runs=once.runs,
+        counted_once=once.notes,
+        refused=tuple(refused),
+    )
+
+
+def one_line(text: str, limit: int = _SKIPPED_LIMIT) -> str:
+    """``text`` redacted, its lines joined with `` | `` and cut to ``limit`` characters.
+
+    A validation error spans many lines; as one entry of a markdown list it must stay one line.
+    """
+    joined = " | ".join(part.strip() for part in redact(text).splitlines() if part.strip())
+    return joined if len(joined) <= limit else joined[: limit - 1] + "…"

@@ -1,0 +1,294 @@
+"""Prediction-powered means (PPI++): the judge's scores on every item, corrected by human scores on some.
+
+A generation has ``N`` items, every one scored by the judge; humans scored ``n`` of them, drawn
+uniformly at random. The estimand is the mean *human* score over the generation's ``N`` items (a
+finite population). Three estimates of it (Angelopoulos et al. 2023, "Prediction-powered
+inference", Science 382; Angelopoulos, Duchi and Zrnic 2024, "PPI++: Efficient prediction-powered
+inference"):
+
+- the human-only mean: the mean of the ``n`` human scores;
+- the prediction-powered mean ``lam * mean_N(judge) + mean_n(human - lam * judge)``: the judge's
+  mean over every item, plus the mean gap between humans and (``lam`` times) the judge on the
+  labelled items. ``lam = 0`` is the human-only mean, ``lam = 1`` is PPI; PPI++ chooses ``lam`` from
+  the data to make the interval as narrow as it can be, clipped to ``[0, 1]``;
+- the judge's bias: the mean of ``judge - human`` over the labelled items (what ``lam = 1`` removes).
+
+Two variances, :data:`Variance`:
+
+- ``"finite"`` (printed by the report): the labelled items are a simple random sample *without
+  replacement* from the ``N`` items, and the judge's mean over all of them is known exactly (every
+  item was judged), so the only randomness is which items were labelled. The variance is the survey
+  sampler's ``(1 - n/N) s^2 / n`` of the residual ``human - lam * judge`` (Cochran 1977, the
+  difference and regression estimators), and the best ``lam`` is the regression slope
+  ``cov(human, judge) / var(judge)`` over the labelled items. With ``lam`` fitted, ``s^2`` has
+  ``n - 2`` degrees of freedom (one is spent on the slope), as for the regression estimator; the
+  interval's quantile is ``t`` with as many. Scores of a weak model (mostly 0, a few high) make the
+  residual skewed, and the plain t interval then misses on one side (coverage 0.86-0.91 at
+  n = 10-50 in ``bench/coverage_ppi.py``); the interval is therefore widened on the side the
+  residual's skewness points to, as far as Hall's skewness-removing transform of the t statistic
+  puts that end (Hall 1992, "On the removal of skewness by transformation", JRSS-B 54), and never
+  narrowed. A symmetric residual keeps its t interval.
+- ``"ppi"``: ``ppi_py.ppi_mean_ci`` exactly (the tests compare with it to 1e-9): the unlabelled
+  items are a second, independent sample from an infinite population, so the judge's mean carries
+  a variance of its own, there is no finite-population factor, ``lam`` is
+  ``cov / ((1 + n/N_unlabelled) var)`` and the quantile is normal. For a finite set of items it is
+  a little conservative; ``bench/coverage_ppi.py`` measures both.
+
+The finite-population ``s^2`` also counts one pseudo-residual a whole score (:data:`PSEUDO`)
+from the mean, without a degree of freedom: labelled items that happen to agree (a judge right on
+94 % of items, 50 of them labelled) must not claim the unlabelled ones agree too; without it the
+interval covered 0.925 there, and a cell whose labelled residuals were all equal got zero width.
+At 200 labelled items it widens the interval by about 1 %. No interval is printed from fewer
+labelled items than the rule of ``intervals.RULES`` (the caller applies it).
+
+Nothing here imports ``ppi_py``: it pulls in numba, llvmlite and statsmodels, and importing it
+turns off every warning of the process (``warnings.simplefilter("ignore")``). It is the tests'
+reference instead.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+Variance = Literal["finite", "ppi"]
+PSEUDO = 1.0
+"""The finite-population spread counts one pseudo-residual this far (one score) from the mean."""
+ALPHA = 0.05
+NO_SPREAD = (
+    "no interval: human - judge is the same on every labelled item, so the labelled items cannot "
+    "show how much it varies"
+)
+ALL_LABELLED = "no interval: every item has a human score, so the human mean is exact"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean with its interval, or the reason there is no interval.
+
+    Attributes:
+        estimate: The point estimate (None when there are no labelled items).
+        lo: Lower end of the ``1 - alpha`` interval (None when none is printed).
+        hi: Upper end.
+        se: The standard error the interval is made from (None with no interval).
+        lam: The power-tuning parameter used (0 for a human-only mean, 1 for the bias).
+        n: Labelled items.
+        n_items: Items of the population (labelled and unlabelled).
+        reason: Why there is no interval (None when there is one).
+    """
+
+    estimate: float | None
+    lo: float | None
+    hi: float | None
+    se: float | None
+    lam: float
+    n: int
+    n_items: int
+    reason: str | None = None
+
+
+def ppi_mean(
+    human: np.ndarray,
+    judge_labelled: np.ndarray,
+    judge_unlabelled: np.ndarray,
+    *,
+    alpha: float = ALPHA,
+    variance: Variance = "finite",
+    lam: float | None = None,
+) -> Estimate:
+    """The prediction-powered (PPI++) mean of the human scores over every item.
+
+    Args:
+        human: Human score of each labelled item (an item's annotators averaged).
+        judge_labelled: The judge's score of the same items, in the same order.
+        judge_unlabelled: The judge's score of every item without a human score.
+        alpha: One minus the confidence level (0.05: a 95 % interval).
+        variance: ``"finite"`` (the report's) or ``"ppi"`` (``ppi_py``'s); see the module docstring.
+        lam: A fixed power-tuning parameter; None chooses it from the data (PPI++).
+
+    Returns:
+        The estimate, its interval, ``lam`` and the counts.
+
+    Raises:
+        ValueError: ``human`` and ``judge_labelled`` differ in length, or a value is not finite.
+    """
+    y, yhat, unlabelled = _arrays(human, judge_labelled, judge_unlabelled)
+    n, n_unlabelled = y.size, unlabelled.size
+    total = n + n_unlabelled
+    if n == 0:
+        return Estimate(None, None, None, None, 0.0 if lam is None else lam, 0, total, "no labelled items")
+    if variance == "ppi":
+        return _ppi(y, yhat, unlabelled, alpha, lam)
+    judge_all = np.concatenate([yhat, unlabelled])
+    chosen = _finite_lam(y, yhat) if lam is None else float(lam)
+    estimate = float(chosen * judge_all.mean() + (y - chosen * yhat).mean())
+    # lam chosen from the data is a slope fitted on these items: one degree of freedom less.
+    fitted = 1 if lam is None else 0
+    return _finite_interval(estimate, y - chosen * yhat, total, alpha, chosen, fitted)
+
+
+def sampled_mean(values: np.ndarray, n_items: int, *, alpha: float = ALPHA) -> Estimate:
+    """The mean over ``n_items`` items of a quantity known on a uniform sample of them.
+
+    The human-only mean (``values`` the human scores) and the judge's bias (``values`` the
+    judge's score minus the human's) use it: the same finite-population interval as
+    :func:`ppi_mean` with ``lam`` fixed, so the three are comparable.
+
+    Args:
+        values: The quantity on each labelled item.
+        n_items: Items of the population the sample was drawn from (at least ``len(values)``).
+        alpha: One minus the confidence level.
+
+    Returns:
+        The sample mean and its interval (``lam`` is reported as 0).
+
+    Raises:
+        ValueError: ``n_items`` is smaller than the sample, or a value is not finite.
+    """
+    array = np.asarray(values, dtype=float)
+    _finite(array)
+    if n_items < array.size:
+        raise ValueError(f"{array.size} labelled items but only {n_items} items in all")
+    if array.size == 0:
+        return Estimate(None, None, None, None, 0.0, 0, n_items, "no labelled items")
+    return _finite_interval(float(array.mean()), array, n_items, alpha, 0.0)
+
+
+def residual_spread(human: np.ndarray, judge: np.ndarray) -> float | None:
+    """The spread ``S`` of ``human - lam * judge`` that the corrected mean's variance grows with.
+
+    ``lam`` is chosen as :func:`ppi_mean` chooses it (the slope, clipped to [0, 1]), and the
+    standard deviation has ``n - 2`` degrees of freedom, as in the interval. The allocation of
+    labels between generations (:mod:`vivid_inspect.lab.report.allocation`) plans with it.
+
+    Args:
+        human: Human scores of the labelled items.
+        judge: The judge's scores of the same items.
+
+    Returns:
+        ``S``, or None with fewer than three items.
+    """
+    y, yhat, _ = _arrays(human, judge, np.array([]))
+    if y.size < 3:
+        return None
+    residual = y - _finite_lam(y, yhat) * yhat
+    return math.sqrt(float(np.sum((residual - residual.mean()) ** 2)) / (y.size - 2))
+
+
+def _arrays(human: np.ndarray, judge: np.ndarray, unlabelled: np.ndarray) -> tuple[np.ndarray, ...]:
+    y, yhat, rest = (np.asarray(a, dtype=float).ravel() for a in (human, judge, unlabelled))
+    if y.size != yhat.size:
+        raise ValueError(f"{y.size} human scores but {yhat.size} judge scores of the labelled items")
+    for array in (y, yhat, rest):
+        _finite(array)
+    return y, yhat, rest
+
+
+def _finite(array: np.ndarray) -> None:
+    if array.size and not np.isfinite(array).all():
+        raise ValueError("scores must be finite numbers (a missing score is left out, not passed as NaN)")
+
+
+def _finite_lam(y: np.ndarray, yhat: np.ndarray) -> float:
+    """The slope of human on judge over the labelled items, clipped to [0, 1]: the variance-minimising lam."""
+    if y.size < 2:
+        return 0.0
+    spread = float(np.var(yhat, ddof=1))
+    if spread <= 0:
+        return 0.0  # a constant judge predicts nothing: the human-only mean
+    slope = float(np.cov(y, yhat, ddof=1)[0, 1]) / spread
+    return min(max(slope, 0.0), 1.0)
+
+
+def _finite_interval(
+    estimate: float, residuals: np.ndarray, total: int, alpha: float, lam: float, fitted: int = 0
+) -> Estimate:
+    n = residuals.size
+    df = n - 1 - fitted
+    if n == total:
+        return Estimate(estimate, None, None, None, lam, n, total, ALL_LABELLED)
+    if df < 1:
+        return Estimate(estimate, None, None, None, lam, n, total, "too few labelled items for an interval")
+    # One pseudo-residual a whole score from the mean: a few labelled items that happen to agree
+    # (a judge right on 94 % of items) must not claim the rest agree too (coverage 0.925 without it).
+    spread = (float(np.sum((residuals - residuals.mean()) ** 2)) + PSEUDO**2) / df
+    se = math.sqrt((1 - n / total) * spread / n)
+    quantile = float(stats.t.ppf(1 - alpha / 2, df=df))
+    skew = mean_skewness(residuals, total)
+    # T = (estimate - mean) / se: Hall's ends are where his transform of T reaches -q and +q. The
+    # interval is the t interval widened to them, never narrowed: a sample skewness from a few rare
+    # residuals is itself erratic, and alone it moved the interval off the mean (bench: coverage 0.78).
+    return Estimate(
+        estimate,
+        min(estimate - quantile * se, estimate - se * _hall_inverse(quantile, skew)),
+        max(estimate + quantile * se, estimate - se * _hall_inverse(-quantile, skew)),
+        se,
+        lam,
+        n,
+        total,
+    )
+
+
+def mean_skewness(values: np.ndarray, total: int) -> float:
+    """The skewness of the mean of a uniform sample drawn without replacement from ``total`` items.
+
+    The sample's adjusted skewness ``G1`` (``g1 sqrt(n (n - 1)) / (n - 2)``), divided by ``sqrt(n)``
+    as for the mean of ``n`` draws, and by ``sqrt(1 - f) / (1 - 2 f)`` with ``f = n / total``: the
+    mean's third central moment under sampling without replacement is ``(1 - f)(1 - 2f) mu_3 / n^2``.
+
+    Args:
+        values: The sample (at least three values for a nonzero skewness).
+        total: Items of the population.
+
+    Returns:
+        The skewness (0 with fewer than three values or none that differ).
+    """
+    n = values.size
+    deviations = values - values.mean()
+    second = float(np.mean(deviations**2))
+    if n < 3 or second <= 1e-24:
+        return 0.0
+    g1 = float(np.mean(deviations**3)) / second**1.5
+    adjusted = g1 * math.sqrt(n * (n - 1)) / (n - 2)
+    f = n / total
+    return adjusted * (1 - 2 * f) / (math.sqrt(n) * math.sqrt(1 - f))
+
+
+def _hall_inverse(x: float, skew: float) -> float:
+    """The inverse of Hall's (1992) transform ``g(t) = t + k t^2/3 + k^2 t^3/27 + k/6`` (``k`` the mean's skewness).
+
+    ``g`` removes the skewness of a studentised mean to second order and is increasing, and
+    ``g(t) = ((1 + k t / 3)^3 - 1) / k + k / 6``, so its inverse is a cube root.
+    """
+    a, shift = skew / 3, skew / 6
+    if abs(a) < 1e-12:
+        return x - shift
+    return float((np.cbrt(1 + 3 * a * (x - shift)) - 1) / a)
+
+
+def _ppi(
+    y: np.ndarray, yhat: np.ndarray, unlabelled: np.ndarray, alpha: float, lam: float | None
+) -> Estimate:
+    """ppi_py's ``ppi_mean_ci`` (version 0.2.3) for a one-dimensional mean, unweighted."""
+    n, big_n = y.size, unlabelled.size
+    if big_n == 0:
+        return Estimate(float(y.mean()), None, None, None, 0.0, n, n, ALL_LABELLED)
+    if lam is None:
+        # ppi_py's _calc_lam_glm for the mean: the gradients are the centred scores.
+        yc, yhatc = y - y.mean(), yhat - yhat.mean()
+        covariance = 2 * float((yc * yhatc).mean())
+        spread = float(np.var(np.concatenate([yhat, unlabelled]), ddof=1))
+        chosen = covariance / (2 * (1 + n / big_n) * spread) if spread > 0 else 0.0
+        chosen = min(max(chosen, 0.0), 1.0)
+    else:
+        chosen = float(lam)
+    estimate = float(chosen * unlabelled.mean() + (y - chosen * yhat).mean())
+    se = math.sqrt(float(np.var(chosen * unlabelled)) / big_n + float(np.var(y - chosen * yhat)) / n)
+    if se <= 1e-12:
+        return Estimate(estimate, None, None, None, chosen, n, n + big_n, NO_SPREAD)
+    half = float(stats.norm.ppf(1 - alpha / 2)) * se
+    return Estimate(estimate, estimate - half, estimate + half, se, chosen, n, n + big_n)
