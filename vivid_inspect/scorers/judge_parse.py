@@ -2,8 +2,8 @@
 
 The grammar itself is written once, in :data:`vivid_inspect.scorers.judge_prompts.VERDICT_GRAMMAR`
 (and the docs' "Verdict grammar"); this module and :mod:`~vivid_inspect.scorers.verdict_text` are
-its only reader. In short: invisible characters go and look-alikes are folded first, then
-``<think>`` blocks; text inside quotes, inline code, fenced code or a blockquote is material the
+its only reader. In short: invisible characters go and look-alikes are folded first, then the
+leading reasoning, up to the first ``</think>`` outside cited text; text inside quotes, inline code, fenced code or a blockquote is material the
 judge cites, never its verdict, and quote marks that do not pair up make a reply unreadable; after
 the number of a verdict only ``/5``, ``điểm``/``points``, closing punctuation and emphasis may
 follow; a bare-score reply's verdicts must agree and nothing else in it that counts may hold a

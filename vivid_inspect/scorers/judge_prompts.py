@@ -40,9 +40,10 @@ What the judge's verdict is, for every template (docs/judges.md, "Verdict gramma
 1. Normalised first. Every line break (CR, LF, CRLF, U+2028, U+2029, NEL, ...) ends a line.
    Then invisible format characters are removed: zero-width characters, bidi controls and isolates,
    the soft hyphen, word joiners, variation selectors, tags (every format character and the rest
-   of Unicode's default-ignorables), so ``4\\u200b-5`` is ``4-5``. Then ``<think>…</think>`` blocks
-   are removed; text before a lone ``</think>`` is reasoning; after an unclosed ``<think>`` there
-   is no answer (an empty reply). What is read is then folded by NFKC (full-width, mathematical,
+   of Unicode's default-ignorables), so ``4\\u200b-5`` is ``4-5``. Then the leading reasoning is
+   removed: the text up to the first ``</think>`` (folded, so ``＜/think＞`` counts) outside every
+   fence, blockquote, quote and code span of rule 2; a cited tag, or a ``<think>`` after the start,
+   is text; after a leading ``<think>`` never closed there is no answer (an empty reply). What is read is then folded by NFKC (full-width, mathematical,
    superscript and circled digits, ``／``, ``：``, full-width quotes) and a table of the slashes
    (``⁄ ∕``) and dashes (``‐ – — − ...``) NFKC keeps, so ``５／１０`` is ``5/10`` and ``4–5`` is
    ``4-5``. Digits of other scripts (``٤``, ``४``, ``๔``) are not folded: a score written in them is
@@ -73,8 +74,9 @@ What the judge's verdict is, for every template (docs/judges.md, "Verdict gramma
    agree; two different ones make the reply unreadable ("conflicting verdicts"). Everything else in
    the reply that counts (prose on its own lines, before or after the verdict, and text before a
    labelled verdict on its line), outside cited text, must hold no digit and no number word
-   (Vietnamese không, một, hai, ba, bốn, năm, ..., mười, trăm, nửa; English zero, one, ..., twenty,
-   hundred, half): a number there is a hedge, a correction or another scale, and makes the reply
+   (Vietnamese không, một, hai, ba, bốn, năm, ..., mười, trăm, nửa, thứ nhất; English zero, one, ...,
+   twenty, hundred, half, the ordinals first to tenth), no capital Roman numeral II-X and no star
+   rating (★★☆☆☆): a number there is a hedge, a correction or another scale, and makes the reply
    unreadable. A reply longer than 8,192 characters after step 1's removals is unreadable.
 5. Chain of thought (cot): only the final non-empty line counts, and it must be a labelled score
    line and nothing else (``Điểm: 4``, ``**Điểm:** 4``, ``Điểm số cuối cùng: 4``, ``Điểm: 4/5``,
