@@ -136,9 +136,10 @@ def normalise(text: str) -> str:
     return fold(prepare(text))
 
 
-THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+# An opening tag may carry attributes (<think signature="…">, as Inspect writes them back).
+THINK_OPEN = re.compile(r"<think(?:\s[^>\n]*+)?+>", re.IGNORECASE)
 THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
-_THINK_TAG = re.compile(r"</?think>", re.IGNORECASE)
+_THINK_TAG = re.compile(r"</think>|<think(?:\s[^>\n]*+)?+>", re.IGNORECASE)
 LESS_THAN = "<\ufe64\uff1c"
 """Every character whose fold holds ``<`` (``<``, small ``﹤``, full-width ``＜``): a tag needs one."""
 _HAS_LESS_THAN = re.compile(f"[{LESS_THAN}]")
