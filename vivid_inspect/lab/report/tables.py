@@ -290,8 +290,9 @@ def table5(scores: pd.DataFrame, pairs: Mapping[str, str] | None = None) -> Tabl
         shown.insert(2, "data")
     notes = (
         (
-            "topic, traits: the paper's strict exact match; *_lenient: the lenient parse (first number 1-7 for "
-            "topic, the set of trait codes in any order for traits), a diagnostic the paper did not report"
+            "topic, traits: the paper's strict exact match; *_lenient: the lenient parse (once a repeat of the "
+            "prompt is set aside, exactly one number 1-7 for topic, the set of trait codes in any order for traits; "
+            "several options are unreadable), a diagnostic the paper did not report"
         ),
         "n_topic, n_traits: items with a score; epochs: epochs run (an item's epochs are averaged, then items)",
         "the CSV names each row's data, generation keys and the logs read",
