@@ -10,9 +10,16 @@ aside, and what is left must name exactly one topic number (traits: one code set
 
 from __future__ import annotations
 
-import pytest
+import asyncio
+from collections.abc import Callable
 
-from vivid_inspect.scorers.answers import read_topic, read_traits
+import pytest
+from inspect_ai.model import ModelName, ModelOutput
+from inspect_ai.scorer import Scorer, Target
+from inspect_ai.solver import TaskState
+
+from vivid_inspect.scorers.answers import LENIENT_PARSER_VERSION, read_topic, read_traits
+from vivid_inspect.scorers.classification import topic_match, traits_match
 from vivid_inspect.solvers.classify_prompts import TOPIC_INSTRUCTIONS, TRAITS_INSTRUCTIONS, render_prompt
 
 TOPIC_MENU = [line for line in TOPIC_INSTRUCTIONS.splitlines() if line[:1].isdigit()]
@@ -80,3 +87,30 @@ def test_traits_answers_that_echo_or_offer_options(
 ) -> None:
     reading = read_traits(answer)
     assert (reading.codes, reading.status) == (codes, status)
+
+
+@pytest.mark.parametrize(
+    ("scorer", "gold", "status"),
+    [
+        pytest.param(topic_match, "1", "echo", id="topic"),
+        pytest.param(traits_match, "1,2,3,4,5", "echo", id="traits"),
+    ],
+)
+def test_the_scorer_gives_an_echo_no_lenient_credit_and_records_the_parser(
+    scorer: Callable[[], Scorer], gold: str, status: str
+) -> None:
+    # The Gemma shape: the menu echoed, nothing else. Version 1 read it as 1 (topic) and 1-5 (traits).
+    kind = "topic" if scorer is topic_match else "traits"
+    echo = "\n".join(TOPIC_MENU if kind == "topic" else TRAITS_MENU)
+    state = TaskState(
+        model=ModelName("mockllm/model"),
+        sample_id=1,
+        epoch=1,
+        input="Ăn cây nào rào cây ấy",
+        messages=[],
+        output=ModelOutput.from_content(model="mockllm/model", content=echo),
+    )
+    found = asyncio.run(scorer()(state, Target(gold)))
+    assert found is not None and found.metadata is not None
+    assert (found.metadata["lenient_correct"], found.metadata["parse_status"]) == (False, status)
+    assert found.metadata["parser_version"] == LENIENT_PARSER_VERSION == 2
