@@ -46,7 +46,7 @@ from vivid_inspect.lab.runner.spec.model import (
     Spec,
 )
 from vivid_inspect.lab.runner.spec.problems import PathPart, Problem
-from vivid_inspect.tasks import TASK_COUNT_BOUNDS
+from vivid_inspect.tasks import argument_problem
 
 Path_ = tuple[PathPart, ...]
 
@@ -152,28 +152,25 @@ def _check_task_args(tasks: list[str], args: dict[str, Any], path: Path_) -> lis
         if key in RUNNER_ARGS:
             problems.append(Problem((*path, key), f"set by the runner: {RUNNER_ARGS[key]}"))
             continue
+        takers = [task for task in tasks if key in task_parameters(task)]
         for task in tasks:
-            params = task_parameters(task)
-            if key not in params:
-                accepted = [name for name in params if name not in RUNNER_ARGS]
+            if task not in takers:
+                accepted = [name for name in task_parameters(task) if name not in RUNNER_ARGS]
                 takes = (
                     f"it takes: {', '.join(accepted)}" if accepted else "the runner sets all its parameters"
                 )
                 problems.append(Problem((*path, key), f"task {task!r} has no parameter {key!r}; {takes}"))
-                continue
+        if not takers:
+            continue
+        # the tasks' own check of `-T` values (vivid_inspect.tasks), so both refuse the same values
+        problem = argument_problem(key, value)
+        if problem is None:
             try:
-                TypeAdapter(params[key].annotation).validate_python(value, strict=True)
+                TypeAdapter(task_parameters(takers[0])[key].annotation).validate_python(value, strict=True)
             except ValidationError as error:
-                problems.append(
-                    Problem(
-                        (*path, key), f"invalid value {shown(value)} for {task}: {error.errors()[0]['msg']}"
-                    )
-                )
-                continue
-            if key in TASK_COUNT_BOUNDS:
-                problem = count_problem(key, value, *TASK_COUNT_BOUNDS[key])
-                if problem is not None:
-                    problems.append(Problem((*path, key), f"{task}: {problem}"))
+                problem = f"invalid value {shown(value)}: {error.errors()[0]['msg']}"
+        if problem is not None:
+            problems.append(Problem((*path, key), f"{' and '.join(takers)}: {problem}"))
     return problems
 
 
