@@ -217,7 +217,8 @@ def _closest_name(name: str, names: Sequence[str]) -> str | None:
     inside = [known for known in names if name.startswith(known) or name.endswith(known)]
     inside = inside or [known for known in names if len(name) > 3 and known.startswith(name)]
     near = difflib.get_close_matches(name, names, n=1)
-    return (close or [max(inside, key=len)] if inside else close or near or [None])[0]
+    found = close or [max(inside, key=len)] if inside else close or near
+    return found[0] if found else None
 
 
 def check_names(task: str, parameters: Mapping[str, Sequence[str]]) -> None:

@@ -8,7 +8,8 @@ or data file into one clear message.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import cast
 
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
@@ -34,7 +35,7 @@ from vivid_inspect.solvers.classify_prompts import (
     traits_answer,
 )
 from vivid_inspect.solvers.explain import explain_generate
-from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS, EXPLAIN_STYLES
+from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS, EXPLAIN_STYLES, ExplainStyle
 from vivid_inspect.task_start import check_answerable, check_models, check_names
 
 # Paper Appendix C. Task-level config, so --temperature / --max-tokens on the CLI override it,
@@ -222,7 +223,7 @@ def explain(
         _check_start("explain", loaded, data, judge_names(judge), judge_model)
         return Task(
             dataset=loaded.dataset,
-            solver=explain_generate(prompt),
+            solver=explain_generate(cast(ExplainStyle, prompt)),  # checked above
             scorer=scorers,
             config=EXPLAIN_CONFIG,
             version=TASK_VERSION,
@@ -282,7 +283,7 @@ def _check_start(
 
 
 TASK_PARAMETERS: dict[str, tuple[str, ...]] = {
-    name: tuple(inspect.signature(inspect.unwrap(function)).parameters)
+    name: tuple(inspect.signature(inspect.unwrap(cast(Callable[..., Task], function))).parameters)
     for name, function in {"explain": explain, "topic": topic, "traits": traits}.items()
 }
 """Each task's ``-T`` names, read from its signature: what ``inspect eval`` and ``vivid validate`` accept."""

@@ -141,9 +141,23 @@ def _generate_bound(key: str, value: Any) -> str | None:
         low, high = GENERATE_BOUNDS.get(key, GENERATE_INT_BOUND)
         problem = count_problem(key, value, low, high)
         return f"{problem} (docs/experiments.md, Bounds)" if problem else None
-    if isinstance(value, dict):  # logit_bias, extra_body: no number in it may be infinite
-        return next((p for v in value.values() if (p := _generate_bound(key, v)) is not None), None)
+    if isinstance(value, dict | list):  # logit_bias, extra_body: no number in it may be infinite
+        values = value.values() if isinstance(value, dict) else value
+        return next((p for v in values if (p := _generate_bound(key, v)) is not None), None)
     return None
+
+
+def _check_model_args(args: dict[str, Any], path: Path_) -> list[Problem]:
+    """Numbers in a model's provider arguments, held to the generation options' bounds.
+
+    Providers read ``max_retries``, ``timeout`` and the like from here as well as from ``generate``:
+    a 900-digit ``max_retries`` would otherwise pass ``vivid plan`` and retry without end.
+    """
+    return [
+        Problem((*path, key), problem)
+        for key, value in args.items()
+        if (problem := _generate_bound(key, value)) is not None
+    ]
 
 
 def _check_task_args(tasks: list[str], args: dict[str, Any], path: Path_) -> list[Problem]:
@@ -211,6 +225,7 @@ def _check_block_tasks(runs: list[tuple[int, RunBlock]], providers: set[str]) ->
         problems += _check_generate(block.generate, ("runs", i, "generate"))
         for j, model in enumerate(block.models):
             problems += _check_model(model.model, ("runs", i, "models", j, "model"), providers)
+            problems += _check_model_args(model.model_args, ("runs", i, "models", j, "model_args"))
         given = [key for key in ("limit", "sample_ids", "sample") if getattr(block, key) is not None]
         if len(given) > 1:
             problems.append(
@@ -320,6 +335,7 @@ def _check_judges(
         if judge.model is not None:
             problems += _check_model(judge.model, ("judges", i, "model"), providers)
         problems += _check_generate(judge.generate, ("judges", i, "generate"))
+        problems += _check_model_args(judge.model_args, ("judges", i, "model_args"))
     if names and explains is False:
         problems.append(
             Problem(
