@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from vivid_inspect import bounds
+from vivid_inspect.data.leakage import THRESHOLD_RANGE
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.runner.spec.load import load_spec
 from vivid_inspect.lab.runner.spec.problems import SpecError, format_path
@@ -333,6 +334,7 @@ def _rows(page: str) -> dict[str, str]:
         ("experiments.md", "`runs[].sample_ids[]` (an id)", bounds.MAX_ITEM_ID),
         ("experiments.md", "`runs[].epochs`", bounds.MAX_EPOCHS),
         ("experiments.md", "`runs[].task_args.shots`", MAX_SHOTS),
+        ("experiments.md", "`runs[].task_args.leakage_threshold` (a similarity)", int(THRESHOLD_RANGE[1])),
         ("experiments.md", "`judges[].retries`", bounds.MAX_JUDGE_RETRIES),
         ("experiments.md", "`judges[].repeats`", bounds.MAX_REPEATS),
         ("experiments.md", "`price.input`, `price.output` (USD per million tokens)", int(bounds.MAX_PRICE)),
