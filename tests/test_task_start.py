@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from inspect_ai import eval, eval_set
@@ -317,7 +317,7 @@ def test_the_check_binds_nothing_the_scorer_resolves_the_grader_role() -> None:
 
 # -- -T names the task does not take (issue 31.1) ------------------------------------------------
 
-NAME_CASES = {
+NAME_CASES: dict[str, tuple[str, dict[str, Any], str]] = {
     "word-added": (
         "explain",
         {"judge_strategy": "aspect"},
@@ -462,7 +462,7 @@ TASK_OF = {"shots": "topic"}
 )
 def test_every_bad_task_value_is_one_line_naming_its_parameter(name: str, value: Any) -> None:
     task = TASK_OF.get(name, "explain")
-    build = {"explain": explain, "topic": topic}[task]
+    build = cast(Callable[..., Any], explain if task == "explain" else topic)
     with pytest.raises(TaskArgumentError) as caught:
         build(**{"data": "sample", name: value})
     message = str(caught.value)
