@@ -98,13 +98,9 @@ def argument_problem(name: str, value: object) -> str | None:
             judge_names(value)  # type: ignore[arg-type]  # -T values are not typed
         except ValueError as error:
             parts = value if isinstance(value, list | tuple) else str(value).split(",")
-            wrong = [str(part).strip() for part in parts if str(part).strip() not in _JUDGE_WORDS]
-            hint = closest(wrong[0], _JUDGE_WORDS).removeprefix(";") if wrong else ""
-            return (
-                str(error).replace(f"{wrong[0]!r};", f"{wrong[0]!r} ({hint.strip()});", 1)
-                if hint
-                else str(error)
-            )
+            wrong = next((str(part).strip() for part in parts if str(part).strip() not in _JUDGE_WORDS), "")
+            hint = closest(wrong, _JUDGE_WORDS).removeprefix("; ")
+            return str(error).replace(f"{wrong!r};", f"{wrong!r} ({hint});", 1) if hint else str(error)
     elif name in ("data", "judge_model") and value is not None and not isinstance(value, str):
         return f"{name} must be text, got {shown(value)}"
     return None
