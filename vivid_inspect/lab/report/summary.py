@@ -96,9 +96,10 @@ def missing_lines(tables: Sequence[Table], *, has_humans: bool, log_dir: str) ->
         generation = f"{first['model']} {first['prompt']}"
         selector = f" --generation {shlex.quote(generation)}"
     return [
-        "- missing: human scores, so no judge is validated yet (agreement, corrected means, the card's verdict):",
-        f"  `vivid annotate serve {shlex.quote(log_dir)}{selector} --annotators A,B,C` collects them,",
-        f"  then `vivid report {shlex.quote(log_dir)} --human humans.csv` uses them",
+        "- missing: human scores, so no judge is validated yet (agreement, corrected means, the card's verdict);",
+        "  collect them, then report with them:",
+        f"  `vivid annotate serve {shlex.quote(log_dir)}{selector} --annotators A,B,C`",
+        f"  `vivid report {shlex.quote(log_dir)} --human humans.csv`",
     ]
 
 
