@@ -94,7 +94,9 @@ def _check_model(name: str, path: Path_, providers: set[str]) -> list[Problem]:
         ]
     if provider not in providers:
         known = ", ".join(sorted(providers))
-        return [Problem(path, f"unknown model provider {provider!r}; known providers: {known}")]
+        close = difflib.get_close_matches(provider.lower(), sorted(providers), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}/{rest}?)" if close else ""
+        return [Problem(path, f"unknown model provider {provider!r}{hint}; known providers: {known}")]
     if provider == "vivid":
         return _check_vivid_model(name, rest, path)
     if provider in ("openai-api", "openai-api-completions") and "/" not in rest:
