@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.recommended_commands import failing
 from vivid_inspect.lab.cli.main import main
 
 REPO = Path(__file__).resolve().parents[3]
@@ -71,3 +72,11 @@ def test_offline_main_job_writes_the_judge_card_saying_what_is_missing(job: tupl
     assert cells[["human_mean", "corrected_mean", "bias", "n_human"]].isna().all().all()
     for absent in ("alt_test.csv", "judge_bias.csv"):
         assert not (tmp_path / "report" / absent).exists()
+
+
+@pytest.mark.slow
+def test_every_command_the_offline_report_recommends_parses(job: tuple[Path, str]) -> None:
+    """The card once recommended `vivid audit lexical --strategy lexical` (exit 2): each runs as written."""
+    tmp_path, printed = job
+    report = tmp_path / "report"
+    assert failing([report / "judge_card.md", report / "report.md", printed]) == {}

@@ -84,7 +84,7 @@ def test_no_human_scores_says_exactly_what_is_missing():
     assert card.verdict == UNDECIDED
     assert "no human scores" in card.why
     assert any(
-        'vivid annotate serve logs/offline --generation "vivid/literal zero_shot" --annotators A,B,C --overlap 30'
+        "vivid annotate serve logs/offline --generation 'vivid/literal zero_shot' --annotators A,B,C --overlap 30"
         in s
         for s in card.settle
     )
@@ -248,7 +248,7 @@ def test_a_biased_judge_is_never_cleared_without_the_caveat(
     )
     card = cards[0]
     lo, hi = bias.frame.iloc[0][["bias_lo", "bias_hi"]]
-    assert not (-BIAS_TOLERANCE <= lo and hi <= BIAS_TOLERANCE)
+    assert not (lo >= -BIAS_TOLERANCE and hi <= BIAS_TOLERANCE)
     assert card.verdict == YES and card.means in (NO, UNDECIDED)
     line = next(line for line in card.markdown.splitlines() if line.startswith("**Can replace"))
     assert "yes.**" in line and READ_CORRECTED in line and "Item by item only" in line

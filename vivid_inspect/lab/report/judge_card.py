@@ -26,6 +26,7 @@ collect them.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -264,7 +265,8 @@ def _verdict(
             [
                 f"Scores by {RECOMMENDED_ANNOTATORS} or more annotators of the same {RECOMMENDED_ITEMS}+ explanations "
                 f"of a generation this judge scored: {collect}",
-                f"Then `vivid report {log_dir} --human HUMANS.csv` (repeat --human for each generation scored).",
+                f"Then `vivid report {shlex.quote(log_dir)} --human HUMANS.csv` (repeat --human for each generation "
+                "scored).",
             ],
         )
     if not mine:
@@ -403,9 +405,10 @@ def labels_to_settle(c: Corrected, power: float = POWER) -> int | None:
 
 
 def _collect_command(log_dir: str, generations: Sequence[str]) -> str:
-    selector = f' --generation "{generations[0]}"' if generations else ""
+    # Quoted for a POSIX shell: a folder or a selector with a space must stay one word.
+    selector = f" --generation {shlex.quote(generations[0])}" if generations else ""
     return (
-        f"`vivid annotate serve {log_dir}{selector} --annotators A,B,C --overlap {RECOMMENDED_ITEMS} -n 200` "
+        f"`vivid annotate serve {shlex.quote(log_dir)}{selector} --annotators A,B,C --overlap {RECOMMENDED_ITEMS} -n 200` "
         "(or `vivid annotate export` sheets for each annotator)"
     )
 
