@@ -52,6 +52,8 @@ BELOW_MINIMUM = "below the paper's minimum"
 """The outcome of a test with fewer than 3 annotators or 30 shared items per annotator."""
 POWER = 0.8
 """The probability with which a design from :func:`settling_design` should settle the question."""
+PLANNING_CONFIDENCE = 0.8
+"""One-sided confidence of the lower bound on each annotator's effect that :func:`settling_design` plans on."""
 MAX_ITEMS = 2000
 """The largest design :func:`settling_design` proposes (shared items per annotator)."""
 FEW_ANNOTATORS = (
@@ -148,15 +150,20 @@ class Design:
         items: Shared items per annotator (None: no design up to :data:`MAX_ITEMS` settles it).
         answer: ``yes`` (the judge would pass) or ``no`` (it would be ruled out).
         power: The predicted probability that the test gives that answer with this design.
+        gap: The distance of ``rho_h - rho_f`` from ``epsilon`` the power rests on (the ``k``-th
+            largest lower bound; 0 when fewer than ``k`` bounds are above 0).
     """
 
     annotators: int
     items: int | None
     answer: str
     power: float
+    gap: float = 0.0
 
 
-def settling_design(result: AltTest, power: float = POWER) -> Design | None:
+def settling_design(
+    result: AltTest, power: float = POWER, confidence: float = PLANNING_CONFIDENCE
+) -> Design | None:
     """The fewest shared items per annotator with which the test gives its likely answer with ``power``.
 
     Each tested annotator keeps the mean ``d = W_h - W_f`` and spread seen now; annotators added to
@@ -165,13 +172,17 @@ def settling_design(result: AltTest, power: float = POWER) -> Design | None:
     passes with ``k`` wins), else ``no`` (``floor(m / 2) + 1`` losses rule it out). Each of those
     annotators' one-sided t-test must reject at the Benjamini-Yekutieli level of ``k`` rejections,
     ``k q / (m H_m)``: any ``k`` p-values under it give ``k`` rejections, so its power (the noncentral
-    t's) is a lower bound per annotator. The design's power is the ``k``-th largest of these (as if
-    the annotators' results went together, which shared items make them do); the items are the
-    fewest, from the minimum 30 on, that bring it to ``power``.
+    t's) is a lower bound per annotator. Each annotator's distance from ``epsilon`` is planned at its
+    lower confidence bound (a pilot that flatters the judge must not promise a small design), so
+    the claim is: if the judge is at least that far from ``epsilon``, the design settles the test
+    with ``power``. The design's power is the ``k``-th largest of the annotators' (as if their
+    results went together, which shared items make them do); the items are the fewest, from the
+    minimum 30 on, that bring it to ``power``. ``bench/coverage_alt_test.py`` measures it.
 
     Args:
         result: A test with at least one annotator tested.
         power: The wanted probability of settling.
+        confidence: One-sided confidence of the lower bound on each annotator's distance.
 
     Returns:
         The design, or None when nobody was tested.
@@ -179,20 +190,24 @@ def settling_design(result: AltTest, power: float = POWER) -> Design | None:
     tested = [a for a in result.annotators if a.p_value is not None]
     if not tested:
         return None
+    z = float(stats.norm.ppf(confidence))
     effects = [
-        ((a.annotator_wins or 0.0) - (a.judge_wins or 0.0) - result.epsilon, _spread(a.spread, a.n))
+        ((a.annotator_wins or 0.0) - (a.judge_wins or 0.0) - result.epsilon, _spread(a.spread, a.n), a.n)
         for a in tested
     ]
-    mean_effect = float(np.mean([e for e, _ in effects]))
-    mean_spread = float(np.mean([s for _, s in effects]))
-    effects += [(mean_effect, mean_spread)] * max(0, RECOMMENDED_ANNOTATORS - len(effects))
+    added = tuple(float(np.mean(column)) for column in zip(*effects, strict=True))
+    effects += [(added[0], added[1], int(added[2]))] * max(0, RECOMMENDED_ANNOTATORS - len(effects))
     m = len(effects)
-    answer = "yes" if sum(e < 0 for e, _ in effects) >= math.ceil(m / 2) else "no"
+    answer = "yes" if sum(e < 0 for e, _, _ in effects) >= math.ceil(m / 2) else "no"
     k = math.ceil(m / 2) if answer == "yes" else m // 2 + 1
     level = k * result.q / (m * sum(1 / i for i in range(1, m + 1)))
-    helping = [(abs(e), s) for e, s in effects if (e < 0) == (answer == "yes") and e != 0]
+    # Plan on the effect's lower confidence bound: a pilot's effect is noisy, and a design planned on
+    # the estimate itself falls short whenever the pilot happened to flatter the judge (or the annotator).
+    planned = [(abs(e) - z * s / math.sqrt(n), s) for e, s, n in effects if (e < 0) == (answer == "yes")]
+    helping = [(g, s) for g, s in planned if g > 0]
     if len(helping) < k:
         return Design(m, None, answer, 0.0)
+    gap = sorted((g for g, _ in helping), reverse=True)[k - 1]
 
     def design_power(n: int) -> float:
         critical = float(stats.t.ppf(1 - level, df=n - 1))
@@ -203,14 +218,14 @@ def settling_design(result: AltTest, power: float = POWER) -> Design | None:
 
     low = max(RECOMMENDED_ITEMS, max(a.n for a in tested))
     if design_power(low) >= power:
-        return Design(m, low, answer, design_power(low))
+        return Design(m, low, answer, design_power(low), gap)
     if design_power(MAX_ITEMS) < power:
-        return Design(m, None, answer, design_power(MAX_ITEMS))
+        return Design(m, None, answer, design_power(MAX_ITEMS), gap)
     high = MAX_ITEMS
     while high - low > 1:  # design_power(low) < power <= design_power(high)
         middle = (low + high) // 2
         low, high = (low, middle) if design_power(middle) >= power else (middle, high)
-    return Design(m, high, answer, design_power(high))
+    return Design(m, high, answer, design_power(high), gap)
 
 
 def _spread(spread: float | None, n: int) -> float:

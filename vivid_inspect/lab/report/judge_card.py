@@ -39,6 +39,7 @@ from vivid_inspect.lab.report.agreement import agreement
 from vivid_inspect.lab.report.alt_test import (
     BELOW_MINIMUM,
     MAX_ITEMS,
+    PLANNING_CONFIDENCE,
     POWER,
     RECOMMENDED_ANNOTATORS,
     RECOMMENDED_ITEMS,
@@ -330,17 +331,18 @@ def _more_evidence(label: str, test: AltTest) -> list[str]:
         return [
             f"{label}: {RECOMMENDED_ANNOTATORS} or more annotators on {RECOMMENDED_ITEMS}+ shared items each"
         ]
+    fewest = min(a.n for a in test.annotators if a.p_value is not None)
     if design.items is None:
         return [
-            f"{label}: no design up to {MAX_ITEMS} shared items per annotator would settle it (with "
-            f"{design.annotators} annotators, probability {design.power:.0%} at {MAX_ITEMS}): the judge is about as "
-            f"far from the annotators as they are from each other plus the handicap (epsilon {test.epsilon})"
+            f"{label}: no design up to {MAX_ITEMS} shared items per annotator is sure to settle it from what "
+            f"{fewest} shared items show: the judge is close to the annotators' level less the handicap (epsilon "
+            f"{test.epsilon}), or too few items say which side it is on; score more shared items and look again"
         ]
-    fewest = min(a.n for a in test.annotators if a.p_value is not None)
     return [
         f"{label}: {design.annotators} annotators on {design.items} shared items each (now {test.tested} on "
         f"{fewest} or more) would answer {design.answer} with probability {design.power:.0%} or more, if the judge "
-        "keeps the advantage it has now (a power calculation of the same test; bench/coverage_alt_test.py checks it)"
+        f"is at least {design.gap:.2f} from the handicap (the {PLANNING_CONFIDENCE:.0%} lower bound of what these "
+        "items show; a power calculation of the same test, checked in bench/coverage_alt_test.py)"
     ]
 
 
