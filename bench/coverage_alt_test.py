@@ -14,15 +14,25 @@ more than epsilon on more than half): it should stay near 0 for a judge as good 
 The second table checks what the card says would settle an open test: a pilot (3 x 30 or 2 x 20)
 that neither passes nor rules the judge out gets :func:`settling_design`'s design; a fresh panel of
 that design, drawn from the same judge and annotators, must give the design's answer at least as
-often as its claimed power, on average over the pilots.
+often as its claimed power, on average over the pilots. The third does the same for the labelled
+items the card says would settle the bias question (``judge_card.labels_to_settle``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from coverage_common import CoverageTable, wilson
+from scipy import stats
 
-from vivid_inspect.lab.report.alt_test import DEFAULT_EPSILON, AltTest, alt_test, settling_design
+from vivid_inspect.lab.report.alt_test import (
+    DEFAULT_EPSILON,
+    PLANNING_CONFIDENCE,
+    AltTest,
+    alt_test,
+    settling_design,
+)
+from vivid_inspect.lab.report.corrected import Corrected, corrected_cell
+from vivid_inspect.lab.report.judge_card import BIAS_TOLERANCE, UNDECIDED, bias_verdict, labels_to_settle
 
 REPS = 400
 QUICK_REPS = 30
@@ -146,6 +156,96 @@ def _designs(reps: int, rng: np.random.Generator) -> CoverageTable:
     return table
 
 
+BIAS_ITEMS = 1000
+BIAS_SHIFTS = (0.0, 0.1, 0.25, 0.35, 0.5)
+BIAS_PILOTS = (30, 60)
+
+
+def _planned(c: Corrected) -> float:
+    """The distance from the tolerance that labels_to_settle plans on (its lower confidence bound)."""
+    b, hi, lo = c.bias.estimate or 0.0, c.bias.hi or 0.0, c.bias.lo or 0.0
+    error = max(hi - b, b - lo) / float(stats.t.ppf(0.975, c.n_human - 2))
+    return abs(abs(b) - BIAS_TOLERANCE) - float(stats.norm.ppf(PLANNING_CONFIDENCE)) * error
+
+
+def _bias_labels(reps: int, rng: np.random.Generator) -> CoverageTable:
+    """Do the labelled items the card proposes settle the bias question as often as claimed?"""
+    table = CoverageTable(
+        f"The labelled items the judge card proposes for an open bias answer (tolerance ±{BIAS_TOLERANCE:g}, "
+        f"{BIAS_ITEMS} items): how often a fresh draw of that many settles it",
+        [
+            "judge shift",
+            "true bias",
+            "pilot",
+            "open pilots",
+            "proposals (none)",
+            "median labels",
+            "settled",
+            "rate",
+            "rate 95 % CI",
+            "planned distance held",
+            "rate where it held",
+        ],
+    )
+    for shift in BIAS_SHIFTS:
+        for pilot in BIAS_PILOTS:
+            opened = none = settled = held = settled_held = 0
+            truths, sizes = [], []
+            for _ in range(reps):
+                human = rng.choice(6, size=BIAS_ITEMS, p=QUALITY).astype(float)
+                judged = np.clip(np.rint(human + rng.normal(shift, 0.8, BIAS_ITEMS)), 0, 5)
+                truth = float(np.mean(judged - human))
+                truths.append(truth)
+                judge = dict(enumerate(judged))
+                first = corrected_cell(judge, {int(i): human[i] for i in rng.permutation(BIAS_ITEMS)[:pilot]})
+                if bias_verdict(first) != UNDECIDED:
+                    continue
+                opened += 1
+                needed = labels_to_settle(first)
+                if needed is None:
+                    none += 1
+                    continue
+                sizes.append(needed)
+                fresh = corrected_cell(
+                    judge, {int(i): human[i] for i in rng.permutation(BIAS_ITEMS)[:needed]}
+                )
+                ok = bias_verdict(fresh) != UNDECIDED
+                inside = abs(first.bias.estimate or 0.0) < BIAS_TOLERANCE
+                holds = (abs(truth) < BIAS_TOLERANCE) == inside and abs(
+                    abs(truth) - BIAS_TOLERANCE
+                ) >= _planned(first)
+                settled += ok
+                held += holds
+                settled_held += ok and holds
+            n = len(sizes)
+            lo, hi = wilson(settled, n)
+            table.rows.append(
+                [
+                    shift,
+                    float(np.mean(truths)),
+                    pilot,
+                    f"{opened}/{reps}",
+                    f"{n} ({none})",
+                    int(np.median(sizes)) if sizes else None,
+                    f"{settled}/{n}",
+                    settled / n if n else None,
+                    f"[{lo:.3f}, {hi:.3f}]",
+                    f"{held}/{n}",
+                    settled_held / held if held else None,
+                ]
+            )
+    table.notes += [
+        "human scores from the paper's distribution, the judge's the human's plus normal noise (sd 0.8) moved by "
+        "the shift, rounded and kept in 0-5; a pilot of uniform labels whose bias interval straddles the "
+        "tolerance gets the card's proposal; 'settled': a fresh uniform draw of that many labels puts the interval "
+        "inside or wholly outside the tolerance (the claim is 80 %)",
+        f"the distance from the tolerance is planned at its {PLANNING_CONFIDENCE:.0%} lower confidence bound: "
+        "the claim is conditional on the true distance being at least that (rate where it held); a bias within "
+        "about 0.05 of the tolerance can seldom be placed on one side by any pilot",
+    ]
+    return table
+
+
 def run(reps: int, quick: bool, seed: int) -> list[CoverageTable]:
     """Pass rates over judges x annotators x items, and the proposed designs' power."""
     rng = np.random.default_rng(seed)
@@ -196,4 +296,4 @@ def run(reps: int, quick: bool, seed: int) -> list[CoverageTable]:
         'pass rate: omega >= 0.5; below 3 annotators or 30 items the card and alt_test.csv say "below the '
         'paper\'s minimum" instead of a pass; ruled out: the card\'s "no" (only with the minimum design)'
     )
-    return [table, _designs(max(reps // 2, 1), rng)]
+    return [table, _designs(max(reps // 2, 1), rng), _bias_labels(max(reps // 2, 1), rng)]

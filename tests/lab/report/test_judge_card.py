@@ -19,6 +19,7 @@ from vivid_inspect.lab.report.judge_card import (
     YES,
     HumanLabels,
     JudgeScores,
+    _labels_step,
     build_cards,
     cards_markdown,
     labels_to_settle,
@@ -256,7 +257,10 @@ def test_a_biased_judge_is_never_cleared_without_the_caveat(
     assert f"{card.means}.**" in means_line and READ_CORRECTED in means_line
     assert card.means == (NO if lo > BIAS_TOLERANCE or hi < -BIAS_TOLERANCE else UNDECIDED)
     if card.means == UNDECIDED:
-        assert any("labelled items of 400 would put the bias interval" in step for step in card.settle)
+        assert any(
+            "labelled items of 400 would put the bias interval" in step or "too close to ±0.2" in step
+            for step in card.settle
+        )
 
 
 def _bias(estimate: float, lo: float, hi: float, n: int, total: int) -> Corrected:
@@ -264,17 +268,31 @@ def _bias(estimate: float, lo: float, hi: float, n: int, total: int) -> Correcte
     return Corrected(interval, interval, interval, 0.5, n, total)
 
 
-@pytest.mark.parametrize(("estimate", "half"), [(0.1, 0.15), (0.25, 0.1), (-0.15, 0.2), (0.3, 0.15)])
+@pytest.mark.parametrize(("estimate", "half"), [(0.0, 0.25), (0.4, 0.25), (-0.05, 0.2), (0.5, 0.35)])
 def test_labels_to_settle_reach_the_standard_error_the_power_calculation_needs(estimate: float, half: float):
     n, total = 40, 1000
     needed = labels_to_settle(_bias(estimate, estimate - half, estimate + half, n, total))
     assert needed is not None and n < needed <= total
-    # The finite-population standard error at `needed` is at most the gap over z_0.975 + z_0.8 (2.80).
-    spread2 = (half / 2.0243) ** 2 / (1 / n - 1 / total)  # t_0.975 with 38 degrees of freedom
-    gap = abs(abs(estimate) - BIAS_TOLERANCE)
+    # The distance from the tolerance planned at its 80 % lower bound (z 0.8416); the finite-population
+    # standard error at `needed` is at most that over z_0.975 + z_0.8 (2.8016), and not at `needed - 1`.
+    error = half / 2.0243  # t_0.975 with 38 degrees of freedom
+    spread2 = error**2 / (1 / n - 1 / total)
+    gap = abs(abs(estimate) - BIAS_TOLERANCE) - 0.8416 * error
     assert spread2 * (1 / needed - 1 / total) <= (gap / 2.8016) ** 2 * 1.001
     assert spread2 * (1 / (needed - 1) - 1 / total) > (gap / 2.8016) ** 2 * 0.999
-    assert labels_to_settle(_bias(0.2, 0.1, 0.3, n, total)) is None  # on the tolerance: nothing settles it
+
+
+@pytest.mark.parametrize(("estimate", "half"), [(0.2, 0.1), (0.25, 0.15), (-0.17, 0.1)])
+def test_a_bias_too_close_to_the_tolerance_gets_no_promise(estimate: float, half: float):
+    c = _bias(estimate, estimate - half, estimate + half, 40, 1000)
+    assert labels_to_settle(c) is None
+    judge, humans = _world(12, 3, 40)
+    card = build_cards([_judge({"g1": judge})], [HumanLabels("g1", "m p", humans, DRAWN)], [], epsilon=0.2)[
+        0
+    ][0]
+    step = _labels_step("m p", c)
+    assert "too close to ±0.2 for 40 labelled items" in step and "label more items" in step
+    assert card.markdown  # the card builds around such a step
 
 
 @pytest.mark.parametrize(

@@ -350,7 +350,7 @@ def _means_verdict(corrected: Sequence[tuple[str, Corrected]]) -> tuple[str, str
     """Are the judge's means unbiased within :data:`BIAS_TOLERANCE` on every generation with human scores?"""
     if not corrected:
         return UNDECIDED, "No human scores of a generation it scored: its bias cannot be measured.", []
-    verdicts = [(label, c, _bias_verdict(c)) for label, c in corrected]
+    verdicts = [(label, c, bias_verdict(c)) for label, c in corrected]
     shown = "; ".join(f"{label}: {_num(c.bias.estimate)} {_ci(c.bias)}" for label, c, _ in verdicts)
     if all(v == YES for _, _, v in verdicts):
         return YES, f"Every bias interval lies inside ±{BIAS_TOLERANCE:g} ({shown}).", []
@@ -361,7 +361,8 @@ def _means_verdict(corrected: Sequence[tuple[str, Corrected]]) -> tuple[str, str
     return verdict, why, settle
 
 
-def _bias_verdict(c: Corrected) -> str:
+def bias_verdict(c: Corrected) -> str:
+    """Whether a generation's bias interval lies inside ±:data:`BIAS_TOLERANCE` (yes), wholly outside (no), or neither."""
     lo, hi = c.bias.lo, c.bias.hi
     if lo is None or hi is None:
         return UNDECIDED
@@ -371,36 +372,49 @@ def _bias_verdict(c: Corrected) -> str:
 
 
 def _labels_step(label: str, c: Corrected) -> str:
+    if c.bias.lo is None:
+        return f"{label}: at least {MIN_LABELLED} labelled items for a bias interval ({c.n_human} now)"
     needed = labels_to_settle(c)
     if needed is None:
-        return f"{label}: at least {MIN_LABELLED} labelled items for a bias interval ({c.n_human} now)"
+        return (
+            f"{label}: the bias is too close to ±{BIAS_TOLERANCE:g} for {c.n_human} labelled items to say on which "
+            "side it lies; label more items and look again"
+        )
     return (
         f"{label}: about {needed} labelled items of {c.n_items} would put the bias interval inside or outside "
-        f"±{BIAS_TOLERANCE:g} with probability {POWER:.0%}, if the bias and its spread stay as they are "
-        f"({c.n_human} now)"
+        f"±{BIAS_TOLERANCE:g} with probability {POWER:.0%}, if the bias is at least as far from the tolerance as "
+        f"the {PLANNING_CONFIDENCE:.0%} lower bound of what the {c.n_human} labelled items show"
     )
 
 
-def labels_to_settle(c: Corrected, power: float = POWER) -> int | None:
+def labels_to_settle(
+    c: Corrected, power: float = POWER, confidence: float = PLANNING_CONFIDENCE
+) -> int | None:
     """Labelled items with which the bias interval would fall inside or outside the tolerance.
 
     The spread of the bias per item is read back from the printed interval (its wider half over the
-    ``t`` quantile is the standard error, ``s^2 (1/n - 1/N)``); the answer is the ``n`` at which the
-    standard error is ``| |bias| - tolerance | / (z_0.975 + z_power)``, the normal power calculation
-    of a two-sided 95 % interval, at most every item.
+    ``t`` quantile is the standard error, ``s^2 (1/n - 1/N)``). The distance of the bias from the
+    tolerance is planned at its lower confidence bound, ``| |bias| - tolerance | - z_confidence SE``
+    (a pilot that flatters must not promise a small sample); the answer is the ``n`` at which the
+    standard error is that distance over ``z_0.975 + z_power``, the normal power calculation of a
+    two-sided 95 % interval, at most every item. ``bench/coverage_alt_test.py`` measures it.
 
     Args:
         c: A generation's corrected columns with a bias interval.
         power: The wanted probability of settling.
+        confidence: One-sided confidence of the lower bound on the distance.
 
     Returns:
-        The labelled items, or None without an interval, or when the bias sits on the tolerance.
+        The labelled items, or None without an interval, or when the bound is not above 0 (the
+        labelled items cannot say on which side of the tolerance the bias lies).
     """
     b, lo, hi, n, total = c.bias.estimate, c.bias.lo, c.bias.hi, c.n_human, c.n_items
-    gap = abs(abs(b) - BIAS_TOLERANCE) if b is not None else 0.0
-    if lo is None or hi is None or b is None or gap == 0 or not 2 < n < total:
+    if lo is None or hi is None or b is None or not 2 < n < total:
         return None
     error = max(hi - b, b - lo) / float(stats.t.ppf(0.975, n - 2))
+    gap = abs(abs(b) - BIAS_TOLERANCE) - float(stats.norm.ppf(confidence)) * error
+    if gap <= 0:
+        return None
     spread2 = error**2 / (1 / n - 1 / total)
     target = gap / float(stats.norm.ppf(0.975) + stats.norm.ppf(power))
     return min(total, int(np.ceil(1 / (target**2 / spread2 + 1 / total))))
