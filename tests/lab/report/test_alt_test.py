@@ -236,7 +236,7 @@ def test_adding_a_generation_no_longer_changes_the_first_ones_wins():
     key = "four annotators, two per item"
     ours = alt_tests(cases, epsilon=0.15)[key]
     won = {r.annotator for r in ours.annotators if r.won}
-    assert won != {name.split("/")[1] for name in pooled if name.startswith(key)}  # type: ignore[attr-defined]
+    assert won != {name.split("/")[1] for name in pooled if name.startswith(key)}
     assert won == reference_alt_test(*cases[key], 0.15)["won"]
 
 
