@@ -8,6 +8,7 @@ import pytest
 
 from vivid_inspect.lab.report.alt_test import BELOW_MINIMUM, alt_test, settling_design
 from vivid_inspect.lab.report.audit_tables import _TITLE, audited
+from vivid_inspect.lab.report.cards import judge_scores
 from vivid_inspect.lab.report.corrected import Corrected
 from vivid_inspect.lab.report.intervals import Interval
 from vivid_inspect.lab.report.judge_card import (
@@ -315,3 +316,49 @@ def test_a_mostly_unreadable_judge_is_said_first(judged: int, unscored: int, lou
             )
             assert "no score found (85)" in first and "human" not in first
             assert card.verdict == NO
+
+
+def _rows(values: list[list[float]], status: str = "no score found") -> pd.DataFrame:
+    """Score rows of one judge on one generation: item i's epochs' values (NaN: unscored)."""
+    records = [
+        {
+            "judge": "aspect",
+            "judge_model": "ollama/gemma3",
+            "strategy": "aspect",
+            "scorer": "judge_aspect",
+            "generation": "g1",
+            "id": str(item + 1),
+            "epoch": epoch + 1,
+            "value": value,
+            "unscored": bool(np.isnan(value)),
+            "error": False,
+            "parse_status": status if np.isnan(value) else "ok",
+            "status": "success",
+            "created": "2026-12-01",
+            "log": "a.eval",
+        }
+        for item, epochs in enumerate(values)
+        for epoch, value in enumerate(epochs)
+    ]
+    return pd.DataFrame(records)
+
+
+@pytest.mark.parametrize(
+    ("values", "judged", "unscored"),
+    [
+        ([[np.nan]] * 17 + [[3.0]] * 3, 20, 17),
+        ([[np.nan, 4.0], [np.nan, np.nan], [2.0, 2.0]], 3, 1),  # one readable epoch scores the item
+        ([[1.0]] * 5, 5, 0),
+    ],
+)
+def test_judge_scores_count_the_items_left_unscored_with_their_reasons(values, judged: int, unscored: int):
+    (scores,) = judge_scores(_rows(values))
+    assert (scores.judged, scores.unscored) == (judged, unscored)
+    assert len(scores.by_generation["g1"]) == judged - unscored
+    assert scores.reasons == (
+        (f"no score found ({sum(np.isnan(v).sum() for v in values)})",) if unscored else ()
+    )
+    card = build_cards([scores], [], [], epsilon=0.2)[0][0]
+    assert card.markdown.splitlines()[2].startswith("**Replies mostly unreadable") == (
+        unscored / judged > 0.2
+    )
