@@ -1,14 +1,7 @@
-"""When a judge's replies count as mostly unreadable: one threshold for ``vivid run`` and the judge card.
-
-A judge that gives no readable score on many items cannot stand in for people, and its means rest
-on the items it happened to read. ``vivid run`` exits 1 for such a judge cell and the judge card
-says so on its first line, both from :data:`UNSCORED_SHARE_LIMIT`.
-"""
-
-from __future__ import annotations
+"""When a judge counts as unable to score: one threshold for the run, the report and the card."""
 
 UNSCORED_SHARE_LIMIT = 0.20
-"""Above this share of judged items left unscored, a judge's replies are mostly unreadable."""
+"""A judge whose share of samples with no readable score is above this is named as unable to score."""
 
 
 def mostly_unscored(unscored: int, judged: int, limit: float = UNSCORED_SHARE_LIMIT) -> bool:
