@@ -319,7 +319,7 @@ def test_a_mostly_unreadable_judge_is_said_first(judged: int, unscored: int, lou
 
 
 def _rows(values: list[list[float]], status: str = "no score found") -> pd.DataFrame:
-    """Score rows of one judge on one generation: item i's epochs' values (NaN: unscored)."""
+    """Score rows of one judge on one generation: item i's epochs' values (NaN: unscored, -1: refused)."""
     records = [
         {
             "judge": "aspect",
@@ -329,9 +329,10 @@ def _rows(values: list[list[float]], status: str = "no score found") -> pd.DataF
             "generation": "g1",
             "id": str(item + 1),
             "epoch": epoch + 1,
-            "value": value,
+            "value": np.nan if value == -1 else value,
             "unscored": bool(np.isnan(value)),
-            "error": False,
+            "refused": value == -1,
+            "error": value == -1,
             "parse_status": status if np.isnan(value) else "ok",
             "status": "success",
             "created": "2026-12-01",
@@ -349,15 +350,17 @@ def _rows(values: list[list[float]], status: str = "no score found") -> pd.DataF
         ([[np.nan]] * 17 + [[3.0]] * 3, 20, 17),
         ([[np.nan, 4.0], [np.nan, np.nan], [2.0, 2.0]], 3, 1),  # one readable epoch scores the item
         ([[1.0]] * 5, 5, 0),
+        ([[-1.0]] * 2 + [[2.0]] * 3, 5, 2),  # refused values: no usable score either
     ],
 )
 def test_judge_scores_count_the_items_left_unscored_with_their_reasons(values, judged: int, unscored: int):
     (scores,) = judge_scores(_rows(values))
     assert (scores.judged, scores.unscored) == (judged, unscored)
     assert len(scores.by_generation["g1"]) == judged - unscored
-    assert scores.reasons == (
-        (f"no score found ({sum(np.isnan(v).sum() for v in values)})",) if unscored else ()
-    )
+    flat = np.array([value for epochs in values for value in epochs])
+    reasons = [f"no score found ({np.isnan(flat).sum()})"] if np.isnan(flat).any() else []
+    reasons += [f"refused ({(flat == -1).sum()})"] if (flat == -1).any() else []
+    assert scores.reasons == tuple(reasons)
     card = build_cards([scores], [], [], epsilon=0.2)[0][0]
     assert card.markdown.splitlines()[2].startswith("**Replies mostly unreadable") == (
         unscored / judged > 0.2

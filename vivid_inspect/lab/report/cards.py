@@ -45,7 +45,8 @@ def judge_scores(rows: pd.DataFrame) -> list[JudgeScores]:
     found = []
     for key in judge_keys(rows) if not rows.empty else []:
         mine = latest(select(rows, key), ["generation", "judge", "judge_model"])
-        mine = mine[~mine["error"].astype(bool)]
+        # A refused value is a reply with no usable score: unreadable for the card, as for the summary.
+        mine = mine[~mine["error"].astype(bool) | mine["refused"].astype(bool)]
         means = {
             str(generation): group.groupby("id", sort=True)["value"].mean()
             for generation, group in mine.groupby("generation", sort=True)
@@ -57,7 +58,14 @@ def judge_scores(rows: pd.DataFrame) -> list[JudgeScores]:
         # An item is unscored when no epoch of it got a readable score; its reasons are the parser's.
         judged = sum(len(values) for values in means.values())
         unscored = judged - sum(len(scores) for scores in by_generation.values())
-        reasons = mine.loc[mine["unscored"].astype(bool), "parse_status"].dropna().astype(str).value_counts()
+        unread = mine[mine["unscored"].astype(bool) | mine["refused"].astype(bool)]
+        reasons = (
+            unread["parse_status"]
+            .where(~unread["refused"].astype(bool), "refused")
+            .dropna()
+            .astype(str)
+            .value_counts()
+        )
         found.append(
             JudgeScores(
                 key.name,
