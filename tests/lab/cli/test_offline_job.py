@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.recommended_commands import failing
 from vivid_inspect.lab.cli.main import main
 
 REPO = Path(__file__).resolve().parents[3]
@@ -113,3 +114,11 @@ def test_the_readmes_excerpt_is_what_the_job_prints(job: tuple[Path, str]) -> No
     for line in excerpt.splitlines():
         if line != "...":
             assert _masked(line.replace("/home/me/vivid-inspect", here)) in lines, line
+
+
+@pytest.mark.slow
+def test_every_command_the_offline_report_recommends_parses(job: tuple[Path, str]) -> None:
+    """The card once recommended `vivid audit lexical --strategy lexical` (exit 2): each runs as written."""
+    tmp_path, printed = job
+    report = tmp_path / "report"
+    assert failing([report / "judge_card.md", report / "report.md", printed]) == {}

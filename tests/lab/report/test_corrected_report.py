@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.recommended_commands import failing, recommended
 from tests.report_runs import SAMPLE, explain_run
 from vivid_inspect.lab.humans.annotate.sheets import export_sheet, import_sheets
 from vivid_inspect.lab.report.build import Report, write_report
@@ -231,6 +232,13 @@ def test_two_annotators_give_the_alt_test_and_the_judge_card(folder: Folder, rep
     card = (out / "judge_card.md").read_text(encoding="utf-8")
     assert "# Judge card: lexical" in card and "Can replace the annotators on this data:" in card
     assert card == report.cards
+    # two annotators: below the authors' minimum, never passed=yes (issue 29.1)
+    assert lexical["passed"].str.startswith("below the paper's minimum").all()
+
+
+def test_every_command_the_report_with_human_scores_recommends_parses(report: Report) -> None:
+    written = [path for path in report.files if path.suffix == ".md"]
+    assert recommended(report.cards) and failing(written) == {}
 
 
 def test_no_alt_test_without_two_annotators(folder: Folder, tmp_path: Path) -> None:

@@ -156,7 +156,9 @@ class AuditCard:
             lines += ["", "Not passed:", *(f"- `{r.probe}` {_mark(r.verdict)}: {r.reason}" for r in reasons)]
         lines += [
             "",
-            "Thresholds (adjustable: `--threshold NAME=VALUE`, or `Thresholds(...)` in Python; see docs/audit.md):",
+            # A whole command, so that it runs as written (the rerun replays Inspect's cached replies).
+            f"Thresholds (adjustable: `vivid audit {self.judge} --strategy {self.strategy} --language {self.language} "
+            f"--threshold min_rate={t.min_rate}`, any NAME=VALUE below; or `Thresholds(...)` in Python; see docs/audit.md):",
             "",
             "| threshold | value | decides |",
             "| --- | --- | --- |",
