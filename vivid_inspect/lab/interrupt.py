@@ -13,12 +13,23 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 
 CANCELLED = "cancelled"
 """The status Inspect gives a log whose run was interrupted."""
+
+INCOMPLETE = "INCOMPLETE"
+"""The file that marks a folder being written, or left half-written by an interrupted write."""
+
+INCOMPLETE_TEXT = (
+    "vivid report was interrupted while writing this folder: its files may mix that report with an "
+    "earlier one. A report that finishes here removes this file.\n"
+)
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -91,3 +102,74 @@ def raise_if_cancelled(folder: Path, since: float, phase: str, unit: str = "samp
     logs = cancelled_since(folder, since)
     if logs:
         raise RunInterrupted(phase, logs, kept_samples(logs), unit)
+
+
+class ReportInterrupted(KeyboardInterrupt):
+    """Ctrl-C while `vivid report` rewrote its folder, which stays marked incomplete.
+
+    Args:
+        folder: The folder, holding :data:`INCOMPLETE`.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(str(folder))
+        self.folder = folder
+
+    def describe(self) -> str:
+        """``while writing report/: report/INCOMPLETE marks its files as a mix ...``."""
+        return (
+            f"while writing {self.folder}: {self.folder / INCOMPLETE} marks its files as a mix of this "
+            "report and an earlier one until a report finishes there"
+        )
+
+
+def marked_incomplete(folder: Path) -> bool:
+    """Whether ``folder`` holds the mark of a write that has not finished (or was interrupted)."""
+    return (folder / INCOMPLETE).is_file()
+
+
+@contextlib.contextmanager
+def rewriting_report(folder: Path) -> Iterator[Callable[[], None]]:
+    """Rewrite the files of ``folder``, marked incomplete until the block ends without Ctrl-C.
+
+    A rename cannot replace a non-empty folder atomically, so the mark is written before the
+    first file and removed after the last. A Ctrl-C that lands in a weakref callback or a
+    ``__del__`` (matplotlib and pandas run many while a report is written) is printed by Python
+    as an ignored exception with its traceback and dropped, and the command used to finish and
+    exit 0; here it is recorded without a word and raised by the check this yields, which the
+    caller runs between files (and which runs once more before the mark is removed).
+
+    Args:
+        folder: The folder (it must exist).
+
+    Yields:
+        The check: raises :class:`ReportInterrupted` when a Ctrl-C was dropped meanwhile.
+
+    Raises:
+        ReportInterrupted: Ctrl-C within the block; the mark stays.
+    """
+    dropped: list[BaseException] = []
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            dropped.append(unraisable.exc_value)
+        else:
+            previous(unraisable)
+
+    def check() -> None:
+        if dropped:
+            raise ReportInterrupted(folder)
+
+    sys.unraisablehook = hook
+    try:
+        (folder / INCOMPLETE).write_text(INCOMPLETE_TEXT, encoding="utf-8")
+        yield check
+        check()
+    except KeyboardInterrupt as interrupt:
+        if isinstance(interrupt, ReportInterrupted):
+            raise
+        raise ReportInterrupted(folder) from None
+    finally:
+        sys.unraisablehook = previous
+    (folder / INCOMPLETE).unlink(missing_ok=True)

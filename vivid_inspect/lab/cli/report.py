@@ -104,7 +104,15 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
+    from vivid_inspect.lab.interrupt import INCOMPLETE, marked_incomplete
     from vivid_inspect.lab.report.build import write_report  # heavy: imported once the folder is known good
+
+    if marked_incomplete(out):
+        print(
+            f"vivid report: {out} is marked incomplete ({INCOMPLETE}): a report was interrupted there and "
+            "left files of two reports; this one rewrites them",
+            file=sys.stderr,
+        )
 
     try:
         report = write_report(
