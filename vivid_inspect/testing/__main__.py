@@ -11,7 +11,7 @@ key, no GPU and no network::
 
 The first line printed names the URL (``--port 0`` picks a free port), the second the variables
 that point ``openai-api/<service>/...`` at it. Exit codes: 0 stopped by Ctrl-C (or SIGTERM), 2 the
-port is taken or the data cannot be read.
+port is taken or out of range, or the data cannot be read.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from types import FrameType
 
 DEFAULT_PORT = 8321
+MAX_PORT = 65535
 DEFAULT_MODELS = ("generator", "judge")
 DEFAULT_SERVICE = "local"
 PROG = "python -m vivid_inspect.testing"
@@ -74,9 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: Arguments without the program name; None reads ``sys.argv``.
 
     Returns:
-        The exit code: 0 stopped, 2 the port is taken or the data cannot be read.
+        The exit code: 0 stopped, 2 the port is taken or out of range, or the data cannot be read.
     """
     args = build_parser().parse_args(argv)
+    if not 0 <= args.port <= MAX_PORT:
+        _say(f"--port {args.port} is not a port: give 0 to {MAX_PORT} (0 picks a free one)")
+        return 2
     from vivid_inspect.data import VividDataError, load_items
     from vivid_inspect.testing.openai_server import FakeOpenAIServer
     from vivid_inspect.testing.scripted import ScriptedPeer
