@@ -486,7 +486,4 @@ def test_a_body_shorter_than_its_length_is_refused_once_the_read_times_out() -> 
         status, message = _raw(server, _length(len(_CHAT)), _CHAT[:10])
         assert status == 400 and message.endswith(f"of its {len(_CHAT)} bytes (Content-Length)"), message
         assert time.monotonic() - started < 3
-        # a client that sends nothing at all is let go too, and the thread with it
-        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as idle:
-            assert idle.recv(1) == b""
         assert _post(server, _chat("gen", "x"))[0] == 200

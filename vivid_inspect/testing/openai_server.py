@@ -94,7 +94,7 @@ DUMMY_API_KEY = "fake-key"
 MAX_BODY = 8 * 2**20
 """Bytes of a request body this server reads; a longer one gets 413 unread."""
 READ_TIMEOUT = 60.0
-"""Seconds a read from a client may wait (a request line, headers, a body shorter than said)."""
+"""Seconds the body of a request may take to arrive (one shorter than its ``Content-Length``)."""
 _DIGITS = re.compile(r"[0-9]+", re.ASCII)  # int() would take " 5", "+5", "5_0" and other scripts' digits
 
 Responder = Callable[[str, list[dict[str, Any]]], str]
@@ -185,7 +185,6 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # never log: request lines and headers stay out of every output
 
     def setup(self) -> None:
-        self.timeout = self.server.owner.read_timeout  # StreamRequestHandler sets it on the socket
         super().setup()
         self.server.owner._track(self.connection, add=True)
 
@@ -261,8 +260,12 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         length = int(said)
         raw = b""
+        # Only the body's read is timed: an idle keep-alive connection is the client's to close,
+        # and closing it here could race a client's next request on it.
+        self.connection.settimeout(self.server.owner.read_timeout)
         with suppress(TimeoutError):
             raw = self.rfile.read(length)
+        self.connection.settimeout(None)
         if len(raw) < length:
             self.refuse(
                 400, f"the request body ended after {len(raw)} of its {length} bytes (Content-Length)"
@@ -312,8 +315,8 @@ class FakeOpenAIServer:
         port: Port to bind; 0 picks a free one.
         api_key: When set, every request without ``Authorization: Bearer <api_key>`` gets a 401
             (a wrong or revoked key).
-        read_timeout: Seconds one read from a client may wait; then the connection is closed (a
-            body shorter than its ``Content-Length`` gets 400 first).
+        read_timeout: Seconds a request body may take to arrive; one shorter than its
+            ``Content-Length`` then gets 400 and the connection is closed.
     """
 
     def __init__(
