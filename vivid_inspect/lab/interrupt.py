@@ -18,8 +18,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
-
 CANCELLED = "cancelled"
 """The status Inspect gives a log whose run was interrupted."""
 
@@ -67,6 +65,8 @@ def cancelled_since(folder: Path, since: float) -> list[Path]:
     Returns:
         The cancelled logs, sorted; an unreadable log is not counted.
     """
+    from inspect_ai.log import read_eval_log  # here: `vivid --help` imports this module
+
     found = []
     for path in sorted(folder.rglob("*.eval")) if folder.is_dir() else []:
         with contextlib.suppress(OSError, ValueError):
@@ -80,6 +80,8 @@ def cancelled_since(folder: Path, since: float) -> list[Path]:
 
 def kept_samples(logs: list[Path]) -> int:
     """Finished samples in these logs: what a rerun does not ask for again."""
+    from inspect_ai.log import read_eval_log_sample_summaries
+
     kept = 0
     for path in logs:
         with contextlib.suppress(OSError, ValueError):
@@ -129,15 +131,40 @@ def marked_incomplete(folder: Path) -> bool:
 
 
 @contextlib.contextmanager
+def dropped_interrupts() -> Iterator[list[KeyboardInterrupt]]:
+    """Keep the Ctrl-C that Python drops: one that lands in a weakref callback or a ``__del__``.
+
+    Python prints such an interrupt as an ignored exception, with its traceback, and goes on, so
+    a command finished and exited 0 (matplotlib and pandas run many such callbacks while a report
+    is written). Within this block it is kept, silently, for the caller to raise.
+
+    Yields:
+        The interrupts dropped so far (empty while there were none).
+    """
+    dropped: list[KeyboardInterrupt] = []
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            dropped.append(unraisable.exc_value)
+        else:
+            previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield dropped
+    finally:
+        sys.unraisablehook = previous
+
+
+@contextlib.contextmanager
 def rewriting_report(folder: Path) -> Iterator[Callable[[], None]]:
     """Rewrite the files of ``folder``, marked incomplete until the block ends without Ctrl-C.
 
     A rename cannot replace a non-empty folder atomically, so the mark is written before the
-    first file and removed after the last. A Ctrl-C that lands in a weakref callback or a
-    ``__del__`` (matplotlib and pandas run many while a report is written) is printed by Python
-    as an ignored exception with its traceback and dropped, and the command used to finish and
-    exit 0; here it is recorded without a word and raised by the check this yields, which the
-    caller runs between files (and which runs once more before the mark is removed).
+    first file and removed after the last. A Ctrl-C that Python drops in a callback
+    (:func:`dropped_interrupts`) is raised by the check this yields, which the caller runs
+    between files (and which runs once more before the mark is removed).
 
     Args:
         folder: The folder (it must exist).
@@ -148,28 +175,18 @@ def rewriting_report(folder: Path) -> Iterator[Callable[[], None]]:
     Raises:
         ReportInterrupted: Ctrl-C within the block; the mark stays.
     """
-    dropped: list[BaseException] = []
-    previous = sys.unraisablehook
+    with dropped_interrupts() as dropped:
 
-    def hook(unraisable: Any) -> None:
-        if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            dropped.append(unraisable.exc_value)
-        else:
-            previous(unraisable)
+        def check() -> None:
+            if dropped:
+                raise ReportInterrupted(folder)
 
-    def check() -> None:
-        if dropped:
-            raise ReportInterrupted(folder)
-
-    sys.unraisablehook = hook
-    try:
-        (folder / INCOMPLETE).write_text(INCOMPLETE_TEXT, encoding="utf-8")
-        yield check
-        check()
-    except KeyboardInterrupt as interrupt:
-        if isinstance(interrupt, ReportInterrupted):
-            raise
-        raise ReportInterrupted(folder) from None
-    finally:
-        sys.unraisablehook = previous
+        try:
+            (folder / INCOMPLETE).write_text(INCOMPLETE_TEXT, encoding="utf-8")
+            yield check
+            check()
+        except KeyboardInterrupt as interrupt:
+            if isinstance(interrupt, ReportInterrupted):
+                raise
+            raise ReportInterrupted(folder) from None
     (folder / INCOMPLETE).unlink(missing_ok=True)

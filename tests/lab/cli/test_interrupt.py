@@ -308,3 +308,24 @@ def test_the_mark_is_written_before_the_first_file(monkeypatch: pytest.MonkeyPat
     build.write_report(tmp_path, out_dir=tmp_path / "out", figures=False)
     assert seen and all(seen)
     assert not marked_incomplete(tmp_path / "out")
+
+
+def test_a_ctrl_c_dropped_in_a_callback_of_any_command_is_130_and_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import vivid_inspect.lab.report.build as build
+
+    def dropping(*args: object, **kwargs: object) -> build.Report:
+        _dropped_by_a_callback()  # before any file: outside the report's own watch
+        return build.Report(markdown="")
+
+    monkeypatch.setattr(build, "write_report", dropping)
+    hook = sys.unraisablehook
+    assert main(["report", str(tmp_path)]) == 130
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    # the command went on (Python dropped the interrupt), then says it was interrupted: not exit 0
+    assert err.splitlines()[-1] == (
+        f"vivid report: interrupted. Finished work is kept; `vivid report {tmp_path}` starts it again."
+    )
+    assert sys.unraisablehook is hook
