@@ -24,7 +24,9 @@ What is redacted:
   (``https://TOKEN@host``), and the value of a credential query parameter (``?key=``,
   ``api_key=``, ``token=``, ``sig=``, ...);
 - a long random-looking value after a credential-named key (``"api_key": "…"``,
-  ``password=…``).
+  ``password=…``);
+- whatever the names, a key-shaped query value, fragment or path segment of a URL
+  (:func:`secret_shaped`: Azure Functions' ``?code=``, ``#access_token=``, ``/bot<token>/``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from urllib.parse import unquote
 
 REDACTED = "[REDACTED]"
 
@@ -296,6 +299,63 @@ def looks_random(value: str) -> bool:
     return entropy > 3.0
 
 
+_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_RUN = re.compile(r"[A-Za-z0-9+/]{20,}")
+_HASH_LENGTHS = (40, 64)  # a git or Hugging Face commit, a SHA-256 digest
+_URL_TAIL = re.compile(r"(?i)" + _START + r"([a-z][a-z0-9+.-]*://[^/\s\"'<>\\?#]*)([^\s\"'<>\\]*)")
+
+
+def secret_shaped(value: str, *, query: bool = False) -> bool:
+    """Whether a value whose name says nothing looks like a generated key: judged by its shape alone.
+
+    Used on every query value, fragment and path segment of a URL, and on the values of query,
+    header and environment mappings, whatever their names (Azure Functions sends its key as
+    ``?code=``). A run of 20 or more letters, digits, ``+`` and ``/`` that :func:`looks_random`
+    (base64 and base62 keys) is one. Exempt, so that names and paths keep working: words joined
+    by ``-``, ``_`` or ``.`` (``Qwen2.5-7B-Instruct-GGUF``, a UUID), and hexadecimal, which in a
+    path is an id (a Hugging Face cache's 40-character snapshot folder, a Cloudflare account);
+    in a query or fragment (``query=True``) hexadecimal of 32 characters or more is a key unless
+    it is 40 or 64 long (a commit, a digest).
+
+    Args:
+        value: The value, URL-encoded or not.
+        query: Whether it is a query value, fragment, header or environment value rather than a
+            path segment.
+
+    Returns:
+        True when it looks like a key.
+    """
+    text = unquote(value).strip().rstrip(".,:;)!")  # the end of a sentence quoting the URL
+    if _HEX.fullmatch(text):
+        return query and len(text) >= 32 and len(text) not in _HASH_LENGTHS
+    return any(looks_random(run) and not _HEX.fullmatch(run) for run in _RUN.findall(text))
+
+
+def _url_parts(match: re.Match[str]) -> str:
+    """A URL with each key-shaped path segment, query value and fragment replaced."""
+    tail = match.group(2)
+    cut = min((i for i in (tail.find("?"), tail.find("#")) if i >= 0), default=len(tail))
+    path = re.sub(r"[^/]+", lambda m: _keep_unless(m.group(0), query=False), tail[:cut])
+    rest = re.sub(r"(?<=[?&;#])[^?&;#]+", _query_item, tail[cut:])
+    return match.group(1) + path + rest
+
+
+def _query_item(match: re.Match[str]) -> str:
+    name, equals, value = match.group(0).partition("=")
+    if equals and _keep_unless(name, query=True) == name:  # a bare key ends in "=" too (base64)
+        return f"{name}={_keep_unless(value, query=True)}"
+    return _keep_unless(match.group(0), query=True)
+
+
+def _keep_unless(part: str, *, query: bool) -> str:
+    core = part.rstrip(".,:;)!")
+    return (
+        REDACTED + part[len(core) :]
+        if secret_shaped(core, query=query) and not is_placeholder(core)
+        else part
+    )
+
+
 def credential_variable(name: str) -> bool:
     """Whether an environment variable holds a credential.
 
@@ -418,6 +478,7 @@ def _redact(text: str, environ: Mapping[str, str] | None) -> str:
     text = _BASIC.sub(lambda m: f"{m.group(1)}{m.group(2)}{_keep_or_redact(m.group(3))}", text)
     text = _URL_USERINFO.sub(_userinfo, text)
     text = _QUERY_PARAMETER.sub(lambda m: m.group(1) + _keep_or_redact(m.group(2)), text)
+    text = _URL_TAIL.sub(_url_parts, text)
     return _KEY_VALUE.sub(_key_value, text)
 
 

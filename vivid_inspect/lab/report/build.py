@@ -50,9 +50,11 @@ from vivid_inspect.lab.report.render import (
     to_markdown,
 )
 from vivid_inspect.lab.report.repeats import first_repeat
+from vivid_inspect.lab.report.summary import summary_markdown
 from vivid_inspect.lab.report.tables import counts, table3, table4, table5
 from vivid_inspect.lab.report.usage import usage_table
 from vivid_inspect.lab.report.versions import stale_judgements
+from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT
 
 DEFAULT_OUT = "report"
 REPORT_MD = "report.md"
@@ -69,6 +71,8 @@ class Report:
         skipped: Files under the log folder that were not read, and audit logs that gave no card,
             ``path: reason`` each.
         cards: The judge card file's text (``judge_card.md``): one page per judge.
+        summary: The summary that opens the markdown (``summary.summary_markdown``), which is all
+            ``vivid run`` prints of the report.
     """
 
     markdown: str
@@ -76,6 +80,7 @@ class Report:
     tables: tuple[Table, ...] = ()
     skipped: tuple[str, ...] = ()
     cards: str = ""
+    summary: str = ""
 
     def table(self, name: str) -> Table:
         """The table with this name (``table1_judges``, ``table3_themes``, ...)."""
@@ -153,12 +158,24 @@ def write_report(
     with rewriting_report(out) as check:  # marked incomplete until the last file is written
         drawn = _figures(out, tables, built.reliability, built.table1_humans, built.judge) if figures else []
         check()
-        markdown = _markdown(logset, tables, bool(files), skipped, built.lines) + _figures_markdown(drawn)
+        summary = summary_markdown(
+            tables, has_humans=bool(files), log_dir=str(log_dir), unscored_limit=UNSCORED_SHARE_LIMIT
+        )
+        markdown = _markdown(logset, tables, bool(files), skipped, built.lines, summary) + _figures_markdown(
+            drawn
+        )
         files_written = _write(out, tables, markdown, chosen_formats, check)
         if "md" in chosen_formats:
             files_written.insert(1, _write_text(out / CARD_FILE, built.cards))
     files_written.extend(figure.path for figure in drawn if figure.path is not None)
-    return Report(markdown=markdown, files=files_written, tables=tables, skipped=skipped, cards=built.cards)
+    return Report(
+        markdown=markdown,
+        files=files_written,
+        tables=tables,
+        skipped=skipped,
+        cards=built.cards,
+        summary=summary,
+    )
 
 
 def _listed(value: object) -> list[Any]:
@@ -363,12 +380,13 @@ def _markdown(
     has_humans: bool,
     skipped: tuple[str, ...],
     lines_about: list[str],
+    summary: str = "",
 ) -> str:
     by_task: dict[str, int] = {}
     for ref in logset.logs:
         by_task[ref.task] = by_task.get(ref.task, 0) + 1
     judged = sum(1 for ref in logset.logs if ref.vivid_judge is not None)
-    lines = ["# VIVID report", ""]
+    lines = ["# VIVID report", "", summary, "## Logs read", ""] if summary else ["# VIVID report", ""]
     if not logset.logs:
         lines.append("- no Inspect logs found")
     else:

@@ -221,6 +221,6 @@ def _run_spec(
         built = _report(loaded, progress)
         result.report = str(built.markdown) if built is not None else None
         result.report_files = list(built.files) if built is not None else []
-        if result.report and not quiet:
-            progress.console.print(result.report, markup=False)
+        if built is not None and not quiet:  # the summary only: the tables are in report.md
+            progress.console.print(built.summary, markup=False)
     return result
