@@ -431,3 +431,20 @@ def test_progress_lines_print_a_hostile_name_escaped(name: str) -> None:
 def test_printable_keeps_vietnamese_and_escapes_only_what_a_terminal_acts_on() -> None:
     assert printable("Đầu voi đuôi chuột — 100% ✓") == "Đầu voi đuôi chuột — 100% ✓"
     assert printable("a\x1b[0mb\nc\td\x00\x7f\u200b") == "a\\x1b[0mb\\nc\\td\\x00\\x7f\\u200b"
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_NAMES))
+def test_vivid_report_prints_names_from_the_logs_escaped_and_keeps_its_own_lines(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import vivid_inspect.lab.report.build as build
+
+    cell = HOSTILE_NAMES[name].replace("\n", " ")  # as the markdown tables write a cell's line break
+    markdown = f"# VIVID report\n\n| model |\n| --- |\n| openai-api/fake/{cell} |\n"
+    monkeypatch.setattr(build, "write_report", lambda *args, **kwargs: build.Report(markdown=markdown))
+
+    code, out, _, _ = vivid(capsys, "report", str(tmp_path))
+
+    assert code == 0
+    assert not UNPRINTABLE.search(out.replace("\n", ""))
+    assert out.splitlines()[:4] == markdown.splitlines()[:4] and len(out.splitlines()) == 5

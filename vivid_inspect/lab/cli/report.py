@@ -135,7 +135,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
-    sys.stdout.write(report.markdown)
+    from vivid_inspect.text import printable
+
+    sys.stdout.write(printable(report.markdown, lines=True))  # names from the logs, escaped
     for skipped in report.skipped:  # the warning; the markdown lists them too
         print(f"vivid report: skipped {skipped}", file=sys.stderr)
     folder = report.files[0].parent if report.files else None
