@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -357,6 +358,16 @@ def _parse_row(
         )
     if not meaning:
         problems.append(f"{where}, column {MEANING_COLUMN}: empty meaning")
+    for column, text, allowed in (
+        (IDIOM_COLUMN, idiom, _CONTROL),
+        (MEANING_COLUMN, meaning, _CONTROL_BUT_LINES),
+    ):
+        found = allowed.search(text)
+        if found:
+            problems.append(
+                f"{where}, column {column}: {_quote(text)} holds the control character "
+                f"U+{ord(found.group()):04X}; a text cell holds none (save the file without it)"
+            )
 
     trait_ids: list[int] = []
     for code, column in zip(TRAIT_BY_CODE, TRAIT_COLUMNS, strict=True):
@@ -378,6 +389,12 @@ def _parse_row(
     traits = tuple(trait_ids)
     # One tuple per set of traits (32 of them), shared by every row that has it.
     return VividItem(row_number, line, idiom, meaning, theme, _TRAIT_SETS.setdefault(traits, traits)), []
+
+
+# A NUL, an escape or another control character in a text reaches prompts, logs and terminals
+# unseen; a meaning may span lines (its line breaks and tabs are kept), an idiom is one line.
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")  # its line break has its own message
+_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def _code(cell: str) -> int | None:

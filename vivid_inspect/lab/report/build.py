@@ -10,7 +10,7 @@ are read by no table of generations.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from vivid_inspect.lab.humans.binding import NOT_COMPARED, bind_generation, generations_in
+from vivid_inspect.lab.interrupt import rewriting_report
 from vivid_inspect.lab.report import plots
 from vivid_inspect.lab.report.alt_test import DEFAULT_EPSILON, epsilon_of
 from vivid_inspect.lab.report.audit_tables import audit_tables
@@ -130,6 +131,8 @@ def write_report(
             ``human_generation`` that matches nothing, selectors that do not pair with the
             files, two files bound to one generation, a bad ``epsilon``.
         vivid_inspect.lab.humans.scores_file.HumanScoresError: A human scores file is invalid.
+        vivid_inspect.lab.interrupt.ReportInterrupted: Ctrl-C once the first file was written: the
+            folder keeps its ``INCOMPLETE`` mark.
     """
     chosen_formats = parse_formats(formats)
     handicap = epsilon_of(epsilon)
@@ -152,16 +155,18 @@ def write_report(
     tables = (*built.tables, *audits)
     skipped = (*logset.skipped, *(one_line(entry) for entry in unread))
     out.mkdir(parents=True, exist_ok=True)
-    drawn = _figures(out, tables, built.reliability, built.table1_humans, built.judge) if figures else []
-    summary = summary_markdown(
-        tables, has_humans=bool(files), log_dir=str(log_dir), unscored_limit=UNSCORED_SHARE_LIMIT
-    )
-    markdown = _markdown(logset, tables, bool(files), skipped, built.lines, summary) + _figures_markdown(
-        drawn
-    )
-    files_written = _write(out, tables, markdown, chosen_formats)
-    if "md" in chosen_formats:
-        files_written.insert(1, _write_text(out / CARD_FILE, built.cards))
+    with rewriting_report(out) as check:  # marked incomplete until the last file is written
+        drawn = _figures(out, tables, built.reliability, built.table1_humans, built.judge) if figures else []
+        check()
+        summary = summary_markdown(
+            tables, has_humans=bool(files), log_dir=str(log_dir), unscored_limit=UNSCORED_SHARE_LIMIT
+        )
+        markdown = _markdown(logset, tables, bool(files), skipped, built.lines, summary) + _figures_markdown(
+            drawn
+        )
+        files_written = _write(out, tables, markdown, chosen_formats, check)
+        if "md" in chosen_formats:
+            files_written.insert(1, _write_text(out / CARD_FILE, built.cards))
     files_written.extend(figure.path for figure in drawn if figure.path is not None)
     return Report(
         markdown=markdown,
@@ -481,11 +486,18 @@ def _left_out_notes(logset: LogSet) -> list[str]:
     return lines
 
 
-def _write(out: Path, tables: tuple[Table, ...], markdown: str, formats: tuple[Format, ...]) -> list[Path]:
+def _write(
+    out: Path,
+    tables: tuple[Table, ...],
+    markdown: str,
+    formats: tuple[Format, ...],
+    check: Callable[[], None],
+) -> list[Path]:
     files: list[Path] = []
     if "md" in formats:
         files.append(_write_text(out / REPORT_MD, markdown))
     for table in tables:
+        check()  # a Ctrl-C that a callback dropped stops here, not after the last file
         if not table.files:  # a view printed in report.md; its numbers are in another table's files
             continue
         if "csv" in formats:
