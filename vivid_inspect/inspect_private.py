@@ -154,13 +154,13 @@ class PlainError(PrerequisiteError):
 class TaskArgumentError(PlainError, ValueError):
     """A task argument that cannot be used: Inspect prints the message alone, no traceback.
 
-    Still a :class:`ValueError`, so callers that build tasks in Python catch it as before.
+    Still a `ValueError`, so callers that build tasks in Python catch it as before.
     ``str(error)`` is the plain message.
     """
 
 
 class TaskDataError(TaskArgumentError, VividDataError):
-    """A data source that cannot be read or holds invalid rows (also a :class:`VividDataError`)."""
+    """A data source that cannot be read or holds invalid rows (also a `VividDataError`)."""
 
 
 @contextmanager
@@ -171,8 +171,8 @@ def task_errors(task: str) -> Iterator[None]:
         task: The task's name, put before each message.
 
     Raises:
-        TaskDataError: The body raised a :class:`VividDataError`.
-        TaskArgumentError: The body raised another :class:`ValueError` (an unknown option).
+        TaskDataError: The body raised a `VividDataError`.
+        TaskArgumentError: The body raised another `ValueError` (an unknown option).
     """
     try:
         yield

@@ -1,7 +1,7 @@
 """The VIVID tasks: ``inspect eval vivid_inspect/tasks.py@topic`` (or ``vivid_inspect/topic``).
 
 Each ``@task`` function builds its task itself: its signature and docstring are what Inspect
-shows for ``-T``, and :func:`~vivid_inspect.inspect_private.task_errors` turns a bad argument
+shows for ``-T``, and `task_errors` turns a bad argument
 or data file into one clear message.
 """
 
@@ -69,7 +69,7 @@ def argument_problem(name: str, value: object) -> str | None:
 
     The tasks run it on what ``inspect eval -T`` gives them and ``vivid validate`` on a spec's
     ``task_args``, so both refuse the same values with the same words. Names are the task
-    functions' parameters; their bounds are :data:`TASK_COUNT_BOUNDS` and ``THRESHOLD_RANGE``.
+    functions' parameters; their bounds are `TASK_COUNT_BOUNDS` and ``THRESHOLD_RANGE``.
 
     Args:
         name: A parameter of a VIVID task (others are not checked here).
@@ -107,7 +107,7 @@ def argument_problem(name: str, value: object) -> str | None:
 
 
 def _check_arguments(task: str, **arguments: object) -> None:
-    """Refuse a ``-T`` name the task does not take, then any value :func:`argument_problem` refuses."""
+    """Refuse a ``-T`` name the task does not take, then any value `argument_problem` refuses."""
     check_names(task, TASK_PARAMETERS)
     for name, value in arguments.items():
         problem = argument_problem(name, value)
@@ -156,7 +156,7 @@ def traits(
             demonstrations themselves, in any spelling or with their halves swapped).
 
     Returns:
-        The task, with the same metadata as :func:`topic`'s.
+        The task, with the same metadata as `topic`'s.
     """
     with task_errors("traits"):
         _check_arguments("traits", shots=shots, data=data, leakage_threshold=leakage_threshold)
@@ -268,7 +268,7 @@ def _check_start(
     judges: Sequence[str] = (),
     judge_model: str | None = None,
 ) -> None:
-    """The task-start check (:mod:`vivid_inspect.task_start`), once the arguments and data are good.
+    """The task-start check (`vivid_inspect.task_start`), once the arguments and data are good.
 
     When ``inspect eval`` builds the task from its name, the models it will call are checked (an
     LLM judge only when ``judges`` names one), then a ``vivid/*`` baseline's items; a problem stops

@@ -2,7 +2,7 @@
 
 The real file writes labels as floats (``1.0``), quotes fields that hold commas, and has meanings
 with leading spaces and parenthesised glosses. This module turns its bytes into validated
-:class:`VividItem` records, or raises one :class:`VividDataError` listing every problem with its
+`VividItem` records, or raises one `VividDataError` listing every problem with its
 file, row and column, so that a hand-edited file can be fixed in one pass.
 """
 
@@ -70,7 +70,7 @@ class VividItem:
 
 @dataclass(frozen=True)
 class Duplicate:
-    """A row whose idiom (compared by :func:`~vivid_inspect.data.normalise.idiom_key`) is an earlier row's.
+    """A row whose idiom (compared by [`idiom_key`][vivid_inspect.data.normalise.idiom_key]) is an earlier row's.
 
     Attributes:
         row: The repeating item.
@@ -93,13 +93,13 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
         source: Name of the file or URL, used in every message.
 
     Returns:
-        The validated items in file order (repeated idioms included: see :func:`find_duplicates`).
+        The validated items in file order (repeated idioms included: see `find_duplicates`).
 
     Raises:
         VividDataError: The file is not UTF-8, its header is wrong, or some rows are invalid. The
             message names the file and, for row problems, each row, line and column. Text from the
             file is quoted only as a short, redacted excerpt. (Its size is capped where it is read:
-            :mod:`vivid_inspect.data.sources`.)
+            [`vivid_inspect.data.sources`][vivid_inspect.data.sources].)
     """
     try:
         found = _parse(io.BytesIO(raw), len(raw), raw[:4096], source)
@@ -112,7 +112,7 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
 def parse_vivid_file(path: Path, source: str, limit: int) -> list[VividItem]:
     """Parse a VIVID CSV file from disk, row by row, without holding its bytes.
 
-    What :func:`parse_vivid_csv` does for bytes, for a local file: memory stays near the items
+    What `parse_vivid_csv` does for bytes, for a local file: memory stays near the items
     kept (``bench/input_size.py``), since the file's bytes are never all in memory at once.
 
     Args:
@@ -124,7 +124,7 @@ def parse_vivid_file(path: Path, source: str, limit: int) -> list[VividItem]:
         The validated items in file order.
 
     Raises:
-        VividDataError: As :func:`parse_vivid_csv`, and a file that grew past ``limit``.
+        VividDataError: As `parse_vivid_csv`, and a file that grew past ``limit``.
     """
     with path.open("rb") as handle:
         head = handle.read(4096)

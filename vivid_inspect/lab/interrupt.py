@@ -4,8 +4,8 @@ On Ctrl-C Inspect cancels the samples in flight, writes each log as ``cancelled`
 finished samples) and returns as if the call had ended, with no exception. ``vivid run`` used to
 go on to judge and report, ending with exit 1 and a raw ``CancelledError`` line, and ``vivid
 audit`` reported a failed probe. So after each ``eval_set``, each judge phase and each audit the
-caller looks for logs Inspect cancelled meanwhile and raises :class:`RunInterrupted`, a
-:class:`KeyboardInterrupt` that says what was kept; the command prints it in one line and exits
+caller looks for logs Inspect cancelled meanwhile and raises `RunInterrupted`, a
+`KeyboardInterrupt` that says what was kept; the command prints it in one line and exits
 130 (``vivid_inspect.lab.cli.main``).
 """
 
@@ -90,7 +90,7 @@ def kept_samples(logs: list[Path]) -> int:
 
 
 def raise_if_cancelled(folder: Path, since: float, phase: str, unit: str = "sample") -> None:
-    """Raise :class:`RunInterrupted` when Inspect cancelled a log under ``folder`` since ``since``.
+    """Raise `RunInterrupted` when Inspect cancelled a log under ``folder`` since ``since``.
 
     Args:
         folder: Where the call wrote its logs.
@@ -110,7 +110,7 @@ class ReportInterrupted(KeyboardInterrupt):
     """Ctrl-C while `vivid report` rewrote its folder, which stays marked incomplete.
 
     Args:
-        folder: The folder, holding :data:`INCOMPLETE`.
+        folder: The folder, holding `INCOMPLETE`.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -163,14 +163,14 @@ def rewriting_report(folder: Path) -> Iterator[Callable[[], None]]:
 
     A rename cannot replace a non-empty folder atomically, so the mark is written before the
     first file and removed after the last. A Ctrl-C that Python drops in a callback
-    (:func:`dropped_interrupts`) is raised by the check this yields, which the caller runs
+    (`dropped_interrupts`) is raised by the check this yields, which the caller runs
     between files (and which runs once more before the mark is removed).
 
     Args:
         folder: The folder (it must exist).
 
     Yields:
-        The check: raises :class:`ReportInterrupted` when a Ctrl-C was dropped meanwhile.
+        The check: raises `ReportInterrupted` when a Ctrl-C was dropped meanwhile.
 
     Raises:
         ReportInterrupted: Ctrl-C within the block; the mark stays.

@@ -32,7 +32,7 @@ LENIENT_PARSER_VERSION = 2
 """Version of the lenient reading of topic and traits answers; each score records it (``parser_version``).
 
 1: topic, the first whole number 1-7 anywhere; traits, every number of the answer.
-2: what repeats the prompt is set aside first (:func:`answer_lines`); a topic answer must then name
+2: what repeats the prompt is set aside first (`answer_lines`); a topic answer must then name
 exactly one number, and an answer offering several options (``3 hoặc 5``, ``1,3 or 2``) is unreadable.
 """
 
@@ -70,7 +70,7 @@ def _prompt(kind: ClassifyKind) -> _Prompt:
 def answer_lines(answer: str, kind: ClassifyKind) -> tuple[str, bool]:
     """The lines of a classification answer that answer, and whether the rest repeated the prompt.
 
-    Set aside (compared on :func:`~vivid_inspect.data.normalise.idiom_key`, so case, markdown and
+    Set aside (compared on [`idiom_key`][vivid_inspect.data.normalise.idiom_key], so case, markdown and
     punctuation do not matter): the instruction's menu echoed from its first entry on, whole or cut
     short, at least two entries (``1. Tình yêu: …`` ``2. Phẩm chất: …``); any menu entry cut inside
     its description (``1. Tình yêu: tình cảm lứa``, what a token budget leaves of an echo); a line
@@ -81,7 +81,7 @@ def answer_lines(answer: str, kind: ClassifyKind) -> tuple[str, bool]:
     (``1. …`` ``3. …`` in a traits answer) are an answer, not an echo, and each is read as its code.
 
     Args:
-        answer: The final answer (see :func:`final_answer`).
+        answer: The final answer (see `final_answer`).
         kind: ``topic`` or ``traits``.
 
     Returns:
@@ -160,7 +160,7 @@ def read_topic(answer: str) -> TopicReading:
     """Read a topic answer leniently: exactly one number, 1-7, once the prompt's echo is set aside.
 
     Args:
-        answer: The final answer (see :func:`final_answer`).
+        answer: The final answer (see `final_answer`).
 
     Returns:
         The code read and how it was read.
@@ -178,7 +178,7 @@ def read_topic(answer: str) -> TopicReading:
 
 
 def lenient_topic(answer: str) -> int | None:
-    """The theme code :func:`read_topic` reads, or None."""
+    """The theme code `read_topic` reads, or None."""
     return read_topic(answer).code
 
 
@@ -217,11 +217,11 @@ def read_traits(answer: str) -> TraitsReading:
     it (blank, punctuation or markdown only, or the echoed ``Đặc điểm:`` tag alone) means "no
     traits". Words such as "Không có" are not an answer in the asked format, and a number outside
     1-5 is not a trait code: both are unreadable and never earn lenient credit. A repeat of the
-    prompt is set aside first (:func:`answer_lines`; a repeat alone is unreadable, not "no traits"),
+    prompt is set aside first (`answer_lines`; a repeat alone is unreadable, not "no traits"),
     and an answer offering alternatives (``hoặc``, ``or``) is unreadable.
 
     Args:
-        answer: The final answer (see :func:`final_answer`).
+        answer: The final answer (see `final_answer`).
 
     Returns:
         The codes read and how they were read.

@@ -39,10 +39,10 @@ def topic_match() -> Scorer:
     """Strict exact match of the topic code (the paper's metric) plus a lenient parse.
 
     The value is CORRECT only when the final answer, stripped and NFC, equals the code. The lenient
-    parse (:func:`~vivid_inspect.scorers.answers.read_topic`: exactly one number 1-7 once a repeat
+    parse (`read_topic`: exactly one number 1-7 once a repeat
     of the prompt is set aside) goes to ``metadata`` and feeds ``lenient_accuracy``;
     ``parse_status`` is ``ok``, ``no_code``, ``echo``, ``several`` or ``out_of_range``, and
-    ``parser_version`` is :data:`~vivid_inspect.scorers.answers.LENIENT_PARSER_VERSION`.
+    ``parser_version`` is `LENIENT_PARSER_VERSION`.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -78,7 +78,7 @@ def topic_match() -> Scorer:
 def traits_match() -> Scorer:
     """Strict exact match of the ascending trait-code list (``""`` for none) plus a lenient parse.
 
-    The lenient parse (:func:`~vivid_inspect.scorers.answers.read_traits`) reads codes 1-5 in any
+    The lenient parse (`read_traits`) reads codes 1-5 in any
     order, spacing or decoration; an empty answer means "no traits". An answer with no code, or
     with a number that is not a code 1-5, a repeat of the prompt alone or alternatives (``hoặc``) is
     a parse failure: ``predicted_ids`` is None,

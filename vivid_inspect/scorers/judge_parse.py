@@ -1,7 +1,7 @@
 """Reads the 0-5 score out of an LLM judge's reply, by the verdict grammar.
 
-The grammar itself is written once, in :data:`vivid_inspect.scorers.judge_prompts.VERDICT_GRAMMAR`
-(and the docs' "Verdict grammar"); this module and :mod:`~vivid_inspect.scorers.verdict_text` are
+The grammar itself is written once, in `vivid_inspect.scorers.judge_prompts.VERDICT_GRAMMAR`
+(and the docs' "Verdict grammar"); this module and `verdict_text` are
 its only reader. In short: invisible characters go and look-alikes are folded first, then the
 leading reasoning, up to the first ``</think>`` outside cited text; text inside quotes, inline code, fenced code or a blockquote is material the
 judge cites, never its verdict, and quote marks that do not pair up make a reply unreadable; after
@@ -13,8 +13,8 @@ which the scorer turns into a retry and then an unscored sample.
 
 Parsing is linear in the reply's length (every pattern uses possessive quantifiers, spans are found
 by one left-to-right scan), and bounded: a bare-score reply is read only when its answer, after
-reasoning is removed, holds at most :data:`BARE_WINDOW` characters, and a chain-of-thought
-reply's final line only when it holds at most :data:`SCORE_LINE_MAX`; only that much is folded
+reasoning is removed, holds at most `BARE_WINDOW` characters, and a chain-of-thought
+reply's final line only when it holds at most `SCORE_LINE_MAX`; only that much is folded
 (NFKC can make text 18 times longer). ``bench/parse_adversarial.py`` measures the worst cases.
 """
 
@@ -41,7 +41,7 @@ JUDGE_PARSER_VERSION = 4
 """Version of the reading rules; recorded in each score's metadata (``parser_version``).
 
 1: last labelled statement wins, a statement right after an opening quote is skipped.
-2: the verdict grammar of :data:`~vivid_inspect.scorers.judge_prompts.VERDICT_GRAMMAR`.
+2: the verdict grammar of `VERDICT_GRAMMAR`.
 3: quotes read in both directions, unpaired quote marks unreadable; only ``/5``, a unit, closing
 punctuation and emphasis after the number (``4-5``, ``4 out of 10``, ``4 (thang 0-10)`` unreadable,
 were 4); no other number in a bare-score reply; invisible characters removed and look-alikes folded.
@@ -154,7 +154,7 @@ def _read_line(line: str) -> _Line:
     """A line's verdict (a labelled statement ending the line, or a lone number) and its prose.
 
     Args:
-        line: One folded line with its cited spans cut out (:func:`~verdict_text.cite_line`).
+        line: One folded line with its cited spans cut out (`cite_line`).
 
     Returns:
         The reading; ``refused`` is set when a labelled statement is followed by anything the
@@ -200,7 +200,7 @@ def _fence_blocks(text: str) -> list[tuple[int, int]]:
 
 
 def _ends_inside_fence(text: str) -> bool:
-    """Whether ``text`` ends inside an unclosed fenced code block (the rules of :func:`_fence_blocks`).
+    """Whether ``text`` ends inside an unclosed fenced code block (the rules of `_fence_blocks`).
 
     Full-width backticks and tildes count as fence characters here, as NFKC would read them, so a
     reply that is not folded whole (a long chain of thought) is read as one that is.
@@ -315,12 +315,12 @@ def _after_reasoning(text: str) -> tuple[str | None, str]:
     ``<think>`` after the start of the reply, are text like any other.
 
     Args:
-        text: The reply after :func:`~verdict_text.prepare`.
+        text: The reply after `prepare`.
 
     Returns:
         ``(answer, "")``, the answer's first line folded and the rest as given; or ``(None, reason)``
         when a leading ``<think>`` is never closed outside cited text, or when the lines to fold
-        exceed :data:`REASONING_FOLD_MAX`.
+        exceed `REASONING_FOLD_MAX`.
     """
     fenced: set[int] | None = None
     budget = REASONING_FOLD_MAX

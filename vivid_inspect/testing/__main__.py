@@ -1,7 +1,7 @@
 """``python -m vivid_inspect.testing``: the project's OpenAI-compatible test server, for users.
 
-Serves :class:`~vivid_inspect.testing.openai_server.FakeOpenAIServer` on 127.0.0.1 with the
-scripted model under test and judge of :mod:`vivid_inspect.testing.scripted`, until Ctrl-C, so an
+Serves [`FakeOpenAIServer`][vivid_inspect.testing.openai_server.FakeOpenAIServer] on 127.0.0.1 with the
+scripted model under test and judge of [`vivid_inspect.testing.scripted`][vivid_inspect.testing.scripted], until Ctrl-C, so an
 experiment written for a served open-weight judge (``openai-api/<service>/<model>``) runs with no
 key, no GPU and no network::
 

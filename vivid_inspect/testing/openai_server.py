@@ -1,6 +1,6 @@
 """A local OpenAI-compatible chat-completions server for tests, bench scripts and users' judge checks.
 
-Which requests fail is decided by a fault plan from :mod:`vivid_inspect.testing.faults`; this
+Which requests fail is decided by a fault plan from [`vivid_inspect.testing.faults`][vivid_inspect.testing.faults]; this
 module decides what each fault kind looks like on the wire.
 
 Runs go through Inspect's real ``openai-api`` provider: the model ``openai-api/fake/<name>`` reads
