@@ -253,9 +253,7 @@ def _skewed(reps: int, quick: bool, rng: np.random.Generator) -> list[CoverageTa
                             ends[key] = [min(ends[key][0], interval.lo), max(ends[key][1], interval.hi)]
                 for key, tally in tallies.items():
                     table.rows.append([*tally.row(name, items, n, key), *ends[key]])
-                    if n >= PRINTED_NS[0] and key != "bias":
-                        worst[n] = min(worst.get(n, 1.0), tally.coverage)
-                    elif n >= PRINTED_NS[0]:
+                    if n >= PRINTED_NS[0] and tally.printed:
                         worst[n] = min(worst.get(n, 1.0), tally.coverage)
     table.notes.append(
         "worst coverage of the three intervals from n = 20: "

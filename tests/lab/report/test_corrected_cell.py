@@ -8,7 +8,7 @@ import pytest
 from vivid_inspect.lab.report.corrected import MIN_LABELLED, SCORE_RANGE, corrected_cell
 from vivid_inspect.lab.report.corrected_tables import CORRECTED_COLUMNS, corrected_columns
 from vivid_inspect.lab.report.intervals import RULES, too_few
-from vivid_inspect.lab.report.ppi import UNSCORED_MIN, ALL_LABELLED, missed_spread, ppi_mean, sampled_mean
+from vivid_inspect.lab.report.ppi import ALL_LABELLED, UNSCORED_MIN, missed_spread, ppi_mean, sampled_mean
 
 
 def _cell(seed: int, items: int, labelled: int) -> tuple[dict[int, float], dict[int, float]]:

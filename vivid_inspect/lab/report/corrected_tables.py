@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from vivid_inspect.lab.report.corrected import SCORE_RANGE, MIN_LABELLED, VARIANCE_NOTE, corrected_cell
+from vivid_inspect.lab.report.corrected import MIN_LABELLED, SCORE_RANGE, VARIANCE_NOTE, corrected_cell
 from vivid_inspect.lab.report.intervals import Interval, interval_text
 from vivid_inspect.lab.report.render import Table
 
