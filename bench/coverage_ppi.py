@@ -172,7 +172,7 @@ def _unscored(reps: int, quick: bool, rng: np.random.Generator) -> list[Coverage
                     [*report.row(items, share, n, "own stratum (report)"), f"{fallback / reps:.2f}"]
                 )
                 table.rows.append([*before.row(items, share, n, "dropped (before)"), ""])
-                if n >= PRINTED_NS[0]:
+                if n >= PRINTED_NS[0] and report.printed:
                     worst[n] = min(worst.get(n, 1.0), report.coverage)
     table.notes.append(
         f"human scores like the paper's, judge lenient by 0.3 with noise 0.8; the {', '.join(f'{s:.0%}' for s in UNSCORED_SHARES)} "

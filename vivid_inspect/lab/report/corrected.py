@@ -8,7 +8,8 @@ sample of them. From those the cell gets, each with its 95 % interval
 - ``human_mean``: the humans' mean over the labelled items of the cell;
 - ``corrected_mean``: the prediction-powered (PPI++) mean, the judge's mean over every item of the
   cell corrected by the humans' scores;
-- ``bias``: the judge's mean minus the humans' over the labelled items (positive: lenient).
+- ``bias``: the judge's mean over the items it scored minus their corrected mean (positive:
+  lenient); with ``lam = 1`` it is the mean of judge - human over the labelled items.
 
 All three estimate means over every item of the cell, so an interval is printed only from
 ``intervals.RULES["corrected_mean"].min_n`` labelled items of the cell (chosen by
@@ -37,7 +38,8 @@ MIN_LABELLED = RULES["corrected_mean"].min_n
 VARIANCE_NOTE = (
     "human_mean, corrected_mean, bias: the humans' scores are taken as a uniform random sample of the "
     "generation's items; intervals: finite-population t interval (1 - n/N) s^2/n, printed from "
-    f"{MIN_LABELLED} labelled items of the cell (docs: corrected-means)"
+    f"{MIN_LABELLED} labelled items of the cell, within the score range; items the judge left unscored are "
+    "a stratum of their own (docs: corrected-means)"
 )
 
 

@@ -44,8 +44,8 @@ CORRECTED_COLUMNS: tuple[str, ...] = (
 ESTIMAND = (
     "human_mean, corrected_mean: estimates of the mean human score over every item of the cell the judge scored "
     "(human_mean from the labelled items only, corrected_mean from the judge's score of every item corrected by "
-    "the labelled ones); bias: the judge's mean minus the humans' over the labelled items (positive: lenient), "
-    "what the correction removes"
+    "the labelled ones); bias: the judge's mean over the items it scored minus their corrected mean (positive: "
+    "lenient), what the correction removes"
 )
 ASSUMPTION = (
     "the labelled items are taken to be a uniform random draw within their generation (as `vivid annotate "

@@ -41,6 +41,14 @@ interval covered 0.925 there, and a cell whose labelled residuals were all equal
 At 200 labelled items it widens the interval by about 1 %. No interval is printed from fewer
 labelled items than the rule of ``intervals.RULES`` (the caller applies it).
 
+Skewed scores (95 % of human scores at 5): the labelled items may hold none of the judge's rare
+scores. Two guards (``bench/coverage_ppi.py``, part 4: coverage 0.55-0.73 without them): ``lam`` is
+0 when fewer than :data:`OFF_MODE_MIN` labelled items lie off the judge's commonest score among
+them (a slope from a handful of rare scores is not trusted), and ``s^2`` gains ``(1 - lam)^2``
+times the part of the judge's variance over every item that its variance over the labelled items
+misses (:func:`missed_spread`). With ``bounds`` the estimate and the interval are clipped to the
+score range. Items the judge left unscored are a stratum of their own (:func:`with_unscored`).
+
 Nothing here imports ``ppi_py``: it pulls in numba, llvmlite and statsmodels, and importing it
 turns off every warning of the process (``warnings.simplefilter("ignore")``). It is the tests'
 reference instead.
@@ -60,6 +68,7 @@ PSEUDO = 1.0
 """The finite-population spread counts one pseudo-residual this far (one score) from the mean."""
 ALPHA = 0.05
 OFF_MODE_MIN = 10
+"""Fewest labelled items off the judge's commonest score among them for ``lam`` to be fitted (else 0)."""
 NO_SPREAD = (
     "no interval: human - judge is the same on every labelled item, so the labelled items cannot "
     "show how much it varies"
@@ -283,7 +292,11 @@ def _finite(array: np.ndarray) -> None:
 
 
 def _finite_lam(y: np.ndarray, yhat: np.ndarray) -> float:
-    """The slope of human on judge over the labelled items, clipped to [0, 1]: the variance-minimising lam."""
+    """The slope of human on judge over the labelled items, clipped to [0, 1]: the variance-minimising lam.
+
+    0 when fewer than :data:`OFF_MODE_MIN` labelled items lie off the judge's commonest score: the
+    slope would rest on a handful of rare scores.
+    """
     if y.size < 2:
         return 0.0
     spread = float(np.var(yhat, ddof=1))
