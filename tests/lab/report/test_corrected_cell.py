@@ -227,3 +227,12 @@ def test_table3_counts_the_labelled_items_the_judge_left_unscored():
     expected = corrected_cell(judged, human, unscored=set(range(61, 71)))
     assert average["corrected_mean"] == pytest.approx(expected.corrected.estimate)
     assert average["corrected_mean_hi"] == pytest.approx(expected.corrected.hi)
+
+
+@pytest.mark.parametrize("labelled_unscored", [2, UNSCORED_MIN + 2])
+def test_every_scored_item_labelled_leaves_only_the_unscored_stratum_uncertain(labelled_unscored: int):
+    judge, human, unscored = _with_unscored(3, labelled_unscored)
+    human = human | {i: float(v) for i, v in judge.items()}  # every item the judge scored is labelled
+    cell = corrected_cell(judge, human, unscored=unscored)
+    assert cell.corrected.lo is not None and cell.corrected.lo < cell.corrected.estimate < cell.corrected.hi
+    assert cell.corrected.reason is None

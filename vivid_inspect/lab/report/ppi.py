@@ -150,6 +150,10 @@ def with_unscored(
     own = sampled_mean(h, n_unscored, alpha=alpha, bounds=bounds)
     middle = own.estimate if own.estimate is not None else scored.estimate
     estimate = (1 - share) * scored.estimate + share * middle
+    if scored.reason == ALL_LABELLED:  # every scored item is labelled: their mean is exact
+        scored = Estimate(
+            scored.estimate, scored.estimate, scored.estimate, 0.0, scored.lam, scored.n, scored.n_items
+        )
     if scored.lo is None or scored.hi is None:
         return Estimate(estimate, None, None, None, scored.lam, n, total, scored.reason)
     if h.size >= min_n and own.reason is None and own.lo is not None and own.hi is not None and own.se:
