@@ -148,17 +148,16 @@ def with_unscored(
         return Estimate(None, None, None, None, scored.lam, n, total, "no labelled item the judge scored")
     low, high = bounds
     own = sampled_mean(h, n_unscored, alpha=alpha, bounds=bounds)
-    middle = own.estimate if own.estimate is not None else scored.estimate
-    estimate = (1 - share) * scored.estimate + share * middle
+    mean = scored.estimate
+    middle = own.estimate if own.estimate is not None else mean
+    estimate = (1 - share) * mean + share * middle
     if scored.reason == ALL_LABELLED:  # every scored item is labelled: their mean is exact
-        scored = Estimate(
-            scored.estimate, scored.estimate, scored.estimate, 0.0, scored.lam, scored.n, scored.n_items
-        )
+        scored = Estimate(mean, mean, mean, 0.0, scored.lam, scored.n, scored.n_items)
     if scored.lo is None or scored.hi is None:
         return Estimate(estimate, None, None, None, scored.lam, n, total, scored.reason)
     if h.size >= min_n and own.reason is None and own.lo is not None and own.hi is not None and own.se:
-        lo = estimate - math.hypot((1 - share) * (scored.estimate - scored.lo), share * (middle - own.lo))
-        hi = estimate + math.hypot((1 - share) * (scored.hi - scored.estimate), share * (own.hi - middle))
+        lo = estimate - math.hypot((1 - share) * (mean - scored.lo), share * (middle - own.lo))
+        hi = estimate + math.hypot((1 - share) * (scored.hi - mean), share * (own.hi - middle))
         se = math.hypot((1 - share) * (scored.se or 0.0), share * own.se)
         note = None
     elif own.reason == ALL_LABELLED:  # every unscored item is labelled: their mean is exact
