@@ -236,3 +236,11 @@ def test_every_scored_item_labelled_leaves_only_the_unscored_stratum_uncertain(l
     cell = corrected_cell(judge, human, unscored=unscored)
     assert cell.corrected.lo is not None and cell.corrected.lo < cell.corrected.estimate < cell.corrected.hi
     assert cell.corrected.reason is None
+
+
+def test_a_cell_labelled_whole_with_unscored_items_is_exact():
+    judge, human, unscored = _with_unscored(4, 60)
+    human = human | {i: float(v) for i, v in judge.items()}
+    cell = corrected_cell(judge, human, unscored=unscored)
+    assert cell.corrected.lo is None and cell.corrected.reason == ALL_LABELLED
+    assert cell.corrected.estimate == pytest.approx(np.mean(list(human.values())))

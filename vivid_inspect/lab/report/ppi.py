@@ -152,6 +152,8 @@ def with_unscored(
     middle = own.estimate if own.estimate is not None else mean
     estimate = (1 - share) * mean + share * middle
     if scored.reason == ALL_LABELLED:  # every scored item is labelled: their mean is exact
+        if own.reason == ALL_LABELLED:
+            return Estimate(estimate, None, None, None, scored.lam, n, total, ALL_LABELLED)
         scored = Estimate(mean, mean, mean, 0.0, scored.lam, scored.n, scored.n_items)
     if scored.lo is None or scored.hi is None:
         return Estimate(estimate, None, None, None, scored.lam, n, total, scored.reason)
