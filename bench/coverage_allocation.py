@@ -31,7 +31,7 @@ from vivid_inspect.lab.report.allocation import MIN_PER_GENERATION, OBJECTIVE, S
 from vivid_inspect.lab.report.corrected import Corrected, corrected_arrays
 from vivid_inspect.lab.report.ppi import residual_spread
 
-REPS = 300
+REPS = 1000
 QUICK_REPS = 20
 ITEMS = 1636
 PER_GENERATION = 200
