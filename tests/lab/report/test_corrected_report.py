@@ -23,10 +23,10 @@ from tests.recommended_commands import failing, recommended
 from tests.report_runs import SAMPLE, explain_run
 from vivid_inspect.lab.humans.annotate.sheets import export_sheet, import_sheets
 from vivid_inspect.lab.report.build import Report, write_report
-from vivid_inspect.lab.report.corrected import MIN_LABELLED
+from vivid_inspect.lab.report.corrected import MIN_LABELLED, SCORE_RANGE
 from vivid_inspect.lab.report.corrected_tables import ASSUMPTION, CORRECTED_COLUMNS
 from vivid_inspect.lab.report.logs import read_logs
-from vivid_inspect.lab.report.ppi import ppi_mean, sampled_mean
+from vivid_inspect.lab.report.ppi import Estimate, missed_spread, ppi_mean, sampled_mean
 from vivid_inspect.lab.report.tables import CELL_COLUMNS
 
 LITERAL = "vivid/literal"
@@ -147,10 +147,21 @@ def test_both_bound_generations_are_corrected_as_ppi_on_the_arrays(folder: Folde
                 continue
             y, yhat = np.array([human[i] for i in labelled]), np.array([judge[i] for i in labelled])
             rest = np.array([judge[i] for i in items if i not in human])
+            corrected = ppi_mean(y, yhat, rest, bounds=SCORE_RANGE)
+            every = np.concatenate([yhat, rest])
+            judge_mean = float(every.mean())
+            flipped = (
+                (None, None)
+                if corrected.lo is None
+                else (judge_mean - corrected.hi, judge_mean - corrected.lo)
+            )
             expected = {
-                "corrected_mean": ppi_mean(y, yhat, rest),
-                "human_mean": sampled_mean(y, len(items)),
-                "bias": sampled_mean(yhat - y, len(items)),
+                "corrected_mean": corrected,
+                "human_mean": sampled_mean(
+                    y, len(items), bounds=SCORE_RANGE, extra=missed_spread(yhat, every)
+                ),
+                # the bias: the judge's exact mean minus the corrected mean, its interval mirrored
+                "bias": Estimate(judge_mean - (corrected.estimate or 0.0), *flipped, None, 0.0, 0, 0),
             }
             for name, estimate in expected.items():
                 assert row[name] == pytest.approx(estimate.estimate, abs=1e-12)

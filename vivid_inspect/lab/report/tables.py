@@ -146,7 +146,8 @@ def _cell_table(
         for cell, where in cells:
             mine = group[where(group, cell).astype(bool).to_numpy()]
             found, reason, per_item = _cell(mine)
-            corrected = corrected_columns(per_item, humans.get(generation))
+            items = {int(str(i)) for i in mine["id"].unique()}
+            corrected = corrected_columns(per_item, humans.get(generation), items)
             record[cell] = found["judge_mean"]
             long.append(
                 label
@@ -171,7 +172,7 @@ def _cell_table(
         frame,
         decimals=2,
         notes=notes,
-        counts=(*_COUNTS, *_CELL_COUNTS, "n_human"),
+        counts=(*_COUNTS, *_CELL_COUNTS, "n_human", "n_human_unscored"),
         csv_frame=cells_frame,
     )
 
