@@ -365,3 +365,16 @@ def test_judge_scores_count_the_items_left_unscored_with_their_reasons(values, j
     assert card.markdown.splitlines()[2].startswith("**Replies mostly unreadable") == (
         unscored / judged > 0.2
     )
+
+
+def test_the_cards_bias_counts_the_labelled_items_the_judge_left_unscored():
+    """Humans scored the unscored items 0: the corrected mean over every item must see them."""
+    values = [[np.nan]] * 12 + [[4.0]] * 28  # 40 items, the judge read 28
+    (scores,) = judge_scores(_rows(values))
+    assert scores.unscored_items == {"g1": frozenset(range(1, 13))}
+    human = {item: (0.0 if item <= 12 else 4.0) for item in range(1, 41)}
+    labels = HumanLabels("g1", "m zero_shot", {SINGLE: human}, "all items")
+    _, (_, bias) = build_cards([scores], [labels], [], epsilon=0.2)
+    row = bias.frame.iloc[0]
+    assert row["corrected_mean"] == pytest.approx(4.0 * 28 / 40)  # every item, the unscored at 0
+    assert row["bias"] == pytest.approx(0.0)  # on the items it scored the judge is exact

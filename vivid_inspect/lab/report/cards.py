@@ -74,6 +74,10 @@ def judge_scores(rows: pd.DataFrame) -> list[JudgeScores]:
                 by_generation,
                 judged=judged,
                 unscored=unscored,
+                unscored_items={
+                    generation: frozenset(int(str(item)) for item in values[values.isna()].index)
+                    for generation, values in means.items()
+                },
                 reasons=tuple(f"{reason} ({count})" for reason, count in reasons.head(3).items()),
             )
         )

@@ -106,6 +106,8 @@ class JudgeScores:
         judged: Items it replied on, scored or not (0: not counted).
         unscored: Items of those with no readable score.
         reasons: The commonest reasons for those, with their counts.
+        unscored_items: Generation key to the items it judged without a readable score: their own
+            stratum of the corrected mean, which stays the mean human score over every item.
     """
 
     name: str
@@ -115,6 +117,7 @@ class JudgeScores:
     judged: int = 0
     unscored: int = 0
     reasons: tuple[str, ...] = ()
+    unscored_items: Mapping[str, frozenset[int]] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -195,7 +198,12 @@ def _card(
         if len(_several(h.annotators)) >= 2
     }
     tests = alt_tests(cases, epsilon=epsilon) if cases else {}
-    corrected = {h.generation: corrected_cell(judge.by_generation[h.generation], h.means()) for h in mine}
+    corrected = {
+        h.generation: corrected_cell(
+            judge.by_generation[h.generation], h.means(), unscored=judge.unscored_items.get(h.generation, ())
+        )
+        for h in mine
+    }
     audit_lines, audit_failed = _audits(judge, audits)
     verdict, why, settle = _verdict(judge, humans, mine, tests, audit_failed, log_dir, generations)
     labels = {h.generation: h.label for h in mine}
@@ -647,8 +655,8 @@ def _bias_table(cards: Sequence[Card], humans: Sequence[HumanLabels]) -> Table:
         "note",
     ]
     notes = (
-        "bias: the judge's mean minus the humans' over the labelled items (positive: lenient), what the "
-        "correction removes; corrected_mean: the prediction-powered (PPI++) mean over every item, lam its "
+        "bias: the judge's mean over the items it scored minus their corrected mean (positive: lenient), "
+        "what the correction removes; corrected_mean: the prediction-powered (PPI++) mean over every item, lam its "
         "power-tuning weight on the judge",
         VARIANCE_NOTE,
     )
