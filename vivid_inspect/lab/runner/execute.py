@@ -26,7 +26,7 @@ from vivid_inspect.lab.runner.lock import Holder, describe, log_folder_lock
 from vivid_inspect.lab.runner.prepare.models import build_models
 from vivid_inspect.lab.runner.prepare.preflight import run_preflight
 from vivid_inspect.lab.runner.prepare.prepared import Prepared, prepare
-from vivid_inspect.lab.runner.progress import Progress, inspect_console_quiet, tracking
+from vivid_inspect.lab.runner.progress import COMPACT, Progress, inspect_console_quiet, tracking
 from vivid_inspect.lab.runner.record import output_entry, write_record
 from vivid_inspect.lab.runner.scrub import redacted_logging, redacted_output, scrub_folder
 from vivid_inspect.lab.runner.spec.credentials import placeholder_line, spec_texts
@@ -203,6 +203,7 @@ def _run_spec(
         totals={"generation": len(cells.generations), "judge": len(cells.judges), "panel": len(cells.panels)},
         quiet=quiet,
     )
+    progress.ticks = not progress.console.is_terminal or display in (None, COMPACT, "none")
     record_dir = write_record(prepared)
     progress.note(f"{loaded.spec.name}: logs in {loaded.log_dir}")
     if checked is not None and checked.checked:
