@@ -41,9 +41,16 @@ VLLM_FLAT = {
 # vLLM (newer releases): the same reason wrapped in "error".
 VLLM_NESTED = {"error": {key: value for key, value in VLLM_FLAT.items() if key != "object"}}
 # A 400 about something else.
-OTHER = {"error": {"code": 400, "type": "invalid_request_error", "message": "unknown sampling option 'top_q'"}}
+OTHER = {
+    "error": {"code": 400, "type": "invalid_request_error", "message": "unknown sampling option 'top_q'"}
+}
 
-BODIES: dict[str, dict[str, Any]] = {"llamacpp": LLAMA_CPP, "vllm": VLLM_FLAT, "vllm_new": VLLM_NESTED, "other": OTHER}
+BODIES: dict[str, dict[str, Any]] = {
+    "llamacpp": LLAMA_CPP,
+    "vllm": VLLM_FLAT,
+    "vllm_new": VLLM_NESTED,
+    "other": OTHER,
+}
 
 
 class RefusingServer(FakeOpenAIServer):
@@ -55,13 +62,19 @@ class RefusingServer(FakeOpenAIServer):
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[RefusingServer]:
-    with RefusingServer() as running:
+    running = RefusingServer()
+    running.start()
+    try:
         yield running
+    finally:
+        running.stop()
 
 
 def _failure(server: RefusingServer, model: str) -> BaseException:
     os.environ.setdefault("OVERFLOW_API_KEY", "unused")
-    judge = get_model(f"openai-api/overflow/{model}", base_url=server.base_url, config=GenerateConfig(max_retries=1))
+    judge = get_model(
+        f"openai-api/overflow/{model}", base_url=server.base_url, config=GenerateConfig(max_retries=1)
+    )
     try:
         anyio.run(judge.generate, "Thành ngữ: ...")
     except Exception as error:  # noqa: BLE001 - the failure is what the test reads
@@ -74,7 +87,10 @@ def _failure(server: RefusingServer, model: str) -> BaseException:
 @pytest.mark.parametrize(
     ("model", "reason"),
     [
-        ("llamacpp", "the request exceeds the available context size, try increasing it (prompt 1187 tokens, context 768)"),
+        (
+            "llamacpp",
+            "the request exceeds the available context size, try increasing it (prompt 1187 tokens, context 768)",
+        ),
         ("vllm", "This model's maximum context length is 768 tokens. However, you requested 1197 tokens"),
         ("vllm_new", "This model's maximum context length is 768 tokens. However, you requested 1197 tokens"),
     ],
@@ -105,7 +121,9 @@ def test_the_reason_is_read_through_the_sdk_error_underneath() -> None:
 
     class Wrapper(RuntimeError):
         status_code = 400
-        provider_message = "Error code: 400 - the request exceeds the available context size, try increasing it"
+        provider_message = (
+            "Error code: 400 - the request exceeds the available context size, try increasing it"
+        )
 
     try:
         try:

@@ -139,8 +139,6 @@ def _provider_message(error: BaseException) -> str:
     return str(error)
 
 
-
-
 def _root_cause(error: BaseException) -> str | None:
     # "Connection error." hides the reason: the errors underneath say refused, DNS failure, ...
     cause, seen = error.__cause__ or error.__context__, set()

@@ -54,8 +54,8 @@ def _eval(tmp_path: Path, answer: Callable[[str], str]) -> EvalLog:
 @pytest.mark.parametrize(
     ("answer", "shares"),
     [
-        pytest.param(lambda: (lambda prompt: ECHO), {"aspect": 1.0, "cot": 1.0}, id="mute-judge"),
-        pytest.param(lambda: (lambda prompt: "Điểm: 4"), {"aspect": 0.0, "cot": 0.0}, id="readable-judge"),
+        pytest.param(lambda: lambda prompt: ECHO, {"aspect": 1.0, "cot": 1.0}, id="mute-judge"),
+        pytest.param(lambda: lambda prompt: "Điểm: 4", {"aspect": 0.0, "cot": 0.0}, id="readable-judge"),
         pytest.param(_every_other, None, id="half-readable"),
     ],
 )
@@ -69,7 +69,8 @@ def test_each_llm_judge_has_its_unscored_share_in_the_results(
     for judge in ("aspect", "cot"):
         # the share Inspect counted (it drops the unscored before any metric) is the one printed
         judged = columns[f"judge_{judge}"]
-        truth = judged.unscored_samples / (judged.unscored_samples + judged.scored_samples)
+        unscored, scored = judged.unscored_samples or 0, judged.scored_samples or 0
+        truth = unscored / (unscored + scored)
         printed = columns[f"unscored_{judge}"].metrics["unscored"].value
         assert printed == pytest.approx(truth)
         if shares is not None:

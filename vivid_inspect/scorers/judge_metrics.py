@@ -151,6 +151,8 @@ def unscored_companion(column: str) -> Scorer:
             return score
 
         factory.__name__ = factory.__qualname__ = name
-        factory.__doc__ = f"""1 when ``{column}`` left the sample unscored, else 0 (metric: the unscored share)."""
+        factory.__doc__ = (
+            f"""1 when ``{column}`` left the sample unscored, else 0 (metric: the unscored share)."""
+        )
         _COMPANIONS[name] = scorer(metrics=[unscored()], name=name)(factory)
     return _COMPANIONS[name]()

@@ -1087,7 +1087,9 @@ def _unread(share: float, probes: tuple[str, ...]) -> Scores:
     [
         pytest.param(sound(), [], id="sound-judge"),
         # every reply unreadable: every probe is undecided for that reason alone
-        pytest.param({p.name: dict.fromkeys(range(N), NAN) for p in PROBES}, [p.name for p in PROBES], id="mute-judge"),
+        pytest.param(
+            {p.name: dict.fromkeys(range(N), NAN) for p in PROBES}, [p.name for p in PROBES], id="mute-judge"
+        ),
         # the reference unreadable on half its items: it is named, not the probes compared with it
         pytest.param(_unread(0.5, ("reference",)), ["reference"], id="reference-half-unread"),
         # 10 % unscored is at the bound, not over it
@@ -1095,7 +1097,9 @@ def _unread(share: float, probes: tuple[str, ...]) -> Scores:
         pytest.param(_unread(0.3, ("literal", "hedge")), ["literal", "hedge"], id="over-the-bound"),
     ],
 )
-def test_probes_left_inconclusive_by_unreadable_replies_are_named(scores: Scores, expected: list[str]) -> None:
+def test_probes_left_inconclusive_by_unreadable_replies_are_named(
+    scores: Scores, expected: list[str]
+) -> None:
     results = evaluate(scores, PROBES)
     assert unreadable_probes(results, Thresholds()) == expected
     assert all({r.probe: r for r in results}[name].verdict == "inconclusive" for name in expected)

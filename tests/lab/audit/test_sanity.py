@@ -131,8 +131,10 @@ def test_a_judge_behind_a_base_url_is_judged_by_the_reference_and_literal_probes
     assert got == code, err
     if answer is mute:
         # every verdict unreadable, each asked again: inconclusive everywhere, for that reason (exit 3)
-        assert "vivid sanity: INCONCLUSIVE because the judge's replies were unreadable: more than 10 % of the items " \
+        assert (
+            "vivid sanity: INCONCLUSIVE because the judge's replies were unreadable: more than 10 % of the items "
             "unscored in 2 of 2 probes (reference, literal)" in err
+        )
         assert judged > 2 * SANITY_LIMIT
     else:
         assert (

@@ -36,7 +36,9 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Report]:
     ) -> ModelOutput:
         calls[0] += 1
         stop = STOPS[calls[0] - 1] if calls[0] <= len(STOPS) else "stop"
-        output = ModelOutput.from_content(model="mockllm/model", content="Câu này khuyên người ta", stop_reason=stop)
+        output = ModelOutput.from_content(
+            model="mockllm/model", content="Câu này khuyên người ta", stop_reason=stop
+        )
         output.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
         return output
 
@@ -57,7 +59,9 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Report]:
 
 
 @pytest.mark.slow
-def test_tables_3_and_4_count_the_truncated_explanations_and_name_their_share(folder: tuple[Path, Report]) -> None:
+def test_tables_3_and_4_count_the_truncated_explanations_and_name_their_share(
+    folder: tuple[Path, Report],
+) -> None:
     out, report = folder
     for name in ("table3_themes", "table4_traits"):
         table = next(t for t in report.tables if t.name == name)

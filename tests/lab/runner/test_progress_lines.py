@@ -53,7 +53,9 @@ def test_vivid_run_prints_a_progress_line_without_a_terminal() -> None:
     assert "s elapsed · " in line and line.endswith(" calls/s")
 
 
-@pytest.mark.parametrize(("quiet", "ticks", "seconds"), [(True, True, "0.01"), (False, False, "0.01"), (False, True, "0")])
+@pytest.mark.parametrize(
+    ("quiet", "ticks", "seconds"), [(True, True, "0.01"), (False, False, "0.01"), (False, True, "0")]
+)
 def test_no_periodic_line_when_quiet_over_inspects_display_or_turned_off(
     quiet: bool, ticks: bool, seconds: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -78,13 +80,21 @@ def test_vivid_audit_prints_a_progress_line_without_a_terminal() -> None:
     with showing(240, "judging 12 probes of mockllm/judge", console=console) as tracker:
         tracker.done, tracker.calls, tracker.errors = 12, 40, 2
         line = _first_line(stream, "candidates")
-    assert line.startswith("vivid audit judging 12 probes of mockllm/judge — 12/240 candidates · 40 calls · 2 errors · ")
+    assert line.startswith(
+        "vivid audit judging 12 probes of mockllm/judge — 12/240 candidates · 40 calls · 2 errors · "
+    )
     assert line.endswith(" calls/s")
 
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(None, DEFAULT_SECONDS), ("2.5", 2.5), ("0", 0.0), ("fifteen", DEFAULT_SECONDS), ("nan", DEFAULT_SECONDS)],
+    [
+        (None, DEFAULT_SECONDS),
+        ("2.5", 2.5),
+        ("0", 0.0),
+        ("fifteen", DEFAULT_SECONDS),
+        ("nan", DEFAULT_SECONDS),
+    ],
 )
 def test_the_interval_comes_from_the_environment(
     value: str | None, expected: float, monkeypatch: pytest.MonkeyPatch

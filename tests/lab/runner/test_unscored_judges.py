@@ -34,6 +34,9 @@ ECHO = "\n".join(
 )
 
 
+DEFAULT_CONFIG = GenerateConfig()
+
+
 class MuteJudge(ModelAPI):
     """``vividmute/echo`` never gives a readable score; ``vividmute/half`` scores every other call."""
 
@@ -44,7 +47,7 @@ class MuteJudge(ModelAPI):
         model_name: str,
         base_url: str | None = None,
         api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
+        config: GenerateConfig = DEFAULT_CONFIG,
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
@@ -54,7 +57,9 @@ class MuteJudge(ModelAPI):
     ) -> ModelOutput:
         MuteJudge.calls += 1
         readable = self.model_name == "half" and MuteJudge.calls % 2 == 0
-        output = ModelOutput.from_content(model=f"vividmute/{self.model_name}", content="4" if readable else ECHO)
+        output = ModelOutput.from_content(
+            model=f"vividmute/{self.model_name}", content="4" if readable else ECHO
+        )
         output.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
         return output
 
@@ -106,7 +111,9 @@ def test_a_judge_that_cannot_score_fails_the_run_after_keeping_everything(
     code, lines = _run(capsys, str(folder))
     assert code == 1
     # one line for the judge that could not score, none for the one that could
-    assert len(lines) == 1 and lines[0].startswith("vivid run: judge echo: 8 of 8 explanations unscored (100 %")
+    assert len(lines) == 1 and lines[0].startswith(
+        "vivid run: judge echo: 8 of 8 explanations unscored (100 %"
+    )
     assert "limit 20 %" in lines[0] and "in 1 of 1 cell;" in lines[0]
     reasons = lines[0].split("commonest reasons: ")[1]
     assert "(8)" in reasons.split("; a reply:")[0]
@@ -132,7 +139,15 @@ def test_a_judge_under_the_limit_is_not_named(tmp_path: Path, capsys: pytest.Cap
         "name": "half",
         "data": "sample",
         "log_dir": str(tmp_path / "logs"),
-        "runs": [{"name": "e", "tasks": ["explain"], "prompts": ["zero_shot"], "models": ["vivid/oracle"], "sample": {"n": 8, "seed": 0}}],
+        "runs": [
+            {
+                "name": "e",
+                "tasks": ["explain"],
+                "prompts": ["zero_shot"],
+                "models": ["vivid/oracle"],
+                "sample": {"n": 8, "seed": 0},
+            }
+        ],
         "judges": [{"name": "half", "strategy": "aspect", "model": "vividmute/half", "retries": 0}],
     }
     path = tmp_path / "spec.yaml"

@@ -82,7 +82,9 @@ def showing(total: int, label: str, *, console: Console | None = None) -> Iterat
     previous, _active = _active, tracker
     try:
         if not console.is_terminal:
-            with ticking(lambda: console.print(tracker.line(label), markup=False, highlight=False, soft_wrap=True)):
+            with ticking(
+                lambda: console.print(tracker.line(label), markup=False, highlight=False, soft_wrap=True)
+            ):
                 yield tracker
             return
         columns = (

@@ -829,7 +829,9 @@ def evaluate(
     )
 
 
-def unreadable_probes(results: Sequence[ProbeResult], thresholds: Thresholds = DEFAULT_THRESHOLDS) -> list[str]:
+def unreadable_probes(
+    results: Sequence[ProbeResult], thresholds: Thresholds = DEFAULT_THRESHOLDS
+) -> list[str]:
     """The inconclusive probes whose judge left more than ``max_unscored`` of their own items unscored.
 
     Such a probe is undecided because the judge's replies could not be read, not for want of
@@ -846,7 +848,9 @@ def unreadable_probes(results: Sequence[ProbeResult], thresholds: Thresholds = D
     return [
         r.probe
         for r in results
-        if r.verdict == "inconclusive" and r.n_items and r.unscored / r.n_items > thresholds.max_unscored + _EPS
+        if r.verdict == "inconclusive"
+        and r.n_items
+        and r.unscored / r.n_items > thresholds.max_unscored + _EPS
     ]
 
 

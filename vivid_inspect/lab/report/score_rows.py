@@ -26,7 +26,6 @@ from typing import Any
 from inspect_ai.log import EvalLog
 
 from vivid_inspect.lab.report.log_refs import LogRef
-from vivid_inspect.solvers.bounded_generate import TRUNCATED_KEY
 from vivid_inspect.log_contract import (
     JUDGE_PREFIX,
     LEXICAL,
@@ -35,6 +34,7 @@ from vivid_inspect.log_contract import (
     is_judge_column,
     recorded_column,
 )
+from vivid_inspect.solvers.bounded_generate import TRUNCATED_KEY
 
 JUDGE_RANGE = (0.0, 5.0)
 _CLASSIFICATION_VALUES: dict[object, float] = {"C": 1.0, "I": 0.0}

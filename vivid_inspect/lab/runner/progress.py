@@ -86,7 +86,9 @@ class Progress:
 
     def tick(self) -> None:
         """Print the periodic line: the totals, the time since the run started and the call rate."""
-        self._print(f"[bold]vivid[/bold] progress — {escape(self.line())} · {rate_text(self.total_calls, self.started)}")
+        self._print(
+            f"[bold]vivid[/bold] progress — {escape(self.line())} · {rate_text(self.total_calls, self.started)}"
+        )
 
     def error(self, message: str) -> None:
         """Print and keep an error message."""
@@ -131,8 +133,10 @@ class Progress:
 
 @contextmanager
 def tracking(progress: Progress) -> Iterator[Progress]:
-    """Count model calls and sample errors into ``progress`` while the block runs, printing its
-    periodic line (:meth:`Progress.tick`) unless it is quiet."""
+    """Count model calls and sample errors into ``progress`` while the block runs.
+
+    Its periodic line (:meth:`Progress.tick`) prints meanwhile, unless it is quiet or does not tick.
+    """
     global _active
     previous, _active = _active, progress
     try:

@@ -61,7 +61,7 @@ def _cell(path: Path, limit: float) -> tuple[int, int, Counter[str], str | None]
     chosen = next((s for s in scores if s.name == column), scores[-1] if scores else None)
     if chosen is None or chosen.unscored_samples is None:
         return None
-    unscored, judged = chosen.unscored_samples, chosen.unscored_samples + chosen.scored_samples
+    unscored, judged = chosen.unscored_samples, chosen.unscored_samples + (chosen.scored_samples or 0)
     if not judged or unscored / judged <= limit:
         return None
     reasons: Counter[str] = Counter()
@@ -98,7 +98,11 @@ def unscored_judges(results: Sequence[JudgedResult], limit: float) -> list[str]:
             continue
         unscored, judged, reasons, reply = cell
         entry = found.setdefault(result.name, Unscored(result.name))
-        entry.unscored, entry.judged, entry.cells = entry.unscored + unscored, entry.judged + judged, entry.cells + 1
+        entry.unscored, entry.judged, entry.cells = (
+            entry.unscored + unscored,
+            entry.judged + judged,
+            entry.cells + 1,
+        )
         entry.reasons.update(reasons)
         entry.reply = entry.reply or reply
     return [entry.line(limit, cells[name]) for name, entry in found.items()]
