@@ -125,9 +125,11 @@ def test_a_judge_that_cannot_score_fails_the_run_after_keeping_everything(
     assert len(list((logs / "judged" / "chrf").glob("*.eval"))) == 1
     assert (logs / "report" / "report.md").is_file()
 
-    # a rerun makes no call and says the same
+    # a rerun makes no call (the judged logs stay as they were) and says the same
+    judged = {path: path.stat().st_mtime_ns for path in (logs / "judged").rglob("*.eval")}
     again, repeated = _run(capsys, str(folder), "--no-report")
     assert (again, repeated) == (1, lines)
+    assert {path: path.stat().st_mtime_ns for path in (logs / "judged").rglob("*.eval")} == judged
 
     # a looser limit lets the same folder pass
     assert _run(capsys, str(folder), "--no-report", "--unscored-limit", "1")[0] == 0
