@@ -8,6 +8,7 @@ default); the tests set a hundredth of a second and wait for the first line, not
 from __future__ import annotations
 
 import io
+import threading
 import time
 
 import pytest
@@ -15,7 +16,7 @@ from rich.console import Console
 
 from vivid_inspect.lab.audit.progress import showing
 from vivid_inspect.lab.runner.progress import Progress, tracking
-from vivid_inspect.lab.ticker import DEFAULT_SECONDS, PROGRESS_SECONDS_ENV, interval
+from vivid_inspect.lab.ticker import DEFAULT_SECONDS, PROGRESS_SECONDS_ENV, interval, ticking
 
 
 def _pipe() -> tuple[Console, io.StringIO]:
@@ -104,3 +105,20 @@ def test_the_interval_comes_from_the_environment(
     else:
         monkeypatch.setenv(PROGRESS_SECONDS_ENV, value)
     assert interval() == expected
+
+
+@pytest.mark.usefixtures("fast")
+def test_a_line_that_cannot_be_read_now_does_not_stop_the_next() -> None:
+    # a counter that grew while the ticker read it ("dictionary changed size during iteration")
+    said: list[int] = []
+    done = threading.Event()
+
+    def say() -> None:
+        said.append(1)
+        if len(said) == 1:
+            raise RuntimeError("dictionary changed size during iteration")
+        done.set()
+
+    with ticking(say):
+        assert done.wait(5)
+    assert len(said) >= 2
