@@ -6,6 +6,8 @@ A private cache per test keeps replies cached by an earlier run (or by the user'
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 PAID_API_KEYS = (
@@ -20,6 +22,11 @@ PAID_API_KEYS = (
     "GROQ_API_KEY",
     "OPENROUTER_API_KEY",
 )
+
+
+# The periodic progress line (vivid_inspect/lab/ticker.py) would add a line to what a slow run
+# prints, at a time that depends on the machine's load; the tests that check it set their own.
+os.environ["VIVID_PROGRESS_SECONDS"] = "0"
 
 
 @pytest.fixture(autouse=True)

@@ -99,15 +99,44 @@ def request_url(error: BaseException) -> str | None:
     return public_url(url) if url is not None else None
 
 
-def _provider_message(error: BaseException) -> str:
+_SDK_PREFIX = re.compile(r"^Error code: \d+ - ")
+# How servers say a prompt does not fit the model's context (llama.cpp, vLLM, OpenAI).
+_CONTEXT_OVERFLOW = re.compile(r"context size|context length|context_length|context window", re.IGNORECASE)
+CONTEXT_HINT = "serve the model with a larger context (llama.cpp -c, vLLM --max-model-len)"
+"""Appended to a context-overflow error, whose fix is on the server's side."""
+
+
+def _body_message(error: BaseException) -> str | None:
     body = getattr(error, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        message = inner.get("message") if isinstance(inner, dict) else None
+    if not isinstance(body, dict):
+        return None
+    inner = body.get("error", body)
+    message = inner.get("message") if isinstance(inner, dict) else None
+    if not isinstance(message, str) or not message:
+        return None
+    # llama.cpp says how long the prompt was and how large the context is
+    sizes = {key: inner.get(key) for key in ("n_prompt_tokens", "n_ctx")}
+    if all(isinstance(value, int) for value in sizes.values()):
+        message += f" (prompt {sizes['n_prompt_tokens']} tokens, context {sizes['n_ctx']})"
+    return message
+
+
+def _provider_message(error: BaseException) -> str:
+    # Inspect's ModelGenerateError puts the whole request before the provider's reason in its
+    # text; the SDK's error underneath (or its provider_message) holds the server's own words.
+    seen: set[int] = set()
+    layer: BaseException | None = error
+    while layer is not None and id(layer) not in seen:
+        seen.add(id(layer))
+        found = _body_message(layer)
+        if found:
+            return found
+        layer = layer.__cause__
+    for name in ("provider_message", "message"):
+        message = getattr(error, name, None)
         if isinstance(message, str) and message:
-            return message
-    message = getattr(error, "message", None)
-    return message if isinstance(message, str) and message else str(error)
+            return _SDK_PREFIX.sub("", message)
+    return str(error)
 
 
 def _root_cause(error: BaseException) -> str | None:
@@ -162,10 +191,13 @@ def describe_failure(error: BaseException, endpoint: str | None = None) -> str:
         text = f"no connection to{where or ' the provider'} ({reason})"
     else:
         text = f"{name}: {inner}" + (f" ({url})" if url else "")
+    text = _clip(text)
+    if isinstance(status, int) and _CONTEXT_OVERFLOW.search(text):
+        text += f" — {CONTEXT_HINT}"  # after the clip: the server's reason is cut, never the fix
     attempts = attempts_of(error)
     if attempts is not None:
         text += f"; gave up after {attempts} attempt{'s' if attempts != 1 else ''}"
-    return redact(_clip(text))
+    return redact(text)
 
 
 class ModelCallError(RuntimeError):

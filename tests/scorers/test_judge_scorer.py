@@ -818,7 +818,8 @@ def test_bad_language_raises_naming_the_allowed_values(bad: Callable[[], object]
 def test_explain_judge_option_names_the_language(spec: str, expected: list[str]) -> None:
     assert judge_names(spec) == expected
     columns = [registry_info(s).name.removeprefix("vivid_inspect/") for s in explain_scorers(spec)]
-    assert columns == [name if name == "lexical" else f"judge_{name}" for name in expected]
+    judges = [name if name == "lexical" else f"judge_{name}" for name in expected]
+    assert columns == judges + [f"unscored_{name}" for name in expected if name != "lexical"]
 
 
 @pytest.mark.parametrize("spec", ["aspect_fr", "lexical_en", "all_vi", "aspect_vi", "en"])

@@ -120,7 +120,9 @@ def test_generate_only_then_lexical_and_llm_judges_side_by_side() -> None:
         display="none",
     )
     columns = {score.name: score.metrics for score in judged.results.scores}  # type: ignore[union-attr]
-    assert set(columns) == {"lexical", "judge_aspect"}
+    # the LLM judge's companion gives its unscored share (none: the chrF grader always scores)
+    assert set(columns) == {"lexical", "judge_aspect", "unscored_aspect"}
+    assert columns["unscored_aspect"]["unscored"].value == 0.0
     # The chrf grader answers the same binned chrF that the lexical scorer computes directly.
     assert columns["lexical"]["mean"].value == columns["judge_aspect"]["mean"].value
     assert "mean_chrf" in columns["lexical"]

@@ -118,7 +118,14 @@ def test_explain_task_on_sample_data(tmp_path: Path) -> None:
     # Paper generation defaults reach the model under test.
     assert {(c.temperature, c.max_tokens) for _, c in solver.calls} == {(0.7, 150)}
     assert log.results is not None
-    assert [s.name for s in log.results.scores] == ["judge_cot", "judge_aspect"]
+    # each LLM judge's unscored share follows the judges' columns
+    assert [s.name for s in log.results.scores] == [
+        "judge_cot",
+        "judge_aspect",
+        "unscored_cot",
+        "unscored_aspect",
+    ]
+    assert [s.metrics["unscored"].value for s in log.results.scores[2:]] == [0.0, 0.0]
     aspect = log.results.scores[1]
     assert aspect.metrics["mean"].value == 3.0 and aspect.metrics["correctness"].value == pytest.approx(0.6)
     assert any(name.startswith("theme/") for name in aspect.metrics)

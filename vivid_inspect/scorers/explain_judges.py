@@ -11,6 +11,7 @@ from inspect_ai.scorer import Scorer
 from vivid_inspect.judge_id import DEFAULT_LANGUAGE, JUDGE_LANGUAGES, LEXICAL, JudgeId, llm_judges
 from vivid_inspect.log_contract import NO_JUDGE
 from vivid_inspect.scorers.judge import judge_scorer
+from vivid_inspect.scorers.judge_metrics import unscored_companion
 from vivid_inspect.scorers.lexical import lexical
 
 ALL = "all"
@@ -68,11 +69,15 @@ def explain_scorers(judge: str, judge_model: str | None = None, judge_retries: i
         judge_retries: How many times the judge is asked again after an unreadable reply.
 
     Returns:
-        The scorers, one result column each; none for ``none``.
+        The scorers, one result column each, then each LLM judge's ``unscored_<judge>`` companion
+        (:func:`~vivid_inspect.scorers.judge_metrics.unscored_companion`); none for ``none``.
     """
     scorers: list[Scorer] = []
+    companions: list[Scorer] = []  # each LLM judge's unscored share, printed by `inspect eval`
     for name in judge_names(judge):
         ident = JudgeId.from_option(name)
+        if ident.strategy != LEXICAL:
+            companions.append(unscored_companion(ident.column))
         scorers.append(
             lexical()
             if ident.strategy == LEXICAL
@@ -85,4 +90,4 @@ def explain_scorers(judge: str, judge_model: str | None = None, judge_retries: i
                 language=ident.language or DEFAULT_LANGUAGE,
             )
         )
-    return scorers
+    return [*scorers, *companions]

@@ -7,12 +7,34 @@ count them. Inspect counts them itself in the same place and writes the number t
 the authoritative unscored count and we do not duplicate it with a metric that would always read 0.
 What a metric *can* see is how many scored samples needed a retry before the judge gave a readable
 score (:func:`retried`), a measure of the judge's format compliance.
+
+So that a plain ``inspect eval`` prints the unscored share too (a judge that cannot score shows
+``mean nan`` and nothing else), the explain task gives each LLM judge a companion column
+``unscored_<judge>`` (:func:`unscored_companion`): 1 for a sample its judge left unscored, 0 for one
+it scored, whose metric ``unscored`` is that share. The name keeps it out of the ``judge_*``
+columns that every reader takes for judges; ``vivid run``'s judged logs do not have it.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import numpy as np
-from inspect_ai.scorer import Metric, SampleScore, Value, grouped, mean, metric, stderr
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    Value,
+    grouped,
+    mean,
+    metric,
+    scorer,
+    stderr,
+)
+from inspect_ai.solver import TaskState
 
 from vivid_inspect.scorers.judge_parse import MAX_SCORE
 from vivid_inspect.taxonomy import TRAIT_NAMES
@@ -84,3 +106,53 @@ def judge_metrics() -> list[Metric]:
         trait_mean(),
         retried(),
     ]
+
+
+UNSCORED_PREFIX = "unscored_"
+"""Prefix of a judge's companion column: ``unscored_aspect`` for ``judge_aspect``."""
+
+
+@metric
+def unscored() -> Metric:
+    """Share of the samples that the judge of a companion column left unscored (NaN with none)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        return float(np.mean([s.score.as_float() for s in scores])) if scores else float("nan")
+
+    return compute
+
+
+_COMPANIONS: dict[str, Callable[[], Scorer]] = {}
+
+
+def unscored_companion(column: str) -> Scorer:
+    """The companion of a judge's column: 1 when the judge left a sample unscored, else 0.
+
+    It reads the judge's score of the same sample, so it must come after that judge in the task's
+    scorers; a sample the judge did not score at all (it errored) gets no companion score either.
+
+    Args:
+        column: The judge's column, ``judge_aspect``.
+
+    Returns:
+        The scorer, whose column is ``unscored_aspect`` and whose metric is :func:`unscored`.
+    """
+    name = UNSCORED_PREFIX + column.removeprefix("judge_")
+    if name not in _COMPANIONS:
+
+        def factory() -> Scorer:
+            async def score(state: TaskState, target: Target) -> Score | None:
+                judged = (state.scores or {}).get(column)
+                if judged is None:
+                    return None
+                missing = isinstance(judged.value, float) and math.isnan(judged.value)
+                return Score(value=float(missing), explanation=f"{column} {'un' if missing else ''}scored")
+
+            return score
+
+        factory.__name__ = factory.__qualname__ = name
+        factory.__doc__ = (
+            f"""1 when ``{column}`` left the sample unscored, else 0 (metric: the unscored share)."""
+        )
+        _COMPANIONS[name] = scorer(metrics=[unscored()], name=name)(factory)
+    return _COMPANIONS[name]()

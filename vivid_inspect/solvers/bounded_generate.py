@@ -8,7 +8,9 @@ a batch wait would submit the request again), retries a 200 reply that cannot be
 is not UTF-8 or not whole JSON, no choices; :mod:`vivid_inspect.reply_retries`) within the run's
 ``max_retries`` and ``timeout``, turns a failed call into an error that names the model, the
 endpoint and the provider's reason, and stores a reply that UTF-8 cannot encode (a lone surrogate)
-with U+FFFD in its place, so one broken reply cannot make the log unwritable.
+with U+FFFD in its place, so one broken reply cannot make the log unwritable. A reply cut at the
+token limit is marked in the sample's metadata (:data:`TRUNCATED_KEY`), so the report can count
+the cut explanations from the sample summaries it reads.
 """
 
 from __future__ import annotations
@@ -23,6 +25,12 @@ from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.inspect_private import active_generate_config
 from vivid_inspect.reply_retries import NO_CHOICES, has_no_choices, retry_cache, retry_unreadable
 from vivid_inspect.stored_calls import sanitize_call
+
+# The judge parser's TRUNCATED_STOP_REASONS too; not imported from it, since scorers import solvers.
+_CUT_OFF = frozenset({"max_tokens", "model_length"})
+TRUNCATED_KEY = "truncated"
+"""Sample metadata key set to the stop reason (``max_tokens``, ``model_length``) of a reply cut at the
+token limit; absent when the reply ended by itself."""
 
 
 @solver
@@ -73,6 +81,8 @@ def bounded_generate() -> Solver:
             if not is_call_failure(error):
                 raise
             raise named_failure(model, error) from error
+        if state.output.stop_reason in _CUT_OFF:
+            state.metadata[TRUNCATED_KEY] = state.output.stop_reason
         return _stored_safely(state)
 
     return solve

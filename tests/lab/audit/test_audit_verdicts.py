@@ -33,6 +33,7 @@ from vivid_inspect.lab.audit.verdicts import (
     mean_interval,
     rate_interval,
     seed_problem,
+    unreadable_probes,
 )
 
 NAN = math.nan
@@ -1071,3 +1072,42 @@ def test_a_result_has_every_field_of_the_shared_interface() -> None:
         "reason",
     }
     assert interface <= set(ProbeResult.__dataclass_fields__)
+
+
+def _unread(share: float, probes: tuple[str, ...]) -> Scores:
+    """The sound judge with the first ``share`` of the items of ``probes`` unscored."""
+    base = sound()
+    for name in probes:
+        base[name] = {i: (NAN if i < share * N else value) for i, value in base[name].items()}
+    return base
+
+
+@pytest.mark.parametrize(
+    ("scores", "expected"),
+    [
+        pytest.param(sound(), [], id="sound-judge"),
+        # every reply unreadable: every probe is undecided for that reason alone
+        pytest.param(
+            {p.name: dict.fromkeys(range(N), NAN) for p in PROBES}, [p.name for p in PROBES], id="mute-judge"
+        ),
+        # the reference unreadable on half its items: it is named, not the probes compared with it
+        pytest.param(_unread(0.5, ("reference",)), ["reference"], id="reference-half-unread"),
+        # 10 % unscored is at the bound, not over it
+        pytest.param(_unread(0.1, ("literal", "hedge")), [], id="at-the-bound"),
+        pytest.param(_unread(0.3, ("literal", "hedge")), ["literal", "hedge"], id="over-the-bound"),
+    ],
+)
+def test_probes_left_inconclusive_by_unreadable_replies_are_named(
+    scores: Scores, expected: list[str]
+) -> None:
+    results = evaluate(scores, PROBES)
+    assert unreadable_probes(results, Thresholds()) == expected
+    assert all({r.probe: r for r in results}[name].verdict == "inconclusive" for name in expected)
+
+
+def test_a_probe_that_failed_is_not_named_unreadable() -> None:
+    # a constant 3 fails the reference probe (mean below 4) whatever is unscored
+    scores = {p.name: {i: (NAN if i < N // 2 else 3.0) for i in range(N)} for p in PROBES}
+    results = {r.probe: r for r in evaluate(scores, PROBES)}
+    assert results["reference"].verdict == "fail"
+    assert "reference" not in unreadable_probes(tuple(results.values()))

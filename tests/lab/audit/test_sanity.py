@@ -3,7 +3,7 @@
 The command used to run its own check (about 830 lines); it is now ``vivid audit JUDGE --probes
 literal --limit 40``: the reference, vivid/literal's word-for-word restatement and their verdicts.
 What it kept: its name, its options (``--strategy``, ``--data``, ``--limit`` 40, ``--seed``,
-``--log-dir``, ``-M``), its exit codes (0 pass, 1 fail or unfinished, 2 bad arguments or set-up)
+``--log-dir``, ``-M``), its exit codes (0 pass, 1 fail or unfinished, 2 bad arguments or set-up; now 3 when the judge's replies were unreadable)
 and a markdown card. What it gained: the endpoint check before any call (a closed port took 98 s
 and 849 lines of tracebacks; now one line at once), the progress bar and the card's files. Logs
 of the former command (tagged ``vivid-sanity``) are still set aside by the report
@@ -101,7 +101,7 @@ def test_the_offline_chrf_grader_passes_with_the_audits_card_and_logs(
         pytest.param(constant, 1, {"reference": "**FAIL**", "literal": "**FAIL**"}, id="constant-3-fails"),
         pytest.param(inverted, 1, {"reference": "**FAIL**", "literal": "**FAIL**"}, id="inverted-fails"),
         pytest.param(
-            mute, 1, {"reference": "inconclusive", "literal": "inconclusive"}, id="unreadable-judge"
+            mute, 3, {"reference": "inconclusive", "literal": "inconclusive"}, id="unreadable-judge"
         ),
     ],
 )
@@ -130,8 +130,11 @@ def test_a_judge_behind_a_base_url_is_judged_by_the_reference_and_literal_probes
         ), out
     assert got == code, err
     if answer is mute:
-        # every verdict unreadable, each asked again: inconclusive everywhere, which is not a pass
-        assert "vivid sanity: not passed: an inconclusive probe is not a pass" in err
+        # every verdict unreadable, each asked again: inconclusive everywhere, for that reason (exit 3)
+        assert (
+            "vivid sanity: INCONCLUSIVE because the judge's replies were unreadable: more than 10 % of the items "
+            "unscored in 2 of 2 probes (reference, literal)" in err
+        )
         assert judged > 2 * SANITY_LIMIT
     else:
         assert (

@@ -113,7 +113,8 @@ def test_a_rerun_with_nothing_to_do_does_not_say_generating(runs: tuple[Run, Run
     _, again = runs
     assert again.code == 0, again.out
     assert "generating" not in again.out
-    assert "runs[0], runs[1]: all 3 generation cells are already done" in again.out
+    # said once they are counted: not "cells 0/..." while they are all done
+    assert "runs[0], runs[1]: all 3 generation cells are already done — cells 3/" in again.out
     assert "0 calls" in again.out.split("vivid finished")[1].splitlines()[0]
 
 

@@ -5,11 +5,13 @@ the bundled sample); ``vivid audit`` runs the tasks with Inspect's display off a
 instead, as ``vivid run`` shows its one progress line (:mod:`vivid_inspect.lab.runner.progress`). An
 Inspect hook counts each sample that ends (a candidate judged, or failed) and each judge call that
 reached a provider or came from Inspect's cache. On a terminal that is not interactive (a pipe, a
-CI log) the bar draws nothing, so the card is all that is printed.
+CI log) the bar draws nothing; there, one plain line is printed every 15 seconds instead
+(:mod:`vivid_inspect.lab.ticker`), so a long audit is never silent.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,6 +19,8 @@ from dataclasses import dataclass, field
 from inspect_ai.hooks import Hooks, ModelCacheUsageData, ModelUsageData, SampleEnd, hooks
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from vivid_inspect.lab.ticker import rate_text, ticking
 
 _active: AuditProgress | None = None
 
@@ -30,17 +34,28 @@ class AuditProgress:
         done: Candidates whose sample ended.
         calls: Model calls that reached a provider.
         cached: Model calls answered from Inspect's cache.
+        errors: Candidates whose sample ended in an error.
     """
 
     total: int
     done: int = 0
     calls: int = 0
     cached: int = 0
+    errors: int = 0
+    started: float = field(default_factory=time.monotonic)
     _bar: tuple[Progress, TaskID] | None = field(default=None, repr=False)
 
     def text(self) -> str:
         """``412 calls (+8 from cache)``: what the bar shows beside the count."""
         return f"{self.calls} calls" + (f" (+{self.cached} from cache)" if self.cached else "")
+
+    def line(self, label: str) -> str:
+        """The periodic line: ``judging ... — 12/240 candidates · 40 calls · 0 errors · 50s elapsed · 0.8 calls/s``."""
+        errors = f"{self.errors} error{'s' if self.errors != 1 else ''}"
+        return (
+            f"vivid audit {label} — {self.done}/{self.total} candidates · {self.text()} · {errors} · "
+            f"{rate_text(self.calls, self.started)}"
+        )
 
     def refresh(self) -> None:
         """Redraw the bar, if one is showing."""
@@ -67,7 +82,10 @@ def showing(total: int, label: str, *, console: Console | None = None) -> Iterat
     previous, _active = _active, tracker
     try:
         if not console.is_terminal:
-            yield tracker
+            with ticking(
+                lambda: console.print(tracker.line(label), markup=False, highlight=False, soft_wrap=True)
+            ):
+                yield tracker
             return
         columns = (
             TextColumn("[bold]vivid audit[/bold] {task.description}"),
@@ -100,6 +118,7 @@ class AuditProgressHooks(Hooks):
         """Count a candidate whose sample ended (judged, or failed)."""
         if _active is not None:
             _active.done += 1
+            _active.errors += data.sample.error is not None
             _active.refresh()
 
     async def on_model_usage(self, data: ModelUsageData) -> None:

@@ -829,6 +829,31 @@ def evaluate(
     )
 
 
+def unreadable_probes(
+    results: Sequence[ProbeResult], thresholds: Thresholds = DEFAULT_THRESHOLDS
+) -> list[str]:
+    """The inconclusive probes whose judge left more than ``max_unscored`` of their own items unscored.
+
+    Such a probe is undecided because the judge's replies could not be read, not for want of
+    items; ``vivid audit`` exits 3 for it (``vivid_inspect.lab.cli.audit``). A probe whose
+    comparison is unreadable is not named for it: the comparison is named itself.
+
+    Args:
+        results: The card's probe results.
+        thresholds: The bounds the verdicts used.
+
+    Returns:
+        Their names, in the card's order.
+    """
+    return [
+        r.probe
+        for r in results
+        if r.verdict == "inconclusive"
+        and r.n_items
+        and r.unscored / r.n_items > thresholds.max_unscored + _EPS
+    ]
+
+
 def _check_probe(probe: ProbeLike) -> None:
     if probe.comparison is not None and probe.comparison == probe.name:
         raise ValueError(

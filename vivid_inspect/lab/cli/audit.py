@@ -5,7 +5,9 @@ the judge tell the reference meaning from a literal reading (with the control an
 it is compared with), with the audit's endpoint check, progress bar and card.
 
 Exit codes: 0 no probe failed (an inconclusive probe is reported, not failed), 1 a probe failed
-or the run did not finish, 2 bad arguments or set-up (a message, never a traceback).
+or the run did not finish, 2 bad arguments or set-up (a message, never a traceback), 3 no probe
+failed but some are inconclusive because the judge's replies were unreadable (more than
+``max_unscored`` of a probe's items unscored).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from vivid_inspect.text import printable
 # The commands' work is imported inside their handlers, not here: `vivid --help` imports every
 # command's module and must stay under a second (tests/lab/cli/test_cli_startup.py, bench/cli_startup.py).
 
-EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_UNREADABLE = 0, 1, 2, 3
 DEFAULT_OUT = "audit"
 """Folder of audit.md, audit.csv and audit_shifts.png when --out is not given."""
 SANITY_PROBES = "literal"
@@ -453,7 +455,7 @@ def _say_left_out(prepared: Any) -> None:
 def _audit(args: argparse.Namespace, command: str = "audit") -> int:
     from vivid_inspect.inspect_private import PrerequisiteError
     from vivid_inspect.lab.audit.run import AuditError, run_audit
-    from vivid_inspect.lab.audit.verdicts import Thresholds
+    from vivid_inspect.lab.audit.verdicts import Thresholds, share_text, unreadable_probes
 
     try:
         thresholds = Thresholds().with_overrides(args.thresholds)
@@ -501,6 +503,16 @@ def _audit(args: argparse.Namespace, command: str = "audit") -> int:
         return EXIT_FAIL
     print(printable(card.markdown(), lines=True))
     print(f"Written to {out}: audit.md, audit.csv, audit_shifts.png")
+    unreadable = unreadable_probes(card.results, card.thresholds)
+    if card.passed and unreadable:
+        print(
+            f"vivid {command}: INCONCLUSIVE because the judge's replies were unreadable: more than "
+            f"{share_text(card.thresholds.max_unscored)} of the items unscored in {len(unreadable)} of "
+            f"{len(card.results)} probes ({', '.join(unreadable)}); the card's logs show the replies. A judge "
+            "must be an instruction-tuned model that can follow the score format.",
+            file=sys.stderr,
+        )
+        return EXIT_UNREADABLE
     if command == "sanity" and card.passed and card.verdict != "pass":
         # A check to pass before trusting a judge: not shown sound is not a pass (an unreadable judge
         # leaves every probe inconclusive).

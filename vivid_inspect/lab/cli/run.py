@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vivid_inspect.lab.runner.bundled import resolve_spec, unknown_name_hint
 from vivid_inspect.lab.runner.spec.problems import SetupError, SpecError
+from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT
 
 if TYPE_CHECKING:
     from vivid_inspect.lab.runner.spec.load import LoadedSpec
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
+EXIT_UNSCORED = 1  # a judge left more than --unscored-limit of a cell's explanations unscored
 EXIT_BAD_SPEC = 2
 EXIT_INTERRUPTED = 130
 EXIT_BUSY = 75  # sysexits' EX_TEMPFAIL: another run holds the log folder; try again later
@@ -90,6 +93,7 @@ def _run(args: argparse.Namespace) -> int:
             report=not args.no_report,
             preflight=not args.no_preflight,
             wait=args.wait,
+            unscored_limit=args.unscored_limit,
         )
     except SetupError as error:
         print(error, file=sys.stderr)
@@ -128,6 +132,14 @@ def _run(args: argparse.Namespace) -> int:
         )
         return EXIT_INCOMPLETE
     _say_where(loaded, result.report_files)
+    for line in result.unscored:
+        print(f"vivid run: {line}", file=sys.stderr)
+    if result.unscored:
+        print(
+            "vivid run: every log is kept, but a mean over the few explanations such a judge scored "
+            "measures little; use an instruction-tuned judge or a larger context (docs/experiments.md).",
+            file=sys.stderr,
+        )
     if not result.ok:
         for message in result.progress.messages:
             print(f"  {message}", file=sys.stderr)
@@ -136,7 +148,18 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INCOMPLETE
-    return EXIT_OK
+    return EXIT_UNSCORED if result.unscored else EXIT_OK
+
+
+def _share(text: str) -> float:
+    """``--unscored-limit``'s value: a share from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a share from 0 to 1 (e.g. 0.2 for 20 %)")
+    return value
 
 
 RESUMES = "resumes, repeating only the calls that were in flight"
@@ -217,6 +240,14 @@ def register(subparsers: Any) -> None:
         "--no-preflight",
         action="store_true",
         help="skip the check that sends one request to each model endpoint before anything runs",
+    )
+    run.add_argument(
+        "--unscored-limit",
+        type=_share,
+        default=UNSCORED_SHARE_LIMIT,
+        metavar="SHARE",
+        help="exit 1 when a judge leaves more than this share of a cell's explanations unscored "
+        "(default 0.2: 20 %%)",
     )
     run.set_defaults(handler=_run)
 

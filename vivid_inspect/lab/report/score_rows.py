@@ -34,6 +34,7 @@ from vivid_inspect.log_contract import (
     is_judge_column,
     recorded_column,
 )
+from vivid_inspect.solvers.bounded_generate import TRUNCATED_KEY
 
 JUDGE_RANGE = (0.0, 5.0)
 _CLASSIFICATION_VALUES: dict[object, float] = {"C": 1.0, "I": 0.0}
@@ -54,6 +55,7 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "epoch",
     "theme",
     "traits",
+    "truncated",
     "scorer",
     "judge",
     "judge_model",
@@ -78,7 +80,8 @@ key, ``generation_log`` the generation's log, ``run`` which run of the generatio
 ``data`` the data's label (name and short digest); ``eval_id`` is shared by a log and its rescored
 copies; for a judge, ``repeat`` (which repeated judgement, from 0), ``cached`` (1.0 when the reply
 came from Inspect's cache) and ``judge_temperature`` are NaN when the log does not record them;
-``refused`` marks a value no judge or scorer could give (its ``error`` is True too); ``written``
+``refused`` marks a value no judge or scorer could give (its ``error`` is True too); ``truncated``
+marks a generation cut at the token limit (False where the log does not record it); ``written``
 orders the files holding one judgement (a sortable text)."""
 
 
@@ -138,6 +141,7 @@ def score_rows(
             "epoch": int(summary.get("epoch") or 1),
             "theme": metadata.get("theme"),
             "traits": tuple(traits) if isinstance(traits, list | tuple) else (),
+            "truncated": bool(metadata.get(TRUNCATED_KEY)),  # the reply was cut at the token limit
             "eval_id": ref.eval_id,
             "written": written,
         }

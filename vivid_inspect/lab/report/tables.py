@@ -35,11 +35,12 @@ THEME_COLUMNS: tuple[str, ...] = THEME_NAMES
 AVERAGE = "Average"
 TRAIT_COLUMNS: tuple[str, ...] = TRAIT_NAMES
 PROMPT_ORDER: tuple[str, ...] = ("zero_shot", "few_shot")
-_COUNTS = ("n", "epochs", "unscored", "refused", "errors")
+_COUNTS = ("n", "epochs", "unscored", "refused", "errors", "truncated")
 _COUNTS_NOTE = (
     "n: items with a score; epochs: epochs run (an item's epochs are averaged, then items); "
     "unscored, errors: judgements (item x epoch) without a readable score, or without a score at all; "
-    "refused: values no judge can give (outside 0-5), never averaged"
+    "refused: values no judge can give (outside 0-5), never averaged; truncated: judged explanations "
+    "the model was cut off in at the token limit (stop reason max_tokens or model_length), kept and judged"
 )
 CELL_COLUMNS: tuple[str, ...] = (
     "generation",
@@ -57,6 +58,7 @@ CELL_COLUMNS: tuple[str, ...] = (
     "unscored",
     "refused",
     "errors",
+    "truncated",
     "incomplete",
     "log",
     "note",
@@ -66,7 +68,7 @@ CELL_COLUMNS: tuple[str, ...] = (
 
 The human, corrected and bias columns (:data:`~vivid_inspect.lab.report.corrected_tables.CORRECTED_COLUMNS`)
 are filled for the generations human scores are bound to, empty for the others."""
-_CELL_COUNTS = ("n_items", "unscored", "refused", "errors")
+_CELL_COUNTS = ("n_items", "unscored", "refused", "errors", "truncated")
 TABLE5_COLUMNS = (
     "model",
     "shots",
@@ -165,7 +167,7 @@ def _cell_table(
     every = ["generation", "data", "model", "prompt", *(cell for cell, _ in cells), *_COUNTS, "incomplete"]
     frame = pd.DataFrame(wide, columns=every)[columns]
     cells_frame = pd.DataFrame(long, columns=list(CELL_COLUMNS))
-    notes = (*notes, *_data_note(frame))
+    notes = (*notes, *_data_note(frame), *_truncated_note(wide, groups))
     return Table(
         name,
         title,
@@ -206,6 +208,7 @@ def _cell(rows: pd.DataFrame) -> tuple[dict[str, object], str | None, dict[int, 
             "unscored": int(present["value"].isna().sum()),
             "refused": int(_refused(rows).sum()),
             "errors": int((rows["error"] & ~_refused(rows)).sum()),
+            "truncated": _truncated(present),
         },
         interval.reason,
         {int(str(item)): float(value) for item, value in per_item.items()},
@@ -329,6 +332,7 @@ def counts(scores: pd.DataFrame) -> Table:
         "unscored",
         "refused",
         "errors",
+        "truncated",
         "incomplete",
     ]
     keys = ["task", "model", "prompt", "shots", "data", "generation", "scorer", "judge", "judge_model"]
@@ -351,6 +355,7 @@ def counts(scores: pd.DataFrame) -> Table:
                 "unscored": int(present["value"].isna().sum()),
                 "refused": int(refused.sum()),
                 "errors": int((group["error"] & ~refused).sum()),
+                "truncated": _truncated(present),
                 "incomplete": bool((group["status"] != "success").any()),
             }
         )
@@ -364,10 +369,11 @@ def counts(scores: pd.DataFrame) -> Table:
         (
             "unscored: a score of NaN (the judge's reply had no readable score) - excluded from means, not 0; "
             "refused: a value no judge or scorer can give (outside 0-5, not correct/incorrect), never averaged; "
-            "errors: samples without this score (the sample failed); incomplete: a log that did not finish"
+            "errors: samples without this score (the sample failed); truncated: replies cut at the token limit "
+            "(stop reason max_tokens or model_length); incomplete: a log that did not finish"
         ),
     )
-    counted = ("logs", "samples", "scored", "unscored", "refused", "errors")
+    counted = ("logs", "samples", "scored", "unscored", "refused", "errors", "truncated")
     return Table(
         "counts", "Scored, unscored and failed samples", out, decimals=0, notes=notes, counts=counted
     )
@@ -396,7 +402,25 @@ def _counts(group: pd.DataFrame) -> dict[str, object]:
         "unscored": int(present["value"].isna().sum()),
         "refused": int(refused.sum()),
         "errors": int((group["error"] & ~refused).sum()),
+        "truncated": _truncated(present),
     }
+
+
+def _truncated_note(wide: list[dict[str, object]], groups: list[tuple[str, pd.DataFrame]]) -> tuple[str, ...]:
+    """The share of judged explanations cut at the token limit, when there is any."""
+    cut = sum(int(str(record["truncated"])) for record in wide)
+    judged = sum(int((~group["error"]).sum()) for _, group in groups)
+    if not cut or not judged:
+        return ()
+    return (
+        f"truncated: {cut} of {judged} judged explanations ({100 * cut / judged:.0f} %) were cut at the token "
+        "limit; their scores judge a part of what the model meant to write",
+    )
+
+
+def _truncated(rows: pd.DataFrame) -> int:
+    """Judgements (item x epoch) of explanations cut at the token limit (0 where not recorded)."""
+    return int(rows["truncated"].eq(True).sum()) if "truncated" in rows.columns else 0
 
 
 def _incomplete(group: pd.DataFrame) -> bool:

@@ -21,17 +21,19 @@ from vivid_inspect.lab.runner.cells import JUDGED_DIR
 from vivid_inspect.lab.runner.generate import GenerationResult, reuse_conflicts, run_generations
 from vivid_inspect.lab.runner.judging.cell import JudgedResult
 from vivid_inspect.lab.runner.judging.phase import run_judges
+from vivid_inspect.lab.runner.judging.unscored import unscored_judges
 from vivid_inspect.lab.runner.lock import Holder, describe, log_folder_lock
 from vivid_inspect.lab.runner.prepare.models import build_models
 from vivid_inspect.lab.runner.prepare.preflight import run_preflight
 from vivid_inspect.lab.runner.prepare.prepared import Prepared, prepare
-from vivid_inspect.lab.runner.progress import Progress, inspect_console_quiet, tracking
+from vivid_inspect.lab.runner.progress import COMPACT, Progress, inspect_console_quiet, tracking
 from vivid_inspect.lab.runner.record import output_entry, write_record
 from vivid_inspect.lab.runner.scrub import redacted_logging, redacted_output, scrub_folder
 from vivid_inspect.lab.runner.spec.credentials import placeholder_line, spec_texts
 from vivid_inspect.lab.runner.spec.load import LoadedSpec
 from vivid_inspect.lab.runner.spec.problems import SpecError
 from vivid_inspect.lab.runner.spec.yaml_source import with_lines
+from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT
 from vivid_inspect.lab.writable import check_writable
 from vivid_inspect.redact import add_public_text
 from vivid_inspect.text import printable
@@ -49,6 +51,8 @@ class RunResult:
         report: The report's Markdown, when the report step ran.
         report_files: The files the report step wrote (tables, ``report.md``, figures).
         audits: One result per ``audits:`` entry of the spec.
+        unscored: One line per judge with a cell whose unscored share exceeds the run's limit
+            (:mod:`~vivid_inspect.lab.runner.judging.unscored`); ``vivid run`` then exits 1.
     """
 
     generations: list[GenerationResult]
@@ -58,6 +62,7 @@ class RunResult:
     report: str | None = None
     report_files: list[Path] = field(default_factory=list)
     audits: list[AuditResult] = field(default_factory=list)
+    unscored: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -124,6 +129,7 @@ def run_spec(
     quiet: bool = False,
     preflight: bool = True,
     wait: bool = False,
+    unscored_limit: float = UNSCORED_SHARE_LIMIT,
 ) -> RunResult:
     """Run (or resume) a validated spec.
 
@@ -135,6 +141,8 @@ def run_spec(
         preflight: Check each model endpoint that still has calls to make, with one request,
             before anything runs (:mod:`~vivid_inspect.lab.runner.prepare.preflight`).
         wait: When another run holds the log folder, wait for it instead of raising FolderBusy.
+        unscored_limit: The largest unscored share a judge cell may have before the result names
+            its judge (:attr:`RunResult.unscored`).
 
     Returns:
         What ran and what is complete.
@@ -172,13 +180,15 @@ def run_spec(
         redacted_output(),
     ):
         try:
-            return _run_spec(loaded, display=display, report=report, quiet=quiet, preflight=preflight)
+            return _run_spec(
+                loaded, display=display, report=report, quiet=quiet, preflight=preflight, limit=unscored_limit
+            )
         finally:
             scrub_folder(loaded.log_dir)
 
 
 def _run_spec(
-    loaded: LoadedSpec, *, display: str | None, report: bool, quiet: bool, preflight: bool
+    loaded: LoadedSpec, *, display: str | None, report: bool, quiet: bool, preflight: bool, limit: float
 ) -> RunResult:
     prepared = prepare(loaded)
     conflicts = reuse_conflicts(prepared)
@@ -194,6 +204,7 @@ def _run_spec(
         totals={"generation": len(cells.generations), "judge": len(cells.judges), "panel": len(cells.panels)},
         quiet=quiet,
     )
+    progress.ticks = not progress.console.is_terminal or display in (None, COMPACT, "none")
     record_dir = write_record(prepared)
     progress.note(f"{loaded.spec.name}: logs in {loaded.log_dir}")
     if checked is not None and checked.checked:
@@ -216,7 +227,9 @@ def _run_spec(
                 audits += run_audits(alone, models.judges, progress)
             raise_if_cancelled(loaded.log_dir / AUDITS_DIR / entry.judge, started, f"auditing {entry.judge}")
     write_record(prepared, _outputs(prepared, generations, judged))
-    result = RunResult(generations, judged, progress, record_dir, audits=audits)
+    # judge cells only: a panel of such judges would repeat their lines
+    unscored = unscored_judges(judged[: len(cells.judges)], limit)
+    result = RunResult(generations, judged, progress, record_dir, audits=audits, unscored=unscored)
     progress.note("finished" if result.ok else "finished with incomplete cells (rerun to resume)")
     if report:
         built = _report(loaded, progress)

@@ -183,15 +183,19 @@ def run_generations(
         names = ", ".join(f"runs[{block.index}]" for block in blocks)
         cells = sum(len(block.cells) for block in blocks)
         started = time.time()
+        already = False
         try:
             if _all_done(prepared, blocks):
                 # Nothing to generate: eval_set would only return these logs (and draw its panels).
-                progress.note(f"{names}: all {cells} generation cells are already done")
-                logs = []
+                already, logs = True, []
             else:
                 progress.note(f"generating {names} ({cells} cells)")
-                with progress.live(f"generating {names}") if display == COMPACT else nullcontext():
-                    logs = _run_group(prepared, blocks, models, display)
+                progress.running["generation"] += cells
+                try:
+                    with progress.live(f"generating {names}") if display == COMPACT else nullcontext():
+                        logs = _run_group(prepared, blocks, models, display)
+                finally:
+                    progress.running["generation"] -= cells
         except KeyboardInterrupt:
             raise
         except Exception as caught:  # noqa: BLE001 - one failed call must not stop the others
@@ -214,4 +218,6 @@ def run_generations(
                 reason = first_sample_error(log.path) if log else None
                 why = f": {reason}" if reason else ""
                 progress.error(f"{cell.label}: generation {status}{why} (a rerun resumes it)")
+        if already:  # said once they are counted, so the totals agree with it
+            progress.note(f"{names}: all {cells} generation cells are already done")
     return results

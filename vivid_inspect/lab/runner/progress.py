@@ -1,12 +1,15 @@
-"""One concise progress line for a whole spec: cells done, model calls made, errors.
+"""One concise progress line for a whole spec: cells done and in progress, model calls made, errors.
 
-Inspect shows each task's own progress; this adds the view across the spec. Model calls and
+Inspect shows each task's own progress; this adds the view across the spec. Besides the lines at
+each step, one line is printed every 15 seconds while the run works (:mod:`vivid_inspect.lab.ticker`:
+elapsed time and call rate too), also under a pipe or ``nohup``, where no live line can show. Model calls and
 sample errors are counted by an Inspect hook (``on_model_usage`` fires once per call that
 reached a provider, not for cache hits), so generation and judge calls are counted the same way.
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 
+from vivid_inspect.lab.ticker import rate_text, ticking
 from vivid_inspect.text import printable
 
 CellKind = Literal["generation", "judge", "panel"]
@@ -37,23 +41,29 @@ class Progress:
         totals: Cells of each kind in the spec.
         done: Cells of each kind finished (run now or found done).
         failed: Cells of each kind that did not finish.
+        running: Cells of each kind in progress.
         calls: Model calls that reached a provider, by model name.
         cached: Model calls answered from Inspect's cache, by model name.
         sample_errors: Samples that ended with an error.
         quiet: Print nothing (tests).
+        ticks: Print the periodic line (:meth:`tick`); off on a terminal that shows Inspect's own
+            display, whose redraws a line printed meanwhile would tear.
     """
 
     totals: dict[str, int] = field(default_factory=dict)
     done: Counter[str] = field(default_factory=Counter)
     failed: Counter[str] = field(default_factory=Counter)
+    running: Counter[str] = field(default_factory=Counter)
     calls: Counter[str] = field(default_factory=Counter)
     cached: Counter[str] = field(default_factory=Counter)
     sample_errors: int = 0
     messages: list[str] = field(default_factory=list)
     quiet: bool = False
+    ticks: bool = True
     # A console of our own: Inspect silences the shared one for `--display none`.
     console: Console = field(default_factory=lambda: Console(highlight=False, soft_wrap=True))
     _status: tuple[Status, str] | None = None
+    started: float = field(default_factory=time.monotonic)
 
     @property
     def total_calls(self) -> int:
@@ -61,9 +71,11 @@ class Progress:
         return sum(self.calls.values())
 
     def line(self) -> str:
-        """``cells 7/12 (generation 4/4, judge 3/6, panel 0/2) · 412 calls (+8 from cache) · 0 errors``."""
+        """``cells 7/12, 3 running (generation 4/4, judge 3/6, panel 0/2) · 412 calls (+8 from cache) · 0 errors``."""
         parts = ", ".join(f"{kind} {self.done[kind]}/{total}" for kind, total in self.totals.items() if total)
-        cells = f"cells {sum(self.done.values())}/{sum(self.totals.values())} ({parts})"
+        running = sum(self.running.values())
+        cells = f"cells {sum(self.done.values())}/{sum(self.totals.values())}"
+        cells += f", {running} running ({parts})" if running else f" ({parts})"
         errors = self.sample_errors + sum(self.failed.values())
         cached = sum(self.cached.values())
         calls = f"{self.total_calls} calls" + (f" (+{cached} from cache)" if cached else "")
@@ -72,6 +84,12 @@ class Progress:
     def note(self, message: str) -> None:
         """Print one progress message with the running totals."""
         self._print(f"[bold]vivid[/bold] {escape(printable(message))} — {escape(self.line())}")
+
+    def tick(self) -> None:
+        """Print the periodic line: the totals, the time since the run started and the call rate."""
+        self._print(
+            f"[bold]vivid[/bold] progress — {escape(self.line())} · {rate_text(self.total_calls, self.started)}"
+        )
 
     def error(self, message: str) -> None:
         """Print and keep an error message."""
@@ -116,11 +134,15 @@ class Progress:
 
 @contextmanager
 def tracking(progress: Progress) -> Iterator[Progress]:
-    """Count model calls and sample errors into ``progress`` while the block runs."""
+    """Count model calls and sample errors into ``progress`` while the block runs.
+
+    Its periodic line (:meth:`Progress.tick`) prints meanwhile, unless it is quiet or does not tick.
+    """
     global _active
     previous, _active = _active, progress
     try:
-        yield progress
+        with ticking(progress.tick, None if progress.ticks and not progress.quiet else 0):
+            yield progress
     finally:
         _active = previous
 

@@ -72,11 +72,14 @@ async def _judge_all(
             progress.cell_done("judge", ok=False)
             return
         async with limiter:
+            progress.running["judge"] += 1
             try:
                 model = None if cell.lexical else models[cell.judge.name]
                 result = await run_judge_cell(loaded.log_dir, cell, generation.log, model)
             except Exception as error:  # noqa: BLE001 - reported per cell; other cells go on
                 result = _failed(cell.label, generation.log, error)
+            finally:
+                progress.running["judge"] -= 1
         finished[cell] = result
         progress.cell_done("judge", ok=result.ok)
         if result.status == "scored":
