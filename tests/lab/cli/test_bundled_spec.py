@@ -33,7 +33,10 @@ def test_the_bundled_demo_is_the_checkouts_offline_spec_but_for_where_its_logs_g
     ("argument", "log_dir", "expected"),
     [
         pytest.param(
-            "offline", None, (str(SPECS_DIR / "offline.yaml"), str(Path("vivid-out") / "offline")), id="bare-name"
+            "offline",
+            None,
+            (str(SPECS_DIR / "offline.yaml"), str(Path("vivid-out") / "offline")),
+            id="bare-name",
         ),
         pytest.param("offline", "mine", (str(SPECS_DIR / "offline.yaml"), "mine"), id="log-dir-wins"),
         pytest.param("experiments/offline.yaml", None, ("experiments/offline.yaml", None), id="a-path"),

@@ -191,8 +191,8 @@ def build_models(loaded: LoadedSpec) -> Models:
             failed.append((judge.model, _reason(error)))
             problems.append(Problem(("judges", i), f"{judge.model}: {failed[-1][1]}"))
     if problems:
-        error = SetupError(with_lines(str(loaded.source), problems), str(loaded.source))
+        setup = SetupError(with_lines(str(loaded.source), problems), str(loaded.source))
         # The next steps follow the list, once per cause however many models share it.
-        error.args = ("\n".join([str(error), *next_steps(failed)]),)
-        raise error
+        setup.args = ("\n".join([str(setup), *next_steps(failed)]),)
+        raise setup
     return Models(generation, judges)
