@@ -315,8 +315,8 @@ def _folder_options(parser: argparse.ArgumentParser, name: str, note: str = "") 
     parser.add_argument(
         "--log-dir",
         default=None,
-        help=f"where to write the probe logs (default: the default --out's {LOGS} folder; not ./logs, which "
-        "is plain inspect eval's)",
+        help=f"where to write the probe logs (default: ${OUTPUT_ENV}/{name}/{LOGS}, else "
+        f"./{DEFAULT_OUTPUT_DIR}/{name}/{LOGS}; not ./logs, plain inspect eval's)",
     )
 
 
