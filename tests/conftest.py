@@ -33,6 +33,9 @@ os.environ["VIVID_PROGRESS_SECONDS"] = "0"
 def _isolated_logs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path_factory.mktemp("logs")))
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("inspect-cache")))
+    # vivid's own output root (vivid_inspect.lab.output_root): a command left to its defaults
+    # writes there, not into the folder the tests run from.
+    monkeypatch.setenv("VIVID_OUTPUT_DIR", str(tmp_path_factory.mktemp("vivid-out")))
     monkeypatch.delenv("VIVID_DATA", raising=False)
     # No test may reach a paid API, even on a machine whose environment holds real keys.
     for key in PAID_API_KEYS:

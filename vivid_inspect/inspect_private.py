@@ -7,8 +7,11 @@ reason, so that an Inspect upgrade that moves one breaks this module alone.
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+
+from inspect_ai._eval.eval import eval_init
 
 # Private: the function through which Inspect builds a task from its registered name or file
 # (`inspect eval vivid_inspect/explain`, `eval("vivid_inspect/topic")`, eval_set and eval-retry by
@@ -51,6 +54,8 @@ from inspect_ai.model._model import active_model
 # arguments redacted the way Inspect redacts them. score_async does not record the roles it was
 # given, so the runner sets them on a judged log itself and must write what `inspect eval` writes.
 from inspect_ai.model._model_config import model_roles_to_model_roles_config
+from inspect_ai.model._util import resolve_model_roles
+from rich import get_console
 from rich.markup import escape
 
 from vivid_inspect.data.csv_format import VividDataError
@@ -146,9 +151,32 @@ class PlainError(PrerequisiteError):
         # so they are escaped there and kept plain in `args`.
         super().__init__(escape(message))
         self.args = (message,)
+        _say_if_unseen(message)
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+_RAISED_TO_INSPECT = frozenset({task_create.__code__, eval_init.__code__, resolve_model_roles.__code__})
+"""Where Inspect builds the task and the models from their names: an error made there ends the eval."""
+
+
+def _say_if_unseen(message: str) -> None:
+    """Write the message to standard error when Inspect, ending the eval with it, would print nothing.
+
+    Inspect's exception hook prints a ``PrerequisiteError`` with rich's ``print``, through the global
+    console that ``display="none"`` (``INSPECT_DISPLAY=none``) makes quiet: ``inspect eval`` exited
+    1 without a word. When that console speaks the hook prints the message, so it is never shown
+    twice; outside Inspect's building of tasks and models (``vivid run``, a test) nothing is said.
+    """
+    if not get_console().quiet:
+        return
+    frame = inspect.currentframe()
+    while frame is not None:
+        if frame.f_code in _RAISED_TO_INSPECT:
+            print(f"\n{message}\n", file=sys.stderr, flush=True)
+            return
+        frame = frame.f_back
 
 
 class TaskArgumentError(PlainError, ValueError):

@@ -22,6 +22,7 @@ Một câu khác chưa dịch,"Nghĩa thứ hai, khác hẳn nghĩa trên.",0,0,
 def _quiet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("INSPECT_DISPLAY", "none")
+    monkeypatch.setenv("VIVID_OUTPUT_DIR", str(tmp_path))  # the cards in tmp_path/audit, tmp_path/sanity
     monkeypatch.chdir(tmp_path)
 
 

@@ -38,6 +38,7 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # name would otherwise replay each other's verdicts.
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("INSPECT_DISPLAY", "none")
+    monkeypatch.setenv("VIVID_OUTPUT_DIR", str(tmp_path))  # the cards in tmp_path/audit, tmp_path/sanity
     monkeypatch.chdir(tmp_path)
 
 

@@ -33,7 +33,10 @@ def test_the_bundled_demo_is_the_checkouts_offline_spec_but_for_where_its_logs_g
     ("argument", "log_dir", "expected"),
     [
         pytest.param(
-            "offline", None, (str(SPECS_DIR / "offline.yaml"), str(Path("logs") / "offline")), id="bare-name"
+            "offline",
+            None,
+            (str(SPECS_DIR / "offline.yaml"), str(Path("vivid-out") / "offline")),
+            id="bare-name",
         ),
         pytest.param("offline", "mine", (str(SPECS_DIR / "offline.yaml"), "mine"), id="log-dir-wins"),
         pytest.param("experiments/offline.yaml", None, ("experiments/offline.yaml", None), id="a-path"),
@@ -50,6 +53,7 @@ def test_a_bare_name_means_the_bundled_spec_and_anything_else_is_a_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("VIVID_OUTPUT_DIR", raising=False)
     assert resolve_spec(argument, log_dir) == expected
 
 
@@ -85,6 +89,7 @@ def test_validate_offline_from_an_empty_folder_puts_the_logs_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("VIVID_OUTPUT_DIR", raising=False)
     code, out, _ = _run(["validate", "offline"])
     assert code == 0
-    assert f"logs in {tmp_path / 'logs' / 'offline'}" in out
+    assert f"logs in {tmp_path / 'vivid-out' / 'offline'}" in out

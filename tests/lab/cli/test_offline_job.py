@@ -31,9 +31,10 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         contextlib.redirect_stderr(said),
     ):
         patch.chdir(folder)
+        patch.delenv("VIVID_OUTPUT_DIR", raising=False)  # the default output root, as the README shows
         code = main(["run", "offline"])
     assert code == 0
-    return folder / "logs" / "offline", printed.getvalue() + said.getvalue()
+    return folder / "vivid-out" / "offline", printed.getvalue() + said.getvalue()
 
 
 @pytest.mark.slow

@@ -26,6 +26,7 @@ from rich.text import Text
 
 from vivid_inspect.bounds import MAX_ITEMS
 from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JUDGE_LANGUAGES, LLM_STRATEGIES
+from vivid_inspect.lab.output_root import DEFAULT_OUTPUT_DIR, OUTPUT_ENV, output_dir
 from vivid_inspect.text import printable
 
 # The commands' work is imported inside their handlers, not here: `vivid --help` imports every
@@ -33,13 +34,15 @@ from vivid_inspect.text import printable
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_UNREADABLE = 0, 1, 2, 3
 DEFAULT_OUT = "audit"
-"""Folder of audit.md, audit.csv and audit_shifts.png when --out is not given."""
+"""Folder of audit.md, audit.csv and audit_shifts.png under the output root when --out is not given."""
 SANITY_PROBES = "literal"
 """What ``vivid sanity`` runs: the literal probe, with the reference it is compared with and the control."""
 SANITY_LIMIT = 40
 """Items of ``vivid sanity`` by default: about 100 judge calls, cheap for any API judge."""
 SANITY_OUT = "sanity"
-"""Folder of ``vivid sanity``'s card when --out is not given (a full audit's card stays in ./audit)."""
+"""Folder of ``vivid sanity``'s card under the output root when --out is not given (a full audit's: audit)."""
+LOGS = "logs"
+"""The probe logs' folder inside ``<output root>/audit`` (``/sanity``) when --log-dir is not given."""
 _GONE = {
     "min_gap": "--min-gap",
     "min_share": "--min-share",
@@ -188,7 +191,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         metavar="IN,OUT",
         help="the judge's price for --plan, US dollars per million input,output tokens (e.g. 2,8)",
     )
-    _folder_options(parser, f"./{DEFAULT_OUT}; with --from, LOG_DIR")
+    _folder_options(parser, DEFAULT_OUT, "; with --from, LOG_DIR")
     parser.add_argument(
         "--from",
         dest="from_dir",
@@ -238,7 +241,7 @@ def register_sanity(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("judge", metavar="JUDGE", help="judge model, e.g. openai/gpt-4.1 or vivid/chrf")
     _judge_options(parser, limit=SANITY_LIMIT)
     _threshold_option(parser)
-    _folder_options(parser, f"./{SANITY_OUT}")
+    _folder_options(parser, SANITY_OUT)
     for dest, flag in _GONE.items():
         parser.add_argument(flag, dest=dest, default=None, help=argparse.SUPPRESS)
     parser.set_defaults(handler=run_sanity, probes=SANITY_PROBES, translator=None)
@@ -307,15 +310,31 @@ def _threshold_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _folder_options(parser: argparse.ArgumentParser, out_default: str) -> None:
+def _folder_options(parser: argparse.ArgumentParser, name: str, note: str = "") -> None:
+    where = f"${OUTPUT_ENV}/{name}, else ./{DEFAULT_OUTPUT_DIR}/{name}"
     parser.add_argument(
-        "--out", default=None, metavar="DIR", help=f"folder of the card's files (default: {out_default})"
+        "--out", default=None, metavar="DIR", help=f"folder of the card's files (default: {where}{note})"
     )
     parser.add_argument(
         "--log-dir",
         default=None,
-        help="where to write the probe logs (default: $INSPECT_LOG_DIR, else ./logs)",
+        help=f"where to write the probe logs (default: ${OUTPUT_ENV}/{name}/{LOGS}, else "
+        f"./{DEFAULT_OUTPUT_DIR}/{name}/{LOGS}; not ./logs, plain inspect eval's)",
     )
+
+
+def fill_folders(args: argparse.Namespace, name: str) -> None:
+    """Fill in ``--out`` (``<output root>/NAME``) and ``--log-dir`` (``<output root>/NAME/logs``) where not given.
+
+    The logs' default does not follow ``--out``: a card written elsewhere keeps its logs under the
+    root, and an unusable ``--out`` is one problem, not two.
+
+    Args:
+        args: The parsed arguments of ``vivid audit JUDGE`` or ``vivid sanity``; changed in place.
+        name: The card's folder under the output root (:mod:`vivid_inspect.lab.output_root`).
+    """
+    args.out = args.out or str(output_dir(name))
+    args.log_dir = args.log_dir or str(output_dir(name) / LOGS)
 
 
 def _usage(message: str, command: str = "audit") -> int:
@@ -338,7 +357,7 @@ def run_sanity(args: argparse.Namespace) -> int:
     args.strategy = args.strategy or DEFAULT_STRATEGY
     args.language = args.language or DEFAULT_LANGUAGE
     args.data = args.data or "sample"
-    args.out = args.out or SANITY_OUT
+    fill_folders(args, SANITY_OUT)
     return _audit(args, "sanity")
 
 
@@ -414,6 +433,7 @@ def run(args: argparse.Namespace) -> int:
     args.strategy = args.strategy or DEFAULT_STRATEGY
     args.language = args.language or DEFAULT_LANGUAGE
     args.data = args.data or "sample"
+    fill_folders(args, DEFAULT_OUT)
     if args.plan:
         return _plan(args)
     return _audit(args)

@@ -53,12 +53,29 @@ def _validate(args: argparse.Namespace) -> int:
     if isinstance(loaded, int):
         return loaded
     from vivid_inspect.lab.runner.cells import expand
+    from vivid_inspect.lab.runner.prepare.data_message import data_readiness
 
+    # Read as `vivid run` reads it: data that is not VIVID data is refused as run refuses it (2); a
+    # source that cannot be reached now (offline, `hf` not yet cached) leaves the spec valid, so that
+    # specs of remote data validate offline, but says that run would stop until it can be read.
+    unreadable = data_readiness(loaded)
+    if unreadable is not None and not unreadable[0]:
+        print(
+            f"vivid validate: the data cannot be used, so vivid run would stop:\n{unreadable[1]}",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_SPEC
     cells = expand(loaded)
     print(
         f"{args.spec}: valid — {len(cells.generations)} generation, {len(cells.judges)} judge and "
         f"{len(cells.panels)} panel cells; logs in {loaded.log_dir}"
     )
+    if unreadable is not None:
+        print(
+            "vivid validate: valid, but its data cannot be read now, so vivid run would stop before any "
+            f"call (exit 2) until it can:\n{unreadable[1]}",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 

@@ -1,7 +1,8 @@
 """Specs that ship inside the package, so that a plain install runs the offline demo from any folder.
 
 ``vivid run offline`` needs no checkout: a bare name that is not a file names a bundled spec, whose
-logs go under ``./logs/NAME`` of the current folder (``--log-dir`` still wins). A path, or a name
+logs go under ``<output root>/NAME`` (``./vivid-out/NAME`` unless ``$VIVID_OUTPUT_DIR`` moves it;
+:mod:`vivid_inspect.lab.output_root`), never into the package; ``--log-dir`` still wins. A path, or a name
 that exists as a file, is used as given, so a checkout's ``experiments/offline.yaml`` is unchanged.
 """
 
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
+
+from vivid_inspect.lab.output_root import output_dir
 
 SPECS_DIR = Path(__file__).parent / "specs"
 """The bundled spec files, one ``NAME.yaml`` each."""
@@ -32,13 +35,13 @@ def resolve_spec(spec: str, log_dir: str | None) -> tuple[str, str | None]:
 
     Returns:
         ``(spec file, log folder or None)``; for a bundled spec the log folder defaults to
-        ``logs/NAME`` relative to the current folder, never inside the installed package.
+        ``<output root>/NAME``, never inside the installed package.
     """
     if Path(spec).exists() or not _is_bare_name(spec):
         return spec, log_dir
     bundled = SPECS_DIR / f"{spec}.yaml"
     if bundled.is_file():
-        return str(bundled), log_dir if log_dir is not None else str(Path("logs") / spec)
+        return str(bundled), log_dir if log_dir is not None else str(output_dir(spec))
     return spec, log_dir
 
 

@@ -3,13 +3,15 @@
 The data layer's own advice is written for ``inspect eval`` (``-T data=...`` or ``$VIVID_DATA``).
 ``vivid run`` takes no ``-T``, and ``$VIVID_DATA`` applies only to a spec without a ``data:`` key,
 so for a spec that advice names the wrong fix: the spec's ``data:`` key is the one that works.
+``vivid validate`` reads the data as ``vivid run`` would (:func:`data_readiness`), so that it does
+not call a spec valid whose run would stop at its data.
 """
 
 from __future__ import annotations
 
 import os
 
-from vivid_inspect.data import DATA_ENV, DataSourceError, VividDataError
+from vivid_inspect.data import DATA_ENV, DataSourceError, VividDataError, load_items
 from vivid_inspect.lab.runner.spec.load import LoadedSpec
 from vivid_inspect.lab.runner.spec.problems import Problem
 from vivid_inspect.lab.runner.spec.yaml_source import with_lines
@@ -64,3 +66,22 @@ def spec_data_message(loaded: LoadedSpec, error: VividDataError) -> str:
             f" This spec has no `data:` key, so it read {DATA_ENV}, else hf: add the key, or set {DATA_ENV}."
         )
     return f"{_where(loaded)}: {reason}\n{fix}"
+
+
+def data_readiness(loaded: LoadedSpec) -> tuple[bool, str] | None:
+    """Whether ``vivid run`` could read the spec's data now, read as it reads it (a download is cached).
+
+    Args:
+        loaded: The spec.
+
+    Returns:
+        None when the data can be read; else ``(unreachable, message)``: ``unreachable`` when the
+        source cannot be read now (offline, a failed download, a file that cannot be opened), which
+        may change without editing the spec; False when it was read and is not VIVID data, which
+        only a change of file or of the ``data:`` key mends. ``message`` is :func:`spec_data_message`'s.
+    """
+    try:
+        load_items(loaded.data)
+    except VividDataError as error:
+        return isinstance(_first_raised(error), DataSourceError), spec_data_message(loaded, error)
+    return None

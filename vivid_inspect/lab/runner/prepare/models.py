@@ -2,11 +2,14 @@
 
 A model that cannot be created (its provider's API key is not in the environment, its package is
 not installed) stops the run before the first call, with every such model listed at its YAML
-path, instead of failing half-way through.
+path, instead of failing half-way through; then one line per distinct missing setting with the next
+step (the project's test server for ``openai-api/<service>/...``, the offline models for a paid
+provider's key).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +109,52 @@ def _reason(error: Exception) -> str:
     return " ".join(Text.from_markup(str(error)).plain.split())
 
 
+# Inspect's "No OPENAI_API_KEY, ... defined in the environment." names the setting first.
+_MISSING = re.compile(r"\bNo ([A-Z][A-Z0-9_]*_(?:API_KEY|BASE_URL))\b.*defined in the environment")
+_SERVED = "openai-api"
+
+
+def next_steps(failed: list[tuple[str, str]]) -> list[str]:
+    """What to do about models that cannot be created for a missing setting: one line per cause.
+
+    Args:
+        failed: ``(model name, Inspect's reason)`` of each model that cannot be created.
+
+    Returns:
+        For each ``openai-api/<service>/...`` service missing its URL or key, the command that starts
+        the project's test server and prints its exports; for every other provider missing its key,
+        one line naming the keys and the runs that need none. Empty when no setting is missing (a
+        package to install: Inspect's reason already says which).
+    """
+    services: dict[str, None] = {}
+    keys: dict[str, None] = {}
+    for model, reason in failed:
+        missing = _MISSING.search(reason)
+        if missing is None:
+            continue
+        provider, _, rest = model.partition("/")
+        if provider == _SERVED and "/" in rest:
+            services[rest.partition("/")[0]] = None
+        else:
+            keys[missing.group(1)] = None
+    lines = []
+    for service in services:
+        prefix = service.upper().replace("-", "_")
+        option = "" if service == "local" else f" --service {service}"
+        lines.append(
+            f"{prefix}_BASE_URL and {prefix}_API_KEY point openai-api/{service}/... at a server: "
+            f"`python -m vivid_inspect.testing{option}` starts the project's test server (no key, no "
+            "network) and prints the two exports; a real model: docs/recipes/local-model.md"
+        )
+    if keys:
+        lines.append(
+            f"no {', '.join(keys)} in the environment (export each to call its provider); no key is needed by "
+            "`vivid run offline` (the demo) or by the offline models vivid/oracle, vivid/literal and "
+            "the judge vivid/chrf"
+        )
+    return lines
+
+
 def build_models(loaded: LoadedSpec) -> Models:
     """Create every generation and judge model of a spec.
 
@@ -122,6 +171,7 @@ def build_models(loaded: LoadedSpec) -> Models:
     generation: dict[str, Model] = {}
     judges: dict[str, Model] = {}
     problems: list[Problem] = []
+    failed: list[tuple[str, str]] = []
     for i, block in enumerate(spec.runs):
         for j, entry in enumerate(block.models):
             resolved = resolved_model(entry, loaded.data)
@@ -130,14 +180,19 @@ def build_models(loaded: LoadedSpec) -> Models:
                 try:
                     generation[key] = make_model(resolved, extra_headers=block.generate.get("extra_headers"))
                 except Exception as error:  # noqa: BLE001 - every model's problem is reported
-                    problems.append(Problem(("runs", i, "models", j), f"{entry.model}: {_reason(error)}"))
+                    failed.append((entry.model, _reason(error)))
+                    problems.append(Problem(("runs", i, "models", j), f"{entry.model}: {failed[-1][1]}"))
     for i, judge in enumerate(spec.judges):
         if judge.model is None:  # the lexical judge: validation allows no model for any other
             continue
         try:
             judges[judge.name] = make_judge_model(spec, resolved_judge(judge, loaded.data))
         except Exception as error:  # noqa: BLE001
-            problems.append(Problem(("judges", i), f"{judge.model}: {_reason(error)}"))
+            failed.append((judge.model, _reason(error)))
+            problems.append(Problem(("judges", i), f"{judge.model}: {failed[-1][1]}"))
     if problems:
-        raise SetupError(with_lines(str(loaded.source), problems), str(loaded.source))
+        setup = SetupError(with_lines(str(loaded.source), problems), str(loaded.source))
+        # The next steps follow the list, once per cause however many models share it.
+        setup.args = ("\n".join([str(setup), *next_steps(failed)]),)
+        raise setup
     return Models(generation, judges)
