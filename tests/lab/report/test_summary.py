@@ -96,4 +96,6 @@ def test_every_summary_line_fits_a_terminal() -> None:
         [{"judge": "aspect", "judge_model": "j/x", "samples": 100, "unscored": 90, "refused": 0}]
     )
     text = _summary([_themes([ROW]), judges])
-    assert max(len(line) for line in text.splitlines() if "`" not in line) <= 120  # a command is as long as its path
+    assert (
+        max(len(line) for line in text.splitlines() if "`" not in line) <= 120
+    )  # a command is as long as its path
