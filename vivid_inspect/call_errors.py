@@ -2,7 +2,7 @@
 
 A call that ran out of retries reaches the user as tenacity's
 ``RetryError[<Future … raised APIConnectionError>]``, sometimes inside an exception group,
-which names neither the endpoint nor the reason. :func:`describe_failure` unwraps those layers
+which names neither the endpoint nor the reason. `describe_failure` unwraps those layers
 and reads what the provider SDK (OpenAI, Anthropic and others built on httpx) recorded, duck-typed
 so that no SDK has to be imported. Everything it returns is redacted.
 """
@@ -207,7 +207,7 @@ class ModelCallError(RuntimeError):
 class UnreadableReply(Exception):
     """A 200 reply that could not be read as a completion; its message says why, never the body.
 
-    Raised and retried by :func:`vivid_inspect.reply_retries.retry_unreadable`; a call whose
+    Raised and retried by `vivid_inspect.reply_retries.retry_unreadable`; a call whose
     retries ran out is described as ``unreadable reply from <url>: HTTP 200 with <why>``.
 
     Args:
@@ -233,10 +233,10 @@ def named_failure(model: Any, error: BaseException) -> ModelCallError:
 
     Args:
         model: The model called (its ``str`` names it).
-        error: What the call raised; :func:`is_call_failure` should hold for it.
+        error: What the call raised; `is_call_failure` should hold for it.
 
     Returns:
-        A :class:`ModelCallError` to raise ``from error``.
+        A `ModelCallError` to raise ``from error``.
     """
     return ModelCallError(f"{model}: {describe_failure(error, endpoint_of(model))}")
 
@@ -253,7 +253,7 @@ def is_call_failure(error: BaseException) -> bool:
 
 
 def call_failure_message(error: BaseException) -> str:
-    """``error`` as one redacted line: :func:`describe_failure` for a failed call, else its type and text."""
+    """``error`` as one redacted line: `describe_failure` for a failed call, else its type and text."""
     if is_call_failure(error):
         return describe_failure(error)
     return redact(_clip(f"{type(error).__name__}: {error}"))

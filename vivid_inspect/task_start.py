@@ -10,17 +10,17 @@ models bound to roles; the task's function then checks, reading only:
   role, else ``-T judge_model``, else the paper's GPT-4.1): its provider is known and its key is
   set (the default is created once to see, with ``memoize=False``, and dropped), and it grades;
 - the endpoint of the model under test and of that judge: the request ``vivid run``'s preflight
-  sends (:mod:`vivid_inspect.endpoints`), once per endpoint;
+  sends (`vivid_inspect.endpoints`), once per endpoint;
 - that a ``vivid/*`` baseline has every item of the task's data (``-M data=`` beside ``-T data=``).
 
-A problem raises :class:`TaskStartError`, which Inspect prints as its message alone (no
+A problem raises `TaskStartError`, which Inspect prints as its message alone (no
 traceback) and which ends ``inspect eval`` with exit 1 before any sample runs. An Inspect hook
 could not do this: hooks' exceptions are logged and swallowed. Nothing is bound: the judge is
 still resolved by its scorer (``get_model(role="grader", default=...)``) when a sample is scored.
 
 Python code that calls a task function itself (a test, a notebook, ``vivid run``, whose own
 preflight makes the same check) is not checked: the check runs only when Inspect's own task
-loader is building the task (:func:`~vivid_inspect.inspect_private.built_by_inspect`).
+loader is building the task (`built_by_inspect`).
 ``VIVID_PREFLIGHT=0`` skips it everywhere (for an endpoint that serves no ``GET /models``).
 """
 

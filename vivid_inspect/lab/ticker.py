@@ -2,7 +2,7 @@
 
 A live status line or bar draws nothing under a pipe, ``nohup`` or a CI log, so a long cell or
 audit used to print nothing for minutes. ``vivid run`` and ``vivid audit`` therefore also print
-one plain line every :data:`DEFAULT_SECONDS` while they work; ``$VIVID_PROGRESS_SECONDS`` sets
+one plain line every `DEFAULT_SECONDS` while they work; ``$VIVID_PROGRESS_SECONDS`` sets
 another interval (``0`` turns the lines off).
 """
 
@@ -23,7 +23,7 @@ DEFAULT_SECONDS = 15.0
 
 
 def interval() -> float:
-    """Seconds between two progress lines: ``$VIVID_PROGRESS_SECONDS``, else :data:`DEFAULT_SECONDS`."""
+    """Seconds between two progress lines: ``$VIVID_PROGRESS_SECONDS``, else `DEFAULT_SECONDS`."""
     try:
         seconds = float(os.environ.get(PROGRESS_SECONDS_ENV, DEFAULT_SECONDS))
     except ValueError:
@@ -45,7 +45,7 @@ def ticking(say: Callable[[], None], seconds: float | None = None) -> Iterator[N
 
     Args:
         say: Prints one progress line.
-        seconds: The interval; None reads :func:`interval`; 0 or less prints nothing.
+        seconds: The interval; None reads `interval`; 0 or less prints nothing.
     """
     seconds = interval() if seconds is None else seconds
     if seconds <= 0:

@@ -70,7 +70,7 @@ def explain_scorers(judge: str, judge_model: str | None = None, judge_retries: i
 
     Returns:
         The scorers, one result column each, then each LLM judge's ``unscored_<judge>`` companion
-        (:func:`~vivid_inspect.scorers.judge_metrics.unscored_companion`); none for ``none``.
+        (`unscored_companion`); none for ``none``.
     """
     scorers: list[Scorer] = []
     companions: list[Scorer] = []  # each LLM judge's unscored share, printed by `inspect eval`

@@ -1,11 +1,11 @@
 """The LLM-as-a-judge scorers of the explanation task (paper §4.1).
 
-One scorer per judge (:class:`~vivid_inspect.judge_id.JudgeId`: four prompting strategies,
+One scorer per judge ([`JudgeId`][vivid_inspect.judge_id.JudgeId]: four prompting strategies,
 ``zero_shot``, ``demonstration``, ``cot`` and ``aspect``, the paper's default, each with Vietnamese or
 English instructions), built by one builder and registered by one loop under the judge's column
 name: ``judge_cot``, ``judge_cot_en``, ... Inspect names a result column after its scorer, so each
 judge gets its own column and one generation can be judged several ways in one task: ``inspect
-score LOG --scorer vivid_inspect/judge_cot`` appends ``judge_cot``. :func:`judge_scorer` picks one
+score LOG --scorer vivid_inspect/judge_cot`` appends ``judge_cot``. `judge_scorer` picks one
 by strategy and language in Python. ``judge`` is the registered alias that takes them as arguments
 (``--scorer vivid_inspect/judge -S strategy=cot [-S language=en]``, the form the README has always
 shown); it too writes ``judge_cot`` (``judge_cot_en``). Vietnamese and English judgements of one
@@ -15,11 +15,11 @@ The judge model is resolved when a sample is scored, Inspect's way: a model boun
 ``grader`` role (``--model-role grader=...``) wins over the ``judge_model`` argument, which wins over
 the paper's GPT-4.1.
 
-Replies are read by the verdict grammar (:data:`~vivid_inspect.scorers.judge_prompts.VERDICT_GRAMMAR`).
+Replies are read by the verdict grammar (`VERDICT_GRAMMAR`).
 Every text a score stores is sanitised first (a lone surrogate becomes U+FFFD), so one broken reply
 costs only its own sample, never the log of the whole cell. The judge prompt itself is not copied
 into the score: Inspect's model event of the judge call (the sample's transcript) holds it, and
-:func:`judge_prompt_of` reads it back from there.
+`judge_prompt_of` reads it back from there.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ DEFAULT_JUDGE_MODEL = "openai/gpt-4.1"
 class ScorerOptionError(PrerequisiteError):
     """A judge scorer's count option (``-S retries``, ``-S repeat``) outside its bound.
 
-    Inspect prints its message alone, as one line. Not a :class:`ValueError` on purpose: Inspect's
+    Inspect prints its message alone, as one line. Not a `ValueError` on purpose: Inspect's
     scorer loader reads a ``ValueError`` from a scorer as "couldn't be loaded" and hides its
     message. ``str(error)`` is the message.
     """
@@ -97,8 +97,8 @@ class JudgeStrategy:
 
     Attributes:
         name: Strategy name, also the suffix of the result column (``judge_<name>``).
-        template: Judge prompt template from :mod:`vivid_inspect.scorers.judge_prompts`, with
-            Vietnamese instructions (:func:`~vivid_inspect.scorers.judge_prompts.judge_template`
+        template: Judge prompt template from `vivid_inspect.scorers.judge_prompts`, with
+            Vietnamese instructions (`judge_template`
             gives each language's).
         reasoning: True when the judge reasons before a final ``Điểm: N`` line.
         max_tokens: Generation budget of the judge.
@@ -139,7 +139,7 @@ def judge_config(
     """The judge's config: strategy defaults < judge call limits < the run's limits < the role's settings.
 
     A role's model does not inherit the task's config, and under ``inspect score`` there is no
-    other config at all, so the judge carries its own limits (:data:`vivid_inspect.call_limits.JUDGE`).
+    other config at all, so the judge carries its own limits (`vivid_inspect.call_limits.JUDGE`).
     The run's own call limits (``inspect eval --max-retries``, ``--timeout``, ``--attempt-timeout``,
     or the task's, which equal the judge's) come above them, so a flag the user gave is honoured by
     the judge too. ``attempt_timeout`` is dropped when the merged config batches calls: cutting a
@@ -248,8 +248,8 @@ def _build(
     ``stop_reason``, ``repeat``, ``cached`` (whether the reply that produced the score came from
     Inspect's cache rather than a call), ``prompt_version`` and ``parser_version``. Every stored
     text is sanitised: lone surrogates become U+FFFD. The prompt is in the judge call's model event
-    (:func:`judge_prompt_of`), not copied into the score. ``cache`` None follows the run
-    (:func:`run_caches`), read when a sample is scored.
+    (`judge_prompt_of`), not copied into the score. ``cache`` None follows the run
+    (`run_caches`), read when a sample is scored.
 
     Raises:
         ScorerOptionError: ``retries`` is not 0 to 10 or ``repeat`` not 0 to 19 (vivid_inspect.bounds).
@@ -378,8 +378,8 @@ def _registered(ident: JudgeId) -> Callable[..., Scorer]:
     Args:
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
         retries: Further asks after an unreadable, cut-off or out-of-range reply (then unscored, never 0).
-        cache: Cache judge replies with Inspect's cache; None: as the run does (:func:`run_caches`).
-        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
+        cache: Cache judge replies with Inspect's cache; None: as the run does (`run_caches`).
+        repeat: Which repeated judgement this is (0: the ordinary one); see `cache_policy`.
 
     Returns:
         The scorer.
@@ -406,8 +406,8 @@ def judge_scorer(
         judge_model: Judge used when no model is bound to the ``grader`` role; default GPT-4.1.
         retries: Further asks after an unreadable or out-of-range reply (then unscored, never 0).
         cache: Cache judge replies with Inspect's cache (re-runs and rescoring are free); None: as
-            the run does (:func:`run_caches`).
-        repeat: Which repeated judgement this is (0: the ordinary one); see :func:`cache_policy`.
+            the run does (`run_caches`).
+        repeat: Which repeated judgement this is (0: the ordinary one); see `cache_policy`.
         language: Language of the judge's instructions: ``vi`` (the paper's) or ``en``.
 
     Returns:
@@ -458,8 +458,8 @@ def judge(
 
     The alias of the judge scorers for ``inspect score --scorer vivid_inspect/judge -S
     strategy=cot``: its column is that judge's (``judge_cot``, ``judge_cot_en``). In Python,
-    prefer :func:`judge_scorer`. Arguments as :func:`judge_scorer`'s; ``-S repeat=2`` makes a
-    fresh repeated judgement (:func:`cache_policy`).
+    prefer `judge_scorer`. Arguments as `judge_scorer`'s; ``-S repeat=2`` makes a
+    fresh repeated judgement (`cache_policy`).
 
     Returns:
         A scorer named after the judge's column.

@@ -6,11 +6,11 @@ count them. Inspect counts them itself in the same place and writes the number t
 ``EvalScore.unscored_samples`` (beside ``scored_samples``) of each judge column in the log; that is
 the authoritative unscored count and we do not duplicate it with a metric that would always read 0.
 What a metric *can* see is how many scored samples needed a retry before the judge gave a readable
-score (:func:`retried`), a measure of the judge's format compliance.
+score (`retried`), a measure of the judge's format compliance.
 
 So that a plain ``inspect eval`` prints the unscored share too (a judge that cannot score shows
 ``mean nan`` and nothing else), the explain task gives each LLM judge a companion column
-``unscored_<judge>`` (:func:`unscored_companion`): 1 for a sample its judge left unscored, 0 for one
+``unscored_<judge>`` (`unscored_companion`): 1 for a sample its judge left unscored, 0 for one
 it scored, whose metric ``unscored`` is that share. The name keeps it out of the ``judge_*``
 columns that every reader takes for judges; ``vivid run``'s judged logs do not have it.
 """
@@ -135,7 +135,7 @@ def unscored_companion(column: str) -> Scorer:
         column: The judge's column, ``judge_aspect``.
 
     Returns:
-        The scorer, whose column is ``unscored_aspect`` and whose metric is :func:`unscored`.
+        The scorer, whose column is ``unscored_aspect`` and whose metric is `unscored`.
     """
     name = UNSCORED_PREFIX + column.removeprefix("judge_")
     if name not in _COMPANIONS:

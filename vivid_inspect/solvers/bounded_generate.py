@@ -3,13 +3,13 @@
 Inspect's own ``generate()`` would wait for ever on a server that sends headers and then stalls,
 and a call that runs out of retries fails with ``RetryError[<Future … raised
 APIConnectionError>]``. This step adds the per-attempt limit of
-:data:`vivid_inspect.call_limits.GENERATION` when the run sets none and does not batch (cutting
+`vivid_inspect.call_limits.GENERATION` when the run sets none and does not batch (cutting
 a batch wait would submit the request again), retries a 200 reply that cannot be read (a body that
-is not UTF-8 or not whole JSON, no choices; :mod:`vivid_inspect.reply_retries`) within the run's
+is not UTF-8 or not whole JSON, no choices; `vivid_inspect.reply_retries`) within the run's
 ``max_retries`` and ``timeout``, turns a failed call into an error that names the model, the
 endpoint and the provider's reason, and stores a reply that UTF-8 cannot encode (a lone surrogate)
 with U+FFFD in its place, so one broken reply cannot make the log unwritable. A reply cut at the
-token limit is marked in the sample's metadata (:data:`TRUNCATED_KEY`), so the report can count
+token limit is marked in the sample's metadata (`TRUNCATED_KEY`), so the report can count
 the cut explanations from the sample summaries it reads.
 """
 
@@ -37,15 +37,15 @@ token limit; absent when the reply ended by itself."""
 def bounded_generate() -> Solver:
     """Generate with a per-attempt time limit, retry unreadable replies, and name the endpoint on failure.
 
-    The limit is ``attempt_timeout`` from :data:`~vivid_inspect.call_limits.GENERATION`, used
+    The limit is ``attempt_timeout`` from `GENERATION`, used
     only when neither the task, the command line (``--attempt-timeout``) nor the model sets one,
     and never for batch calls (``--batch``). An unreadable 200 reply is asked again at most
     ``max_retries`` times and not past ``timeout`` (the run's, else the model's, else
-    :data:`~vivid_inspect.call_limits.GENERATION`'s).
+    `GENERATION`'s).
 
     Returns:
         A solver that ends the sample with a
-        :class:`~vivid_inspect.call_errors.ModelCallError` when the call fails.
+        `ModelCallError` when the call fails.
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

@@ -2,11 +2,11 @@
 
 Inspect's own display draws a panel for each probe's task (about 380 lines for the twelve probes of
 the bundled sample); ``vivid audit`` runs the tasks with Inspect's display off and shows this bar
-instead, as ``vivid run`` shows its one progress line (:mod:`vivid_inspect.lab.runner.progress`). An
+instead, as ``vivid run`` shows its one progress line (`vivid_inspect.lab.runner.progress`). An
 Inspect hook counts each sample that ends (a candidate judged, or failed) and each judge call that
 reached a provider or came from Inspect's cache. On a terminal that is not interactive (a pipe, a
 CI log) the bar draws nothing; there, one plain line is printed every 15 seconds instead
-(:mod:`vivid_inspect.lab.ticker`), so a long audit is never silent.
+(`vivid_inspect.lab.ticker`), so a long audit is never silent.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def showing(total: int, label: str, *, console: Console | None = None) -> Iterat
 
 @hooks(name="vivid_audit_progress", description="Counts judged candidates for vivid audit's progress bar.")
 class AuditProgressHooks(Hooks):
-    """Feeds the active :class:`AuditProgress`; idle (disabled) outside ``vivid audit``."""
+    """Feeds the active `AuditProgress`; idle (disabled) outside ``vivid audit``."""
 
     def enabled(self) -> bool:
         """Whether an audit is counting (Inspect calls no other hook otherwise)."""

@@ -11,7 +11,7 @@ Each probe states an expectation about the judge's 0-5 scores of its candidates 
 - own-score expectations (``high``, ``at_most_1``) are decided on the probe's own *mean*; the shift
   against the comparison is still reported.
 
-A verdict holds two criteria to their bounds (:class:`Thresholds`), each through its interval:
+A verdict holds two criteria to their bounds (`Thresholds`), each through its interval:
 
 - the statistic (shift or mean) must lie inside its accepted range;
 - a rate. For the *invariance* probes (``same``, ``not_higher``, ``within_1``) it is the *flip rate
@@ -27,16 +27,16 @@ A criterion whose interval lies wholly outside its range fails the probe; one wh
 straddles the bound leaves it inconclusive, as do too few items, too many unscored verdicts and a
 comparison that was not run. Noise therefore reads as "inconclusive", never as "fail".
 
-The intervals (:func:`mean_interval`, :func:`rate_interval`) are analytic, so a probe's numbers do
+The intervals (`mean_interval`, `rate_interval`) are analytic, so a probe's numbers do
 not depend on a seed or on which other probes ran. ``bench/coverage_audit.py`` measures their coverage
 for every n from 5 to 200 over a grid of planted shapes; an interval is printed only from the n
-where it covers at least 93 % (:data:`MIN_N_INTERVAL`), and otherwise says why.
+where it covers at least 93 % (`MIN_N_INTERVAL`), and otherwise says why.
 
-Every threshold has a documented range (:data:`ALLOWED`), checked when :class:`Thresholds` is made,
-and the audit's seed is checked by :func:`check_seed`, which the CLI calls before any model call.
+Every threshold has a documented range (`ALLOWED`), checked when `Thresholds` is made,
+and the audit's seed is checked by `check_seed`, which the CLI calls before any model call.
 
 Importing the module loads nothing heavy; numpy and scipy load when a probe is evaluated, so the
-CLI can import :class:`Thresholds` cheaply (``tests/lab/audit/test_audit_card.py`` holds it to that).
+CLI can import `Thresholds` cheaply (``tests/lab/audit/test_audit_card.py`` holds it to that).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ _EPS = 1e-9  # means of equal values can land a rounding error beside a bound
 _MAX_PROBLEMS = 20
 
 PSEUDO_ITEMS = 1.0
-"""Weight of each of the two pseudo-items, above and below the mean, in a t interval (:func:`mean_interval`).
+"""Weight of each of the two pseudo-items, above and below the mean, in a t interval (`mean_interval`).
 
 Like Agresti and Coull's added successes and failures, they keep the interval honest where the
 items cannot show the spread: every score equal (a deterministic judge) or rare large jumps. The
@@ -97,7 +97,7 @@ so did pseudo-items only half the range from a mean near 0."""
 
 MIN_N_INTERVAL: dict[str, int] = {"mean": 2, "rate": 2}
 """Fewest items from which each kind of interval is printed: ``mean`` (the shift, the probe's mean and
-the flips beyond the control, :func:`mean_interval`) and ``rate`` (the exact interval of a share).
+the flips beyond the control, `mean_interval`) and ``rate`` (the exact interval of a share).
 From the coverage measured in ``bench/coverage_audit.py`` (``bench/results.md``): below it the card
 says "too few items for a 95 % interval (n=...)"."""
 
@@ -117,7 +117,7 @@ class ProbeLike(Protocol):
 
     @property
     def expectation(self) -> str:
-        """One of :data:`EXPECTATIONS`."""
+        """One of `EXPECTATIONS`."""
         ...
 
 
@@ -150,7 +150,7 @@ class Thresholds:
         min_rate: For the must-drop and own-score probes (``lower``, ``high``, ``at_most_1``), the
             rate's exact interval must lie at or above this; from 0 to below 1, as an exact interval
             never lies wholly at 100 %. The invariance probes' rate bound is not set here: it follows
-            from their shift margin (:func:`flip_bound`).
+            from their shift margin (`flip_bound`).
         min_items: Fewer items than this (paired items for a comparative expectation, scored items
             for an own-score one) leave the probe inconclusive, whatever the intervals say.
         max_unscored: When more than this share of the probe's items are left out (unscored by the
@@ -159,7 +159,7 @@ class Thresholds:
         confidence: Level of every interval, from 0.8 to 0.9999: below 0.8 noise on few items
             would fail probes instead of leaving them inconclusive. Coverage is measured at 0.95.
 
-    Every range is in :data:`ALLOWED` and ``docs/audit.md``.
+    Every range is in `ALLOWED` and ``docs/audit.md``.
     """
 
     high_floor: float = 4.0
@@ -250,7 +250,7 @@ def threshold_problems(values: Mapping[str, Any]) -> list[str]:
     """Every threshold off its range, one line each naming it and its range (empty when all are fine).
 
     Args:
-        values: Threshold name -> value, for every field of :class:`Thresholds`.
+        values: Threshold name -> value, for every field of `Thresholds`.
 
     Returns:
         The problems.
@@ -293,7 +293,7 @@ def seed_problem(seed: object, name: str = "seed") -> str | None:
     """Why ``seed`` cannot seed the audit's draws and bootstraps, in one line naming it, or None.
 
     numpy's generator takes a whole number, 0 or more; a negative one, one above the bound a spec's
-    seed has (:data:`vivid_inspect.bounds.MAX_SEED`), a float, text or a bool is refused here,
+    seed has (`vivid_inspect.bounds.MAX_SEED`), a float, text or a bool is refused here,
     before any model call, instead of failing after the judge's calls.
 
     Args:
@@ -311,7 +311,7 @@ def seed_problem(seed: object, name: str = "seed") -> str | None:
 
 
 def check_seed(seed: object, name: str = "seed") -> int:
-    """The seed as an ``int``, or a ``ValueError`` naming it (:func:`seed_problem`).
+    """The seed as an ``int``, or a ``ValueError`` naming it (`seed_problem`).
 
     Args:
         seed: The value given.
@@ -346,7 +346,7 @@ class ProbeResult:
     Attributes:
         probe: The probe's name.
         comparison: The probe it is compared with (None for the reference).
-        expectation: One of :data:`EXPECTATIONS`.
+        expectation: One of `EXPECTATIONS`.
         n_items: Items the probe has a record for (scored or not).
         n_paired: Items scored in both the probe and its comparison (0 without a comparison).
         unscored: The probe's items the judge left unscored.
@@ -356,10 +356,10 @@ class ProbeResult:
         comparison_mean: Mean of the comparison's scores over the paired items, so that
             ``paired_mean - comparison_mean == shift``.
         shift: Mean of ``probe - comparison`` over the paired items.
-        ci_low: Lower end of the shift's interval (:func:`mean_interval`, paired over items).
+        ci_low: Lower end of the shift's interval (`mean_interval`, paired over items).
         ci_high: Upper end of the shift's interval.
         rate: Share of the decided items on which the expectation holds.
-        rate_name: ``agreement``, ``robustness``, ``sensitivity`` or ``floor`` (:data:`RATE_NAMES`).
+        rate_name: ``agreement``, ``robustness``, ``sensitivity`` or ``floor`` (`RATE_NAMES`).
         verdict: ``pass``, ``fail`` or ``inconclusive``.
         reason: Why, in one sentence naming the measures and the bounds.
         mean_ci_low: Lower end of the mean's interval.
@@ -376,9 +376,9 @@ class ProbeResult:
             repeat is as likely to go up as down).
         excess_flips: Invariance probes: the probe's flip share less ``control_flips``, over the
             same items: the flips beyond the judge's noise.
-        excess_ci_low: Lower end of its interval (:func:`mean_interval`, paired over items).
+        excess_ci_low: Lower end of its interval (`mean_interval`, paired over items).
         excess_ci_high: Upper end of its interval.
-        flip_bound: Invariance probes: the most ``excess_flips`` accepted (:func:`flip_bound`).
+        flip_bound: Invariance probes: the most ``excess_flips`` accepted (`flip_bound`).
     """
 
     probe: str
@@ -418,7 +418,7 @@ def accepted_range(expectation: str, thresholds: Thresholds) -> tuple[float, flo
     """The values of the deciding statistic (shift or mean) that meet an expectation.
 
     Args:
-        expectation: One of :data:`EXPECTATIONS`.
+        expectation: One of `EXPECTATIONS`.
         thresholds: The bounds.
 
     Returns:
@@ -556,11 +556,11 @@ def mean_interval(
 ) -> tuple[float, float]:
     """The interval of the mean of values bounded in ``[low, high]``, paired over items.
 
-    A Student t interval around the mean whose spread counts two pseudo-items (:data:`PSEUDO_ITEMS`
+    A Student t interval around the mean whose spread counts two pseudo-items (`PSEUDO_ITEMS`
     each), one above the mean and one below it, as far from it as one item's value could lie (the
     farther end of the range), at most ``jump``; clipped to the range. The pseudo-items keep a width
     where the items cannot show the spread (every item equal, rare large jumps) without moving the
-    centre; no resampling, so no seed. Below :data:`MIN_N_INTERVAL` ``["mean"]`` items there is none.
+    centre; no resampling, so no seed. Below `MIN_N_INTERVAL` ``["mean"]`` items there is none.
 
     Args:
         values: Per-item values (a shift's differences, a probe's scores, flips beyond the control).
@@ -591,7 +591,7 @@ def mean_interval(
 
 
 def rate_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The exact (Clopper-Pearson) interval of a share; NaN below :data:`MIN_N_INTERVAL` ``["rate"]``.
+    """The exact (Clopper-Pearson) interval of a share; NaN below `MIN_N_INTERVAL` ``["rate"]``.
 
     Exact rather than Wilson's: Wilson's covered 85-92 % of some shares near 100 % and 70 % at 10 to
     50 items (``bench/coverage_audit.py``), the exact one at least its level at every n and share.
@@ -627,7 +627,7 @@ def evaluate_probe(
     """One probe's statistics and verdict.
 
     Args:
-        probe: The probe; its scores must be in ``scores`` (checked by :func:`check_scores`).
+        probe: The probe; its scores must be in ``scores`` (checked by `check_scores`).
         scores: Every probe's scores, so that the comparison's and the control's can be found.
         thresholds: The bounds.
         control: The control probe (expectation ``repeat``), whose scores give an invariance
@@ -639,7 +639,7 @@ def evaluate_probe(
 
     Raises:
         ValueError: If the probe is compared with itself, or its expectation is not one of
-            :data:`EXPECTATIONS`.
+            `EXPECTATIONS`.
     """
     import numpy as np
 

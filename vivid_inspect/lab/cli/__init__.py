@@ -1,1 +1,1 @@
-"""The ``vivid`` command line: ``vivid run | plan | validate SPEC`` (see :mod:`vivid_inspect.lab.cli.main`)."""
+"""The ``vivid`` command line: ``vivid run | plan | validate SPEC`` (see `vivid_inspect.lab.cli.main`)."""

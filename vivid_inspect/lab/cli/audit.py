@@ -331,7 +331,7 @@ def fill_folders(args: argparse.Namespace, name: str) -> None:
 
     Args:
         args: The parsed arguments of ``vivid audit JUDGE`` or ``vivid sanity``; changed in place.
-        name: The card's folder under the output root (:mod:`vivid_inspect.lab.output_root`).
+        name: The card's folder under the output root (`vivid_inspect.lab.output_root`).
     """
     args.out = args.out or str(output_dir(name))
     args.log_dir = args.log_dir or str(output_dir(name) / LOGS)

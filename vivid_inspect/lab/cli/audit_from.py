@@ -1,6 +1,6 @@
 """``vivid audit --from LOG_DIR``: self-preference of the judges in a run folder.
 
-``vivid audit``'s parser (:mod:`vivid_inspect.lab.cli.audit`) calls :func:`handle_from` when
+``vivid audit``'s parser (`vivid_inspect.lab.cli.audit`) calls `handle_from` when
 ``--from`` is given. Exit codes: 0 no judge is flagged, 1 a judge favours its own family beyond its
 interval, 2 bad input (a bad ``--seed``, no such folder, no generation logs, a bad ``--family``) or
 a design that cannot separate self-preference from leniency and scale (fewer than two generators

@@ -187,7 +187,7 @@ def interrupted_line(command: str, interrupt: KeyboardInterrupt, resume: str, ag
 
     Args:
         command: ``vivid run``, ``vivid audit``.
-        interrupt: The interrupt; a :class:`~vivid_inspect.lab.interrupt.RunInterrupted` says which
+        interrupt: The interrupt; a `RunInterrupted` says which
             phase it stopped and how many finished samples its logs keep.
         resume: The command to run next.
         again: What that command does.

@@ -2,10 +2,10 @@
 
 The corrected (prediction-powered) mean of a generation with ``N`` items, ``n`` of them labelled,
 prints a 95 % interval of half-width ``t_(n-2) sqrt((1 - n/N) (S^2 + PSEUDO^2 / (n - 2)) / n)``
-(:mod:`vivid_inspect.lab.report.ppi`: ``S`` the spread, standard deviation, of the residual
+(`vivid_inspect.lab.report.ppi`: ``S`` the spread, standard deviation, of the residual
 ``human - lam * judge`` over its items; one pseudo-residual ``PSEUDO`` a whole score from the mean;
 the ``t`` quantile with ``n - 2`` degrees of freedom). The plan predicts exactly that
-(:func:`half_width`); what it cannot predict is the widening for a skewed residual and for the judge's
+(`half_width`); what it cannot predict is the widening for a skewed residual and for the judge's
 spread the labels miss, which the bench measures (``bench/coverage_allocation.py``). Labels are worth
 most where ``S`` is large; the pseudo-residual and the quantile make every generation's first labels
 worth something too, however small its ``S``.
@@ -17,16 +17,16 @@ which is what a reader of a ranking of models compares. Without the pseudo-resid
 normal quantile it is minimised by Neyman's allocation ``n_g ∝ S_g`` (Lagrange: ``S_g^2 / n_g^2``
 equal; the ``-S^2/N`` term does not depend on ``n_g``).
 
-With whole labels, a minimum per generation (:data:`MIN_PER_GENERATION`, so that every corrected
+With whole labels, a minimum per generation (`MIN_PER_GENERATION`, so that every corrected
 mean is printed with an interval) and no more labels than items, the allocation is made one label at
 a time, each to the generation whose squared half-width it lowers most: each ``h_g^2`` is convex and
 decreasing in ``n`` (a product of positive convex decreasing factors), so this greedy order is
 optimal for every total.
 
 ``S_g`` is not known before labelling: it is estimated from a first batch of labels on every
-generation (:func:`first_batch`); the rest of the labels follow the estimate (:func:`allocate`).
+generation (`first_batch`); the rest of the labels follow the estimate (`allocate`).
 An ``S`` from 20 labels is itself uncertain, so a plan by the spreads that is predicted to lower the
-objective by less than :data:`MIN_GAIN` against equal allocation is not worth that risk: the plan
+objective by less than `MIN_GAIN` against equal allocation is not worth that risk: the plan
 says so and shares the labels equally (the bench: a plan by the spreads was 1.26 times wider than
 equal allocation on a folder with one near-constant generation before both changes). Within a
 generation the labelled items are still a uniform draw, which the corrected mean needs.
@@ -130,7 +130,7 @@ def variance(spread: float, n: int, items: int) -> float:
     """The printed variance of the corrected mean with ``n`` of ``items`` labelled (inf for n <= 2).
 
     ``(1 - n/N) (S^2 + PSEUDO^2 / (n - 2)) / n``: the interval's ``s^2`` with ``n - 2`` degrees of
-    freedom and the pseudo-residual, as :func:`vivid_inspect.lab.report.ppi.ppi_mean` computes it.
+    freedom and the pseudo-residual, as `vivid_inspect.lab.report.ppi.ppi_mean` computes it.
     """
     if n <= 2:
         return math.inf
@@ -192,10 +192,10 @@ def allocate(
         budget: New labels this round.
         minimum: Fewest labels (old and new) a generation ends with, when it has that many items.
         fallback: Share the labels equally when the plan by the spreads is predicted to lower the
-            objective by less than :data:`MIN_GAIN` (the plan's notes say so).
+            objective by less than `MIN_GAIN` (the plan's notes say so).
 
     Returns:
-        The plan that minimises :data:`OBJECTIVE` for this many labels (or the equal one).
+        The plan that minimises `OBJECTIVE` for this many labels (or the equal one).
 
     Raises:
         ValueError: A generation without a spread, a negative budget, or a generation without items.
@@ -284,7 +284,7 @@ def labels_needed(
     Args:
         strata: The generations, each with its spread.
         target: The sum of variances to reach.
-        minimum: As in :func:`allocate`.
+        minimum: As in `allocate`.
 
     Returns:
         The number of labels, or None when even labelling every item does not reach it.

@@ -12,7 +12,7 @@ who scored the same items, each annotator ``j`` is left out in turn and the rest
 2. ``rho_f`` and ``rho_h`` are the shares of items each wins. A one-sided paired t-test of
    ``H0: rho_h - rho_f >= epsilon`` against ``rho_h - rho_f < epsilon`` on the per-item
    differences ``W_h - W_f``: ``epsilon`` is what the judge's lower cost is worth, a handicap on
-   the annotator (0.2 for experts, 0.15 skilled annotators, 0.1 crowd workers: :data:`EPSILONS`).
+   the annotator (0.2 for experts, 0.15 skilled annotators, 0.1 crowd workers: `EPSILONS`).
    Differences that do not vary give ``p = 0`` when their mean is below ``epsilon``, else 1.
 3. Benjamini-Yekutieli at ``q = 0.05`` over the annotators' p-values of one generation (one data
    set: the authors' reference code corrects per data set, so a second generation's human file
@@ -26,9 +26,9 @@ who scored the same items, each annotator ``j`` is left out in turn and the rest
 
 The authors allow two annotators but recommend three or more (with two, the test only asks which
 of the two the judge is closer to) and at least 30 items per annotator (the t-test's normal
-approximation); below that the result carries :data:`FEW_ANNOTATORS` or :func:`few_items`, its
-``passed`` is None and its :attr:`AltTest.outcome` is :data:`BELOW_MINIMUM`: omega is reported,
-never a pass. :func:`settling_design` computes the design that would settle an open result.
+approximation); below that the result carries `FEW_ANNOTATORS` or `few_items`, its
+``passed`` is None and its `AltTest.outcome` is `BELOW_MINIMUM`: omega is reported,
+never a pass. `settling_design` computes the design that would settle an open result.
 """
 
 from __future__ import annotations
@@ -51,11 +51,11 @@ RECOMMENDED_ITEMS = 30
 BELOW_MINIMUM = "below the paper's minimum"
 """The outcome of a test with fewer than 3 annotators or 30 shared items per annotator."""
 POWER = 0.8
-"""The probability with which a design from :func:`settling_design` should settle the question."""
+"""The probability with which a design from `settling_design` should settle the question."""
 PLANNING_CONFIDENCE = 0.8
-"""One-sided confidence of the lower bound on each annotator's effect that :func:`settling_design` plans on."""
+"""One-sided confidence of the lower bound on each annotator's effect that `settling_design` plans on."""
 MAX_ITEMS = 2000
-"""The largest design :func:`settling_design` proposes (shared items per annotator)."""
+"""The largest design `settling_design` proposes (shared items per annotator)."""
 FEW_ANNOTATORS = (
     "only two annotators: the test then asks which of the two the judge is closer to, with no consensus to "
     f"represent; the authors recommend {RECOMMENDED_ANNOTATORS} or more"
@@ -147,7 +147,7 @@ class Design:
 
     Attributes:
         annotators: Annotators to test (the present ones, and new ones up to the minimum).
-        items: Shared items per annotator (None: no design up to :data:`MAX_ITEMS` settles it).
+        items: Shared items per annotator (None: no design up to `MAX_ITEMS` settles it).
         answer: ``yes`` (the judge would pass) or ``no`` (it would be ruled out).
         power: The predicted probability that the test gives that answer with this design.
         gap: The distance of ``rho_h - rho_f`` from ``epsilon`` the power rests on (the ``k``-th
@@ -167,7 +167,7 @@ def settling_design(
     """The fewest shared items per annotator with which the test gives its likely answer with ``power``.
 
     Each tested annotator keeps the mean ``d = W_h - W_f`` and spread seen now; annotators added to
-    reach :data:`RECOMMENDED_ANNOTATORS` are like the present ones on average. The likely answer is
+    reach `RECOMMENDED_ANNOTATORS` are like the present ones on average. The likely answer is
     ``yes`` when at least ``k = ceil(m / 2)`` of the ``m`` annotators have ``d < epsilon`` (the judge
     passes with ``k`` wins), else ``no`` (``floor(m / 2) + 1`` losses rule it out). Each of those
     annotators' one-sided t-test must reject at the Benjamini-Yekutieli level of ``k`` rejections,
@@ -242,7 +242,7 @@ def few_items(annotator: str, n: int) -> str:
 
 
 def epsilon_of(value: str | float) -> float:
-    """``epsilon`` from a number in ``[0, 1)`` or a name in :data:`EPSILONS`.
+    """``epsilon`` from a number in ``[0, 1)`` or a name in `EPSILONS`.
 
     Raises:
         ValueError: Neither a known name nor a number in ``[0, 1)``.
@@ -269,11 +269,11 @@ def alt_test(
     Args:
         judge: The judge's score of each item (items it did not score are absent).
         annotators: Each annotator's scores, by item.
-        epsilon: The annotators' handicap (see :data:`EPSILONS`).
+        epsilon: The annotators' handicap (see `EPSILONS`).
         q: The false discovery rate.
 
     Returns:
-        The test; see :class:`AltTest`.
+        The test; see `AltTest`.
     """
     return alt_tests({None: (judge, annotators)}, epsilon=epsilon, q=q)[None]
 

@@ -1,11 +1,11 @@
 """The audit cards of the ``vivid audit`` logs in a report's folder: one table per audit.
 
 The report reads no generation from an audit log (see
-:func:`vivid_inspect.lab.report.log_files.not_generations`); it reads each audit's probe logs here,
+`vivid_inspect.lab.report.log_files.not_generations`); it reads each audit's probe logs here,
 from their headers and sample summaries within the same inflation cap as every other log, and
-builds the audit's card with :func:`vivid_inspect.lab.audit.card.build_card`, the code ``vivid audit``
+builds the audit's card with [`vivid_inspect.lab.audit.card.build_card`][vivid_inspect.lab.audit.card.build_card], the code ``vivid audit``
 itself uses, with the default thresholds. Logs of one audit share the ``audit_id`` of their
-:class:`vivid_inspect.log_contract.AuditRecord`.
+`vivid_inspect.log_contract.AuditRecord`.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def audited(table: Table) -> tuple[str, str, str] | None:
     """The judge model, strategy and overall verdict (``pass``, ``fail``, ...) of an audit table.
 
     Args:
-        table: A table :func:`audit_tables` made (any other gives None).
+        table: A table `audit_tables` made (any other gives None).
 
     Returns:
         ``(judge, strategy, verdict)``, or None for a table that is not an audit card.
@@ -87,7 +87,7 @@ def audit_tables(
 
     Args:
         root: The log folder.
-        paths: Its audit logs (:attr:`vivid_inspect.lab.report.logs.LogSet.audits`).
+        paths: Its audit logs (`vivid_inspect.lab.report.logs.LogSet.audits`).
         max_inflated_bytes: Most bytes read from one ``.eval`` zip once inflated.
 
     Returns:
@@ -141,7 +141,7 @@ def _with_summaries(path: Path, budget: Budget) -> EvalLog:
     """A log's header with its sample summaries in place of samples, each read within ``budget``.
 
     A summary holds the sample's id and scores, all that
-    :func:`vivid_inspect.lab.audit.logs.probe_scores` reads of a sample; full samples would inflate
+    `vivid_inspect.lab.audit.logs.probe_scores` reads of a sample; full samples would inflate
     every judge call's events.
     """
     header = read_header(path, budget)

@@ -1,9 +1,9 @@
 """``vivid report``: every table and figure of the paper from a folder of Inspect logs.
 
-:func:`write_report` reads the logs once (headers and sample summaries, see
-:mod:`vivid_inspect.lab.report.logs`), builds the tables, prints them as markdown and writes the
+`write_report` reads the logs once (headers and sample summaries, see
+`vivid_inspect.lab.report.logs`), builds the tables, prints them as markdown and writes the
 files. The same logs (and human file) give byte-identical files on every run. Logs of
-``vivid audit`` add one card table per audit (:mod:`vivid_inspect.lab.report.audit_tables`) and
+``vivid audit`` add one card table per audit (`vivid_inspect.lab.report.audit_tables`) and
 are read by no table of generations.
 """
 
@@ -116,11 +116,11 @@ def write_report(
             aspect-based judge, or the only judge).
         human_generation: Selector of the generation the human scores belong to (a key, model,
             prompt, part of the log path, or several): needed only when a human file names no
-            generation and several are judged (see :mod:`vivid_inspect.lab.humans.binding`). With
+            generation and several are judged (see `vivid_inspect.lab.humans.binding`). With
             several files, one selector per file (None for one that needs none).
         figures: Also write the PNG figures.
         epsilon: The alternative annotator test's handicap: a number or ``expert``, ``skilled``,
-            ``crowd`` (:func:`vivid_inspect.lab.report.alt_test.epsilon_of`).
+            ``crowd`` (`vivid_inspect.lab.report.alt_test.epsilon_of`).
 
     Returns:
         The report: its markdown and the files written; after the tables of generations, one
@@ -207,8 +207,8 @@ def build_tables(
     Args:
         logset: The logs.
         humans: Human scores (as from ``read_human_scores``), or None.
-        judge: Judge for Tables 3 and 4 (see :func:`vivid_inspect.lab.report.judges.choose_judge`).
-        human_generation: Selector of the generation of Table 1 (see :func:`write_report`).
+        judge: Judge for Tables 3 and 4 (see `vivid_inspect.lab.report.judges.choose_judge`).
+        human_generation: Selector of the generation of Table 1 (see `write_report`).
         human_record: The generation record beside the human file, whose eval id is checked.
 
     Returns:

@@ -1,7 +1,7 @@
 """The report's judge cards, alternative annotator test and bias table, from its score rows and human files.
 
 Every judge of an explanation log gets a page of ``judge_card.md``
-(:mod:`vivid_inspect.lab.report.judge_card`); the tables ``judge_bias`` (the judge's bias and the
+(`vivid_inspect.lab.report.judge_card`); the tables ``judge_bias`` (the judge's bias and the
 corrected mean per generation with human scores, part of the Table 1 story) and ``alt_test``
 (only when two or more annotators scored shared items of a generation) join the report.
 """
@@ -40,7 +40,7 @@ def judge_scores(rows: pd.DataFrame) -> list[JudgeScores]:
 
     Returns:
         One entry per judge, in the report's judge order; each generation read on the run the
-        tables read (:func:`vivid_inspect.lab.report.judges.latest`).
+        tables read (`vivid_inspect.lab.report.judges.latest`).
     """
     found = []
     for key in judge_keys(rows) if not rows.empty else []:

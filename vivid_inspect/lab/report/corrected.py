@@ -3,7 +3,7 @@
 One cell is one generation's items in a theme, a trait or all of them. The judge scored every item
 (its own mean and interval are the table's ``judge_mean`` columns); humans scored a uniform random
 sample of them. From those the cell gets, each with its 95 % interval
-(:mod:`vivid_inspect.lab.report.ppi`, finite-population variance):
+(`vivid_inspect.lab.report.ppi`, finite-population variance):
 
 - ``human_mean``: the humans' mean over the labelled items of the cell;
 - ``corrected_mean``: the prediction-powered (PPI++) mean, the judge's mean over every item of the
@@ -13,10 +13,10 @@ sample of them. From those the cell gets, each with its 95 % interval
 
 All three estimate means over every item of the cell, so an interval is printed only from
 ``intervals.RULES["corrected_mean"].min_n`` labelled items of the cell (chosen by
-``bench/coverage_ppi.py``); below it the cell says :func:`~vivid_inspect.lab.report.intervals.too_few`.
+``bench/coverage_ppi.py``); below it the cell says `too_few`.
 
 Items of the cell the judge left unscored (or refused) are a stratum of their own
-(:func:`~vivid_inspect.lab.report.ppi.with_unscored`): the estimand stays the mean human score over
+(`with_unscored`): the estimand stays the mean human score over
 every item of the cell, not over the items the judge could score. Means and intervals are clipped
 to the score range (``score_range``, 0-5 by default; the bias to plus or minus its width).
 """
@@ -119,7 +119,7 @@ def corrected_arrays(
     alpha: float = ALPHA,
     score_range: tuple[float, float] = SCORE_RANGE,
 ) -> Corrected:
-    """:func:`corrected_cell` on arrays (the bench calls it directly, thousands of times).
+    """`corrected_cell` on arrays (the bench calls it directly, thousands of times).
 
     Args:
         y: Human scores of the labelled items the judge scored.
@@ -132,7 +132,7 @@ def corrected_arrays(
         score_range: The lowest and highest score.
 
     Returns:
-        As :func:`corrected_cell`.
+        As `corrected_cell`.
     """
     n, scored = y.size, y.size + rest.size
     n_all = n + y_unscored.size
@@ -167,7 +167,7 @@ def _bias(scored: Estimate, judge_mean: float) -> Estimate:
     The judge's mean is exact (it scored every one of them), so the corrected mean's interval is the
     bias's. It is the mean of judge - human over the labelled items when ``lam`` is 1; a smaller
     ``lam`` (a judge that predicts the humans less than one for one) makes it more precise, and the
-    guard on ``lam`` (:data:`~vivid_inspect.lab.report.ppi.OFF_MODE_MIN`) keeps it honest when the
+    guard on ``lam`` (`OFF_MODE_MIN`) keeps it honest when the
     labels hold too few of the judge's rare scores (the plain mean of judge - human covered 0.39 there).
     """
     if scored.estimate is None:

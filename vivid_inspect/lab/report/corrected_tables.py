@@ -2,13 +2,13 @@
 
 For a generation human scores are bound to, every cell (a theme, ``Average``, a trait) gets the
 human-only mean, the prediction-powered (PPI++) mean and the judge's bias, each with its 95 %
-interval (:func:`vivid_inspect.lab.report.corrected.corrected_cell`), and the number of labelled
+interval (`vivid_inspect.lab.report.corrected.corrected_cell`), and the number of labelled
 items, beside the judge-only mean the table already holds. A cell with fewer labelled items
-than the rule's smallest n (:data:`~vivid_inspect.lab.report.corrected.MIN_LABELLED`) prints the
+than the rule's smallest n (`MIN_LABELLED`) prints the
 means and says why it prints no interval. Other generations leave the columns empty.
 
-The CSV files hold these columns (:data:`CORRECTED_COLUMNS`); the terminal view of a wide table
-has no room for them, so :func:`corrected_view` prints them under it, one row per bound
+The CSV files hold these columns (`CORRECTED_COLUMNS`); the terminal view of a wide table
+has no room for them, so `corrected_view` prints them under it, one row per bound
 generation and cell, as a table that writes no file of its own.
 """
 
@@ -87,7 +87,7 @@ def corrected_columns(
         score_range: The lowest and highest score.
 
     Returns:
-        The values of :data:`CORRECTED_COLUMNS`: empty without human scores.
+        The values of `CORRECTED_COLUMNS`: empty without human scores.
     """
     if human is None:
         return dict.fromkeys(CORRECTED_COLUMNS[:-1]) | {"corrected_note": ""}
@@ -129,7 +129,7 @@ def corrected_view(table: Table, number: str) -> Table | None:
     """The corrected columns of a cell table, for the terminal: one row per bound generation and cell.
 
     Args:
-        table: Table 3 or 4 as :func:`vivid_inspect.lab.report.tables.table3` built it.
+        table: Table 3 or 4 as `vivid_inspect.lab.report.tables.table3` built it.
         number: ``Table 3`` or ``Table 4``, for the title.
 
     Returns:

@@ -1,13 +1,13 @@
 """Were a human file's items a plausible uniform draw from their generation? The corrected means assume so.
 
-The prediction-powered mean (:mod:`vivid_inspect.lab.report.ppi`) is unbiased only when the labelled
+The prediction-powered mean (`vivid_inspect.lab.report.ppi`) is unbiased only when the labelled
 items are a uniform random draw within the generation (``vivid annotate export`` and ``serve``
 draw them so, stratified by theme, and say so in the record beside the file). A hand-made file
 says nothing; a file whose items were picked (the first 200 ids, the items the judge scored
 highest, one theme) gives a corrected mean of the picked items, not of the generation.
 
 Three tests of the labelled items against the rest, each a two-sided test whose p-value is compared
-with :data:`LEVEL` divided by three (Bonferroni): the judge's scores (Mann-Whitney U: items chosen
+with `LEVEL` divided by three (Bonferroni): the judge's scores (Mann-Whitney U: items chosen
 by how the judge scored them), the items' positions in the generation's id order (Mann-Whitney U:
 the first or last ids), and the themes (chi-square of a contingency table: one theme over-drawn).
 A uniform draw raises a warning in about 0.1 % of files (``bench/coverage_ppi.py`` measures it).
@@ -50,7 +50,7 @@ class DrawCheck:
 
 
 def how_drawn(record: Mapping[str, object] | None) -> str:
-    """How the record beside a human file says its items were drawn, or the assumption (:data:`ASSUMED`).
+    """How the record beside a human file says its items were drawn, or the assumption (`ASSUMED`).
 
     Args:
         record: The generation record beside the file (export and serve write ``sheet_ids`` and
@@ -80,7 +80,7 @@ def check_draw(
         judge: The judge's score of each item it scored.
         themes: Each item's theme.
         labelled: The items the humans scored.
-        drawn: What the record says of the draw (:func:`how_drawn`).
+        drawn: What the record says of the draw (`how_drawn`).
         level: The overall false-alarm rate.
 
     Returns:

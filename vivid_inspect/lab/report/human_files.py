@@ -2,13 +2,13 @@
 
 ``vivid report --human A.csv --human B.csv`` (and a spec's ``human:`` list) give one file per
 generation the humans scored. Each is bound on its own, as a single file is
-(:func:`vivid_inspect.lab.humans.binding.bind_generation`), with its own ``--human-generation``
+(`vivid_inspect.lab.humans.binding.bind_generation`), with its own ``--human-generation``
 selector when it names no generation. Two files bound to one generation are refused: one file
 holds one generation (``vivid annotate import`` merges the sheets of several annotators).
 
 For each bound file the report says how its items were drawn (the record beside it, or the
 assumption of a uniform draw) and warns when they do not look like a uniform draw within the
-generation (:mod:`vivid_inspect.lab.report.draw_check`): the corrected means rest on that draw.
+generation (`vivid_inspect.lab.report.draw_check`): the corrected means rest on that draw.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Human scores against the judge: per-item human means and the human-human ceiling.
 
-Reading and checking a human scores file is :mod:`vivid_inspect.lab.humans.scores_file`; this module
+Reading and checking a human scores file is `vivid_inspect.lab.humans.scores_file`; this module
 holds what the report computes from the scores it read.
 """
 

@@ -2,11 +2,11 @@
 
 A page gathers what the report knows of one judge against people: its agreement with the humans
 (Cohen's kappa with its interval, Krippendorff's alpha), the alternative annotator test
-(:mod:`vivid_inspect.lab.report.alt_test`), its bias and the corrected mean on every generation with
-human scores (:mod:`vivid_inspect.lab.report.corrected`), and the verdicts of any ``vivid audit`` of it
-in the folder. When more than :data:`~vivid_inspect.lab.unscored.UNSCORED_SHARE_LIMIT` of the items
+(`vivid_inspect.lab.report.alt_test`), its bias and the corrected mean on every generation with
+human scores (`vivid_inspect.lab.report.corrected`), and the verdicts of any ``vivid audit`` of it
+in the folder. When more than `UNSCORED_SHARE_LIMIT` of the items
 it judged got no readable score, the page says so first. Then it answers two questions apart, each
-one of :data:`VERDICTS` on a line of its own:
+one of `VERDICTS` on a line of its own:
 
 1. *May it replace the annotators item by item?* **yes** when it passes the alternative annotator
    test on every generation tested with the authors' minimum design (3 or more annotators, 30 or
@@ -14,9 +14,9 @@ one of :data:`VERDICTS` on a line of its own:
    (its replies were mostly unreadable, or, with that design, annotators beat it by more than the
    handicap on more than half the comparisons); **not enough evidence** otherwise, with the design
    (annotators, shared items) that would settle it, computed by
-   :func:`~vivid_inspect.lab.report.alt_test.settling_design`.
+   `settling_design`.
 2. *Are its means unbiased on these generations?* **yes** when every bias interval lies inside
-   ±:data:`BIAS_TOLERANCE`; **no** when one lies wholly outside it; **not enough evidence**
+   ±`BIAS_TOLERANCE`; **no** when one lies wholly outside it; **not enough evidence**
    otherwise, with the labelled items that would settle it. A "yes" to the first question never
    stands without the caveat when the second is not "yes": read ``corrected_mean``.
 
@@ -74,7 +74,7 @@ class HumanLabels:
     Attributes:
         generation: The generation's key in the score rows.
         label: ``MODEL PROMPT`` of the generation, for people.
-        annotators: Each annotator's score per item (one annotator named :data:`SINGLE` when the
+        annotators: Each annotator's score per item (one annotator named `SINGLE` when the
             file has no ``annotator`` column).
         drawn: How the labelled items were drawn, as the record beside the file says, or the
             assumption made when nothing says.
@@ -131,10 +131,10 @@ class Card:
 
     Attributes:
         judge: The judge.
-        verdict: May it replace the annotators item by item: one of :data:`VERDICTS`.
+        verdict: May it replace the annotators item by item: one of `VERDICTS`.
         why: The reason, one sentence.
         settle: What evidence would settle an undecided case (empty when decided).
-        means: Are its means unbiased within :data:`BIAS_TOLERANCE`: one of :data:`VERDICTS`.
+        means: Are its means unbiased within `BIAS_TOLERANCE`: one of `VERDICTS`.
         markdown: The page.
         tests: The alternative annotator test per generation key.
         corrected: The corrected columns per generation key.
@@ -355,7 +355,7 @@ def _more_evidence(label: str, test: AltTest) -> list[str]:
 
 
 def _means_verdict(corrected: Sequence[tuple[str, Corrected]]) -> tuple[str, str, list[str]]:
-    """Are the judge's means unbiased within :data:`BIAS_TOLERANCE` on every generation with human scores?"""
+    """Are the judge's means unbiased within `BIAS_TOLERANCE` on every generation with human scores?"""
     if not corrected:
         return UNDECIDED, "No human scores of a generation it scored: its bias cannot be measured.", []
     verdicts = [(label, c, bias_verdict(c)) for label, c in corrected]
@@ -370,7 +370,7 @@ def _means_verdict(corrected: Sequence[tuple[str, Corrected]]) -> tuple[str, str
 
 
 def bias_verdict(c: Corrected) -> str:
-    """Whether a generation's bias interval lies inside ±:data:`BIAS_TOLERANCE` (yes), wholly outside (no), or neither."""
+    """Whether a generation's bias interval lies inside ±`BIAS_TOLERANCE` (yes), wholly outside (no), or neither."""
     lo, hi = c.bias.lo, c.bias.hi
     if lo is None or hi is None:
         return UNDECIDED

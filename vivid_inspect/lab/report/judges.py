@@ -82,7 +82,7 @@ def latest(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """One row per ``keys`` + (id, epoch): a score over a missing one, a finished log, the newest.
 
     Args:
-        rows: Score rows (see :data:`vivid_inspect.lab.report.logs.SCORE_COLUMNS`).
+        rows: Score rows (see `vivid_inspect.lab.report.logs.SCORE_COLUMNS`).
         keys: Columns that, with ``id`` and ``epoch``, identify one score.
 
     Returns:
@@ -109,7 +109,7 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
     the first by name.
 
     Args:
-        rows: Judge rows of explanation logs (:func:`judge_rows`).
+        rows: Judge rows of explanation logs (`judge_rows`).
         requested: ``NAME`` or ``NAME@MODEL`` to choose explicitly; NAME may be the judge's name,
             its strategy, its column (``judge_aspect_en``) or its column without ``judge_`` (``aspect_en``).
 

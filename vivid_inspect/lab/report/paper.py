@@ -2,8 +2,8 @@
 
 The numbers ship with the package in ``paper_results.csv``, transcribed from the paper, in long
 format: ``table, model, prompt, column, value``, with the paper's own column headings ("Society",
-"Others"); :func:`compare` takes our theme names and looks the paper's headings up in
-:data:`vivid_inspect.taxonomy.PAPER_HEADINGS`. Models are named as the paper names them; an
+"Others"); `compare` takes our theme names and looks the paper's headings up in
+[`vivid_inspect.taxonomy.PAPER_HEADINGS`][vivid_inspect.taxonomy.PAPER_HEADINGS]. Models are named as the paper names them; an
 Inspect model name (``openai/gpt-4o``, ``hf/Qwen/Qwen3-14B``) is matched to a paper model by its
 last path segment with case and punctuation ignored, against the known spellings below. A model
 the paper did not evaluate gets no paper column, never a guess.
@@ -89,7 +89,7 @@ def paper_value(table: str, model: str, prompt: str, column: str) -> float | Non
 
     Args:
         table: ``table1``, ``table3``, ``table4`` or ``table5``.
-        model: The paper's model name (see :func:`paper_model`).
+        model: The paper's model name (see `paper_model`).
         prompt: ``zero_shot``/``few_shot`` (Tables 3, 4), a judge strategy or ``human``
             (Table 1), ``""`` (Table 5).
         column: The column name, as in ``paper_results.csv``.
@@ -126,12 +126,12 @@ def compare(
         model: Column of ``ours`` holding the Inspect model name.
         prompt: Column of ``ours`` holding the prompt/strategy, or None (Table 5).
         columns: Columns of ``ours`` to compare: a column name of the paper table, or a theme
-            name the paper heads differently (see :data:`vivid_inspect.taxonomy.PAPER_HEADINGS`).
+            name the paper heads differently (see [`vivid_inspect.taxonomy.PAPER_HEADINGS`][vivid_inspect.taxonomy.PAPER_HEADINGS]).
         n: Column of ``ours`` holding the number of items each compared cell rests on, one for
             every column or one per compared column.
 
     Returns:
-        Long frame with :data:`COMPARISON_COLUMNS`; ``diff`` is ours minus paper. Rows keep the
+        Long frame with `COMPARISON_COLUMNS`; ``diff`` is ours minus paper. Rows keep the
         order of ``ours`` and ``columns``; empty when no model is in both.
     """
     rows: list[dict[str, object]] = []

@@ -6,7 +6,7 @@ the "Software" text chunk, so the same tables give byte-identical files.
 
 A figure never fails on degenerate data (a missing value, one item, a constant rater, an interval
 that does not contain its estimate): it is drawn with what is defined, or not drawn, and then
-:class:`Drawn` says why, for the report to print.
+`Drawn` says why, for the report to print.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def draw_figures(
         judge: The label of the judge whose scores Tables 3 and 4 hold, named in their figures.
 
     Returns:
-        One entry per figure of :data:`FIGURES`; the titles of the Table 3 and 4 figures name
+        One entry per figure of `FIGURES`; the titles of the Table 3 and 4 figures name
         the judge.
     """
     no_humans = "no human scores (--human FILE)"

@@ -13,7 +13,7 @@ inference"):
   the data to make the interval as narrow as it can be, clipped to ``[0, 1]``;
 - the judge's bias: the mean of ``judge - human`` over the labelled items (what ``lam = 1`` removes).
 
-Two variances, :data:`Variance`:
+Two variances, `Variance`:
 
 - ``"finite"`` (printed by the report): the labelled items are a simple random sample *without
   replacement* from the ``N`` items, and the judge's mean over all of them is known exactly (every
@@ -34,7 +34,7 @@ Two variances, :data:`Variance`:
   ``cov / ((1 + n/N_unlabelled) var)`` and the quantile is normal. For a finite set of items it is
   a little conservative; ``bench/coverage_ppi.py`` measures both.
 
-The finite-population ``s^2`` also counts one pseudo-residual a whole score (:data:`PSEUDO`)
+The finite-population ``s^2`` also counts one pseudo-residual a whole score (`PSEUDO`)
 from the mean, without a degree of freedom: labelled items that happen to agree (a judge right on
 94 % of items, 50 of them labelled) must not claim the unlabelled ones agree too; without it the
 interval covered 0.925 there, and a cell whose labelled residuals were all equal got zero width.
@@ -43,11 +43,11 @@ labelled items than the rule of ``intervals.RULES`` (the caller applies it).
 
 Skewed scores (95 % of human scores at 5): the labelled items may hold none of the judge's rare
 scores. Two guards (``bench/coverage_ppi.py``, part 4: coverage 0.55-0.73 without them): ``lam`` is
-0 when fewer than :data:`OFF_MODE_MIN` labelled items lie off the judge's commonest score among
+0 when fewer than `OFF_MODE_MIN` labelled items lie off the judge's commonest score among
 them (a slope from a handful of rare scores is not trusted), and ``s^2`` gains ``(1 - lam)^2``
 times the part of the judge's variance over every item that its variance over the labelled items
-misses (:func:`missed_spread`). With ``bounds`` the estimate and the interval are clipped to the
-score range. Items the judge left unscored are a stratum of their own (:func:`with_unscored`).
+misses (`missed_spread`). With ``bounds`` the estimate and the interval are clipped to the
+score range. Items the judge left unscored are a stratum of their own (`with_unscored`).
 
 Nothing here imports ``ppi_py``: it pulls in numba, llvmlite and statsmodels, and importing it
 turns off every warning of the process (``warnings.simplefilter("ignore")``). It is the tests'
@@ -128,7 +128,7 @@ def with_unscored(
     (or, with none, the scored items' mean).
 
     Args:
-        scored: The corrected mean of the items the judge scored (from :func:`ppi_mean`).
+        scored: The corrected mean of the items the judge scored (from `ppi_mean`).
         unscored_human: Human scores of the labelled items the judge left unscored.
         n_unscored: Items the judge left unscored (labelled or not).
         bounds: The score range.
@@ -237,14 +237,14 @@ def sampled_mean(
 
     The human-only mean (``values`` the human scores) and the judge's bias (``values`` the
     judge's score minus the human's) use it: the same finite-population interval as
-    :func:`ppi_mean` with ``lam`` fixed, so the three are comparable.
+    `ppi_mean` with ``lam`` fixed, so the three are comparable.
 
     Args:
         values: The quantity on each labelled item.
         n_items: Items of the population the sample was drawn from (at least ``len(values)``).
         alpha: One minus the confidence level.
         bounds: The range of the quantity: the estimate and the interval are clipped to it.
-        extra: Added to the sample variance: spread the sample is known to miss (see :func:`ppi_mean`).
+        extra: Added to the sample variance: spread the sample is known to miss (see `ppi_mean`).
 
     Returns:
         The sample mean and its interval (``lam`` is reported as 0).
@@ -264,9 +264,9 @@ def sampled_mean(
 def residual_spread(human: np.ndarray, judge: np.ndarray) -> float | None:
     """The spread ``S`` of ``human - lam * judge`` that the corrected mean's variance grows with.
 
-    ``lam`` is chosen as :func:`ppi_mean` chooses it (the slope, clipped to [0, 1]), and the
+    ``lam`` is chosen as `ppi_mean` chooses it (the slope, clipped to [0, 1]), and the
     standard deviation has ``n - 2`` degrees of freedom, as in the interval. The allocation of
-    labels between generations (:mod:`vivid_inspect.lab.report.allocation`) plans with it.
+    labels between generations (`vivid_inspect.lab.report.allocation`) plans with it.
 
     Args:
         human: Human scores of the labelled items.
@@ -299,7 +299,7 @@ def _finite(array: np.ndarray) -> None:
 def _finite_lam(y: np.ndarray, yhat: np.ndarray) -> float:
     """The slope of human on judge over the labelled items, clipped to [0, 1]: the variance-minimising lam.
 
-    0 when fewer than :data:`OFF_MODE_MIN` labelled items lie off the judge's commonest score: the
+    0 when fewer than `OFF_MODE_MIN` labelled items lie off the judge's commonest score: the
     slope would rest on a handful of rare scores.
     """
     if y.size < 2:

@@ -1,7 +1,7 @@
 """Table 1: each judge strategy (x judge model) against the human scores, on the reliability generation.
 
-The statistics come from :mod:`vivid_inspect.lab.report.agreement` and
-:mod:`vivid_inspect.lab.report.raters`; what they cannot define is reported in the ``notes`` column.
+The statistics come from `vivid_inspect.lab.report.agreement` and
+`vivid_inspect.lab.report.raters`; what they cannot define is reported in the ``notes`` column.
 """
 
 from __future__ import annotations

@@ -213,7 +213,7 @@ def judge_event_usage(ref: LogRef, scorer: str) -> tuple[ModelUsage | None, int,
 def _sample_events(ref: LogRef) -> Iterator[list[dict[str, Any]]]:
     """Each sample's events as plain dicts, without validating whole samples (the slow part).
 
-    The sample members are inflated within the log cap (:mod:`vivid_inspect.lab.bounded_zip`), all of
+    The sample members are inflated within the log cap (`vivid_inspect.lab.bounded_zip`), all of
     them together, as every other read of a log; a ``.json`` log is counted by its size.
 
     Raises:

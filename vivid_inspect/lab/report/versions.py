@@ -24,7 +24,7 @@ def stale_judgements(scores: pd.DataFrame) -> str | None:
     """A sentence naming the LLM judge scores not made under the current judge prompt and parser.
 
     Args:
-        scores: Score rows (:attr:`vivid_inspect.lab.report.logs.LogSet.scores`).
+        scores: Score rows (`vivid_inspect.lab.report.logs.LogSet.scores`).
 
     Returns:
         The sentence (how many scores, in which logs, under which versions, and how to judge them

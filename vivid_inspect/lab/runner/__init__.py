@@ -1,9 +1,9 @@
 """The declarative experiment runner behind ``vivid run | plan | validate SPEC.yaml``.
 
-A spec (:mod:`~vivid_inspect.lab.runner.spec`) names run blocks (tasks × prompts × models on chosen
-items), judges, an optional panel and a human scores file. :func:`load_spec` validates it and
-reports every problem with its YAML path; :func:`make_plan` lists its cells and the calls still
-to make; :func:`run_spec` generates with ``inspect_ai.eval_set``, judges the explanation logs
+A spec (`spec`) names run blocks (tasks × prompts × models on chosen
+items), judges, an optional panel and a human scores file. `load_spec` validates it and
+reports every problem with its YAML path; `make_plan` lists its cells and the calls still
+to make; `run_spec` generates with ``inspect_ai.eval_set``, judges the explanation logs
 with ``inspect_ai.score``, aggregates the panel and builds the report, skipping finished work.
 
 The names below are imported on first use, not with the package: importing a light submodule

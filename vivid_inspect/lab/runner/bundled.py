@@ -2,7 +2,7 @@
 
 ``vivid run offline`` needs no checkout: a bare name that is not a file names a bundled spec, whose
 logs go under ``<output root>/NAME`` (``./vivid-out/NAME`` unless ``$VIVID_OUTPUT_DIR`` moves it;
-:mod:`vivid_inspect.lab.output_root`), never into the package; ``--log-dir`` still wins. A path, or a name
+`vivid_inspect.lab.output_root`), never into the package; ``--log-dir`` still wins. A path, or a name
 that exists as a file, is used as given, so a checkout's ``experiments/offline.yaml`` is unchanged.
 """
 

@@ -51,7 +51,7 @@ def task_parameters(task: str) -> dict[str, Parameter]:
     """The parameters of a task function, with their resolved type annotations.
 
     Args:
-        task: A key of :data:`TASKS`.
+        task: A key of `TASKS`.
 
     Returns:
         Parameters by name, in declaration order.

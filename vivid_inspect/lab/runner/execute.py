@@ -52,7 +52,7 @@ class RunResult:
         report_files: The files the report step wrote (tables, ``report.md``, figures).
         audits: One result per ``audits:`` entry of the spec.
         unscored: One line per judge with a cell whose unscored share exceeds the run's limit
-            (:mod:`~vivid_inspect.lab.runner.judging.unscored`); ``vivid run`` then exits 1.
+            (`unscored`); ``vivid run`` then exits 1.
     """
 
     generations: list[GenerationResult]
@@ -106,7 +106,7 @@ def register_placeholders(loaded: LoadedSpec) -> str | None:
 
     A key that is part of them (``LLAMACPP_API_KEY=llamacpp`` for ``openai-api/llamacpp/...``)
     is then never redacted, so the logs, the resolved spec and the report keep the model's name
-    and a rerun finds its logs (:func:`vivid_inspect.redact.placeholder_reason`).
+    and a rerun finds its logs (`vivid_inspect.redact.placeholder_reason`).
 
     Args:
         loaded: The spec.
@@ -139,10 +139,10 @@ def run_spec(
         report: Build the report at the end.
         quiet: Print no progress lines.
         preflight: Check each model endpoint that still has calls to make, with one request,
-            before anything runs (:mod:`~vivid_inspect.lab.runner.prepare.preflight`).
+            before anything runs (`preflight`).
         wait: When another run holds the log folder, wait for it instead of raising FolderBusy.
         unscored_limit: The largest unscored share a judge cell may have before the result names
-            its judge (:attr:`RunResult.unscored`).
+            its judge (`RunResult.unscored`).
 
     Returns:
         What ran and what is complete.
@@ -158,7 +158,7 @@ def run_spec(
             failed the preflight check (nothing has run).
         VividDataError: The data cannot be read (nothing has run).
         KeyboardInterrupt: Interrupted (Ctrl-C); completed work is kept and a rerun resumes. A
-            :class:`~vivid_inspect.lab.interrupt.RunInterrupted` says what was kept.
+            `RunInterrupted` says what was kept.
     """
     # before the lock: its file is the first write, and a read-only folder must change nothing
     check_writable(loaded.log_dir)

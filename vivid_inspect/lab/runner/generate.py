@@ -166,7 +166,7 @@ def run_generations(
 
     Args:
         prepared: The prepared spec.
-        models: The spec's models (:func:`~vivid_inspect.lab.runner.prepare.models.build_models`).
+        models: The spec's models (`build_models`).
         progress: Counts cells, calls and errors.
         display: Inspect display type (``full``, ``plain``, ``none``, ...); None for Inspect's default;
             ``compact`` for none of Inspect's display but a live progress line of our own.

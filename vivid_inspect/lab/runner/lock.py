@@ -2,7 +2,7 @@
 
 Two runs on one folder would both see the same cells missing, make every paid call twice and
 trip over each other's files. A run holds ``<log_dir>/.vivid-run.lock`` with
-:mod:`vivid_inspect.lab.folder_lock` (an OS file lock the kernel releases when its process ends, however
+`vivid_inspect.lab.folder_lock` (an OS file lock the kernel releases when its process ends, however
 it ends, so only a live holder blocks) while it works; the file names the holder (pid, host, start
 time, spec) for the message a second run prints. A second run exits at once naming the holder, or,
 with ``wait``, waits for it. The lock is not re-entered: a second run in the same process is refused
@@ -53,8 +53,8 @@ def log_folder_lock(
     Args:
         folder: The log folder (created if missing).
         spec: The spec file, named in the lock for a second run's message.
-        wait: Wait for a live holder to finish instead of raising :class:`FolderBusy`.
-        on_wait: Called with the :class:`Holder` once, before waiting.
+        wait: Wait for a live holder to finish instead of raising `FolderBusy`.
+        on_wait: Called with the `Holder` once, before waiting.
 
     Raises:
         FolderBusy: Another live run holds the folder and ``wait`` is False.

@@ -1,7 +1,7 @@
 """One concise progress line for a whole spec: cells done and in progress, model calls made, errors.
 
 Inspect shows each task's own progress; this adds the view across the spec. Besides the lines at
-each step, one line is printed every 15 seconds while the run works (:mod:`vivid_inspect.lab.ticker`:
+each step, one line is printed every 15 seconds while the run works (`vivid_inspect.lab.ticker`:
 elapsed time and call rate too), also under a pipe or ``nohup``, where no live line can show. Model calls and
 sample errors are counted by an Inspect hook (``on_model_usage`` fires once per call that
 reached a provider, not for cache hits), so generation and judge calls are counted the same way.
@@ -46,7 +46,7 @@ class Progress:
         cached: Model calls answered from Inspect's cache, by model name.
         sample_errors: Samples that ended with an error.
         quiet: Print nothing (tests).
-        ticks: Print the periodic line (:meth:`tick`); off on a terminal that shows Inspect's own
+        ticks: Print the periodic line (`tick`); off on a terminal that shows Inspect's own
             display, whose redraws a line printed meanwhile would tear.
     """
 
@@ -136,7 +136,7 @@ class Progress:
 def tracking(progress: Progress) -> Iterator[Progress]:
     """Count model calls and sample errors into ``progress`` while the block runs.
 
-    Its periodic line (:meth:`Progress.tick`) prints meanwhile, unless it is quiet or does not tick.
+    Its periodic line (`Progress.tick`) prints meanwhile, unless it is quiet or does not tick.
     """
     global _active
     previous, _active = _active, progress
@@ -165,7 +165,7 @@ def inspect_console_quiet() -> Iterator[None]:
 
 @hooks(name="vivid_progress", description="Counts model calls and errors for vivid run's progress line.")
 class ProgressHooks(Hooks):
-    """Feeds the active :class:`Progress`; idle (disabled) outside ``vivid run``."""
+    """Feeds the active `Progress`; idle (disabled) outside ``vivid run``."""
 
     def enabled(self) -> bool:
         """Whether a ``vivid run`` is counting (Inspect calls no other hook otherwise)."""

@@ -47,7 +47,7 @@ def resolved_spec(prepared: Prepared, outputs: dict[str, Any] | None = None) -> 
 
     Args:
         prepared: The prepared spec.
-        outputs: Per-cell results to record after a run (see :func:`write_record`).
+        outputs: Per-cell results to record after a run (see `write_record`).
 
     Returns:
         A mapping ready for YAML.

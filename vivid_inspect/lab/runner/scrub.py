@@ -6,15 +6,15 @@ body echoes the request's ``Authorization`` header so puts the key into the log.
 therefore:
 
 - rewrites, after each phase and at the end, every log and JSON file of its log folder written
-  since the last scrub whose text holds a credential (:func:`scrub_folder`); the ``.eval`` zip
+  since the last scrub whose text holds a credential (`scrub_folder`); the ``.eval`` zip
   members are JSON, and ``[REDACTED]`` keeps them valid JSON;
-- redacts every log record's message (:func:`redacted_logging`) and everything written to
-  stdout and stderr while it runs (:func:`redacted_output`), which covers Inspect's console
+- redacts every log record's message (`redacted_logging`) and everything written to
+  stdout and stderr while it runs (`redacted_output`), which covers Inspect's console
   display of errors and tracebacks.
 
-What counts as a credential is :func:`vivid_inspect.redact.redact`'s rule, and a placeholder is
+What counts as a credential is `vivid_inspect.redact.redact`'s rule, and a placeholder is
 never one: ``vivid run`` registers its spec's model names, service names and paths, and
-``vivid redact`` those its logs record (:func:`log_texts`), so that a key set to one of them is
+``vivid redact`` those its logs record (`log_texts`), so that a key set to one of them is
 left where it occurs.
 """
 
@@ -153,7 +153,7 @@ def log_texts(folder: Path) -> list[str]:
     """The model names, service names and paths the logs and resolved specs under ``folder`` record.
 
     What ``vivid redact`` treats as the spec's own texts when it has no spec: a key that occurs in
-    one of them is a placeholder (:func:`vivid_inspect.redact.placeholder_reason`).
+    one of them is a placeholder (`vivid_inspect.redact.placeholder_reason`).
 
     Args:
         folder: A log folder.

@@ -2,7 +2,7 @@
 
 A cell is skipped (done, no calls) when:
 
-- generation: its newest log (:func:`~vivid_inspect.lab.runner.layout.latest_log`) succeeded and holds
+- generation: its newest log (`latest_log`) succeeded and holds
   every item × epoch; otherwise ``eval_set`` resumes it, reusing the samples it holds;
 - judge: its judged log exists, succeeded, and its record names this generation log (path and
   eval id) and this judge configuration (prompt and parser versions included);

@@ -1,7 +1,7 @@
 """``vivid annotate serve LOG_DIR --generations ...``: one blind queue across several generations.
 
 The labels go where they shrink the corrected means' intervals most
-(:mod:`vivid_inspect.lab.report.allocation`): a **first batch** brings every generation to the
+(`vivid_inspect.lab.report.allocation`): a **first batch** brings every generation to the
 minimum (20 labelled items, from which a corrected mean gets an interval), shared evenly when the
 budget (``-n``) is short; once it is scored, a restart of the same command deals the **rest** of
 the budget by Neyman allocation, in proportion to each generation's spread of human − judge
@@ -87,7 +87,7 @@ class PoolPlan:
     notes: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
-        """The plan for a terminal (:func:`vivid_inspect.lab.report.allocation.plan_lines`) and the notes."""
+        """The plan for a terminal (`vivid_inspect.lab.report.allocation.plan_lines`) and the notes."""
         return [f"round {self.round}:", *plan_lines(self.plan, self.labels), *self.notes]
 
 
@@ -152,11 +152,11 @@ def open_pool(
     Args:
         source: The log folder.
         annotators: Their names.
-        generations: ``all`` or selectors separated by commas (see :func:`pool_generations`).
+        generations: ``all`` or selectors separated by commas (see `pool_generations`).
         overlap: Items of each round every annotator scores.
         n: Labelled items in all, over every generation and round (the budget).
         seed: Seed of the generations' orders, the rounds' shuffles and the queues.
-        folder: The annotation folder; default :func:`default_pool_folder`.
+        folder: The annotation folder; default `default_pool_folder`.
         judge: The judge whose scores the spreads are measured against (``NAME[@MODEL]``;
             default the report's choice).
         minimum: Labels per generation in the first batch.
@@ -208,7 +208,7 @@ def plan_pool(
     """The plan of the pool's next round, writing nothing.
 
     Raises:
-        ValueError: As :func:`open_pool`.
+        ValueError: As `open_pool`.
     """
     if n <= 0:
         raise ValueError(f"-n must be a positive number of items, got {n}")

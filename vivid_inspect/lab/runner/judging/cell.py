@@ -99,7 +99,7 @@ async def run_judge_cell(
         log_dir: The spec's log folder.
         cell: The judge cell.
         generation_log: The explanation log to judge.
-        model: The judge model (:func:`~vivid_inspect.lab.runner.prepare.models.make_judge_model`); None
+        model: The judge model (`make_judge_model`); None
             for the lexical judge.
 
     Returns:

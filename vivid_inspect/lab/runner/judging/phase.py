@@ -132,7 +132,7 @@ def run_judges(
     Args:
         prepared: The prepared spec.
         generations: Results of the generation phase (a cell without a complete log is skipped).
-        models: Judge models by judge name (:class:`~vivid_inspect.lab.runner.prepare.models.Models`); the
+        models: Judge models by judge name (`Models`); the
             lexical judge needs none.
         progress: Counts cells and calls.
 

@@ -82,7 +82,7 @@ def unscored_judges(results: Sequence[JudgedResult], limit: float) -> list[str]:
 
     Args:
         results: The judge phase's results; cells without a judged log are passed over.
-        limit: The largest unscored share allowed (:data:`vivid_inspect.lab.unscored.UNSCORED_SHARE_LIMIT`).
+        limit: The largest unscored share allowed (`vivid_inspect.lab.unscored.UNSCORED_SHARE_LIMIT`).
 
     Returns:
         The lines, in the order the judges first appear.

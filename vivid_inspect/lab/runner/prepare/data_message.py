@@ -3,7 +3,7 @@
 The data layer's own advice is written for ``inspect eval`` (``-T data=...`` or ``$VIVID_DATA``).
 ``vivid run`` takes no ``-T``, and ``$VIVID_DATA`` applies only to a spec without a ``data:`` key,
 so for a spec that advice names the wrong fix: the spec's ``data:`` key is the one that works.
-``vivid validate`` reads the data as ``vivid run`` would (:func:`data_readiness`), so that it does
+``vivid validate`` reads the data as ``vivid run`` would (`data_readiness`), so that it does
 not call a spec valid whose run would stop at its data.
 """
 
@@ -78,7 +78,7 @@ def data_readiness(loaded: LoadedSpec) -> tuple[bool, str] | None:
         None when the data can be read; else ``(unreachable, message)``: ``unreachable`` when the
         source cannot be read now (offline, a failed download, a file that cannot be opened), which
         may change without editing the spec; False when it was read and is not VIVID data, which
-        only a change of file or of the ``data:`` key mends. ``message`` is :func:`spec_data_message`'s.
+        only a change of file or of the ``data:`` key mends. ``message`` is `spec_data_message`'s.
     """
     try:
         load_items(loaded.data)

@@ -62,7 +62,7 @@ def make_model(
 
     Header values ``${env:NAME}`` (in ``model_args.default_headers``, the config's or the run
     block's ``extra_headers``) are read from the environment as each request is sent, by the
-    client of :func:`vivid_inspect.lab.runner.spec.credentials.env_header_client`.
+    client of `vivid_inspect.lab.runner.spec.credentials.env_header_client`.
     """
     base_url, args = split_model_args(entry.model_args)
     config = config or GenerateConfig()
@@ -96,7 +96,7 @@ class Models:
     """Every model of a spec.
 
     Attributes:
-        generation: Generation models by :func:`model_key` of their resolved entry.
+        generation: Generation models by `model_key` of their resolved entry.
         judges: Judge models by judge name; judges that call no model (lexical) have none.
     """
 

@@ -3,7 +3,7 @@
 Before generating, ``vivid run`` sends one request to each distinct endpoint that still has calls
 to make, for generators and judges alike, and stops with every problem at its YAML path when one
 fails. The request and what counts as a failure (no connection or answer, HTTP 401/403/404/5xx, a
-model the endpoint does not list) are :mod:`vivid_inspect.endpoints`, the check the tasks make
+model the endpoint does not list) are `vivid_inspect.endpoints`, the check the tasks make
 when ``inspect eval`` builds them. The spec's ``retries: {timeout, attempt_timeout}`` (and a
 judge's ``generate:``) shorten the wait when they are shorter than the check's own.
 
@@ -86,7 +86,7 @@ class Preflight:
 
 
 def probe_for(target: Target) -> Probe | str | None:
-    """The request that checks a target's endpoint (:func:`vivid_inspect.endpoints.probe_for`).
+    """The request that checks a target's endpoint (`vivid_inspect.endpoints.probe_for`).
 
     Args:
         target: The model.
@@ -136,10 +136,10 @@ def check(
     """Check every target's endpoint with one request per distinct endpoint.
 
     Args:
-        found: The models to check (:func:`targets`).
+        found: The models to check (`targets`).
         source: The spec file, for messages.
         config: The spec-wide generation options; a ``timeout`` or ``attempt_timeout`` there or
-            in a model's own config shortens the wait (:func:`vivid_inspect.endpoints.probe_timeout`).
+            in a model's own config shortens the wait (`vivid_inspect.endpoints.probe_timeout`).
 
     Returns:
         What was checked, with notes on what could not be.

@@ -1,7 +1,7 @@
 """Build what a spec runs, before anything runs: its tasks and each run block's items.
 
 Data that cannot be read and ids that are not in the data fail here, before the first call
-(models are created in :mod:`vivid_inspect.lab.runner.prepare.models`, also beforehand).
+(models are created in `vivid_inspect.lab.runner.prepare.models`, also beforehand).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class PreparedBlock:
     Attributes:
         index: Index in ``runs``.
         cells: Its generation cells.
-        tasks: Its distinct tasks by :func:`task_key`.
+        tasks: Its distinct tasks by `task_key`.
         selection: Its items.
         samples: Each task's selected samples (for estimates), by task key.
     """

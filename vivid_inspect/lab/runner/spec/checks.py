@@ -1,6 +1,6 @@
 """Checks of a well-typed spec against the project: tasks, parameters, providers, judges, files.
 
-Each check adds a :class:`Problem` naming the YAML path of the bad value and carries on, so one
+Each check adds a `Problem` naming the YAML path of the bad value and carries on, so one
 ``vivid validate`` lists everything to fix. Nothing here loads data, builds a model or reads an
 API key: validation works offline and without credentials.
 """
@@ -270,7 +270,7 @@ def _check_duplicate_cells(runs: list[tuple[int, RunBlock]]) -> list[Problem]:
 
 
 def _check_cell_count(runs: list[tuple[int, RunBlock]], judges: list[tuple[int, Judge]]) -> list[Problem]:
-    """At most :data:`~vivid_inspect.bounds.MAX_CELLS` generation cells and as many judge cells.
+    """At most `MAX_CELLS` generation cells and as many judge cells.
 
     Counted, not built: a spec of many blocks, models and repeats would otherwise take ``vivid
     validate`` and ``vivid plan`` minutes of memory before saying anything.
@@ -444,7 +444,7 @@ def check_parts(
         judges: The well-typed judges with their index in ``judges``.
         panel: The panel, if given and well typed.
         data: The spec's ``data``, if it is a string.
-        human: The spec's ``human`` section, if well typed (see :mod:`vivid_inspect.lab.runner.spec.human_check`).
+        human: The spec's ``human`` section, if well typed (see `vivid_inspect.lab.runner.spec.human_check`).
         complete: False when some run blocks or judges were left out for type errors; then
             checks that need all of them (no judged task, panel members) are skipped.
         audits: The well-typed audits with their index in ``audits``.

@@ -1,20 +1,20 @@
 """Credentials never live in a spec: refused where written, and read from the environment at call time.
 
 Everything in a spec is copied into ``spec.resolved.yaml``, ``eval-set.json`` and every log
-header, so a secret written there would be written everywhere. :func:`scan_credentials` walks the
+header, so a secret written there would be written everywhere. `scan_credentials` walks the
 whole parsed YAML (mappings and lists at any depth, every string) and refuses:
 
-- a key that names a credential (:func:`vivid_inspect.redact.credential_name`: ``api_key``,
+- a key that names a credential (`vivid_inspect.redact.credential_name`: ``api_key``,
   ``token_value``, ``private_key``, ``client_secret``, ``password``, ``auth``, ``bearer``,
   ``Authorization``, ``X-API-Key``, ``Cookie``, ``key`` in a query, ...), unless its value is a
   placeholder or an environment reference; a credential-ish key (``cache_key``, ``session_id``)
   whose value looks random;
-- a value shaped like a key or token (:data:`vivid_inspect.redact.KEY_SHAPES`: ``sk-``,
+- a value shaped like a key or token (`vivid_inspect.redact.KEY_SHAPES`: ``sk-``,
   ``sk-ant-``, ``AIza``, ``AKIA``/``ASIA``, ``ghp_``/``gho_``/``github_pat_``, ``xox?-``,
   ``hf_``, JWTs, PEM private keys) anywhere in a string, and a ``Bearer``/``Basic`` credential;
 - a URL with user information (``https://user:key@host``, ``https://TOKEN@host``) or with a
   credential in its query string (``?key=``, ``api_key=``, ``token=``, ``sig=``);
-- by shape, whatever its name (:func:`vivid_inspect.redact.secret_shaped`): a key-shaped query
+- by shape, whatever its name (`vivid_inspect.redact.secret_shaped`): a key-shaped query
   value, fragment or path segment of any URL (Azure Functions' ``?code=``), and a key-shaped
   value in a query, header or environment mapping (``default_query: {code: ...}``). Its
   exemptions keep names and paths working: words joined by ``-``, ``_`` or ``.``, and
@@ -22,17 +22,17 @@ whole parsed YAML (mappings and lists at any depth, every string) and refuses:
   cache path is never touched: model names are not URLs and are never judged by shape).
 
 A placeholder is never refused (one rule with redaction,
-:func:`vivid_inspect.redact.placeholder_reason`: a value under 16 characters, a known
+`vivid_inspect.redact.placeholder_reason`: a value under 16 characters, a known
 placeholder such as ``ollama`` or ``EMPTY``, or a value that occurs in the spec's own model
-names, service names or paths); :func:`scan_credentials` says in one line where it let one pass.
+names, service names or paths); `scan_credentials` says in one line where it let one pass.
 No message quotes a refused value.
 
 A gateway that needs a header gets it from the environment instead: the header's value is
 ``"${env:NAME}"``. That placeholder is what the spec, the logs and ``eval-set.json`` hold; the
-HTTP transport of the model's client (:func:`env_header_client`) puts the variable's value in
+HTTP transport of the model's client (`env_header_client`) puts the variable's value in
 the request as it is sent, after Inspect's own request hooks, so nothing that records a request
-sees it. Provider error bodies that echo it are redacted (:mod:`vivid_inspect.redact` learns the
-variable's name through :func:`vivid_inspect.redact.add_secret_names`).
+sees it. Provider error bodies that echo it are redacted (`vivid_inspect.redact` learns the
+variable's name through `vivid_inspect.redact.add_secret_names`).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def _is_header(path: tuple[PathPart, ...]) -> bool:
 
 @dataclass(frozen=True)
 class CredentialScan:
-    """What :func:`scan_credentials` found in a spec.
+    """What `scan_credentials` found in a spec.
 
     Attributes:
         problems: One per place that holds a credential (never quoting it).
@@ -374,7 +374,7 @@ def placeholder_line(data: Any, environ: Mapping[str, str] | None = None) -> str
     """One line naming the credential variables the spec's models read that hold placeholders.
 
     Such a variable (``LLAMACPP_API_KEY=llamacpp`` for a local server) is neither redacted nor
-    hidden (:func:`vivid_inspect.redact.placeholder_reason`); the line says so, without the value.
+    hidden (`vivid_inspect.redact.placeholder_reason`); the line says so, without the value.
 
     Args:
         data: The spec as plain data.

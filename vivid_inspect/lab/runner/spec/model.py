@@ -3,7 +3,7 @@
 Every model forbids unknown keys and coerces nothing (``"3"`` is not an int), so a typo or a
 wrong type is a reported problem, never a silently ignored setting. Checks that need more than
 one field or knowledge of the project (task parameters, providers, files) live in
-:mod:`vivid_inspect.lab.runner.spec.checks`.
+`vivid_inspect.lab.runner.spec.checks`.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ Family = Annotated[str, AfterValidator(_family)]
 Aggregate = Literal["mean", "median", "majority"]
 
 JudgeLanguage = Language
-"""Language of an LLM judge's instructions (:data:`vivid_inspect.judge_id.Language`); the data stays Vietnamese."""
+"""Language of an LLM judge's instructions (`vivid_inspect.judge_id.Language`); the data stays Vietnamese."""
 
 
 class _Strict(BaseModel):
@@ -159,7 +159,7 @@ class Judge(_Strict):
         strategy: ``zero_shot``, ``demonstration``, ``cot`` or ``aspect`` (an LLM judge), or
             ``lexical`` (chrF against the reference, no model).
         model: The judge model, ``provider/name``; required by the LLM strategies, refused by
-            ``lexical`` (checked in :mod:`vivid_inspect.lab.runner.spec.checks`, one message per problem).
+            ``lexical`` (checked in `vivid_inspect.lab.runner.spec.checks`, one message per problem).
         model_args: Provider arguments, e.g. ``base_url`` of a vLLM or OpenAI-compatible server.
         generate: Generation options of the judge (e.g. ``max_tokens`` for a reasoning judge).
         retries: How many times the judge is asked again after an unreadable reply.
@@ -204,7 +204,7 @@ class Concurrency(_Strict):
 
 
 class Retries(_Strict):
-    """What is retried, and how often. The defaults are :mod:`vivid_inspect.call_limits`'s table.
+    """What is retried, and how often. The defaults are `vivid_inspect.call_limits`'s table.
 
     Every limit is finite: Inspect alone would retry a call that always fails, or wait on a server
     that stalls, for ever, and a run must end in a clear, resumable failure.

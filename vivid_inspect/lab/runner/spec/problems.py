@@ -53,7 +53,7 @@ class SpecError(ValueError):
 
     Args:
         problems: The problems, in the order they were found.
-        source: The spec file, for messages (:func:`vivid_inspect.lab.runner.spec.yaml_source.with_lines`
+        source: The spec file, for messages (`vivid_inspect.lab.runner.spec.yaml_source.with_lines`
             gives problems their lines first).
     """
 
@@ -72,7 +72,7 @@ class SetupError(SpecError):
     """A valid spec that cannot start here.
 
     A model that cannot be created (no API key, a provider package that is not installed). Like
-    :class:`SpecError`, nothing has run.
+    `SpecError`, nothing has run.
     """
 
     what = ("model cannot be created", "models cannot be created")

@@ -4,10 +4,10 @@ PyYAML keeps the last of two equal keys without a word, so a spec with two ``jud
 would silently lose one. The node tree (``yaml.compose``) has both keys and their positions, so
 one pass over it finds duplicates and maps each YAML path to its line for error messages.
 
-A spec is also hostile input. Before anything is built from it, a file over :data:`MAX_SPEC_BYTES`
-is refused unread, nesting deeper than :data:`MAX_DEPTH` is refused from PyYAML's event stream
+A spec is also hostile input. Before anything is built from it, a file over `MAX_SPEC_BYTES`
+is refused unread, nesting deeper than `MAX_DEPTH` is refused from PyYAML's event stream
 (its parser is iterative; its composer recurses and would raise ``RecursionError``), and aliases
-are refused when the document they expand to has more than :data:`MAX_EXPANDED_NODES` nodes or
+are refused when the document they expand to has more than `MAX_EXPANDED_NODES` nodes or
 refers to itself (a 500-byte "billion laughs" expands to billions of nodes).
 """
 
@@ -30,7 +30,7 @@ MAX_EXPANDED_NODES = 100_000
 """Most YAML nodes a spec may hold once its aliases are expanded."""
 MAX_NUMBER_DIGITS = 1_000
 """Longest number a spec may write: no count needs more digits, and Python refuses to read an
-integer of more than 4,300 (every count also has its own bound, :mod:`vivid_inspect.bounds`)."""
+integer of more than 4,300 (every count also has its own bound, `vivid_inspect.bounds`)."""
 _INT_TAG = "tag:yaml.org,2002:int"
 
 
@@ -107,7 +107,7 @@ def _bounded_text(path: Path) -> str:
 
 
 def _check_depth(text: str) -> Problem | None:
-    """The first place nesting goes deeper than :data:`MAX_DEPTH`, read from the event stream."""
+    """The first place nesting goes deeper than `MAX_DEPTH`, read from the event stream."""
     depth = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         if isinstance(event, yaml.CollectionStartEvent):
@@ -123,7 +123,7 @@ def _check_depth(text: str) -> Problem | None:
 def _expanded_size(node: yaml.Node, sizes: dict[int, int], open_nodes: set[int]) -> int:
     """Nodes in ``node`` with every alias expanded, memoised per node; -1 for a self-reference.
 
-    Depth is bounded by :func:`_check_depth`, so the recursion is too.
+    Depth is bounded by `_check_depth`, so the recursion is too.
     """
     key = id(node)
     if key in sizes:
