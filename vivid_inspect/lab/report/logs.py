@@ -47,7 +47,13 @@ from vivid_inspect.lab.report.log_files import (
     read_summaries,
 )
 from vivid_inspect.lab.report.log_refs import LogRef, generation_resolver, log_ref, role_models
-from vivid_inspect.lab.report.score_rows import SCORE_COLUMNS, RefusedValues, is_judge_scorer, score_rows
+from vivid_inspect.lab.report.score_rows import (
+    SCORE_COLUMNS,
+    RefusedValues,
+    is_judge_scorer,
+    run_items,
+    score_rows,
+)
 from vivid_inspect.redact import redact
 
 __all__ = [
@@ -87,7 +93,9 @@ class LogSet:
             human scores may be drawn from a run that ``scores`` does not read); None: as
             ``scores``.
         counted_once: Which file was read where several held one judgement
-            (:mod:`vivid_inspect.lab.report.counted_once`), one line each.
+            (:mod:`vivid_inspect.lab.report.counted_once`), which sample a log held twice (the
+            last is read) and which samples a log's run did not plan (not read:
+            :func:`vivid_inspect.lab.report.score_rows.run_items`), one line each.
         refused: Values no judge or scorer could give, each naming its log and sample; their
             rows count as ``refused``, never in a mean.
     """
@@ -150,7 +158,7 @@ def read_logs(
         try:
             header = read_header(path, budget, written)
         except Exception as error:  # noqa: BLE001 - a broken file is reported, not fatal
-            skip(rel, f"{type(error).__name__}: {error}")
+            skip(rel, _reason(error, path))
             continue
         kind = not_generations(header)
         if kind is not None:  # before the task check: an audit's probe tasks are not VIVID's own
@@ -164,22 +172,30 @@ def read_logs(
     refs: list[LogRef] = []
     rows: list[dict[str, Any]] = []
     refused = RefusedValues()
+    notes: list[str] = []
     for path, header, budget, when in headers:
         rel = path.relative_to(root).as_posix()
         mine = RefusedValues()
+        repeated: list[str] = []
         try:
             ref = log_ref(root, path, header, generation_keys, when)
-            summaries = read_summaries(path, budget)
+            summaries, strangers = run_items(ref, read_summaries(path, budget, repeated))
             found = score_rows(ref, header, summaries, mine)
         except LogContentError as error:
             skip(rel, str(error))
             continue
         except Exception as error:  # noqa: BLE001 - a crafted log is skipped with its reason, never fatal
-            skip(rel, f"{type(error).__name__}: {error}")
+            skip(rel, _reason(error, path))
             continue
         refs.append(ref)
         rows.extend(found)
         refused.extend(mine)
+        notes.extend(
+            one_line(f"counted once: {rel} holds a sample twice, the last read: {held}") for held in repeated
+        )
+        notes.extend(
+            one_line(f"not counted: {rel} holds samples its run did not plan: {what}") for what in strangers
+        )
     scores = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
     scores = scores.astype(
         {
@@ -200,9 +216,17 @@ def read_logs(
         audits=tuple(set_aside.get(AUDIT, ())),
         sanity=tuple(set_aside.get(SANITY, ())),
         runs=once.runs,
-        counted_once=once.notes,
+        counted_once=(*notes, *once.notes),
         refused=tuple(refused),
     )
+
+
+def _reason(error: BaseException, path: Path) -> str:
+    """Why a file was not read: the error, and what caused it (Inspect's "Unable to read log file" says
+    only which file, which the line names already)."""
+    text = f"{type(error).__name__}: {str(error).replace(str(path), path.name)}"
+    cause = error.__cause__
+    return f"{text} ({type(cause).__name__}: {cause})" if cause is not None else text
 
 
 def one_line(text: str, limit: int = _SKIPPED_LIMIT) -> str:
