@@ -16,8 +16,9 @@ that is not an id) is skipped with the reason, never fatal.
 
 Hostile folders: only logs of VIVID's own tasks are read (another task's log would add its rows to
 the counts and usage tables); every other file is listed in ``skipped`` with the reason, on one
-line. What a report inflates from one ``.eval`` zip is capped (see
-:mod:`vivid_inspect.lab.bounded_zip`), so a decompression bomb is skipped, not read.
+line. What a report inflates from one ``.eval`` zip, and the size of a ``.json`` log, are capped
+(see :mod:`vivid_inspect.lab.bounded_zip`), so a decompression bomb or a huge file is skipped,
+not read.
 """
 
 from __future__ import annotations
@@ -127,7 +128,8 @@ def read_logs(
     Args:
         log_dir: Folder searched recursively for logs.
         exclude: Folders to leave out.
-        max_inflated_bytes: Most bytes read from one ``.eval`` zip once inflated; default
+        max_inflated_bytes: Most bytes read from one ``.eval`` zip once inflated (and the largest
+            ``.json`` log); default
             :func:`vivid_inspect.lab.bounded_zip.max_inflated`.
 
     Returns:
@@ -222,8 +224,10 @@ def read_logs(
 
 
 def _reason(error: BaseException, path: Path) -> str:
-    """Why a file was not read: the error, and what caused it (Inspect's "Unable to read log file" says
-    only which file, which the line names already)."""
+    """Why a file was not read: the error, and what caused it.
+
+    Inspect's "Unable to read log file" names only the file, which the line names already.
+    """
     text = f"{type(error).__name__}: {str(error).replace(str(path), path.name)}"
     cause = error.__cause__
     return f"{text} ({type(cause).__name__}: {cause})" if cause is not None else text
