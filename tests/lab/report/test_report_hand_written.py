@@ -30,12 +30,13 @@ from typing import Any
 import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 
-from tests.report_runs import explain_run
+from tests.report_runs import explain_run, judged_copy
 from vivid_inspect.lab.bounded_zip import MAX_INFLATED_ENV
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.report import log_files
 from vivid_inspect.lab.report.build import write_report
 from vivid_inspect.lab.report.logs import read_logs, read_summaries
+from vivid_inspect.lab.report.usage import usage_table
 
 IDS = list(range(1, 9))
 NAME = "2026-01-01T00-00-00-00-00_explain_crafted"
@@ -627,3 +628,23 @@ def test_a_json_logs_samples_stream_in_any_chunks_to_what_the_eval_holds(
         {k: s.get(k) for k in keys} for s in read_summaries(source)
     ]
     assert all(not math.isnan(s["scores"]["lexical"]["value"]) for s in whole)
+
+
+def test_a_json_judged_logs_usage_is_read_a_sample_at_a_time_as_the_evals(
+    source: Path, tmp_path: Path
+) -> None:
+    """The usage table reads the judge's model events of a ``.json`` judged copy as it reads an ``.eval``'s."""
+    judged = judged_copy(source, tmp_path / "scored.eval")
+    log = read_eval_log(str(judged))
+    record = {"name": "aspect-b", "strategy": "aspect", "model": "vivid/chrf", "generation_log": source.name}
+    log.eval.metadata = {**(log.eval.metadata or {}), "vivid_judge": record}  # no usage: events are read
+    tables = {}
+    for fmt in ("eval", "json"):
+        folder = tmp_path / fmt
+        (folder / "judged").mkdir(parents=True)
+        (folder / source.name).write_bytes(source.read_bytes())
+        write_eval_log(log, str(folder / "judged" / f"{NAME}.{fmt}"))
+        tables[fmt] = usage_table(read_logs(folder)).frame
+    judge = tables["json"][tables["json"]["judge"] == "aspect-b"]
+    assert len(judge) == 1 and judge["calls"].iloc[0] == len(IDS)
+    assert tables["json"].equals(tables["eval"])

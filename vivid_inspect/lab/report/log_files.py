@@ -185,7 +185,7 @@ def read_summaries(
     budget = budget if budget is not None else Budget(max_inflated())
     if path.suffix != ".eval":
         check_size(path, budget)
-        return _dedupe(_json_samples(path), repeated)
+        return _dedupe(json_samples(path), repeated)
     # Importing inspect_ai.log registered zstd with zipfile; .eval members use it.
     with zipfile.ZipFile(path) as archive:
         names = set(archive.namelist())
@@ -274,8 +274,16 @@ class _Stream:
                 return value
 
 
-def _json_samples(path: Path) -> Iterator[dict[str, Any]]:
-    """The summary fields of each sample of a ``.json`` log, decoded one sample at a time."""
+def json_samples(path: Path, keep: tuple[str, ...] = _SUMMARY_KEYS) -> Iterator[dict[str, Any]]:
+    """The fields ``keep`` of each sample of a ``.json`` log, decoded one sample at a time.
+
+    Args:
+        path: The log; its size is checked against the cap by the caller.
+        keep: The fields of a sample to keep (default: what a sample summary holds).
+
+    Raises:
+        LogContentError: The file is not a log's JSON, or repeats a key.
+    """
     with path.open("rb") as handle:
         stream = _Stream(handle, path.name)
         stream.take("{")
@@ -291,7 +299,7 @@ def _json_samples(path: Path) -> Iterator[dict[str, Any]]:
                 while stream.peek() != "]":
                     sample = stream.value()
                     yield (
-                        {k: sample[k] for k in _SUMMARY_KEYS if k in sample}
+                        {k: sample[k] for k in keep if k in sample}
                         if isinstance(sample, dict)
                         else sample
                     )
