@@ -211,6 +211,31 @@ def test_a_repeated_top_level_key_of_a_json_log_skips_it(source: Path, tmp_path:
     assert skipped == f"{log.name}: the key 'samples' is repeated in the log (which value counts?)"
 
 
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        pytest.param("epochs", "1000", id="the-epoch-count"),
+        pytest.param("vivid_judge", '{"name": "other"}', id="a-judge-record"),
+        pytest.param("task", '"explain"', id="the-task"),
+    ],
+)
+def test_a_repeated_key_in_an_eval_header_skips_the_log(
+    source: Path, tmp_path: Path, key: str, value: str
+) -> None:
+    def header(content: dict[str, Any]) -> None:
+        content["eval"].setdefault("metadata", {}).setdefault("vivid_judge", {"name": "lexical"})
+
+    log = write_log(source, tmp_path, "eval", header=header)
+    with zipfile.ZipFile(log) as archive:
+        members = {info.filename: archive.read(info) for info in archive.infolist()}
+    members["header.json"] = _repeat_first(key, value)(members["header.json"].decode()).encode()
+    with zipfile.ZipFile(log, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    (skipped,) = read_logs(tmp_path).skipped
+    assert skipped == f"{log.name}: the key {key!r} is repeated in one object (which value counts?)"
+
+
 # --- samples the run did not plan, and ids that are not the data's ------------------------------------
 
 

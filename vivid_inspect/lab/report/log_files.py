@@ -148,8 +148,12 @@ def read_header(path: Path, budget: Budget, written: list[tuple[float, int]] | N
             names = set(archive.namelist())
             if written is not None:
                 written.append(_written(path, archive))
-        # inflated once within the cap, so that Inspect's own (uncapped) read is known to fit
-        check_members(path, eval_header_members(names), budget)
+        # inflated once within the cap, so that Inspect's own (uncapped) read is known to fit; the
+        # header itself is parsed too, as Inspect would keep the last of a repeated key unseen
+        first, *others = eval_header_members(names) or [""]
+        for name, data in read_members(path, [first] if first else [], budget):
+            _loads(data, name)
+        check_members(path, others, budget)
     else:
         check_size(path, budget)
         if written is not None:
@@ -299,9 +303,7 @@ def json_samples(path: Path, keep: tuple[str, ...] = _SUMMARY_KEYS) -> Iterator[
                 while stream.peek() != "]":
                     sample = stream.value()
                     yield (
-                        {k: sample[k] for k in keep if k in sample}
-                        if isinstance(sample, dict)
-                        else sample
+                        {k: sample[k] for k in keep if k in sample} if isinstance(sample, dict) else sample
                     )
                     if stream.take(",]") == "]":
                         break

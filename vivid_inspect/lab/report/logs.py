@@ -183,9 +183,6 @@ def read_logs(
             ref = log_ref(root, path, header, generation_keys, when)
             summaries, strangers = run_items(ref, read_summaries(path, budget, repeated))
             found = score_rows(ref, header, summaries, mine)
-        except LogContentError as error:
-            skip(rel, str(error))
-            continue
         except Exception as error:  # noqa: BLE001 - a crafted log is skipped with its reason, never fatal
             skip(rel, _reason(error, path))
             continue
@@ -228,6 +225,8 @@ def _reason(error: BaseException, path: Path) -> str:
 
     Inspect's "Unable to read log file" names only the file, which the line names already.
     """
+    if isinstance(error, LogContentError):  # its message says what is wrong, in the report's words
+        return str(error)
     text = f"{type(error).__name__}: {str(error).replace(str(path), path.name)}"
     cause = error.__cause__
     return f"{text} ({type(cause).__name__}: {cause})" if cause is not None else text
