@@ -23,7 +23,7 @@ from typing import IO, cast
 
 import zstandard
 
-from vivid_inspect.size_caps import LOGS
+from vivid_inspect.size_caps import LOGS, SizeCapError
 
 DEFAULT_MAX_INFLATED = LOGS.default
 """Bytes one log may hold (128 MiB): its members a report reads, together, once inflated; a ``.json`` log's size."""
@@ -38,13 +38,22 @@ class InflationError(ValueError):
     """A log member inflates past the cap (a decompression bomb, or a log far too large)."""
 
 
-def max_inflated() -> int:
+def max_inflated(*, strict: bool = False) -> int:
     """The cap in force (:data:`vivid_inspect.size_caps.LOGS`): :data:`MAX_INFLATED_ENV` when set, else the default.
 
+    Args:
+        strict: Refuse a value that is not a size (``vivid report`` says so before it reads a log);
+            otherwise the default holds, so that a mistyped value never stops a run's scrubbing.
+
     Raises:
-        vivid_inspect.size_caps.SizeCapError: The variable is set to something that is not a size.
+        vivid_inspect.size_caps.SizeCapError: With ``strict``, the variable is not a size.
     """
-    return LOGS.limit()
+    try:
+        return LOGS.limit()
+    except SizeCapError:
+        if strict:
+            raise
+        return LOGS.default
 
 
 class _Range(io.RawIOBase):

@@ -31,12 +31,13 @@ import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 
 from tests.report_runs import explain_run, judged_copy
-from vivid_inspect.lab.bounded_zip import MAX_INFLATED_ENV
+from vivid_inspect.lab.bounded_zip import MAX_INFLATED_ENV, max_inflated
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.report import log_files
 from vivid_inspect.lab.report.build import write_report
 from vivid_inspect.lab.report.logs import read_logs, read_summaries
 from vivid_inspect.lab.report.usage import usage_table
+from vivid_inspect.size_caps import SizeCapError
 
 IDS = list(range(1, 9))
 NAME = "2026-01-01T00-00-00-00-00_explain_crafted"
@@ -673,3 +674,13 @@ def test_a_json_judged_logs_usage_is_read_a_sample_at_a_time_as_the_evals(
     judge = tables["json"][tables["json"]["judge"] == "aspect-b"]
     assert len(judge) == 1 and judge["calls"].iloc[0] == len(IDS)
     assert tables["json"].equals(tables["eval"])
+
+
+def test_a_cap_that_is_not_a_size_leaves_other_readers_on_the_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only the report refuses it: a run's credential scrubbing must not stop on a mistyped cap."""
+    monkeypatch.setenv(MAX_INFLATED_ENV, "ten")
+    assert max_inflated() == 128 * 2**20
+    with pytest.raises(SizeCapError, match=f"{MAX_INFLATED_ENV}='ten' is not a size"):
+        max_inflated(strict=True)

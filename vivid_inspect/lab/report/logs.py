@@ -140,10 +140,10 @@ def read_logs(
         :func:`vivid_inspect.lab.report.log_files.not_generations`).
 
     Raises:
-        ValueError: If ``log_dir`` is not a folder.
+        ValueError: If ``log_dir`` is not a folder, or ``VIVID_MAX_LOG_BYTES`` is not a size.
     """
     root = Path(log_dir)
-    limit = max_inflated_bytes if max_inflated_bytes is not None else max_inflated()
+    limit = max_inflated_bytes if max_inflated_bytes is not None else max_inflated(strict=True)
     headers: list[tuple[Path, EvalLog, Budget, tuple[float, int]]] = []
     skipped: list[str] = []
     set_aside: dict[str, list[Path]] = {}
