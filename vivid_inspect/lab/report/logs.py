@@ -2,17 +2,18 @@
 
 Only log headers and sample summaries are read (never full samples): a summary holds the score
 values, small score metadata (``judge_model``, ``strategy``, ``parse_status``, ``lenient_correct``)
-and small sample metadata (``theme``, ``traits``), which is all the tables need. The summaries are
-read with Inspect's public readers once the members they inflate have been inflated within a cap
-(:mod:`vivid_inspect.lab.report.log_files`). Reading the summaries as plain JSON was 1.5-3x faster,
-but the public route keeps ``vivid report`` within its 30 s / 2 GiB goal on the paper's 37 logs
-(bench/results.md, "Reading logs: public readers against our own").
+and small sample metadata (``theme``, ``traits``), which is all the tables need. Headers are read
+with Inspect's public reader; the summaries are the members Inspect's summary reader reads,
+inflated within a cap and parsed by the report itself (:mod:`vivid_inspect.lab.report.log_files`),
+so that a repeated key or a sample held twice is seen rather than silently resolved
+(bench/results.md, "Reading logs: public readers against our own", has the cost of each route).
 
 What is kept of each header: :mod:`vivid_inspect.lab.report.log_refs`; how a log's summaries become
 rows, and which scorer is which judge: :mod:`vivid_inspect.lab.report.score_rows`; which file is read
 where several hold one judgement (judged copies, reruns): :mod:`vivid_inspect.lab.report.counted_once`.
 A log whose header or summaries hold what Inspect could not have written (an epoch of 10^30, an id
-that is not an id) is skipped with the reason, never fatal.
+that is not an id, a repeated key, ids that are not its data's) is skipped with the reason, never
+fatal; a sample held twice, or one its run did not plan, is named in ``counted_once``.
 
 Hostile folders: only logs of VIVID's own tasks are read (another task's log would add its rows to
 the counts and usage tables); every other file is listed in ``skipped`` with the reason, on one
