@@ -15,7 +15,11 @@ added. The files are synthetic, in the real formats, with Vietnamese text:
   row); ``human-shuffled``, the same rows in no order (a file made by hand, which the repeat check
   sorts); ``human-narrow``, ``id,score`` only (the narrowest legal rows, about 9 bytes);
 - ``sheet``: a filled annotation sheet (idiom, reference meaning, a 500-character explanation);
-- ``data``: ``VIVID_Dataset.csv`` rows (an idiom, a meaning of 60-300 characters, float codes).
+- ``data``: ``VIVID_Dataset.csv`` rows (an idiom, a meaning of 60-300 characters, float codes);
+- ``json-log``: an Inspect ``.json`` log (the header of a real one, written by Inspect), its samples
+  each holding a judged score and about 20 kB of events (60 small ones, as Inspect's, and a model call), read as ``vivid report`` reads one log
+  (``read_header``, then ``read_summaries``, within ``VIVID_MAX_LOG_BYTES``). Issue 30.2: read
+  whole, a 12.8 MB log took 509 MB.
 
 ``--source DIR`` imports ``vivid_inspect`` from another checkout (say, before this change) for
 the same files. No timed assertions: it prints figures.
@@ -38,17 +42,26 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 MIB = 2**20
-KINDS = ("human-scores", "human-shuffled", "human-narrow", "sheet", "data")
+KINDS = ("human-scores", "human-shuffled", "human-narrow", "sheet", "data", "json-log")
 FULL_SIZES = {
     "human-scores": (1, 8, 32),
     "human-shuffled": (1, 8, 32),
     "human-narrow": (1, 8, 32),
     "sheet": (1, 16, 64),
     "data": (1, 16, 64),
+    "json-log": (1, 13, 64),
 }
 QUICK_SIZES = (1, 4)
-OVER_CAP = {"human-scores": 40, "human-shuffled": 40, "human-narrow": 40, "sheet": 80, "data": 80}
-"""MiB of the over-the-cap file of each kind (the caps: 32 MiB for human scores files, 64 MiB for sheets and data)."""
+OVER_CAP = {
+    "human-scores": 40,
+    "human-shuffled": 40,
+    "human-narrow": 40,
+    "sheet": 80,
+    "data": 80,
+    "json-log": 130,
+}
+"""MiB of the over-the-cap file of each kind (the caps: 32 MiB for human scores files, 64 MiB for sheets
+and data, 128 MiB for logs)."""
 TARGET = 4.0
 
 WORDS = [
@@ -128,9 +141,67 @@ def _quoted(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
+def _log_header() -> dict[str, object]:
+    """The header of a real ``.json`` log: Inspect writes a one-sample eval with its mock model."""
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+
+    with tempfile.TemporaryDirectory() as folder:
+        (log,) = eval(
+            Task(dataset=[Sample(id=1, input="hi", target="x")]),
+            model="mockllm/model",
+            log_dir=folder,
+            log_format="json",
+            display="none",
+        )
+        content = json.loads(Path(log.location).read_text(encoding="utf-8"))
+    content.pop("samples", None)
+    return dict(content)
+
+
+def _write_log(path: Path, size: int, rng: random.Random) -> int:
+    header = json.dumps(_log_header())
+    rows = 0
+    with path.open("w", encoding="utf-8") as out:
+        out.write(header[:-1] + ', "samples": [')
+        while out.tell() < size:
+            rows += 1
+            # as Inspect's: many small objects (spans, steps, state changes), one model call's text
+            events: list[dict[str, object]] = [
+                {
+                    "uuid": f"{rng.getrandbits(128):032x}",
+                    "span_id": f"{rng.getrandbits(64):016x}",
+                    "timestamp": "2026-01-01T00:00:00.000000+00:00",
+                    "working_start": rng.random(),
+                    "pending": False,
+                    "event": "state",
+                    "changes": [{"op": "add", "path": f"/messages/{i}", "value": i}],
+                }
+                for i in range(60)
+            ]
+            events.append(
+                {"event": "model", "output": {"completion": _text(rng, 200)}, "input": [_text(rng, 100)]}
+            )
+            sample = {
+                "id": rows,
+                "epoch": 1,
+                "input": _text(rng, 6),
+                "target": _text(rng, 30),
+                "metadata": {"theme": "Virtues", "traits": []},
+                "scores": {"judge_aspect": {"value": rng.randrange(6), "metadata": {"strategy": "aspect"}}},
+                "messages": [],
+                "events": events,
+            }
+            out.write(("" if rows == 1 else ", ") + json.dumps(sample, ensure_ascii=False))
+        out.write("]}")
+    return rows
+
+
 def write_file(kind: str, path: Path, size: int, seed: int = 0) -> int:
     """Write a synthetic file of just under ``size`` bytes; return its row count."""
     rng = random.Random(seed)
+    if kind == "json-log":
+        return _write_log(path, size - 32 * 2**10, rng)
     size -= 2048  # the last row ends below the size (a file of the cap's size is still read)
     annotators = ("lan", "minh", "hoa", "tuan", "binh")
     rows = 0
@@ -179,6 +250,14 @@ import json, os, resource, sys, time
 kind, path = sys.argv[1], sys.argv[2]
 if kind.startswith("human"):
     from vivid_inspect.lab.humans.scores_file import read_human_scores as read
+elif kind == "json-log":
+    from pathlib import Path
+    from vivid_inspect.lab.bounded_zip import Budget, max_inflated
+    from vivid_inspect.lab.report.log_files import read_header, read_summaries
+    def read(path):
+        budget = Budget(max_inflated())
+        read_header(Path(path), budget)
+        return read_summaries(Path(path), budget)
 elif kind == "sheet":
     from vivid_inspect.lab.humans.annotate.sheets import import_sheets
     out = path + ".humans.csv"
@@ -194,15 +273,32 @@ else:
 # A first read of a tiny file of the same kind loads what the reader imports on first use, so
 # that the figures are what a read adds, not one-time imports.
 warm = path + ".warm.csv"
-with open(path, encoding="utf-8") as f, open(warm, "w", encoding="utf-8") as w:
-    w.writelines([next(f), next(f)])
+if kind == "json-log":  # one line: its header is the tiny read
+    warm = path
+    def read_warm(path):
+        from inspect_ai.log import read_eval_log
+        read_eval_log(path, header_only=True)
+else:
+    read_warm = read
+    with open(path, encoding="utf-8") as f, open(warm, "w", encoding="utf-8") as w:
+        w.writelines([next(f), next(f)])
 try:
-    read(warm)
+    read_warm(warm)
 except Exception:
     pass
 def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+def high_water():
+    # VmHWM, which clear_refs resets (ru_maxrss keeps the imports' own peak, which can exceed a small read)
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM:"))
+try:
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    reset = True
+except OSError:
+    reset = False
 before = rss()
 started = time.perf_counter()
 error = None
@@ -213,7 +309,7 @@ except Exception as exc:
     error = str(exc).splitlines()[0][:200]
     rows = 0
 seconds = time.perf_counter() - started
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = high_water() if reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print("BENCH_JSON " + json.dumps({"before": before, "peak": peak, "seconds": seconds, "rows": rows, "error": error}))
 """
 
@@ -269,7 +365,8 @@ def main() -> None:
                 [] if args.quick or args.sizes else [(OVER_CAP[kind], True)]
             )
             for size, over in plan:
-                path = Path(folder) / f"{kind}-{size}.csv"
+                suffix = "json" if kind == "json-log" else "csv"
+                path = Path(folder) / f"2026-01-01T00-00-00-00-00_{kind}-{size}.{suffix}"
                 rows = write_file(kind, path, size * MIB)
                 actual = path.stat().st_size
                 figures = measure(kind, path, args.source)

@@ -8,9 +8,9 @@ size (``bench/input_size.py`` measures it). The caps, with their defaults:
 
 - human scores files (``--human``, ``vivid annotate import``'s output): :data:`HUMAN_SCORES`;
 - annotation sheets (exported, filled, or an annotator's own): :data:`SHEETS`;
-- the VIVID data CSV (a path, a download, the download cache): :data:`DATA`.
-
-The caps of log files are :mod:`vivid_inspect.lab.bounded_zip`'s (how far a member may inflate).
+- the VIVID data CSV (a path, a download, the download cache): :data:`DATA`;
+- an Inspect log, in either format (what the laboratory reads of one ``.eval`` once inflated, the
+  size of a ``.json`` log): :data:`LOGS`, enforced by :mod:`vivid_inspect.lab.bounded_zip`.
 """
 
 from __future__ import annotations
@@ -79,3 +79,5 @@ SHEETS = SizeCap("annotation sheet", 64 * 2**20, "VIVID_MAX_SHEET_BYTES")
 """64 MiB: every VIVID item with a 10,000-character explanation takes about 23 MiB."""
 DATA = SizeCap("data file", 64 * 2**20, "VIVID_MAX_DATA_BYTES")
 """64 MiB: the VIVID release (1,636 rows) is well under 1 MiB."""
+LOGS = SizeCap("log", 128 * 2**20, "VIVID_MAX_LOG_BYTES")
+"""128 MiB: what one log may hold, inflated (``.eval``) or on disk (``.json``); a paper log's summaries take a few MiB."""

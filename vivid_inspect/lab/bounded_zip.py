@@ -14,7 +14,6 @@ of them rather than inside any. Every read of a log member in the report goes th
 from __future__ import annotations
 
 import io
-import os
 import struct
 import zipfile
 import zlib
@@ -24,10 +23,12 @@ from typing import IO, cast
 
 import zstandard
 
-DEFAULT_MAX_INFLATED = 128 * 2**20
-"""Bytes the members a report reads from one log may inflate to, together (128 MiB)."""
-MAX_INFLATED_ENV = "VIVID_MAX_LOG_BYTES"
-"""Environment variable that overrides :data:`DEFAULT_MAX_INFLATED` (a number of bytes)."""
+from vivid_inspect.size_caps import LOGS, SizeCapError
+
+DEFAULT_MAX_INFLATED = LOGS.default
+"""Bytes one log may hold (128 MiB): its members a report reads, together, once inflated; a ``.json`` log's size."""
+MAX_INFLATED_ENV = LOGS.env
+"""Environment variable that overrides :data:`DEFAULT_MAX_INFLATED` (bytes, or a number with K, M or G)."""
 _CHUNK = 1 << 20
 _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
 _ZSTD = 93
@@ -37,10 +38,22 @@ class InflationError(ValueError):
     """A log member inflates past the cap (a decompression bomb, or a log far too large)."""
 
 
-def max_inflated() -> int:
-    """The cap in force: :data:`MAX_INFLATED_ENV` when set to a positive number, else the default."""
-    value = os.environ.get(MAX_INFLATED_ENV, "").strip()
-    return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_MAX_INFLATED
+def max_inflated(*, strict: bool = False) -> int:
+    """The cap in force (:data:`vivid_inspect.size_caps.LOGS`): :data:`MAX_INFLATED_ENV` when set, else the default.
+
+    Args:
+        strict: Refuse a value that is not a size (``vivid report`` says so before it reads a log);
+            otherwise the default holds, so that a mistyped value never stops a run's scrubbing.
+
+    Raises:
+        vivid_inspect.size_caps.SizeCapError: With ``strict``, the variable is not a size.
+    """
+    try:
+        return LOGS.limit()
+    except SizeCapError:
+        if strict:
+            raise
+        return LOGS.default
 
 
 class _Range(io.RawIOBase):
@@ -72,6 +85,7 @@ class Budget:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.left = limit
+        self.counted: set[Path] = set()
 
     def take(self, name: str, size: int) -> None:
         """Count ``size`` more inflated bytes of member ``name``.
@@ -162,12 +176,25 @@ def read_members(path: Path, names: list[str], budget: Budget) -> Iterator[tuple
 
 
 def check_size(path: Path, budget: Budget) -> None:
-    """Count a plain (``.json``) log's whole size against ``budget``, before it is read.
+    """Count a plain (``.json``) log's whole size against ``budget`` once, before any of it is read.
+
+    A ``.json`` log is read as it is on disk, so its size is what it costs: a file over the cap is
+    refused by its size alone (its header, its summaries and its samples are each read within the
+    same count, however many readers ask).
 
     Raises:
         InflationError: The file is larger than what is left of the budget.
     """
-    budget.take(path.name, path.stat().st_size)
+    if path in budget.counted:
+        return
+    budget.counted.add(path)
+    size = path.stat().st_size
+    if size > budget.left:
+        raise InflationError(
+            f"{path.name} is {size:,} bytes, over the {budget.limit:,} bytes a report reads from one log "
+            f"(set {MAX_INFLATED_ENV} to read a larger one)"
+        )
+    budget.take(path.name, size)
 
 
 def check_members(path: Path, names: list[str], budget: Budget) -> None:

@@ -4,8 +4,9 @@ The logs are real ones (the offline baselines on the bundled sample) with one fi
 both log formats: an ``.eval`` zip (its ``header.json`` and ``summaries.json`` members, which the
 report reads) and a ``.json`` log (read as plain JSON, without Inspect's validation).
 
-- A judge value outside 0-5 or not a finite number, a classification value other than
-  correct/incorrect: refused with the log and sample named, counted apart, never averaged.
+- A judge value outside 0-5 or not a finite number, or one the judge cannot give (2.5 from a judge
+  of whole scores), a classification value other than correct/incorrect: refused with the log and
+  sample named, counted apart, never averaged.
 - An epoch, an epoch count, a shots value, a left-out id, a sample id or an item count that no
   run can have (10^30, -1, 2.5, a string, a bool): the log is skipped with a one-line reason, and
   ``vivid report``, ``vivid annotate export`` and ``vivid audit --from`` go on with the others.
@@ -106,6 +107,12 @@ JUDGE_VALUES = [
     pytest.param(True, id="bool"),
     pytest.param([5], id="list"),
     pytest.param({"score": 5}, id="mapping"),
+    # in range, but no judge of this project writes them: the lexical and LLM judges give whole scores
+    pytest.param(2.5, id="a-half"),
+    pytest.param(0.1, id="0.1"),
+    pytest.param(4.999, id="4.999"),
+    pytest.param(1e-320, id="subnormal"),
+    pytest.param(5 - 1e-15, id="just-under-5"),
 ]
 
 
@@ -144,7 +151,7 @@ def test_a_judge_value_outside_0_to_5_is_refused_named_and_never_averaged(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("value", [0, 5, 2.5, 0.0, math.nan])
+@pytest.mark.parametrize("value", [0, 5, 3, 0.0, 5.0, -0.0, math.nan])
 def test_a_judge_value_in_range_or_unscored_is_kept(
     logs: dict[str, Path], tmp_path: Path, value: float
 ) -> None:

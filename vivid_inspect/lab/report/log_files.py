@@ -1,13 +1,16 @@
 """Which files in a folder are VIVID logs, and their headers and sample summaries, read within a cap.
 
-Only log headers and sample summaries are read (never full samples), with Inspect's public readers
-(``read_eval_log(header_only=True)``, ``read_eval_log_sample_summaries``), once the members they
-inflate have been inflated within the cap of :mod:`vivid_inspect.lab.bounded_zip` (which members:
-:mod:`vivid_inspect.inspect_private`), so a decompression bomb is refused before Inspect reads it.
+Only log headers and sample summaries are read (never full samples). A header is read with
+Inspect's public reader (``read_eval_log(header_only=True)``) once the members it inflates have
+been inflated within the cap of :mod:`vivid_inspect.lab.bounded_zip` (which members:
+:mod:`vivid_inspect.inspect_private`), so a decompression bomb is refused before Inspect reads it;
+a ``.json`` log over the same cap is refused by its size before anything reads it. The summaries
+are read here (:func:`read_summaries`), so that a repeated key or a sample held twice is seen.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import math
@@ -15,14 +18,15 @@ import os
 import re
 import time
 import zipfile
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from inspect_ai.log import EvalLog, read_eval_log, read_eval_log_sample_summaries
+from inspect_ai.log import EvalLog, read_eval_log
 
 from vivid_inspect.inspect_private import eval_header_members, eval_summary_members
-from vivid_inspect.lab.bounded_zip import Budget, check_members, max_inflated
+from vivid_inspect.lab.bounded_zip import Budget, check_members, check_size, max_inflated, read_members
 from vivid_inspect.log_contract import SANITY_TAG, is_audit_log, short_task
 
 CLASSIFICATION_TASKS = ("topic", "traits")
@@ -127,7 +131,7 @@ def not_generations(header: EvalLog) -> str | None:
 
 
 def read_header(path: Path, budget: Budget, written: list[tuple[float, int]] | None = None) -> EvalLog:
-    """A log's header (no samples), its members inflated within ``budget`` first.
+    """A log's header (no samples), its members inflated within ``budget`` first (a ``.json`` log: its size).
 
     Args:
         path: The log.
@@ -136,51 +140,195 @@ def read_header(path: Path, budget: Budget, written: list[tuple[float, int]] | N
             open zip.
 
     Raises:
-        vivid_inspect.lab.bounded_zip.InflationError: The header inflates past the cap.
+        vivid_inspect.lab.bounded_zip.InflationError: The header inflates past the cap, or a
+            ``.json`` log is larger than the cap.
     """
     if path.suffix == ".eval":
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
             if written is not None:
                 written.append(_written(path, archive))
-        # inflated once within the cap, so that Inspect's own (uncapped) read is known to fit
-        check_members(path, eval_header_members(names), budget)
-    elif written is not None:
-        written.append(_written(path, None))
+        # inflated once within the cap, so that Inspect's own (uncapped) read is known to fit; the
+        # header itself is parsed too, as Inspect would keep the last of a repeated key unseen
+        first, *others = eval_header_members(names) or [""]
+        for name, data in read_members(path, [first] if first else [], budget):
+            _loads(data, name)
+        check_members(path, others, budget)
+    else:
+        check_size(path, budget)
+        if written is not None:
+            written.append(_written(path, None))
     return read_eval_log(str(path), header_only=True)
 
 
-def read_summaries(path: Path, budget: Budget | None = None) -> list[dict[str, Any]]:
+def read_summaries(
+    path: Path, budget: Budget | None = None, repeated: list[str] | None = None
+) -> list[dict[str, Any]]:
     """A log's sample summaries as plain dicts (``id``, ``epoch``, ``metadata``, ``scores``, ``error``).
+
+    Read as JSON here, not by Inspect's reader: Inspect keeps the last of a repeated key and of two
+    summaries of one sample without a word, so a crafted log could replace a score unseen. An
+    ``.eval``'s summary members (:func:`vivid_inspect.inspect_private.eval_summary_members`, the
+    rows Inspect's reader returns) are inflated within the cap; a ``.json`` log is refused by its
+    size, then streamed one sample at a time (its samples hold every event: read whole, a log took
+    19 times its size in memory).
 
     Args:
         path: An ``.eval`` or ``.json`` log.
         budget: Bytes left to inflate from this log; default a fresh :func:`max_inflated`.
+        repeated: Where to add one line per sample the log holds more than once (its ids and
+            epoch); the last is kept, Inspect's rule for a sample run again.
 
     Returns:
-        One dict per (sample, epoch); for a re-run sample, its last attempt (Inspect's rule).
+        One dict per (sample, epoch); for a sample held twice, the last.
 
     Raises:
         vivid_inspect.lab.bounded_zip.InflationError: The summaries inflate past the cap.
+        LogContentError: A repeated key, or a summary Inspect could not have written.
     """
-    if path.suffix != ".eval":
-        return _dedupe(json.loads(path.read_bytes()).get("samples") or [])
     budget = budget if budget is not None else Budget(max_inflated())
+    if path.suffix != ".eval":
+        check_size(path, budget)
+        return _dedupe(json_samples(path), repeated)
     # Importing inspect_ai.log registered zstd with zipfile; .eval members use it.
     with zipfile.ZipFile(path) as archive:
         names = set(archive.namelist())
-    # Inflated once within the cap (summaries.json, or a running log's journal of flushes), so that
-    # Inspect's own (uncapped) read of the same members is known to fit.
-    check_members(path, eval_summary_members(names), budget)
-    summaries = read_eval_log_sample_summaries(str(path))
-    return _dedupe([summary.model_dump(mode="json", exclude_none=True) for summary in summaries])
+    rows: list[Any] = []
+    for name, data in read_members(path, eval_summary_members(names), budget):
+        content = _loads(data, name)
+        if not isinstance(content, list):
+            raise LogContentError(f"{name} is a {type(content).__name__}, not a list of sample summaries")
+        rows.extend(content)
+    return _dedupe(rows, repeated)
 
 
-def _dedupe(summaries: list[Any]) -> list[dict[str, Any]]:
+_CHUNK = 1 << 20
+_SUMMARY_KEYS = ("id", "epoch", "input", "target", "metadata", "scores", "error")
+"""What a summary keeps of a ``.json`` log's sample (its events and messages are left behind)."""
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        (key, _), *_ = [(k, n) for k, n in Counter(k for k, _ in pairs).items() if n > 1]
+        raise LogContentError(f"the key {_shown(key)} is repeated in one object (which value counts?)")
+    return found
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_repeats)
+
+
+def _loads(data: bytes, name: str) -> Any:
+    try:
+        return _DECODER.decode(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise LogContentError(f"{name} is not JSON ({type(error).__name__}: {str(error)[:80]})") from None
+
+
+class _Stream:
+    """A window of a ``.json`` log's text, refilled as values are decoded from it, one at a time."""
+
+    def __init__(self, handle: IO[bytes], name: str) -> None:
+        self._handle, self._name = handle, name
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._text, self._at, self._ended = "", 0, False
+
+    def _more(self) -> bool:
+        if self._ended:
+            return False
+        # read as much as is held, at least 1 MiB: a value larger than a chunk is decoded again
+        # at most twice as often as it doubles
+        data = self._handle.read(max(_CHUNK, len(self._text) - self._at))
+        self._ended = not data
+        self._text = self._text[self._at :] + self._decoder.decode(data, final=self._ended)
+        self._at = 0
+        return True
+
+    def peek(self) -> str:
+        """The next character that is not white space ('' at the end)."""
+        while True:
+            while self._at < len(self._text) and self._text[self._at] in " \t\r\n":
+                self._at += 1
+            if self._at < len(self._text) or not self._more():
+                return self._text[self._at : self._at + 1]
+
+    def take(self, expected: str) -> str:
+        found = self.peek()
+        if not found or found not in expected:
+            raise LogContentError(
+                f"{self._name} is not a log: {expected!r} expected, {found or 'the end'!r} found"
+            )
+        self._at += 1
+        return found
+
+    def value(self) -> Any:
+        self.peek()
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self._text, self._at)
+            except json.JSONDecodeError as error:
+                if not self._more():
+                    raise LogContentError(f"{self._name} is not JSON ({str(error)[:80]})") from None
+                continue
+            except RecursionError:
+                raise LogContentError(f"{self._name} nests too deeply to be a log") from None
+            # a number may go on past the window's end
+            if end < len(self._text) or not self._more():
+                self._at = end
+                return value
+
+
+def json_samples(path: Path, keep: tuple[str, ...] = _SUMMARY_KEYS) -> Iterator[dict[str, Any]]:
+    """The fields ``keep`` of each sample of a ``.json`` log, decoded one sample at a time.
+
+    Args:
+        path: The log; its size is checked against the cap by the caller.
+        keep: The fields of a sample to keep (default: what a sample summary holds).
+
+    Raises:
+        LogContentError: The file is not a log's JSON, or repeats a key.
+    """
+    with path.open("rb") as handle:
+        stream = _Stream(handle, path.name)
+        stream.take("{")
+        keys: set[str] = set()
+        while stream.peek() != "}":
+            key = stream.value()
+            if key in keys:
+                raise LogContentError(f"the key {_shown(key)} is repeated in the log (which value counts?)")
+            keys.add(key)
+            stream.take(":")
+            if key == "samples" and stream.peek() == "[":
+                stream.take("[")
+                while stream.peek() != "]":
+                    sample = stream.value()
+                    yield (
+                        {k: sample[k] for k in keep if k in sample} if isinstance(sample, dict) else sample
+                    )
+                    if stream.take(",]") == "]":
+                        break
+                else:
+                    stream.take("]")
+            elif (value := stream.value()) is not None and key == "samples":
+                raise LogContentError(f"samples is a {type(value).__name__}, not a list of samples")
+            if stream.take(",}") == "}":
+                return
+
+
+def _dedupe(summaries: Iterable[Any], repeated: list[str] | None = None) -> list[dict[str, Any]]:
     by_key: dict[tuple[str, int], dict[str, Any]] = {}
+    ids: dict[tuple[str, int], list[Any]] = {}
     for summary in summaries:
-        checked_id, epoch = _checked(summary)
-        by_key[(checked_id, epoch)] = summary
+        key = _checked(summary)
+        by_key[key] = summary
+        ids.setdefault(key, []).append(summary["id"])
+    if repeated is not None:
+        for (_, epoch), held in ids.items():
+            if len(held) > 1:
+                shown = ", ".join(_shown(i) for i in held)
+                repeated.append(
+                    f"sample {_shown(held[0])} epoch {epoch} is held {len(held)} times (ids {shown})"
+                )
     return list(by_key.values())
 
 
@@ -203,6 +351,20 @@ def _checked(summary: Any) -> tuple[str, int]:
         raise LogContentError(
             f"sample {_shown(sample_id)}: epoch {_shown(epoch)} is not a whole number from 1 to {MAX_EPOCH:,}"
         )
+    for field in ("scores", "metadata"):
+        if not isinstance(summary.get(field) or {}, dict):
+            raise LogContentError(
+                f"sample {_shown(sample_id)}: {field} is a {type(summary[field]).__name__}, not an object"
+            )
+    for name, score in (summary.get("scores") or {}).items():
+        if score is not None and not isinstance(score, dict):
+            raise LogContentError(
+                f"sample {_shown(sample_id)}: score {_shown(name)} is a {type(score).__name__}, not a score"
+            )
+        if score is not None and not isinstance(score.get("metadata") or {}, dict):
+            raise LogContentError(
+                f"sample {_shown(sample_id)}: score {_shown(name)}'s metadata is not an object"
+            )
     return str(sample_id), epoch
 
 

@@ -2,22 +2,24 @@
 
 Only log headers and sample summaries are read (never full samples): a summary holds the score
 values, small score metadata (``judge_model``, ``strategy``, ``parse_status``, ``lenient_correct``)
-and small sample metadata (``theme``, ``traits``), which is all the tables need. The summaries are
-read with Inspect's public readers once the members they inflate have been inflated within a cap
-(:mod:`vivid_inspect.lab.report.log_files`). Reading the summaries as plain JSON was 1.5-3x faster,
-but the public route keeps ``vivid report`` within its 30 s / 2 GiB goal on the paper's 37 logs
-(bench/results.md, "Reading logs: public readers against our own").
+and small sample metadata (``theme``, ``traits``), which is all the tables need. Headers are read
+with Inspect's public reader; the summaries are the members Inspect's summary reader reads,
+inflated within a cap and parsed by the report itself (:mod:`vivid_inspect.lab.report.log_files`),
+so that a repeated key or a sample held twice is seen rather than silently resolved
+(bench/results.md, "Reading logs: public readers against our own", has the cost of each route).
 
 What is kept of each header: :mod:`vivid_inspect.lab.report.log_refs`; how a log's summaries become
 rows, and which scorer is which judge: :mod:`vivid_inspect.lab.report.score_rows`; which file is read
 where several hold one judgement (judged copies, reruns): :mod:`vivid_inspect.lab.report.counted_once`.
 A log whose header or summaries hold what Inspect could not have written (an epoch of 10^30, an id
-that is not an id) is skipped with the reason, never fatal.
+that is not an id, a repeated key, ids that are not its data's) is skipped with the reason, never
+fatal; a sample held twice, or one its run did not plan, is named in ``counted_once``.
 
 Hostile folders: only logs of VIVID's own tasks are read (another task's log would add its rows to
 the counts and usage tables); every other file is listed in ``skipped`` with the reason, on one
-line. What a report inflates from one ``.eval`` zip is capped (see
-:mod:`vivid_inspect.lab.bounded_zip`), so a decompression bomb is skipped, not read.
+line. What a report inflates from one ``.eval`` zip, and the size of a ``.json`` log, are capped
+(see :mod:`vivid_inspect.lab.bounded_zip`), so a decompression bomb or a huge file is skipped,
+not read.
 """
 
 from __future__ import annotations
@@ -47,7 +49,13 @@ from vivid_inspect.lab.report.log_files import (
     read_summaries,
 )
 from vivid_inspect.lab.report.log_refs import LogRef, generation_resolver, log_ref, role_models
-from vivid_inspect.lab.report.score_rows import SCORE_COLUMNS, RefusedValues, is_judge_scorer, score_rows
+from vivid_inspect.lab.report.score_rows import (
+    SCORE_COLUMNS,
+    RefusedValues,
+    is_judge_scorer,
+    run_items,
+    score_rows,
+)
 from vivid_inspect.redact import redact
 
 __all__ = [
@@ -87,7 +95,9 @@ class LogSet:
             human scores may be drawn from a run that ``scores`` does not read); None: as
             ``scores``.
         counted_once: Which file was read where several held one judgement
-            (:mod:`vivid_inspect.lab.report.counted_once`), one line each.
+            (:mod:`vivid_inspect.lab.report.counted_once`), which sample a log held twice (the
+            last is read) and which samples a log's run did not plan (not read:
+            :func:`vivid_inspect.lab.report.score_rows.run_items`), one line each.
         refused: Values no judge or scorer could give, each naming its log and sample; their
             rows count as ``refused``, never in a mean.
     """
@@ -119,7 +129,8 @@ def read_logs(
     Args:
         log_dir: Folder searched recursively for logs.
         exclude: Folders to leave out.
-        max_inflated_bytes: Most bytes read from one ``.eval`` zip once inflated; default
+        max_inflated_bytes: Most bytes read from one ``.eval`` zip once inflated (and the largest
+            ``.json`` log); default
             :func:`vivid_inspect.lab.bounded_zip.max_inflated`.
 
     Returns:
@@ -130,10 +141,10 @@ def read_logs(
         :func:`vivid_inspect.lab.report.log_files.not_generations`).
 
     Raises:
-        ValueError: If ``log_dir`` is not a folder.
+        ValueError: If ``log_dir`` is not a folder, or ``VIVID_MAX_LOG_BYTES`` is not a size.
     """
     root = Path(log_dir)
-    limit = max_inflated_bytes if max_inflated_bytes is not None else max_inflated()
+    limit = max_inflated_bytes if max_inflated_bytes is not None else max_inflated(strict=True)
     headers: list[tuple[Path, EvalLog, Budget, tuple[float, int]]] = []
     skipped: list[str] = []
     set_aside: dict[str, list[Path]] = {}
@@ -150,7 +161,7 @@ def read_logs(
         try:
             header = read_header(path, budget, written)
         except Exception as error:  # noqa: BLE001 - a broken file is reported, not fatal
-            skip(rel, f"{type(error).__name__}: {error}")
+            skip(rel, _reason(error, path))
             continue
         kind = not_generations(header)
         if kind is not None:  # before the task check: an audit's probe tasks are not VIVID's own
@@ -164,22 +175,27 @@ def read_logs(
     refs: list[LogRef] = []
     rows: list[dict[str, Any]] = []
     refused = RefusedValues()
+    notes: list[str] = []
     for path, header, budget, when in headers:
         rel = path.relative_to(root).as_posix()
         mine = RefusedValues()
+        repeated: list[str] = []
         try:
             ref = log_ref(root, path, header, generation_keys, when)
-            summaries = read_summaries(path, budget)
+            summaries, strangers = run_items(ref, read_summaries(path, budget, repeated))
             found = score_rows(ref, header, summaries, mine)
-        except LogContentError as error:
-            skip(rel, str(error))
-            continue
         except Exception as error:  # noqa: BLE001 - a crafted log is skipped with its reason, never fatal
-            skip(rel, f"{type(error).__name__}: {error}")
+            skip(rel, _reason(error, path))
             continue
         refs.append(ref)
         rows.extend(found)
         refused.extend(mine)
+        notes.extend(
+            one_line(f"counted once: {rel} holds a sample twice, the last read: {held}") for held in repeated
+        )
+        notes.extend(
+            one_line(f"not counted: {rel} holds samples its run did not plan: {what}") for what in strangers
+        )
     scores = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
     scores = scores.astype(
         {
@@ -200,9 +216,21 @@ def read_logs(
         audits=tuple(set_aside.get(AUDIT, ())),
         sanity=tuple(set_aside.get(SANITY, ())),
         runs=once.runs,
-        counted_once=once.notes,
+        counted_once=(*notes, *once.notes),
         refused=tuple(refused),
     )
+
+
+def _reason(error: BaseException, path: Path) -> str:
+    """Why a file was not read: the error, and what caused it.
+
+    Inspect's "Unable to read log file" names only the file, which the line names already.
+    """
+    if isinstance(error, LogContentError):  # its message says what is wrong, in the report's words
+        return str(error)
+    text = f"{type(error).__name__}: {str(error).replace(str(path), path.name)}"
+    cause = error.__cause__
+    return f"{text} ({type(cause).__name__}: {cause})" if cause is not None else text
 
 
 def one_line(text: str, limit: int = _SKIPPED_LIMIT) -> str:

@@ -12,23 +12,34 @@ table merges two generations by sample id; which of several files holding one ju
 is decided in :mod:`vivid_inspect.lab.report.counted_once`.
 
 Values a judge or a classification scorer cannot give are refused, never averaged: a judge value
-that is not a finite number from 0 to 5 (99, -3, inf, 1e30, a string, a bool), a classification
-value other than correct/incorrect (``C``/``I``, 1/0). Such a row has no value (NaN), is marked
-``refused`` (and ``error``, so that no statistic counts it as a judgement), and its log, sample
-and value are named in :data:`RefusedValues`.
+that is not a finite number from 0 to 5 (99, -3, inf, 1e30, a string, a bool); for this project's
+judges, one they cannot write: the LLM judges and the lexical judge give whole scores (2.5, 0.1,
+4.999, 1e-320 are refused), a panel the mean or median of its members' (a fraction whose
+denominator is at most its member count); a classification value other than correct/incorrect
+(``C``/``I``, 1/0). Such a row has no value (NaN), is marked ``refused`` (and ``error``, so that
+no statistic counts it as a judgement), and its log, sample and value are named in
+:data:`RefusedValues`.
+
+A log's samples are its run's items (:func:`run_items`): every id is one of its data's (a whole
+number from 1, in any JSON form: ``"1"`` and ``1`` are item 1), or the log is skipped; a sample the
+run did not plan (an id its header does not list, an epoch past its epochs) is named and not read.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from inspect_ai.log import EvalLog
 
+from vivid_inspect.bounds import MAX_ENTRIES
+from vivid_inspect.lab.report.log_files import LogContentError
 from vivid_inspect.lab.report.log_refs import LogRef
 from vivid_inspect.log_contract import (
     JUDGE_PREFIX,
     LEXICAL,
+    PANEL_STRATEGY,
     JudgedRecord,
     JudgeId,
     is_judge_column,
@@ -37,6 +48,8 @@ from vivid_inspect.log_contract import (
 from vivid_inspect.solvers.bounded_generate import TRUNCATED_KEY
 
 JUDGE_RANGE = (0.0, 5.0)
+_DATA_ID = re.compile(r"[1-9][0-9]{0,17}")
+_SHOWN_STRANGERS = 5
 _CLASSIFICATION_VALUES: dict[object, float] = {"C": 1.0, "I": 0.0}
 
 SCORE_COLUMNS: tuple[str, ...] = (
@@ -152,7 +165,7 @@ def score_rows(
                 value = score.get("value") if isinstance(score, dict) else score
                 refused.append(
                     f"{ref.rel}: sample {base['id']!r:.40} epoch {base['epoch']}, {name}: {_shown(value)} "
-                    f"{'is not a finite number from 0 to 5' if fields['judge'] else 'is neither correct nor incorrect (C/I, 1/0)'}"
+                    f"{_what_it_gives(_denominator(ref, name)) if fields['judge'] else 'is neither correct nor incorrect (C/I, 1/0)'}"
                 )
             rows.append(base | fields)
     return rows
@@ -222,7 +235,12 @@ def _score_fields(ref: LogRef, name: str, score: Any, judge_model: str | None) -
         )
     else:
         judge_name, strategy = None, None
-    value, refused = _value(score.get("value"), judge=judge) if score is not None else (math.nan, False)
+    denominator = _denominator(ref, name) if judge else None
+    value, refused = (
+        _value(score.get("value"), judge=judge, denominator=denominator)
+        if score is not None
+        else (math.nan, False)
+    )
     lenient = metadata.get("lenient_correct")
     return {
         "scorer": name,
@@ -268,12 +286,35 @@ def _temperature(value: Any) -> bool:
     )
 
 
-def _value(value: Any, *, judge: bool) -> tuple[float, bool]:
+def _denominator(ref: LogRef, name: str) -> int | None:
+    """The largest denominator a judge column's value may have (None: any number, a judge of another package).
+
+    This project's LLM judges and the lexical judge write whole scores (1); a panel the mean or
+    median of its members' whole scores, a fraction over at most its member count.
+    """
+    column = JudgeId.read_column(name)
+    if column is None:
+        return None
+    if column.strategy != PANEL_STRATEGY:
+        return 1
+    members = ref.vivid_judge.members if ref.vivid_judge else None
+    return len(members) if members else MAX_ENTRIES
+
+
+def _what_it_gives(denominator: int | None) -> str:
+    if denominator is None:
+        return "is not a finite number from 0 to 5"
+    if denominator == 1:
+        return "is not a whole number from 0 to 5, which this judge gives"
+    return f"is not a mean of at most {denominator} whole scores from 0 to 5, which this panel gives"
+
+
+def _value(value: Any, *, judge: bool, denominator: int | None = None) -> tuple[float, bool]:
     """A score's value as a float, and whether it is refused (NaN and False: unscored).
 
-    A judge gives a finite number from 0 to 5 (a panel's mean need not be whole); a
-    classification scorer correct or incorrect. No value (None, NaN) is a judgement without a
-    readable score, not a refusal.
+    A judge gives a finite number from 0 to 5 that is a fraction over at most ``denominator``
+    (1: a whole number; None: any); a classification scorer correct or incorrect. No value
+    (None, NaN) is a judgement without a readable score, not a refusal.
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return math.nan, False
@@ -282,9 +323,58 @@ def _value(value: Any, *, judge: bool) -> tuple[float, bool]:
         number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
         if number is None or not math.isfinite(number) or not low <= number <= high:
             return math.nan, True
+        if denominator is not None and not any(
+            number == round(number * d) / d for d in range(1, denominator + 1)
+        ):
+            return math.nan, True
         return float(number), False
     if isinstance(value, str) and value in _CLASSIFICATION_VALUES:
         return _CLASSIFICATION_VALUES[value], False
     if isinstance(value, int | float) and not isinstance(value, bool) and value in (0, 1):
         return float(value), False
     return math.nan, True
+
+
+def run_items(ref: LogRef, summaries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The summaries of the items a VIVID log's run planned, each id its data's whole number.
+
+    Args:
+        ref: The log's reference (its planned ids, epochs and data size).
+        summaries: Its sample summaries (:func:`vivid_inspect.lab.report.log_files.read_summaries`).
+
+    Returns:
+        The summaries of planned samples (``id`` an int), and the samples the run did not plan
+        (an id the header does not list, an epoch past the run's), each named, read by no table.
+
+    Raises:
+        LogContentError: A planned or held id is not an id of the log's data (``"abc"``, 0, ``"01"``,
+            an id past its data's items): these are not VIVID's items.
+    """
+    items = ref.data_items
+
+    def item(sample_id: Any, where: str) -> int:
+        text = str(sample_id)
+        if _DATA_ID.fullmatch(text) and (items is None or int(text) <= items):
+            return int(text)
+        span = f"1 to {items:,}" if items is not None else "1"
+        raise LogContentError(
+            f"{where} id {_shown(sample_id)} is not an id of its data (a whole number from {span}): "
+            "not a log of VIVID's items"
+        )
+
+    planned = {item(i, "planned sample") for i in (ref.identity.sample_ids if ref.identity else ())}
+    kept: list[dict[str, Any]] = []
+    strangers: list[str] = []
+    for summary in summaries:
+        number, epoch = item(summary.get("id"), "sample"), summary.get("epoch") or 1
+        if planned and number not in planned:
+            strangers.append(
+                f"sample {_shown(summary.get('id'))} (not one of the {len(planned):,} ids it planned)"
+            )
+        elif epoch > ref.epochs:
+            strangers.append(f"sample {number} epoch {epoch} (it ran {ref.epochs} epoch(s))")
+        else:
+            kept.append(summary | {"id": number})
+    more = len(strangers) - _SHOWN_STRANGERS
+    listed = ", ".join(strangers[:_SHOWN_STRANGERS]) + (f" and {more} more" if more > 0 else "")
+    return kept, [listed] if strangers else []

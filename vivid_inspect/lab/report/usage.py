@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelUsage
 
 from vivid_inspect.lab.bounded_zip import Budget, InflationError, check_size, max_inflated, read_members
+from vivid_inspect.lab.report.log_files import json_samples
 from vivid_inspect.lab.report.logs import LogRef, LogSet
 from vivid_inspect.lab.report.render import Table
 from vivid_inspect.lab.usage_events import read_usage_record, scorer_usage
@@ -229,9 +229,9 @@ def _sample_events(ref: LogRef) -> Iterator[list[dict[str, Any]]]:
             yield (sample.get("events") if isinstance(sample, dict) else None) or []
         return
     check_size(ref.path, budget)
-    log = read_eval_log(str(ref.path))
-    for sample in log.samples or []:
-        yield [event.model_dump(mode="json") for event in sample.events]
+    # one sample at a time, as the .eval's members above: read whole, a .json log took 19x its size
+    for sample in json_samples(ref.path, ("events",)):
+        yield (sample.get("events") if isinstance(sample, dict) else None) or []
 
 
 def _first_line(error: BaseException) -> str:
