@@ -6,11 +6,11 @@ the reader stops at the cap too (a file that grows while it is read). Under the 
 streams its file and keeps what it needs, so memory stays within a small multiple of the file's
 size (``bench/input_size.py`` measures it). The caps, with their defaults:
 
-- human scores files (``--human``, ``vivid annotate import``'s output): :data:`HUMAN_SCORES`;
-- annotation sheets (exported, filled, or an annotator's own): :data:`SHEETS`;
-- the VIVID data CSV (a path, a download, the download cache): :data:`DATA`;
+- human scores files (``--human``, ``vivid annotate import``'s output): `HUMAN_SCORES`;
+- annotation sheets (exported, filled, or an annotator's own): `SHEETS`;
+- the VIVID data CSV (a path, a download, the download cache): `DATA`;
 - an Inspect log, in either format (what the laboratory reads of one ``.eval`` once inflated, the
-  size of a ``.json`` log): :data:`LOGS`, enforced by :mod:`vivid_inspect.lab.bounded_zip`.
+  size of a ``.json`` log): `LOGS`, enforced by `vivid_inspect.lab.bounded_zip`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class SizeCap:
 
     Attributes:
         what: The kind of file, for messages (``human scores file``).
-        default: The cap when :attr:`env` is not set, in bytes.
+        default: The cap when `env` is not set, in bytes.
         env: The environment variable that sets another cap (bytes, or a number with K, M or G).
     """
 
@@ -45,7 +45,7 @@ class SizeCap:
         """The cap in force.
 
         Raises:
-            SizeCapError: :attr:`env` is set to something that is not a positive size.
+            SizeCapError: `env` is set to something that is not a positive size.
         """
         value = os.environ.get(self.env, "").strip()
         if not value:

@@ -28,7 +28,7 @@ from vivid_inspect.size_caps import LOGS, SizeCapError
 DEFAULT_MAX_INFLATED = LOGS.default
 """Bytes one log may hold (128 MiB): its members a report reads, together, once inflated; a ``.json`` log's size."""
 MAX_INFLATED_ENV = LOGS.env
-"""Environment variable that overrides :data:`DEFAULT_MAX_INFLATED` (bytes, or a number with K, M or G)."""
+"""Environment variable that overrides `DEFAULT_MAX_INFLATED` (bytes, or a number with K, M or G)."""
 _CHUNK = 1 << 20
 _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
 _ZSTD = 93
@@ -39,7 +39,7 @@ class InflationError(ValueError):
 
 
 def max_inflated(*, strict: bool = False) -> int:
-    """The cap in force (:data:`vivid_inspect.size_caps.LOGS`): :data:`MAX_INFLATED_ENV` when set, else the default.
+    """The cap in force (`vivid_inspect.size_caps.LOGS`): `MAX_INFLATED_ENV` when set, else the default.
 
     Args:
         strict: Refuse a value that is not a size (``vivid report`` says so before it reads a log);
@@ -163,7 +163,7 @@ def read_member(path: Path, name: str, budget: Budget) -> bytes:
 def read_members(path: Path, names: list[str], budget: Budget) -> Iterator[tuple[str, bytes]]:
     """The members ``names`` of a zip in that order, one at a time, inflated within one ``budget``.
 
-    The zip's directory is read once (not once per member, as :func:`read_member` would).
+    The zip's directory is read once (not once per member, as `read_member` would).
 
     Raises:
         InflationError: The members together inflate past the budget.

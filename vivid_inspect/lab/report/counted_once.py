@@ -12,13 +12,13 @@ The rule, in two steps:
 
 1. Copies. Within one run of a generation (a log and its copies keep Inspect's eval id), each
    judgement (a judge and model, or a classification scorer; each repeat of a judge apart) is
-   read from one file: the latest written (:func:`vivid_inspect.lab.report.log_files.written_at`),
+   read from one file: the latest written (`vivid_inspect.lab.report.log_files.written_at`),
    a finished log before an unfinished one.
 2. Runs. For each generation key and judge, one run: the latest complete one (a finished run
    over an unfinished one, then the newest by creation). A judge that scored only an older run
    keeps that run, so no judge is lost for not having judged the newest.
 
-Which file was read, and which were set aside, is said in :attr:`CountedOnce.notes`.
+Which file was read, and which were set aside, is said in `CountedOnce.notes`.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def counted_once(scores: pd.DataFrame) -> CountedOnce:
     """Each judgement of each generation once (see the module docstring).
 
     Args:
-        scores: Score rows of every log read (:data:`vivid_inspect.lab.report.score_rows.SCORE_COLUMNS`).
+        scores: Score rows of every log read (`vivid_inspect.lab.report.score_rows.SCORE_COLUMNS`).
 
     Returns:
         The rows the tables read, every run's rows, and the notes.

@@ -2,10 +2,10 @@
 
 Only log headers and sample summaries are read (never full samples). A header is read with
 Inspect's public reader (``read_eval_log(header_only=True)``) once the members it inflates have
-been inflated within the cap of :mod:`vivid_inspect.lab.bounded_zip` (which members:
-:mod:`vivid_inspect.inspect_private`), so a decompression bomb is refused before Inspect reads it;
+been inflated within the cap of `vivid_inspect.lab.bounded_zip` (which members:
+`vivid_inspect.inspect_private`), so a decompression bomb is refused before Inspect reads it;
 a ``.json`` log over the same cap is refused by its size before anything reads it. The summaries
-are read here (:func:`read_summaries`), so that a repeated key or a sample held twice is seen.
+are read here (`read_summaries`), so that a repeated key or a sample held twice is seen.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def not_generations(header: EvalLog) -> str | None:
         header: A log header.
 
     Returns:
-        :data:`AUDIT` (tagged or recorded as an audit log, whatever its task), :data:`SANITY`
+        `AUDIT` (tagged or recorded as an audit log, whatever its task), `SANITY`
         (tagged by the former ``vivid sanity``), or None for any other log.
     """
     tags, metadata = header.eval.tags, header.eval.metadata
@@ -136,7 +136,7 @@ def read_header(path: Path, budget: Budget, written: list[tuple[float, int]] | N
     Args:
         path: The log.
         budget: Bytes left to inflate from it.
-        written: Where to put when the file was written (:func:`written_at`), read from the same
+        written: Where to put when the file was written (`written_at`), read from the same
             open zip.
 
     Raises:
@@ -168,14 +168,14 @@ def read_summaries(
 
     Read as JSON here, not by Inspect's reader: Inspect keeps the last of a repeated key and of two
     summaries of one sample without a word, so a crafted log could replace a score unseen. An
-    ``.eval``'s summary members (:func:`vivid_inspect.inspect_private.eval_summary_members`, the
+    ``.eval``'s summary members (`vivid_inspect.inspect_private.eval_summary_members`, the
     rows Inspect's reader returns) are inflated within the cap; a ``.json`` log is refused by its
     size, then streamed one sample at a time (its samples hold every event: read whole, a log took
     19 times its size in memory).
 
     Args:
         path: An ``.eval`` or ``.json`` log.
-        budget: Bytes left to inflate from this log; default a fresh :func:`max_inflated`.
+        budget: Bytes left to inflate from this log; default a fresh `max_inflated`.
         repeated: Where to add one line per sample the log holds more than once (its ids and
             epoch); the last is kept, Inspect's rule for a sample run again.
 
@@ -333,7 +333,7 @@ def _dedupe(summaries: Iterable[Any], repeated: list[str] | None = None) -> list
 
 
 def _checked(summary: Any) -> tuple[str, int]:
-    """A summary's id (as text) and epoch, or :class:`LogContentError` naming what is wrong."""
+    """A summary's id (as text) and epoch, or `LogContentError` naming what is wrong."""
     if not isinstance(summary, dict):
         raise LogContentError(f"a sample summary is a {type(summary).__name__}, not an object")
     sample_id, epoch = summary.get("id"), summary.get("epoch", 1)

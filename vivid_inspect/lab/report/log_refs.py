@@ -1,6 +1,6 @@
 """What the report keeps of one log header: task, model, prompt, judge record, and its generation.
 
-Every log of a VIVID task holds one *generation* (:class:`vivid_inspect.generation_key.Generation`):
+Every log of a VIVID task holds one *generation* (`vivid_inspect.generation_key.Generation`):
 the task, its version, the model, the prompt (or number of demonstrations), the data and the
 sample ids, hashed into the generation key that keys every row of the report. A log and its
 judged copies (``inspect score --output-file``, ``vivid run``'s judge phase) describe the same
@@ -8,13 +8,13 @@ generation and the same *run* of it (Inspect's eval id, which a copy keeps); a r
 generation is another run of the same key.
 
 A log the runner wrote by judging a generation again carries eval metadata ``vivid_judge`` (a
-:class:`vivid_inspect.log_contract.JudgedRecord`) naming its generation log; ``generation_log`` is
+`vivid_inspect.log_contract.JudgedRecord`) naming its generation log; ``generation_log`` is
 that log's path relative to the folder, however the runner wrote it (absolute, relative, or from
 a folder since moved).
 
 A header with numbers Inspect could not have written (an epoch count of 10^30, a shots value that
 is not a whole number, left-out ids that are not ids) raises
-:class:`vivid_inspect.lab.report.log_files.LogContentError`: the log is skipped with that reason.
+`vivid_inspect.lab.report.log_files.LogContentError`: the log is skipped with that reason.
 """
 
 from __future__ import annotations
@@ -76,14 +76,14 @@ class LogRef:
         epochs: Epochs the task ran.
         eval_id: Inspect's eval id (a rescored copy keeps its source's).
         identity: The generation the log holds (a judged copy has its generation's), with its key;
-            see :mod:`vivid_inspect.generation_key`.
+            see `vivid_inspect.generation_key`.
         left_out: Ids the task left out because their idiom is a demonstration of its prompt
             (task metadata ``left_out_ids``).
         leakage: Every item the task left out, for either reason, with what it resembles (task
             metadata ``leakage``; from the ids alone for an older log).
         run: Which run of the generation the samples come from: the generation's eval id (a
             judged copy keeps it, or records it as ``generation_eval_id``), else its log.
-        written: When the file was written (:func:`vivid_inspect.lab.report.log_files.written_at`),
+        written: When the file was written (`vivid_inspect.lab.report.log_files.written_at`),
             to order copies of one judgement.
         data_items: Items the data file held, before any was left out (task metadata
             ``data_items``; for an older log, the kept items plus those left out).
@@ -126,7 +126,7 @@ class LogRef:
 
     @property
     def data_label(self) -> str:
-        """The data's short name and digest (:attr:`vivid_inspect.generation_key.Generation.data_label`)."""
+        """The data's short name and digest (`vivid_inspect.generation_key.Generation.data_label`)."""
         return self.identity.data_label if self.identity is not None else ""
 
     @property
@@ -158,8 +158,8 @@ def log_ref(
         root: The log folder.
         path: The log file, under ``root``.
         header: Its header.
-        generation_keys: Every log of the folder by path and name (:func:`generation_resolver`).
-        written: When the file was written (see :attr:`LogRef.written`).
+        generation_keys: Every log of the folder by path and name (`generation_resolver`).
+        written: When the file was written (see `LogRef.written`).
 
     Returns:
         The log's reference, its generation log resolved to a key of ``generation_keys`` when found.

@@ -4,13 +4,13 @@ Only log headers and sample summaries are read (never full samples): a summary h
 values, small score metadata (``judge_model``, ``strategy``, ``parse_status``, ``lenient_correct``)
 and small sample metadata (``theme``, ``traits``), which is all the tables need. Headers are read
 with Inspect's public reader; the summaries are the members Inspect's summary reader reads,
-inflated within a cap and parsed by the report itself (:mod:`vivid_inspect.lab.report.log_files`),
+inflated within a cap and parsed by the report itself (`vivid_inspect.lab.report.log_files`),
 so that a repeated key or a sample held twice is seen rather than silently resolved
 (bench/results.md, "Reading logs: public readers against our own", has the cost of each route).
 
-What is kept of each header: :mod:`vivid_inspect.lab.report.log_refs`; how a log's summaries become
-rows, and which scorer is which judge: :mod:`vivid_inspect.lab.report.score_rows`; which file is read
-where several hold one judgement (judged copies, reruns): :mod:`vivid_inspect.lab.report.counted_once`.
+What is kept of each header: `vivid_inspect.lab.report.log_refs`; how a log's summaries become
+rows, and which scorer is which judge: `vivid_inspect.lab.report.score_rows`; which file is read
+where several hold one judgement (judged copies, reruns): `vivid_inspect.lab.report.counted_once`.
 A log whose header or summaries hold what Inspect could not have written (an epoch of 10^30, an id
 that is not an id, a repeated key, ids that are not its data's) is skipped with the reason, never
 fatal; a sample held twice, or one its run did not plan, is named in ``counted_once``.
@@ -18,7 +18,7 @@ fatal; a sample held twice, or one its run did not plan, is named in ``counted_o
 Hostile folders: only logs of VIVID's own tasks are read (another task's log would add its rows to
 the counts and usage tables); every other file is listed in ``skipped`` with the reason, on one
 line. What a report inflates from one ``.eval`` zip, and the size of a ``.json`` log, are capped
-(see :mod:`vivid_inspect.lab.bounded_zip`), so a decompression bomb or a huge file is skipped,
+(see `vivid_inspect.lab.bounded_zip`), so a decompression bomb or a huge file is skipped,
 not read.
 """
 
@@ -85,7 +85,7 @@ class LogSet:
     Attributes:
         root: The log folder.
         logs: One entry per log read, sorted by relative path.
-        scores: One row per (log, sample, epoch, scorer); see :data:`SCORE_COLUMNS`.
+        scores: One row per (log, sample, epoch, scorer); see `SCORE_COLUMNS`.
         skipped: Files that look like logs but were not read (unreadable, too large once inflated,
             or logs of another task), each ``path: reason`` on one line.
         audits: Logs of ``vivid audit``, set aside: they hold no generations (their scores are
@@ -95,9 +95,9 @@ class LogSet:
             human scores may be drawn from a run that ``scores`` does not read); None: as
             ``scores``.
         counted_once: Which file was read where several held one judgement
-            (:mod:`vivid_inspect.lab.report.counted_once`), which sample a log held twice (the
+            (`vivid_inspect.lab.report.counted_once`), which sample a log held twice (the
             last is read) and which samples a log's run did not plan (not read:
-            :func:`vivid_inspect.lab.report.score_rows.run_items`), one line each.
+            `vivid_inspect.lab.report.score_rows.run_items`), one line each.
         refused: Values no judge or scorer could give, each naming its log and sample; their
             rows count as ``refused``, never in a mean.
     """
@@ -114,7 +114,7 @@ class LogSet:
 
     @property
     def run_scores(self) -> pd.DataFrame:
-        """Every run's rows (:attr:`runs`, or :attr:`scores` when not given)."""
+        """Every run's rows (`runs`, or `scores` when not given)."""
         return self.runs if self.runs is not None else self.scores
 
 
@@ -131,14 +131,14 @@ def read_logs(
         exclude: Folders to leave out.
         max_inflated_bytes: Most bytes read from one ``.eval`` zip once inflated (and the largest
             ``.json`` log); default
-            :func:`vivid_inspect.lab.bounded_zip.max_inflated`.
+            `vivid_inspect.lab.bounded_zip.max_inflated`.
 
     Returns:
         The logs and their scores. Files that fail to read, inflate past the cap or are logs of
         another task are listed in ``skipped`` (``vivid report`` warns about each on stderr).
         Audit and sanity logs are set aside in ``audits`` and ``sanity``: their samples are
         judged made-up answers, not a model's generations (see
-        :func:`vivid_inspect.lab.report.log_files.not_generations`).
+        `vivid_inspect.lab.report.log_files.not_generations`).
 
     Raises:
         ValueError: If ``log_dir`` is not a folder, or ``VIVID_MAX_LOG_BYTES`` is not a size.

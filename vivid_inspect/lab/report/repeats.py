@@ -7,9 +7,9 @@ reply). Each repeat's replies are cached apart, so a cached reply of repeat r ca
 r's own earlier reply.
 
 - The tables other than self-consistency use one judgement per item: the judge's first repeat
-  (:func:`first_repeat`).
+  (`first_repeat`).
 - Self-consistency compares repeats only when each is a fresh judgement of its own
-  (:func:`consistency_runs`): per repeat and item, a reply that was a fresh call; failing that,
+  (`consistency_runs`): per repeat and item, a reply that was a fresh call; failing that,
   a reply of that repeat replayed from the cache (its judged log was redone: the reply is still
   that repeat's own call). A second judgement labelled with the same repeat (a cache replay of
   it, or a rerun of ``inspect score`` without a new ``-S repeat``) is excluded and counted.
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 GROUP = ("_source", "judge", "judge_model")
-"""Columns that identify one judge on one set of explanations (see :func:`with_source`)."""
+"""Columns that identify one judge on one set of explanations (see `with_source`)."""
 EMPTY_ANSWER = "empty_answer"
 
 
@@ -50,7 +50,7 @@ def first_repeat(rows: pd.DataFrame) -> pd.DataFrame:
     """Only the first repeat of each judge on each set of explanations.
 
     Args:
-        rows: Judge rows (:func:`vivid_inspect.lab.report.judges.judge_rows`).
+        rows: Judge rows (`vivid_inspect.lab.report.judges.judge_rows`).
 
     Returns:
         The rows whose repeat is the lowest of their judge and explanations (a score that does
@@ -88,7 +88,7 @@ def consistency_runs(group: pd.DataFrame) -> RepeatRuns | None:
     """The runs to compare for one judge on one set of explanations.
 
     Args:
-        group: The judge's rows on one ``_source`` (see :func:`with_source`).
+        group: The judge's rows on one ``_source`` (see `with_source`).
 
     Returns:
         The runs (possibly a single one, when repeated judgements were all excluded), or None

@@ -7,9 +7,9 @@ columns are copies from the generation log, which is read on its own). Elsewhere
 is the scorer's name and its model the score metadata ``judge_model``.
 
 Every row carries the key of its generation (``generation``, see
-:mod:`vivid_inspect.generation_key`), the run of it (``run``) and its data (``data``), so that no
+`vivid_inspect.generation_key`), the run of it (``run``) and its data (``data``), so that no
 table merges two generations by sample id; which of several files holding one judgement is read
-is decided in :mod:`vivid_inspect.lab.report.counted_once`.
+is decided in `vivid_inspect.lab.report.counted_once`.
 
 Values a judge or a classification scorer cannot give are refused, never averaged: a judge value
 that is not a finite number from 0 to 5 (99, -3, inf, 1e30, a string, a bool); for this project's
@@ -18,9 +18,9 @@ judges, one they cannot write: the LLM judges and the lexical judge give whole s
 denominator is at most its member count); a classification value other than correct/incorrect
 (``C``/``I``, 1/0). Such a row has no value (NaN), is marked ``refused`` (and ``error``, so that
 no statistic counts it as a judgement), and its log, sample and value are named in
-:data:`RefusedValues`.
+`RefusedValues`.
 
-A log's samples are its run's items (:func:`run_items`): every id is one of its data's (a whole
+A log's samples are its run's items (`run_items`): every id is one of its data's (a whole
 number from 1, in any JSON form: ``"1"`` and ``1`` are item 1), or the log is skipped; a sample the
 run did not plan (an id its header does not list, an epoch past its epochs) is named and not read.
 """
@@ -88,7 +88,7 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "parser_version",
     "written",
 )
-"""Columns of :attr:`vivid_inspect.lab.report.logs.LogSet.scores`. ``generation`` is the generation
+"""Columns of `vivid_inspect.lab.report.logs.LogSet.scores`. ``generation`` is the generation
 key, ``generation_log`` the generation's log, ``run`` which run of the generation (its eval id),
 ``data`` the data's label (name and short digest); ``eval_id`` is shared by a log and its rescored
 copies; for a judge, ``repeat`` (which repeated judgement, from 0), ``cached`` (1.0 when the reply
@@ -110,12 +110,12 @@ def is_judge_scorer(name: str) -> bool:
 def score_rows(
     ref: LogRef, header: EvalLog, summaries: list[dict[str, Any]], refused: RefusedValues | None = None
 ) -> list[dict[str, Any]]:
-    """The score rows of one log (see :data:`SCORE_COLUMNS`).
+    """The score rows of one log (see `SCORE_COLUMNS`).
 
     Args:
         ref: The log's reference.
         header: Its header (the scorer names).
-        summaries: Its sample summaries (:func:`vivid_inspect.lab.report.log_files.read_summaries`).
+        summaries: Its sample summaries (`vivid_inspect.lab.report.log_files.read_summaries`).
         refused: Where to add one line per refused value (log, sample, epoch, scorer, value).
 
     Returns:
@@ -340,7 +340,7 @@ def run_items(ref: LogRef, summaries: list[dict[str, Any]]) -> tuple[list[dict[s
 
     Args:
         ref: The log's reference (its planned ids, epochs and data size).
-        summaries: Its sample summaries (:func:`vivid_inspect.lab.report.log_files.read_summaries`).
+        summaries: Its sample summaries (`vivid_inspect.lab.report.log_files.read_summaries`).
 
     Returns:
         The summaries of planned samples (``id`` an int), and the samples the run did not plan
