@@ -15,18 +15,20 @@ are identical item for item) gets no interval and the reason, never ``[1.000, 1.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from vivid_inspect.lab.report.bounded_mean import betting_interval
+from vivid_inspect.lab.report.bounded_mean import betting_interval, betting_intervals
 from vivid_inspect.lab.report.kappa_bounds import (
     confusion_of,
     jackknife_interval,
+    jackknife_z_bounds_of_counts,
     kappa_of_counts,
-    kappa_score_bounds,
     leave_one_out,
+    score_bounds_of_counts,
 )
 
 CONFIDENCE = 0.95
@@ -62,6 +64,8 @@ RULES: dict[str, Rule] = {
     ),
 }
 """The method and the smallest n of every interval the report prints (see the module docstring)."""
+
+_KAPPA_RULE = {"unweighted": "kappa", "quadratic": "weighted_kappa"}
 
 MIN_N_MEAN = RULES["mean"].min_n
 """Fewest scores for a mean's interval; below it the cell gives :func:`too_few` instead."""
@@ -118,6 +122,30 @@ def mean_interval(
     return _mean(values, low, high, _fewest("mean", min_n))
 
 
+def mean_intervals(
+    values: np.ndarray,
+    *,
+    low: float = 0.0,
+    high: float = 5.0,
+    min_n: int | None = None,
+    statistic: str = "mean",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`mean_interval` of each row of ``values`` (samples of one size, no NaN), at once.
+
+    ``statistic="mean_difference"`` with ``low=-5, high=5`` is :func:`mean_difference_interval`'s
+    interval of per-item differences (rows of zeros get none there: the caller checks).
+
+    Returns:
+        Means, lower and upper ends (NaN ends when a row has fewer scores than the rule's).
+    """
+    array = np.asarray(values, dtype=float)
+    mean = array.mean(axis=1)
+    if array.shape[1] < _fewest(statistic, min_n):
+        return mean, np.full_like(mean, np.nan), np.full_like(mean, np.nan)
+    lo, hi = betting_intervals(array, low, high, 1 - CONFIDENCE)
+    return mean, lo, hi
+
+
 def mean_difference_interval(
     first: Sequence[float] | np.ndarray,
     second: Sequence[float] | np.ndarray,
@@ -160,15 +188,40 @@ def kappa_interval(
         Kappa and its interval; no estimate when a side gives a single score (kappa undefined),
         no interval below the rule's fewest items.
     """
-    statistic = "kappa" if weights == "unweighted" else "weighted_kappa"
     n = int(np.asarray(first).size)
     estimate = _kappa(first, second, weights)
     if estimate is None:
         return Interval(None, None, None, n, "kappa undefined")
-    if n < _fewest(statistic, min_n):
+    if n < _fewest(_KAPPA_RULE[weights], min_n):
         return Interval(estimate, None, None, n, too_few(n))
-    lo, hi = kappa_score_bounds(first, second, weights, CONFIDENCE)
-    return _checked(estimate, lo, hi, n)
+    _, lo, hi = kappa_intervals(confusion_of(first, second), weights=weights, min_n=min_n)
+    return _checked(estimate, float(lo), float(hi), n)
+
+
+def kappa_intervals(
+    confusion: np.ndarray, *, weights: str = "unweighted", min_n: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Kappa and its 95 % interval for each 6 x 6 confusion matrix of counts, at once.
+
+    The vectorised form of :func:`kappa_interval` (which calls it), for many tables at once.
+
+    Args:
+        confusion: Counts, rows one side's score and columns the other's (last two axes 6 x 6).
+        weights: ``"unweighted"`` or ``"quadratic"``.
+        min_n: Fewest items for an interval (default the rule's).
+
+    Returns:
+        Estimates, lower and upper ends; NaN where kappa is undefined (estimate too) or the table
+        has fewer items than the rule's (ends only).
+    """
+    counts = np.asarray(confusion, dtype=float)
+    estimate = kappa_of_counts(counts, weights)
+    score_lo, score_hi = score_bounds_of_counts(counts, weights, CONFIDENCE)
+    z_lo, z_hi = jackknife_z_bounds_of_counts(counts, weights, CONFIDENCE)
+    lo, hi = np.fmin(score_lo, z_lo), np.fmax(score_hi, z_hi)
+    short = counts.sum(axis=(-1, -2)) < _fewest(_KAPPA_RULE[weights], min_n)
+    bad = short | ~np.isfinite(estimate)
+    return estimate, np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)
 
 
 def mean_kappa_interval(
@@ -189,17 +242,46 @@ def mean_kappa_interval(
     Returns:
         The mean kappa and its interval; n is the fewest items of a defined pair.
     """
-    kappas = [(_kappa(a, b, "unweighted"), a, b) for a, b in pairs]
-    defined = [(a, b) for kappa, a, b in kappas if kappa is not None]
-    estimates = [kappa for kappa, _, _ in kappas if kappa is not None]
-    if not defined:
+    if not pairs:
         return Interval(None, None, None, 0, "kappa undefined")
-    n = min(int(np.asarray(a).size) for a, _ in defined)
-    estimate = float(np.mean(estimates))
-    if n < _fewest(statistic, min_n):
-        return Interval(estimate, None, None, n, too_few(n))
-    bounds = np.array([kappa_score_bounds(a, b, "unweighted", CONFIDENCE) for a, b in defined])
-    return _checked(estimate, float(bounds[:, 0].mean()), float(bounds[:, 1].mean()), n)
+    tables = [confusion_of(a, b)[None] for a, b in pairs]
+    estimate, lo, hi, n = mean_kappa_intervals(tables, statistic=statistic, min_n=min_n)
+    if not np.isfinite(estimate[0]):
+        return Interval(None, None, None, 0, "kappa undefined")
+    if not np.isfinite(lo[0]):
+        return Interval(float(estimate[0]), None, None, int(n[0]), too_few(int(n[0])))
+    return _checked(float(estimate[0]), float(lo[0]), float(hi[0]), int(n[0]))
+
+
+def mean_kappa_intervals(
+    tables: Sequence[np.ndarray], *, statistic: str, min_n: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`mean_kappa_interval` of many draws at once: one array of confusion matrices per pair.
+
+    Args:
+        tables: Per pair, its confusion matrices of counts (shape ``(draws, 6, 6)``).
+        statistic: ``"kappa_per_annotator"`` or ``"self_consistency_kappa"`` (its rule).
+        min_n: Fewest items for an interval (default the rule's).
+
+    Returns:
+        Mean kappa, lower and upper ends, and n (fewest items of a defined pair) per draw; NaN
+        ends where n is below the rule's, NaN everywhere where no pair's kappa is defined.
+    """
+    kappas, los, his, sizes = [], [], [], []
+    for counts in tables:
+        kappa, lo, hi = kappa_intervals(counts, min_n=2)
+        kappas.append(kappa)
+        los.append(lo)
+        his.append(hi)
+        sizes.append(np.where(np.isfinite(kappa), counts.sum(axis=(-1, -2)), np.inf))
+    kappa, lo, hi = np.array(kappas), np.array(los), np.array(his)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a draw with no defined pair: NaN, said above
+        estimate, low, high = np.nanmean(kappa, axis=0), np.nanmean(lo, axis=0), np.nanmean(hi, axis=0)
+    n = np.min(np.array(sizes), axis=0)
+    short = ~(n >= _fewest(statistic, min_n))
+    n = np.where(np.isfinite(n), n, 0).astype(int)
+    return estimate, np.where(short, np.nan, low), np.where(short, np.nan, high), n
 
 
 def kappa_difference_interval(

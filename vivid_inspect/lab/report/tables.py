@@ -25,9 +25,9 @@ from typing import cast
 import pandas as pd
 
 from vivid_inspect.lab.report.corrected_tables import CORRECTED_COLUMNS, corrected_columns
-from vivid_inspect.lab.report.intervals import mean_interval
+from vivid_inspect.lab.report.intervals import MIN_N_MEAN, mean_interval
 from vivid_inspect.lab.report.judges import JudgeKey, latest, select
-from vivid_inspect.lab.report.render import Table
+from vivid_inspect.lab.report.render import Table, estimate_text
 from vivid_inspect.taxonomy import THEME_NAMES, TRAIT_NAMES
 
 # Table 3's column for each theme: the taxonomy's names, as in the task metrics and the viewer.
@@ -40,6 +40,10 @@ _COUNTS_NOTE = (
     "n: items with a score; epochs: epochs run (an item's epochs are averaged, then items); "
     "unscored, errors: judgements (item x epoch) without a readable score, or without a score at all; "
     "refused: values no judge can give (outside 0-5), never averaged"
+)
+_CELL_NOTE = (
+    "report.md's cells: mean [95 % interval] n=items with a score, as in the CSV (judge_mean, judge_mean_lo, "
+    f"judge_mean_hi, n_items); no interval below n={MIN_N_MEAN} (too few items for a 95 % interval)"
 )
 CELL_COLUMNS: tuple[str, ...] = (
     "generation",
@@ -131,6 +135,7 @@ def _cell_table(
     """A table of means per generation and cell: wide for the terminal, long (with intervals) in the CSV."""
     groups = _by_generation(rows, judge)
     wide: list[dict[str, object]] = []
+    texts: list[dict[str, object]] = []  # the markdown's cells: mean [interval] n=items
     long: list[dict[str, object]] = []
     for generation, group in groups:
         first = group.iloc[0]
@@ -143,11 +148,15 @@ def _cell_table(
         incomplete = _incomplete(group)
         log = ", ".join(sorted(group["log"].astype(str).unique()))
         record: dict[str, object] = dict(label)
+        text: dict[str, object] = dict(label)
         for cell, where in cells:
             mine = group[where(group, cell).astype(bool).to_numpy()]
             found, reason, per_item = _cell(mine)
             corrected = corrected_columns(per_item, humans.get(generation))
             record[cell] = found["judge_mean"]
+            text[cell] = estimate_text(
+                *(found[k] for k in ("judge_mean", "judge_mean_lo", "judge_mean_hi", "n_items"))
+            )
             long.append(
                 label
                 | {
@@ -160,11 +169,12 @@ def _cell_table(
                 | {"incomplete": incomplete, "log": log, "note": _note(reason, group)}
             )
         wide.append(record | _counts(group) | {"incomplete": incomplete})
+        texts.append(text | _counts(group) | {"incomplete": incomplete})
     columns = [*_label_columns(wide), *(cell for cell, _ in cells), *_COUNTS, "incomplete"]
     every = ["generation", "data", "model", "prompt", *(cell for cell, _ in cells), *_COUNTS, "incomplete"]
     frame = pd.DataFrame(wide, columns=every)[columns]
     cells_frame = pd.DataFrame(long, columns=list(CELL_COLUMNS))
-    notes = (*notes, *_data_note(frame))
+    notes = (*notes, _CELL_NOTE, *_data_note(frame))
     return Table(
         name,
         title,
@@ -173,6 +183,7 @@ def _cell_table(
         notes=notes,
         counts=(*_COUNTS, *_CELL_COUNTS, "n_human"),
         csv_frame=cells_frame,
+        markdown_frame=pd.DataFrame(texts, columns=every)[columns],
     )
 
 
