@@ -5,7 +5,8 @@ see each item's quality through their own skill, their errors following the item
 the planted value is kappa(human, A) minus kappa(human, B) from the exact joint tables. Pairs of
 judges: a better and a worse one, two equally good ones (a difference of 0, the case a reader most
 wants to get right), and two near-perfect ones. Each draw goes through
-``intervals.kappa_difference_interval``, which ``paired_difference`` prints. The mean difference
+``intervals.kappa_difference_intervals``, the batch form of ``kappa_difference_interval``, which
+``paired_difference`` prints. The mean difference
 printed beside it is the ``means`` section's paired difference.
 """
 
@@ -16,7 +17,7 @@ from coverage_common import CoverageTable
 from coverage_grid import ROW_COLUMNS, Cell, Skill, Worst, draw, joint_of, ns_of, shapes_of
 from planted_scores import kappa_of
 
-from vivid_inspect.lab.report.intervals import RULES, kappa_difference_interval
+from vivid_inspect.lab.report.intervals import RULES, kappa_difference_intervals
 
 REPS = 2000
 QUICK_REPS = 60
@@ -26,8 +27,6 @@ PAIRS = {
     "equal": (Skill(0.75, 0.4), Skill(0.75, 0.4, against=0.4)),
     "near-perfect": (Skill(0.98, 0.9), Skill(0.95, 0.8)),
 }
-NS_FROM = 15
-"""The jackknife is printed from n = 30; smaller n are not measured (a draw costs a Python call)."""
 
 
 def run(reps: int, quick: bool, seed: int) -> list[CoverageTable]:
@@ -43,14 +42,9 @@ def run(reps: int, quick: bool, seed: int) -> list[CoverageTable]:
             truth = kappa_of(joint_of(margin, [HUMAN, a]), "unweighted") - kappa_of(
                 joint_of(margin, [HUMAN, b]), "unweighted"
             )
-            for n in (n for n in ns_of(quick) if n >= NS_FROM or quick):
+            for n in ns_of(quick):
                 human, first, second = draw(margin, [HUMAN, a, b], n, reps, rng)
-                ends = np.full((reps, 3), np.nan)
-                for r in range(reps):
-                    interval = kappa_difference_interval(human[r], first[r], second[r], min_n=2)
-                    if interval.estimate is not None:
-                        ends[r] = (interval.estimate, interval.lo or np.nan, interval.hi or np.nan)
-                cell = Cell(ends[:, 0], ends[:, 1], ends[:, 2], truth)
+                cell = Cell(*kappa_difference_intervals(human, first, second, min_n=2), truth)
                 table.rows.append(cell.row(name, shape, round(truth, 3), n))
                 worst.add("kappa_difference", n, cell, f"{name}, {shape}")
     table.notes.append(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 from vivid_inspect.lab.report.consistency import self_consistency
@@ -22,11 +23,20 @@ from vivid_inspect.lab.report.intervals import (
     Interval,
     interval_text,
     kappa_difference_interval,
+    kappa_difference_intervals,
     kappa_interval,
+    kappa_intervals,
     mean_difference_interval,
     mean_interval,
+    mean_intervals,
     mean_kappa_interval,
     too_few,
+)
+from vivid_inspect.lab.report.kappa_bounds import (
+    confusion_of,
+    jackknife_z_bounds_of_counts,
+    kappa_of_counts,
+    score_bounds_of_counts,
 )
 from vivid_inspect.lab.report.raters import rater_agreement
 
@@ -300,7 +310,7 @@ def test_interval_text() -> None:
 def test_every_rule_names_its_method_and_a_measured_n() -> None:
     for statistic, rule in RULES.items():
         assert rule.method, statistic
-        assert rule.min_n in (5, 8, 10, 15, 20, 30, 50, 200), statistic
+        assert rule.min_n in (5, 8, 10, 15, 20, 30, 50, 100, 200), statistic
 
 
 def test_the_rules_are_those_the_bench_measured() -> None:
@@ -320,3 +330,139 @@ def test_the_rules_are_those_the_bench_measured() -> None:
     assert set(measured) == set(RULES)
     for statistic, derived in measured.items():
         assert derived is not None and RULES[statistic].min_n >= derived, statistic
+
+
+# --- the batched forms and the jackknife on Fisher's z (issue 29.3) ---------------------------
+
+
+def _by_hand_jackknife_z(first: np.ndarray, second: np.ndarray, weights: str) -> tuple[float, float]:
+    """The jackknife on atanh(kappa), item by item with scikit-learn, as the docstring states it."""
+    sk = None if weights == "unweighted" else "quadratic"
+    n = first.size
+    z = math.atanh(min(max(cohen_kappa_score(first, second, labels=LABELS, weights=sk), -0.999), 0.999))
+    left = np.array(
+        [
+            math.atanh(
+                min(
+                    max(
+                        cohen_kappa_score(
+                            np.delete(first, i), np.delete(second, i), labels=LABELS, weights=sk
+                        ),
+                        -0.999,
+                    ),
+                    0.999,
+                )
+            )
+            for i in range(n)
+        ]
+    )
+    spread = math.sqrt((n - 1) / n * float(((left - left.mean()) ** 2).sum()))
+    agreeing = max(int(np.sum((first == s) & (second == s))) for s in LABELS)
+    half = float(stats.t.ppf(0.975, max(n - agreeing - 1, 1))) * spread
+    return math.tanh(z - half), math.tanh(z + half)
+
+
+@pytest.mark.parametrize("weights", ["unweighted", "quadratic"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_jackknife_on_z_is_the_item_by_item_jackknife(weights: str, seed: int) -> None:
+    first, second = _noisy(np.random.default_rng(seed), 12, 0.6)
+    lo, hi = jackknife_z_bounds_of_counts(confusion_of(first, second), weights, 0.95)
+    assert (float(lo), float(hi)) == pytest.approx(_by_hand_jackknife_z(first, second, weights), abs=1e-9)
+
+
+def test_the_jackknife_on_z_stays_in_range_and_holds_the_estimate() -> None:
+    rng = np.random.default_rng(4)
+    tables = np.array(
+        [
+            confusion_of(*_noisy(rng, int(n), agree))
+            for n, agree in zip(rng.integers(3, 60, 300), rng.random(300), strict=True)
+        ]
+    )
+    for weights in ("unweighted", "quadratic"):
+        lo, hi = jackknife_z_bounds_of_counts(tables, weights, 0.95)
+        kappa = kappa_of_counts(tables, weights)
+        made = np.isfinite(lo)
+        assert made.sum() > 200
+        assert np.all(
+            (-1 <= lo[made]) & (lo[made] <= kappa[made]) & (kappa[made] <= hi[made]) & (hi[made] <= 1)
+        )
+
+
+def test_the_jackknife_on_z_gives_no_interval_when_every_item_agrees() -> None:
+    scores = np.array([0, 1, 2, 3, 4, 5, 5, 5, 4, 3])
+    lo, hi = jackknife_z_bounds_of_counts(confusion_of(scores, scores), "unweighted", 0.95)
+    assert np.isnan(lo) and np.isnan(hi)
+    interval = kappa_interval(scores, scores)  # the score interval still gives one
+    assert interval.lo is not None and interval.lo < 1.0 and interval.hi == 1.0
+
+
+@pytest.mark.parametrize("weights", ["unweighted", "quadratic"])
+def test_the_kappa_interval_is_the_union_of_the_score_and_z_intervals(weights: str) -> None:
+    first, second = _noisy(np.random.default_rng(5), 40, 0.5)
+    table = confusion_of(first, second)
+    score = score_bounds_of_counts(table, weights, 0.95)
+    z = jackknife_z_bounds_of_counts(table, weights, 0.95)
+    interval = kappa_interval(first, second, weights=weights)
+    assert interval.lo == pytest.approx(min(score[0], z[0])) and interval.hi == pytest.approx(
+        max(score[1], z[1])
+    )
+
+
+def test_a_skewed_table_reaches_higher_than_the_score_interval_alone() -> None:
+    # 90 % of the items scored 5 by both; the misses of the score interval were above it.
+    first = np.array([5] * 36 + [4, 3, 4, 0])
+    second = np.array([5] * 36 + [5, 3, 3, 1])
+    table = confusion_of(first, second)
+    assert kappa_interval(first, second, weights="quadratic").hi > float(
+        score_bounds_of_counts(table, "quadratic", 0.95)[1]
+    )  # type: ignore[operator]
+
+
+def test_the_batched_forms_equal_the_one_at_a_time_functions() -> None:
+    rng = np.random.default_rng(6)
+    for n in (5, 31):
+        reference, first = _noisy(rng, n * 8, 0.6)
+        _, second = _noisy(rng, n * 8, 0.4)
+        rows = [x.reshape(8, n) for x in (reference, first, second)]
+        _, lo, hi = kappa_intervals(
+            np.array([confusion_of(a, b) for a, b in zip(rows[0], rows[1], strict=True)])
+        )
+        _, dlo, dhi = kappa_difference_intervals(*rows)
+        _, mlo, mhi = mean_intervals(rows[1].astype(float))
+        for r in range(8):
+            one = kappa_interval(rows[0][r], rows[1][r])
+            assert (one.lo, one.hi) == ((None, None) if np.isnan(lo[r]) else pytest.approx((lo[r], hi[r])))
+            diff = kappa_difference_interval(rows[0][r], rows[1][r], rows[2][r])
+            assert (diff.lo, diff.hi) == (
+                (None, None) if np.isnan(dlo[r]) else pytest.approx((dlo[r], dhi[r]))
+            )
+            mean = mean_interval(rows[1][r])
+            assert (mean.lo, mean.hi) == pytest.approx((mlo[r], mhi[r]))
+
+
+def _statistic_at(statistic: str, n: int) -> Interval:
+    rng = np.random.default_rng(n)
+    human, judge = _noisy(rng, n, 0.6)
+    _, other = _noisy(rng, n, 0.3)
+    if statistic == "mean":
+        return mean_interval(judge.astype(float))
+    if statistic == "mean_difference":
+        return mean_difference_interval(judge, other)
+    if statistic in ("kappa", "weighted_kappa"):
+        return kappa_interval(human, judge, weights="unweighted" if statistic == "kappa" else "quadratic")
+    if statistic in ("kappa_per_annotator", "self_consistency_kappa"):
+        return mean_kappa_interval([(human, judge), (judge, other)], statistic=statistic)
+    return kappa_difference_interval(human, judge, other)
+
+
+GATED = [s for s in RULES if s != "corrected_mean"]
+
+
+@pytest.mark.parametrize("statistic", GATED)
+def test_each_statistic_prints_from_its_rules_n_and_says_why_below(statistic: str) -> None:
+    fewest = RULES[statistic].min_n
+    below, at = _statistic_at(statistic, fewest - 1), _statistic_at(statistic, fewest)
+    assert below.estimate is not None and below.lo is None and below.hi is None
+    assert below.reason == too_few(fewest - 1)
+    assert interval_text(below) == f"too few items for a 95 % interval (n={fewest - 1})"
+    assert at.lo is not None and at.hi is not None and at.reason is None

@@ -23,12 +23,12 @@ import numpy as np
 
 from vivid_inspect.lab.report.bounded_mean import betting_interval, betting_intervals
 from vivid_inspect.lab.report.kappa_bounds import (
+    CATEGORIES,
     confusion_of,
-    jackknife_interval,
     jackknife_z_bounds_of_counts,
     kappa_of_counts,
-    leave_one_out,
     score_bounds_of_counts,
+    t_quantile,
 )
 
 CONFIDENCE = 0.95
@@ -308,11 +308,56 @@ def kappa_difference_interval(
         return Interval(estimate, None, None, n, IDENTICAL)
     if n < _fewest("kappa_difference", min_n):
         return Interval(estimate, None, None, n, too_few(n))
-    without = leave_one_out(reference, first, "unweighted") - leave_one_out(reference, second, "unweighted")
-    bounds = jackknife_interval(estimate, without, CONFIDENCE)
-    if bounds is None:
+    _, lo, hi = kappa_difference_intervals(
+        *(np.asarray(x, dtype=int)[None] for x in (reference, first, second)), min_n=min_n
+    )
+    if not np.isfinite(lo[0]):
         return Interval(estimate, None, None, n, NO_VARIATION)
-    return _checked(estimate, max(bounds[0], -2.0), min(bounds[1], 2.0), n)
+    return _checked(estimate, float(lo[0]), float(hi[0]), n)
+
+
+def kappa_difference_intervals(
+    reference: np.ndarray, first: np.ndarray, second: np.ndarray, *, min_n: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`kappa_difference_interval` of many draws at once (rows of whole scores, one size).
+
+    Kappa without one item depends only on that item's cell of the 6 x 6 table, so each
+    leave-one-out difference is read from two tables of 36 leave-one-out kappas.
+
+    Returns:
+        Differences, lower and upper ends of the jackknife t interval (kept within [-2, 2]); NaN
+        ends where a leave-one-out kappa is undefined, no item moves the difference, the two
+        judges are identical item for item, or the rows are shorter than the rule's; NaN
+        estimates where a kappa is undefined.
+    """
+    reference, first, second = (np.asarray(x, dtype=int) for x in (reference, first, second))
+    n = reference.shape[1]
+    cells = np.eye(CATEGORIES * CATEGORIES).reshape(-1, CATEGORIES, CATEGORIES)
+    estimate = np.zeros(reference.shape[0])
+    without = np.zeros(reference.shape, dtype=float)
+    for sign, judge in ((1.0, first), (-1.0, second)):
+        counts = _confusions(reference, judge)
+        estimate += sign * kappa_of_counts(counts, "unweighted")
+        left = kappa_of_counts(counts[:, None] - cells, "unweighted")  # (draws, 36)
+        without += sign * np.take_along_axis(left, reference * CATEGORIES + judge, axis=1)
+    with np.errstate(invalid="ignore"):
+        spread = np.sqrt((n - 1) / n * ((without - without.mean(axis=1, keepdims=True)) ** 2).sum(axis=1))
+    half = t_quantile(n, CONFIDENCE) * spread
+    bad = (
+        ~np.isfinite(spread)
+        | ~(spread > 1e-12)
+        | (first == second).all(axis=1)
+        | (n < _fewest("kappa_difference", min_n))
+    )
+    lo = np.where(bad, np.nan, np.maximum(estimate - half, -2.0))
+    return estimate, lo, np.where(bad, np.nan, np.minimum(estimate + half, 2.0))
+
+
+def _confusions(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The 6 x 6 confusion matrix of counts of each row of paired scores."""
+    draws, size = first.shape[0], CATEGORIES * CATEGORIES
+    cells = first * CATEGORIES + second + (np.arange(draws) * size)[:, None]
+    return np.bincount(cells.ravel(), minlength=draws * size).reshape(draws, CATEGORIES, CATEGORIES).astype(float)
 
 
 def _fewest(statistic: str, min_n: int | None) -> int:

@@ -14,8 +14,8 @@ quadratic weights it is not: the variance is taken from a disagreement size esti
 items with one pseudo-disagreement added, of the size a disagreement has by chance under the two
 margins, which keeps it honest when the few disagreements seen are all small (or none).
 
-:func:`jackknife_interval` is the leave-one-out jackknife t interval of any statistic (a difference
-of two kappas); :func:`leave_one_out` gives kappa without each item from the at most 36 cells.
+:func:`jackknife_z_bounds_of_counts` is the leave-one-out jackknife of kappa on Fisher's z
+scale; kappa without one item is read from the at most 36 cells of its table.
 
 Coverage is measured in ``bench/coverage_kappa.py``; which of these the report prints, and from
 what n, is :mod:`vivid_inspect.lab.report.intervals`.
@@ -176,35 +176,3 @@ def confusion_of(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """The 6 x 6 confusion matrix of counts (rows ``first``, columns ``second``)."""
     cells = np.asarray(first, dtype=int) * CATEGORIES + np.asarray(second, dtype=int)
     return np.bincount(cells, minlength=CATEGORIES * CATEGORIES).reshape(CATEGORIES, CATEGORIES).astype(float)
-
-
-def leave_one_out(first: np.ndarray, second: np.ndarray, weights: str) -> np.ndarray:
-    """Kappa with each item left out in turn (NaN where leaving it out makes a side constant)."""
-    confusion = confusion_of(first, second)
-    cells = np.eye(CATEGORIES * CATEGORIES).reshape(-1, CATEGORIES, CATEGORIES)
-    without = kappa_of_counts(confusion[None] - cells, weights)
-    return without[np.asarray(first, dtype=int) * CATEGORIES + np.asarray(second, dtype=int)]
-
-
-def jackknife_interval(
-    estimate: float, leave_out: np.ndarray, confidence: float
-) -> tuple[float, float] | None:
-    """The jackknife t interval of a statistic, from its value with each item left out in turn.
-
-    Args:
-        estimate: The statistic on every item.
-        leave_out: Its value with each item left out (one per item).
-        confidence: The confidence level.
-
-    Returns:
-        The interval, or None when a leave-one-out value is undefined or none differs from
-        another (the items cannot vary the statistic: no interval of zero width is made).
-    """
-    n = leave_out.size
-    if n < 2 or not np.all(np.isfinite(leave_out)):
-        return None
-    spread = float(np.sqrt((n - 1) / n * np.sum((leave_out - leave_out.mean()) ** 2)))
-    if spread <= 1e-12:
-        return None
-    half = t_quantile(n, confidence) * spread
-    return estimate - half, estimate + half
