@@ -384,7 +384,7 @@ def test_the_jackknife_on_z_stays_in_range_and_holds_the_estimate() -> None:
         made = np.isfinite(lo)
         assert made.sum() > 200
         assert np.all(
-            (-1 <= lo[made]) & (lo[made] <= kappa[made]) & (kappa[made] <= hi[made]) & (hi[made] <= 1)
+            (lo[made] >= -1) & (lo[made] <= kappa[made]) & (kappa[made] <= hi[made]) & (hi[made] <= 1)
         )
 
 
