@@ -116,5 +116,6 @@ def test_the_frame_csv_and_latex_keep_numbers(tables: dict[str, object], name: s
         ((4.5, 4.1, None, 9), "4.50 n=9"),
     ],
 )
-def test_estimate_text(args: tuple[object, ...], text: str) -> None:
-    assert estimate_text(*args) == text
+def test_estimate_text(args: tuple[object, object, object, object], text: str) -> None:
+    estimate, lo, hi, n = args
+    assert estimate_text(estimate, lo, hi, n) == text

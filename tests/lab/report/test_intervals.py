@@ -239,7 +239,8 @@ def test_the_per_annotator_kappa_holds_at_twelve_items() -> None:
     rng = np.random.default_rng(9)
     draws = []
     for _ in range(300):
-        annotators, judge = {}, {}
+        annotators: dict[str, dict[int, int]] = {}
+        judge: dict[int, int] = {}
         for name, offset in (("a", 0), ("b", 100)):
             human, scores = _noisy(rng, 12, 0.7)
             annotators[name] = {offset + i: int(v) for i, v in enumerate(human)}
@@ -247,8 +248,8 @@ def test_the_per_annotator_kappa_holds_at_twelve_items() -> None:
         result = rater_agreement(judge, annotators)
         draws.append(result.interval)
     # The planted value: the population kappa of the same noisy judge, from a large sample.
-    human, judge = _noisy(np.random.default_rng(10), 400_000, 0.7)
-    truth = cohen_kappa_score(human, judge, labels=LABELS)
+    human, judged = _noisy(np.random.default_rng(10), 400_000, 0.7)
+    truth = cohen_kappa_score(human, judged, labels=LABELS)
     assert _coverage([d for d in draws if d is not None], truth) >= 0.93
 
 
@@ -413,9 +414,8 @@ def test_a_skewed_table_reaches_higher_than_the_score_interval_alone() -> None:
     first = np.array([5] * 36 + [4, 3, 4, 0])
     second = np.array([5] * 36 + [5, 3, 3, 1])
     table = confusion_of(first, second)
-    assert kappa_interval(first, second, weights="quadratic").hi > float(
-        score_bounds_of_counts(table, "quadratic", 0.95)[1]
-    )  # type: ignore[operator]
+    high = kappa_interval(first, second, weights="quadratic").hi
+    assert high is not None and high > float(score_bounds_of_counts(table, "quadratic", 0.95)[1])
 
 
 def test_the_batched_forms_equal_the_one_at_a_time_functions() -> None:

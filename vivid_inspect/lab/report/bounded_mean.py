@@ -68,7 +68,7 @@ def betting_intervals(
     last_column = grid.shape[1] - 1
     # A row with no kept candidate cannot happen for a martingale test with these bets; the safe
     # answer is then the whole range (first 0, last the final column, both ends closed).
-    none = ~kept.any(axis=1)
+    none = np.asarray(~kept.any(axis=1))
     first = np.where(none, 0, np.argmax(kept, axis=1))
     last = np.where(none, last_column, last_column - np.argmax(kept[:, ::-1], axis=1))
     # Each end lies between a rejected and a kept candidate (or is the range's own end).

@@ -1,12 +1,13 @@
 """Which 95 % interval the report prints for each statistic, and from what n: one place for every table.
 
 Each statistic has one method and a smallest n (:data:`RULES`). Both were chosen by simulation in
-``bench/coverage.py`` (sections ``means`` and ``kappa``, table in ``bench/results.md``): the
-method is the one whose coverage held on every planted value and score shape, and the smallest
-n is the smallest of n = 5, 8, 10, 15, 20, 30, 50, 200 from which its measured coverage is 93 %
-or more on all of them (and stays so at every larger n). Below it a cell prints no interval and
-says why (:func:`too_few`); the bench prints whether these constants still match what it
-measures.
+``bench/coverage.py`` (table in ``bench/results.md`` and ``docs/reports.md``) on a grid of score
+shapes that includes skewed ones (75 % and 90 % of the scores at 5 or at 0, 95 % at 5 and the rest
+0) and items of varying difficulty: the method is the one whose coverage held best, and the
+smallest n is the smallest of n = 5, 8, 10, 15, 20, 30, 50, 100, 200 from which its measured
+coverage is 93 % or more on every shape (and stays so at every larger n). Below it a cell prints
+no interval and says why (:func:`too_few`); the bench prints whether these constants still match
+what it measures. The ``*_intervals`` functions are the batched forms the bench runs.
 
 An interval is never of zero width: a statistic the items cannot vary (two judges whose scores
 are identical item for item) gets no interval and the reason, never ``[1.000, 1.000]``.
@@ -53,10 +54,15 @@ class Rule:
 RULES: dict[str, Rule] = {
     "mean": Rule("betting interval for a bounded mean (Waudby-Smith and Ramdas 2024)", 5),
     "mean_difference": Rule("betting interval of the per-item differences, bounded in [-5, 5]", 5),
-    "kappa": Rule("score interval of 1 - kappa as a ratio of disagreements, t quantile", 8),
-    "weighted_kappa": Rule("the same score interval, disagreement size with a chance-sized pseudo-item", 20),
-    "kappa_per_annotator": Rule("mean over annotators of each annotator's kappa score interval", 8),
-    "self_consistency_kappa": Rule("mean over run pairs of each pair's kappa score interval", 5),
+    "kappa": Rule(
+        "union of the score interval of 1 - kappa (a ratio of disagreements) and the jackknife on Fisher's z",
+        8,
+    ),
+    "weighted_kappa": Rule(
+        "the same union; the score interval's disagreement size with a chance-sized pseudo-item", 20
+    ),
+    "kappa_per_annotator": Rule("mean over annotators of each annotator's kappa interval", 8),
+    "self_consistency_kappa": Rule("mean over run pairs of each pair's kappa interval", 5),
     "kappa_difference": Rule("leave-one-out jackknife t interval of the paired difference", 30),
     "corrected_mean": Rule(
         "prediction-powered (PPI++) mean, finite-population t interval widened for skew; also the human-only mean and the bias",
@@ -176,7 +182,7 @@ def mean_difference_interval(
 def kappa_interval(
     first: np.ndarray, second: np.ndarray, *, weights: str = "unweighted", min_n: int | None = None
 ) -> Interval:
-    """Cohen's kappa between two sides' whole scores 0-5, with its 95 % score interval.
+    """Cohen's kappa between two sides' whole scores 0-5, with its 95 % interval (:data:`RULES`' method).
 
     Args:
         first: One side's scores (whole, 0-5), one per item.
@@ -227,7 +233,7 @@ def kappa_intervals(
 def mean_kappa_interval(
     pairs: Sequence[tuple[np.ndarray, np.ndarray]], *, statistic: str, min_n: int | None = None
 ) -> Interval:
-    """The mean of several kappas (annotators, or run pairs) with the mean of their score intervals.
+    """The mean of several kappas (annotators, or run pairs) with the mean of their intervals.
 
     Each pair's kappa is on that pair's items. The ends are the means of the pairs' ends: if every
     pair's interval holds its kappa, the mean interval holds the mean kappa, so its coverage is at
@@ -357,7 +363,11 @@ def _confusions(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """The 6 x 6 confusion matrix of counts of each row of paired scores."""
     draws, size = first.shape[0], CATEGORIES * CATEGORIES
     cells = first * CATEGORIES + second + (np.arange(draws) * size)[:, None]
-    return np.bincount(cells.ravel(), minlength=draws * size).reshape(draws, CATEGORIES, CATEGORIES).astype(float)
+    return (
+        np.bincount(cells.ravel(), minlength=draws * size)
+        .reshape(draws, CATEGORIES, CATEGORIES)
+        .astype(float)
+    )
 
 
 def _fewest(statistic: str, min_n: int | None) -> int:

@@ -155,7 +155,7 @@ def _cell_table(
             corrected = corrected_columns(per_item, humans.get(generation))
             record[cell] = found["judge_mean"]
             text[cell] = estimate_text(
-                *(found[k] for k in ("judge_mean", "judge_mean_lo", "judge_mean_hi", "n_items"))
+                found["judge_mean"], found["judge_mean_lo"], found["judge_mean_hi"], found["n_items"]
             )
             long.append(
                 label
