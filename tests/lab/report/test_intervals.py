@@ -202,7 +202,7 @@ def test_a_constant_side_has_no_kappa_and_no_interval() -> None:
 
 def test_below_the_kappa_rule_the_cell_says_too_few() -> None:
     fewest = RULES["weighted_kappa"].min_n
-    human = np.array([0, 1, 2, 3, 4, 5, 2, 3, 4, 1] * 3)[: fewest - 1]
+    human = np.resize(np.array([0, 1, 2, 3, 4, 5, 2, 3, 4, 1]), fewest - 1)
     judge = np.roll(human, 1)
     interval = kappa_interval(human, judge, weights="quadratic")
     assert interval.estimate is not None and interval.lo is None
@@ -256,8 +256,8 @@ def test_the_per_annotator_kappa_holds_at_twelve_items() -> None:
 def test_the_mean_of_kappas_interval_is_the_mean_of_each_pairs_bounds() -> None:
     rng = np.random.default_rng(11)
     pairs = [_noisy(rng, 40, agree) for agree in (0.5, 0.8)]
-    both = mean_kappa_interval(pairs, statistic="kappa_per_annotator")
-    alone = [kappa_interval(a, b) for a, b in pairs]
+    both = mean_kappa_interval(pairs, statistic="kappa_per_annotator", min_n=2)
+    alone = [kappa_interval(a, b, min_n=2) for a, b in pairs]
     assert both.estimate == pytest.approx(np.mean([i.estimate for i in alone]))
     assert both.lo == pytest.approx(np.mean([i.lo for i in alone]))
     assert both.hi == pytest.approx(np.mean([i.hi for i in alone]))
@@ -269,7 +269,7 @@ def test_self_consistency_kappa_gets_an_interval() -> None:
     result = self_consistency([dict(enumerate(human.tolist())), dict(enumerate(judge.tolist()))])
     assert result.mean_kappa_lo is not None and result.mean_kappa_hi is not None
     assert result.mean_kappa_lo < result.mean_kappa < result.mean_kappa_hi  # type: ignore[operator]
-    assert result.interval == kappa_interval(human, judge)
+    assert result.interval == kappa_interval(human, judge, min_n=RULES["self_consistency_kappa"].min_n)
 
 
 def test_a_judge_repeating_itself_exactly_on_eight_items_prints_no_one_to_one_interval() -> None:
@@ -393,7 +393,7 @@ def test_the_jackknife_on_z_gives_no_interval_when_every_item_agrees() -> None:
     scores = np.array([0, 1, 2, 3, 4, 5, 5, 5, 4, 3])
     lo, hi = jackknife_z_bounds_of_counts(confusion_of(scores, scores), "unweighted", 0.95)
     assert np.isnan(lo) and np.isnan(hi)
-    interval = kappa_interval(scores, scores)  # the score interval still gives one
+    interval = kappa_interval(scores, scores, min_n=2)  # the score interval still gives one
     assert interval.lo is not None and interval.lo < 1.0 and interval.hi == 1.0
 
 
@@ -403,7 +403,7 @@ def test_the_kappa_interval_is_the_union_of_the_score_and_z_intervals(weights: s
     table = confusion_of(first, second)
     score = score_bounds_of_counts(table, weights, 0.95)
     z = jackknife_z_bounds_of_counts(table, weights, 0.95)
-    interval = kappa_interval(first, second, weights=weights)
+    interval = kappa_interval(first, second, weights=weights, min_n=2)
     assert interval.lo == pytest.approx(min(score[0], z[0])) and interval.hi == pytest.approx(
         max(score[1], z[1])
     )
@@ -414,7 +414,7 @@ def test_a_skewed_table_reaches_higher_than_the_score_interval_alone() -> None:
     first = np.array([5] * 36 + [4, 3, 4, 0])
     second = np.array([5] * 36 + [5, 3, 3, 1])
     table = confusion_of(first, second)
-    high = kappa_interval(first, second, weights="quadratic").hi
+    high = kappa_interval(first, second, weights="quadratic", min_n=2).hi
     assert high is not None and high > float(score_bounds_of_counts(table, "quadratic", 0.95)[1])
 
 

@@ -56,14 +56,14 @@ RULES: dict[str, Rule] = {
     "mean_difference": Rule("betting interval of the per-item differences, bounded in [-5, 5]", 5),
     "kappa": Rule(
         "union of the score interval of 1 - kappa (a ratio of disagreements) and the jackknife on Fisher's z",
-        8,
+        100,
     ),
     "weighted_kappa": Rule(
-        "the same union; the score interval's disagreement size with a chance-sized pseudo-item", 20
+        "the same union; the score interval's disagreement size with a chance-sized pseudo-item", 200
     ),
-    "kappa_per_annotator": Rule("mean over annotators of each annotator's kappa interval", 8),
-    "self_consistency_kappa": Rule("mean over run pairs of each pair's kappa interval", 5),
-    "kappa_difference": Rule("leave-one-out jackknife t interval of the paired difference", 30),
+    "kappa_per_annotator": Rule("mean over annotators of each annotator's kappa interval", 50),
+    "self_consistency_kappa": Rule("mean over run pairs of each pair's kappa interval", 50),
+    "kappa_difference": Rule("leave-one-out jackknife t interval of the paired difference", 50),
     "corrected_mean": Rule(
         "prediction-powered (PPI++) mean, finite-population t interval widened for skew; also the human-only mean and the bias",
         20,
