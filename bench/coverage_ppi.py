@@ -15,6 +15,16 @@ Two parts.
    judge, a judge right on almost every item, a noisy judge, annotators' halves with rare large
    errors), 1,636 items and 200 (a theme's size), every n of ``planted_scores.NS``: the worst
    coverage of the three intervals a cell prints gives ``RULES["corrected_mean"].min_n``.
+3. Unscored items (issue 29.2): the judge leaves 5-20 % of the items unscored, and those are the
+   items humans scored lowest (not at random). The estimand stays the mean human score over every
+   item. The report's estimator (the unscored items as a stratum of their own, or the whole score
+   range for their share below ``ppi.UNSCORED_MIN`` labelled ones) against the old one that
+   dropped them.
+4. Skewed scores (issue 29.2): 90-95 % of human scores at one value, the judge's rare other values
+   mostly on unlabelled items; coverage at every n, and every interval inside the 0-5 range.
+
+Parts 3 and 4 call ``corrected.corrected_arrays`` (what ``corrected_cell`` runs after it has built
+its arrays), with the draws made for every replication at once.
 """
 
 from __future__ import annotations
@@ -26,10 +36,10 @@ from coverage_common import CoverageTable, wilson
 from planted_scores import NS, ROW_COLUMNS, Tally, record, threshold_table
 
 from vivid_inspect.lab.humans.annotate.sheet_export import stratified_ids
-from vivid_inspect.lab.report.corrected import corrected_cell
+from vivid_inspect.lab.report.corrected import corrected_arrays, corrected_cell
 from vivid_inspect.lab.report.draw_check import check_draw
 from vivid_inspect.lab.report.intervals import RULES, mean_interval
-from vivid_inspect.lab.report.ppi import ppi_mean
+from vivid_inspect.lab.report.ppi import UNSCORED_MIN, ppi_mean
 from vivid_inspect.taxonomy import THEME_NAMES
 
 REPS = 2000
@@ -98,7 +108,159 @@ def run(reps: int, quick: bool, seed: int) -> list[CoverageTable]:
     tables = _headline(reps, rng)
     tables.extend(_threshold(min(reps, THRESHOLD_REPS) if not quick else reps, quick, rng))
     tables.append(_draws(min(reps, 1000), rng))
+    tables.extend(_unscored(reps, quick, rng))
+    tables.extend(_skewed(reps, quick, rng))
     return tables
+
+
+PRINTED_NS = (20, 30, 50, 200)
+"""The n at which the report prints a corrected interval (from RULES.min_n = 20) that the parts 3-4 measure."""
+UNSCORED_SHARES = (0.05, 0.10, 0.20)
+
+
+def _draws_at_once(rng: np.random.Generator, items: int, n: int, reps: int) -> np.ndarray:
+    """``reps`` uniform draws of ``n`` of ``items`` without replacement: one row of a boolean mask each."""
+    order = np.argsort(rng.random((reps, items)), axis=1)[:, :n]
+    mask = np.zeros((reps, items), dtype=bool)
+    np.put_along_axis(mask, order, True, axis=1)
+    return mask
+
+
+def _unscored(reps: int, quick: bool, rng: np.random.Generator) -> list[CoverageTable]:
+    ns = (20, 200) if quick else (10, 15, *PRINTED_NS)
+    table = CoverageTable(
+        "Unscored items that humans scored lowest: the corrected interval over every item, with the unscored "
+        "items as their own stratum (report) and dropped (before)",
+        ["items", "unscored share", "n labelled", "estimator", *ROW_COLUMNS, "fallback (whole range) share"],
+    )
+    worst: dict[int, float] = {}
+    for items in (ITEMS, 200):
+        base = np.random.default_rng(int(rng.integers(2**31)))
+        human = base.choice(6, size=items, p=HUMAN_SCORES).astype(float)
+        judge = np.clip(np.rint(human + 0.3 + base.normal(0, 0.8, items)), 0, 5)
+        truth = float(human.mean())
+        for share in UNSCORED_SHARES:
+            # the lowest human scores (ties broken at random) are the ones the judge could not score
+            low_first = np.lexsort((base.random(items), human))
+            unscored = np.zeros(items, dtype=bool)
+            unscored[low_first[: round(share * items)]] = True
+            for n in ns:
+                report, before = Tally(), Tally()
+                fallback = 0
+                for mask in _draws_at_once(rng, items, n, reps):
+                    scored_labelled = mask & ~unscored
+                    cell = corrected_arrays(
+                        human[scored_labelled],
+                        judge[scored_labelled],
+                        judge[~mask & ~unscored],
+                        human[mask & unscored],
+                        int(unscored.sum()),
+                        min_n=2,
+                    )
+                    report.add(cell.corrected.estimate, cell.corrected.lo, cell.corrected.hi, truth)
+                    fallback += bool(cell.note)
+                    dropped = corrected_arrays(
+                        human[scored_labelled],
+                        judge[scored_labelled],
+                        judge[~mask & ~unscored],
+                        human[:0],
+                        0,
+                        min_n=2,
+                    )
+                    before.add(dropped.corrected.estimate, dropped.corrected.lo, dropped.corrected.hi, truth)
+                table.rows.append(
+                    [*report.row(items, share, n, "own stratum (report)"), f"{fallback / reps:.2f}"]
+                )
+                table.rows.append([*before.row(items, share, n, "dropped (before)"), ""])
+                if n >= PRINTED_NS[0] and report.printed:
+                    worst[n] = min(worst.get(n, 1.0), report.coverage)
+    table.notes.append(
+        f"human scores like the paper's, judge lenient by 0.3 with noise 0.8; the {', '.join(f'{s:.0%}' for s in UNSCORED_SHARES)} "
+        f"of items with the lowest human scores left unscored; labelled items a uniform draw over every item; fewer than "
+        f"{UNSCORED_MIN} labelled unscored items: their share is bounded by the whole range 0-5"
+    )
+    table.notes.append(
+        "worst coverage of the report's estimator from n = 20: "
+        + ", ".join(f"n={n}: {c:.3f}" for n, c in sorted(worst.items()))
+        + " (goal: at least 0.93)"
+    )
+    return [table]
+
+
+def _skew_at_five(rng: np.random.Generator, n: int) -> Population:
+    human = np.where(rng.random(n) < 0.95, 5.0, 0.0)
+    return human, np.clip(human + rng.choice([-1, 0, 1], size=n, p=[0.04, 0.94, 0.02]), 0, 5)
+
+
+def _skew_flips(rng: np.random.Generator, n: int) -> Population:
+    human = np.where(rng.random(n) < 0.95, 5.0, 0.0)
+    flip = rng.random(n) < 0.03
+    return human, np.where(flip, 5.0 - human, human)
+
+
+def _skew_ninety(rng: np.random.Generator, n: int) -> Population:
+    human = np.where(rng.random(n) < 0.90, 5.0, rng.integers(0, 5, n).astype(float))
+    return human, np.clip(human + rng.choice([-1, 0, 1], size=n, p=[0.10, 0.80, 0.10]), 0, 5)
+
+
+def _skew_at_zero(rng: np.random.Generator, n: int) -> Population:
+    human = np.where(rng.random(n) < 0.90, 0.0, rng.integers(1, 6, n).astype(float))
+    return human, np.clip(human + rng.choice([0, 1], size=n, p=[0.70, 0.30]), 0, 5)
+
+
+def _skew_zero_five(rng: np.random.Generator, n: int) -> Population:
+    human = np.where(rng.random(n) < 0.95, 0.0, 5.0)
+    flip = rng.random(n) < 0.01
+    return human, np.where(flip, 5.0 - human, human)
+
+
+SKEWED: dict[str, Callable[[np.random.Generator, int], Population]] = {
+    "95 % of humans at 5, rest 0; judge off by one on 6 %": _skew_at_five,
+    "95 % at 5, rest 0; judge flips 3 % (its rare 0s half wrong)": _skew_flips,
+    "90 % at 5, rest 0-4; judge off by one on 20 %": _skew_ninety,
+    "90 % at 0, rest 1-5; judge lenient by one on 30 %": _skew_at_zero,
+    "95 % at 0, rest 5; judge flips 1 %": _skew_zero_five,
+}
+
+
+def _skewed(reps: int, quick: bool, rng: np.random.Generator) -> list[CoverageTable]:
+    ns = (20, 200) if quick else (10, 15, *PRINTED_NS)
+    table = CoverageTable(
+        "Skewed scores: 90-95 % of human scores at one value, the judge's rare other values mostly on unlabelled items",
+        ["planted", "items", "n labelled", "interval", *ROW_COLUMNS, "lowest lo", "highest hi"],
+    )
+    worst: dict[int, float] = {}
+    for name, draw in SKEWED.items():
+        for items in (ITEMS, 200):
+            human, judge = draw(np.random.default_rng(int(rng.integers(2**31))), items)
+            truths = {
+                "corrected": float(human.mean()),
+                "human-only": float(human.mean()),
+                "bias": float((judge - human).mean()),
+            }
+            for n in ns:
+                tallies = {key: Tally() for key in truths}
+                ends = {key: [np.inf, -np.inf] for key in truths}
+                for mask in _draws_at_once(rng, items, n, reps):
+                    cell = corrected_arrays(human[mask], judge[mask], judge[~mask], human[:0], 0, min_n=2)
+                    for key, interval in (
+                        ("corrected", cell.corrected),
+                        ("human-only", cell.human),
+                        ("bias", cell.bias),
+                    ):
+                        tallies[key].add(interval.estimate, interval.lo, interval.hi, truths[key])
+                        if interval.lo is not None and interval.hi is not None:
+                            ends[key] = [min(ends[key][0], interval.lo), max(ends[key][1], interval.hi)]
+                for key, tally in tallies.items():
+                    table.rows.append([*tally.row(name, items, n, key), *ends[key]])
+                    if n >= PRINTED_NS[0] and tally.printed:
+                        worst[n] = min(worst.get(n, 1.0), tally.coverage)
+    table.notes.append(
+        "worst coverage of the three intervals from n = 20: "
+        + ", ".join(f"n={n}: {c:.3f}" for n, c in sorted(worst.items()))
+        + " (goal: at least 0.93); lowest lo and highest hi over every draw: the means never leave 0-5, the bias -5-5"
+    )
+    return [table]
 
 
 def _draws(reps: int, rng: np.random.Generator) -> CoverageTable:

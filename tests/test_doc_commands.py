@@ -52,6 +52,7 @@ from vivid_inspect.baselines.model import GRADERS, MODEL_ARGS
 from vivid_inspect.inspect_private import model_providers
 from vivid_inspect.lab.cli.main import build_parser
 from vivid_inspect.lab.cli.main import main as vivid_main
+from vivid_inspect.lab.runner.bundled import resolve_spec
 from vivid_inspect.log_contract import NO_JUDGE
 from vivid_inspect.testing.__main__ import DEFAULT_PORT
 from vivid_inspect.testing.__main__ import build_parser as server_parser
@@ -67,7 +68,9 @@ HOW_TO_MARK = (
 )
 
 COVERED = {
-    "experiments/offline.yaml": ("tests/lab/cli/test_offline_job.py", '"experiments" / "offline.yaml"'),
+    # the same spec as the bundled one, which test_offline_job.py runs
+    "experiments/offline.yaml": ("tests/lab/cli/test_bundled_spec.py", '"experiments" / "offline.yaml"'),
+    "offline": ("tests/lab/cli/test_offline_job.py", '["run", "offline"'),
     "experiments/smoke.yaml": ("tests/lab/runner/test_runner.py", '"experiments" / "smoke.yaml"'),
     "experiments/judge_ablation_local.yaml": (
         "tests/test_local_recipe.py",
@@ -449,7 +452,8 @@ def _check_parse(command: Command) -> None:
         spec = getattr(args, "spec", None)
         if spec is not None and not PLACEHOLDER.search(spec):
             written = {name for name, _ in command.files}
-            assert spec in written or (REPO / spec).is_file(), f"no spec file {spec}"
+            bundled = resolve_spec(spec, None)[0] != spec  # `vivid run offline`: a spec in the package
+            assert spec in written or bundled or (REPO / spec).is_file(), f"no spec file {spec}"
         for model in (getattr(args, "judge", None),):
             if model and "/" in model:
                 _check_model(model)
@@ -496,6 +500,8 @@ MARKERS = {line.split(":", 1)[0].strip() for line in PYPROJECT["tool"]["pytest"]
 
 
 def _check_setup(words: tuple[str, ...]) -> None:
+    if words == ("pip", "install", "."):
+        return  # a user's install of the checkout: not editable, no extras (bench/user_install.py)
     if words[0] == "pip":
         assert words[:3] == ("pip", "install", "-e"), words
         found = re.fullmatch(r"\.\[(?P<extras>[a-z,]+)\]", words[3])

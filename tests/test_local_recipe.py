@@ -116,3 +116,36 @@ def test_data_that_cannot_be_read_is_one_line_and_exit_2(tmp_path: Path) -> None
         code = server_main(["--port", "0", "--data", str(tmp_path / "missing.csv")])
     assert code == 2
     assert "the data cannot be used" in err.getvalue() and "no such data file" in err.getvalue()
+
+
+@pytest.mark.parametrize("port", ["70000", "65536", "-1", "99999999999999999999"])
+def test_a_port_out_of_range_is_one_line_and_exit_2(port: str) -> None:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = server_main([f"--port={port}"])
+    assert code == 2
+    (line,) = err.getvalue().strip().splitlines()
+    assert line == (
+        f"python -m vivid_inspect.testing: --port {port} is not a port: give 0 to 65535 (0 picks a free one)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--service", "a b"], "--service 'a b' cannot name a variable"),
+        (["--service", "x\x1b[2J"], "--service 'x\\\\x1b[2J' cannot name a variable"),
+        (["--service", "1st"], "cannot name a variable"),
+        (["--model", "gen\n\x1b[31mforged"], "--model 'gen\\\\n\\\\x1b[31mforged' holds a control character"),
+        (["--model", " "], "holds a control character or nothing"),
+    ],
+)
+def test_a_service_or_model_name_that_cannot_be_printed_is_one_line_and_exit_2(
+    argv: list[str], says: str
+) -> None:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = server_main(["--port", "0", *argv])
+    assert code == 2
+    (line,) = err.getvalue().strip().splitlines()
+    assert says in line and "\x1b" not in line

@@ -8,6 +8,7 @@ Retry-After, ~0.5 s backoff) cure the transient faults; Inspect's retries (expon
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -376,3 +377,113 @@ def test_unknown_fault_kind_is_rejected(kind: str) -> None:
 def test_fail_fraction_rejects_bad_fraction() -> None:
     with pytest.raises(ValueError, match="1.5"):
         fail_fraction(1.5)
+
+
+# -- hostile requests: a 4xx that says why, no traceback, the thread freed -----------------------------
+
+_CHAT = json.dumps(_chat("gen", "xin chào")).encode()
+
+
+def _raw(server: FakeOpenAIServer, head: bytes, body: bytes = b"", *, wait: float = 5.0) -> tuple[int, str]:
+    """Send raw bytes; the status and the error message of the reply (the server then closes)."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=wait) as conn:
+        conn.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" + head + b"\r\n" + body)
+        received = b""
+        while chunk := conn.recv(65536):
+            received += chunk
+            if b"\r\n\r\n" in received:
+                header, _, rest = received.partition(b"\r\n\r\n")
+                length = int(re.search(rb"Content-Length: (\d+)", header)[1])  # type: ignore[index]
+                if len(rest) >= length:
+                    break
+    status = int(received.split(b" ", 2)[1])
+    return status, json.loads(received.partition(b"\r\n\r\n")[2])["error"]["message"]
+
+
+def _length(value: str | int) -> bytes:
+    return f"Content-Type: application/json\r\nContent-Length: {value}\r\n".encode()
+
+
+HOSTILE_REQUESTS = {
+    "length-not-a-number": (_length("abc"), b"", 400, "Content-Length must be one whole number"),
+    "length-negative": (_length(-1), _CHAT, 400, "Content-Length must be one whole number"),
+    "length-plus": (_length("+5"), _CHAT, 400, "Content-Length must be one whole number"),
+    "length-float": (_length("5.0"), _CHAT, 400, "Content-Length must be one whole number"),
+    "length-other-digits": (_length("١٢"), _CHAT, 400, "Content-Length must be one whole number"),
+    "length-underscore": (_length("1_0"), _CHAT, 400, "Content-Length must be one whole number"),
+    "length-twice-differing": (
+        _length(len(_CHAT)) + b"Content-Length: 3\r\n",
+        _CHAT,
+        400,
+        "Content-Length must be one whole number",
+    ),
+    "length-huge": (_length(99999999999), b"", 413, "over the"),
+    "length-40-digits": (_length("9" * 40), b"", 413, "over the"),
+    "length-just-over": (_length(8 * 2**20 + 1), b"", 413, "over the"),
+    "chunked": (
+        b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
+        b"zz\r\n{}\r\n0\r\n\r\n",
+        411,
+        "Transfer-Encoding",
+    ),
+    "chunked-huge-size": (
+        b"Transfer-Encoding: chunked\r\n",
+        b"ffffffffffffffffffff\r\n{}\r\n",
+        411,
+        "Transfer-Encoding",
+    ),
+    "chunked-and-length": (
+        _length(len(_CHAT)) + b"Transfer-Encoding: chunked\r\n",
+        _CHAT,
+        411,
+        "Transfer-Encoding",
+    ),
+    "deep-array": (_length(200_000), b"[" * 100_000 + b"]" * 100_000, 400, "not JSON"),
+    "deep-object": (_length(250_001), b'{"a":' * 50_000 + b"1" + b"}" * 50_000, 400, "not JSON"),
+    "not-utf8": (_length(4), b"\xff\xfe\x80{", 400, "not JSON"),
+    "huge-number": (_length(5000), b"9" * 5000, 400, "not JSON"),
+}
+_NOT_A_CHAT = "a string 'model' and a list of objects 'messages'"
+for _name, _body in {
+    "array": b"[]",
+    "string": b'"ab"',
+    "null": b"null",
+    "messages-object": b'{"model":"gen","messages":{"a":1}}',
+    "messages-string": b'{"model":"gen","messages":"hi"}',
+    "messages-of-strings": b'{"model":"gen","messages":["hi"]}',
+    "messages-of-lists": b'{"model":"gen","messages":[[{"role":"user"}]]}',
+    "model-number": b'{"model":5,"messages":[]}',
+    "model-missing": b'{"messages":[]}',
+}.items():
+    HOSTILE_REQUESTS[_name] = (_length(len(_body)), _body, 400, _NOT_A_CHAT)
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_REQUESTS))
+def test_a_hostile_request_gets_a_4xx_that_says_why_and_no_traceback(
+    name: str, server: FakeOpenAIServer, capfd: pytest.CaptureFixture[str]
+) -> None:
+    head, body, status, says = HOSTILE_REQUESTS[name]
+    got, message = _raw(server, head, body)
+    assert got == status and says in message, (got, message)
+    assert server.model_counts == {}  # nothing reached the responder
+    assert _post(server, _chat("gen", "vẫn chạy"))[0] == 200  # the server goes on answering
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_content_part_whose_text_is_not_a_string_is_answered(server: FakeOpenAIServer) -> None:
+    body = {
+        "model": "gen",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": 5}, {"text": "a"}]}],
+    }
+    status, _, _ = _post(server, body)
+    assert status == 200 and server.prompt_counts == {"a": 1}
+
+
+@pytest.mark.slow
+def test_a_body_shorter_than_its_length_is_refused_once_the_read_times_out() -> None:
+    with FakeOpenAIServer(read_timeout=0.3) as server:
+        started = time.monotonic()
+        status, message = _raw(server, _length(len(_CHAT)), _CHAT[:10])
+        assert status == 400 and message.endswith(f"of its {len(_CHAT)} bytes (Content-Length)"), message
+        assert time.monotonic() - started < 3
+        assert _post(server, _chat("gen", "x"))[0] == 200

@@ -9,10 +9,11 @@ request per endpoint), and binds nothing: the judge is still resolved by its sco
 
 from __future__ import annotations
 
+import math
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from inspect_ai import eval, eval_set
@@ -20,9 +21,9 @@ from inspect_ai.model import GenerateConfig, Model, get_model
 
 from tests.dead_endpoints import SilentServer, closed_port
 from tests.fake_api import default_responder
-from vivid_inspect.inspect_private import PrerequisiteError
+from vivid_inspect.inspect_private import PrerequisiteError, TaskArgumentError
 from vivid_inspect.task_start import PREFLIGHT_ENV, TaskStartError
-from vivid_inspect.tasks import explain, topic
+from vivid_inspect.tasks import argument_problem, explain, topic
 from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
 KEY = "fake-key"
@@ -312,3 +313,195 @@ def test_the_check_binds_nothing_the_scorer_resolves_the_grader_role() -> None:
         sample.scores["judge_zero_shot"].metadata["judge_model"] for sample in log.samples if sample.scores
     }
     assert judges == {"vivid/chrf"}
+
+
+# -- -T names the task does not take (issue 31.1) ------------------------------------------------
+
+NAME_CASES: dict[str, tuple[str, dict[str, Any], str]] = {
+    "word-added": (
+        "explain",
+        {"judge_strategy": "aspect"},
+        "-T judge_strategy is not a parameter of explain (did you mean judge?)",
+    ),
+    "letter-dropped": (
+        "explain",
+        {"judg": "cot"},
+        "-T judg is not a parameter of explain (did you mean judge?)",
+    ),
+    "plural": ("explain", {"judges": "cot"}, "(did you mean judge?)"),
+    "swapped": ("explain", {"jduge": "cot"}, "(did you mean judge?)"),
+    "retries-typo": ("explain", {"judge_retrie": 2}, "(did you mean judge_retries?)"),
+    "prefix": (
+        "topic",
+        {"leakage": 0.8},
+        "-T leakage is not a parameter of topic (did you mean leakage_threshold?)",
+    ),
+    "shot": ("traits", {"shot": 2}, "-T shot is not a parameter of traits (did you mean shots?)"),
+    "capitalised": ("topic", {"Shots": 2}, "(did you mean shots?)"),
+    "unlike-anything": ("explain", {"colour": "red"}, "-T colour is not a parameter of explain."),
+    "other-tasks-name": (
+        "topic",
+        {"judge": "cot"},
+        "-T judge is not a parameter of topic (a parameter of explain)",
+    ),
+    "explain-given-shots": (
+        "explain",
+        {"shots": 0},
+        "-T shots is not a parameter of explain (a parameter of topic and traits)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(NAME_CASES))
+def test_a_name_the_task_does_not_take_is_refused_with_the_closest(case: str) -> None:
+    task, given, expected = NAME_CASES[case]
+    with pytest.raises(TaskArgumentError) as caught:
+        start(task, **{f"T_{name}": value for name, value in given.items()})
+    message = str(caught.value)
+    assert isinstance(caught.value, PrerequisiteError)  # Inspect prints it alone, no traceback
+    assert message.startswith(f"{task}: ") and expected in message, message
+    assert message.splitlines()[-1].startswith(f"Nothing was generated. {task} takes: "), message
+    assert message.count("\n") == 1, message
+
+
+def test_every_unknown_name_gets_its_line() -> None:
+    with pytest.raises(TaskArgumentError) as caught:
+        start("explain", T_judg="cot", T_promt="few_shot")
+    lines = str(caught.value).splitlines()
+    assert [line.split(" (")[0] for line in lines[:2]] == [
+        "explain: -T judg is not a parameter of explain",
+        "explain: -T promt is not a parameter of explain",
+    ]
+
+
+def test_python_code_passing_a_wrong_name_gets_pythons_own_error() -> None:
+    with pytest.raises(TypeError, match="judg"):
+        explain(judg="cot", data="sample")  # type: ignore[call-arg]
+
+
+@pytest.fixture
+def in_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # Inspect reads task files by relative path
+
+
+@pytest.mark.parametrize(
+    "tasks",
+    [
+        pytest.param("vivid_inspect/tasks.py", id="whole-file"),
+        pytest.param(["vivid_inspect/tasks.py@topic", "vivid_inspect/tasks.py@explain"], id="two-specs"),
+    ],
+)
+def test_given_to_several_tasks_a_name_no_task_takes_is_refused_and_another_tasks_name_noted(
+    in_checkout: None, capsys: pytest.CaptureFixture[str], tasks: str | list[str]
+) -> None:
+    with pytest.raises(TaskArgumentError) as caught:
+        eval(
+            tasks,
+            model=oracle(),
+            task_args={"data": "sample", "judge": "cot", "shot": 2},
+            limit=1,
+            display="none",
+        )
+    message = str(caught.value)
+    assert "-T shot is not a parameter of any VIVID task (did you mean shots?)" in message, message
+    assert "judge" not in message.splitlines()[0]
+    notes = [line for line in capsys.readouterr().err.splitlines() if "note:" in line]
+    assert notes == ["topic: note: -T judge is a parameter of explain only; topic runs without it"]
+
+
+@pytest.mark.slow  # runs two tasks
+def test_given_to_several_tasks_another_tasks_name_runs_each_task_as_asked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    logs = eval(
+        ["vivid_inspect/topic", "vivid_inspect/explain"],
+        model=oracle(),
+        task_args={"data": "sample", "shots": 1, "judge": "none"},
+        limit=1,
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert [log.status for log in logs] == ["success", "success"]
+    assert [log.eval.task_args.get("shots") for log in logs] == [1, None]
+    assert "explain: note: -T shots is a parameter of topic and traits only" in capsys.readouterr().err
+
+
+# -- -T values: the same check as `vivid validate` (issue 30.6, 31.8) -------------------------------
+
+HUGE = 10**900
+BAD_VALUES: dict[str, list[Any]] = {
+    "shots": [-1, 6, HUGE, -HUGE, 2.0, True, False, "3", "many", math.nan, math.inf, None, [3]],
+    "judge_retries": [-1, 11, HUGE, 1.0, True, "1", math.nan, -math.inf, None, {"a": 1}],
+    "leakage_threshold": [
+        0.1,
+        0.59,
+        1.01,
+        1e300,
+        -0.0,
+        math.nan,
+        math.inf,
+        -math.inf,
+        HUGE,
+        True,
+        False,
+        "0.8",
+        "1e300",
+        None,
+        [0.8],
+    ],
+    "prompt": ["fewshot", "", "ZERO_SHOT", 3, True, None, ["zero_shot"]],
+    "judge": ["aspekt", "", ",", "aspect,vibes", 5, 1.5, True, None, {"aspect": 1}],
+    "judge_model": [5, True, 1.5, ["openai/gpt-4o"]],
+    "data": [5, True, 1.5, ["sample"]],
+}
+TASK_OF = {"shots": "topic"}
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [(name, value) for name, values in BAD_VALUES.items() for value in values]
+)
+def test_every_bad_task_value_is_one_line_naming_its_parameter(name: str, value: Any) -> None:
+    task = TASK_OF.get(name, "explain")
+    build = cast(Callable[..., Any], explain if task == "explain" else topic)
+    with pytest.raises(TaskArgumentError) as caught:
+        build(**{"data": "sample", name: value})
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{task}: "), message
+    assert name.split("_")[0] in message and len(message) < 400, message
+    assert argument_problem(name, value) is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "hint"),
+    [
+        ("judge", "aspekt", "did you mean aspect?"),
+        ("judge", "aspect,cott", "did you mean cot?"),
+        ("judge", "al_en", "did you mean all_en?"),
+        ("prompt", "fewshot", "did you mean few_shot?"),
+        ("prompt", "zero-shot", "did you mean zero_shot?"),
+    ],
+)
+def test_a_mistyped_choice_gets_the_closest(name: str, value: str, hint: str) -> None:
+    problem = argument_problem(name, value)
+    assert problem is not None and f"({hint})" in problem, problem
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("shots", 0),
+        ("shots", 5),
+        ("judge_retries", 10),
+        ("leakage_threshold", 0.6),
+        ("leakage_threshold", 1),
+        ("prompt", "few_shot"),
+        ("judge", "aspect,lexical"),
+        ("judge", ["cot", "aspect_en"]),
+        ("judge", "all_en"),
+        ("judge", "none"),
+        ("judge_model", None),
+        ("data", "sample"),
+    ],
+)
+def test_good_task_values_pass_the_check(name: str, value: Any) -> None:
+    assert argument_problem(name, value) is None

@@ -23,6 +23,7 @@ from vivid_inspect.inspect_private import (
 from vivid_inspect.tasks import explain, topic
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "data"
+TASKS_FILE = str(Path(__file__).resolve().parents[1] / "vivid_inspect" / "tasks.py")
 MAX_LINES = 30
 
 
@@ -32,6 +33,7 @@ class Case:
     args: tuple[str, ...]
     expected: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()
+    target: str = ""  # what `inspect eval` is given, when not vivid_inspect/<task>
 
 
 CASES: dict[str, Case] = {
@@ -65,6 +67,49 @@ CASES: dict[str, Case] = {
         ("shots=many", "data=sample"),
         ("traits: shots must be a whole number from 0 to 5, got 'many'",),
     ),
+    "mistyped-name": Case(
+        "explain",
+        ("judge_strategy=aspect", "data=sample"),
+        (
+            "explain: -T judge_strategy is not a parameter of explain (did you mean judge?)",
+            "explain takes: prompt",
+        ),
+    ),
+    "mistyped-name-in-file-form": Case(
+        "explain",
+        ("judg=cot", "data=sample"),
+        ("-T judg is not a parameter of explain (did you mean judge?)",),
+        target=f"{TASKS_FILE}@explain",
+    ),
+    "name-no-task-takes-in-whole-file": Case(
+        "topic",
+        ("judge=cot", "shot=2", "data=sample"),
+        (
+            "-T shot is not a parameter of any VIVID task (did you mean shots?)",
+            "note: -T judge is a parameter of explain",
+        ),
+        target=TASKS_FILE,
+    ),
+    "mistyped-judge-value": Case(
+        "explain",
+        ("judge=aspekt", "data=sample"),
+        ("explain: unknown judge 'aspekt' (did you mean aspect?)",),
+    ),
+    "threshold-out-of-range": Case(
+        "traits",
+        ("leakage_threshold=0.1", "data=sample"),
+        ("traits: leakage_threshold must be a number from 0.6 to 1",),
+    ),
+    "threshold-nan": Case(
+        "topic",
+        ("leakage_threshold=.nan", "data=sample"),
+        ("topic: leakage_threshold must be a number", "got nan"),
+    ),
+    "threshold-huge": Case(
+        "explain",
+        (f"leakage_threshold={10**400}", "data=sample"),
+        ("explain: leakage_threshold must be a number", "got a number of about 401 digits"),
+    ),
     "missing-data-file": Case(
         "explain", ("data=/nonexistent.csv",), ("/nonexistent.csv: no such data file", "-T data=sample")
     ),
@@ -91,7 +136,9 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, st
         tmp = tmp_path_factory.mktemp(name)
         env = {**os.environ, "COLUMNS": "1000", **{k: v.format(tmp=tmp) for k, v in case.env}}
         env.pop("VIVID_DATA", None)
-        command = [str(inspect), "eval", f"vivid_inspect/{case.task}", "--model", "mockllm/model"]
+        # Inspect reads a task file by a path relative to the folder it runs in
+        target = os.path.relpath(case.target, tmp) if case.target else f"vivid_inspect/{case.task}"
+        command = [str(inspect), "eval", target, "--model", "mockllm/model"]
         for arg in case.args:
             command += ["-T", arg.format(tmp=tmp)]
         command += ["--log-dir", str(tmp / "logs")]

@@ -1,7 +1,7 @@
 """Files written whole or not at all: a temporary file beside the target, renamed over it.
 
 Every file the project replaces (judged logs, scrubbed logs, sheets, human scores files, audit
-cards, the data cache) goes through :func:`replacing` or :func:`write_atomic`: the content goes to a
+cards, the data cache) goes through `replacing` or `write_atomic`: the content goes to a
 hidden temporary file in the target's folder (``.NAME.<random>.tmp``, which no reader of the folder
 takes for a log or a sheet), and only a complete file is renamed over the target (``os.replace``,
 atomic on one file system). A failure or Ctrl-C at any point leaves the old file whole (or no file)
@@ -62,7 +62,7 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8", fsyn
         path: The file to write (its folder must exist).
         data: Its content: text, or bytes written as they are (an image).
         encoding: ``utf-8`` or ``utf-8-sig`` (with the byte-order mark spreadsheets want).
-        fsync: See :func:`replacing`.
+        fsync: See `replacing`.
 
     Raises:
         OSError: The file cannot be written (``path`` is unchanged).

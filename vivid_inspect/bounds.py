@@ -5,7 +5,7 @@ cells for ever, ``epochs: 10**100`` passed validation and then grew ``vivid run`
 and ``retries`` could ask a judge again without end. Every count therefore has a documented
 bound here, far above any real experiment (VIVID has 1,636 items; the paper runs one epoch and
 one retry), and is checked before anything is planned: by the spec's types
-(:mod:`vivid_inspect.lab.runner.spec.model`) and checks (generation options, task arguments, the
+(`vivid_inspect.lab.runner.spec.model`) and checks (generation options, task arguments, the
 number of cells), by the tasks for ``-T`` and by the judge scorers for ``-S``.
 
 The bounds are listed in ``docs/experiments.md`` (Bounds) and ``docs/tasks.md``; a test holds the

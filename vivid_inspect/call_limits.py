@@ -6,10 +6,10 @@ place that makes model calls takes its limits from here:
 
 - the ``explain``/``topic``/``traits`` tasks: ``max_retries`` and ``timeout`` in their
   ``GenerateConfig`` and ``attempt_timeout`` from their generate step (see
-  :func:`bounded_config`), all overridden by ``--max-retries``, ``--timeout`` and
+  `bounded_config`), all overridden by ``--max-retries``, ``--timeout`` and
   ``--attempt-timeout``;
 - the judge scorer (a ``grader`` role's model does not inherit the task's config, and
-  ``inspect score`` has no retry flags): :data:`JUDGE`;
+  ``inspect score`` has no retry flags): `JUDGE`;
 - ``vivid run``: the defaults of a spec's ``retries:`` block, and ``eval_set``'s task attempts.
 
 How the layers add up (measured on this machine with Inspect 0.3.285 and openai 2.x):
@@ -22,10 +22,10 @@ How the layers add up (measured on this machine with Inspect 0.3.285 and openai 
 - ``attempt_timeout`` cuts one attempt, SDK retries included, so a server that sends headers and
   then stalls, or trickles a byte at a time, cannot hold a call for ever.
 - A 200 whose body is not UTF-8 or not whole JSON, or holds no choices, is retried by neither the
-  SDK nor Inspect; :mod:`vivid_inspect.reply_retries` retries it, within the same ``max_retries``
-  and ``timeout``, after 1, 2, 4, ... s (:data:`UNREADABLE_FIRST_WAIT`).
+  SDK nor Inspect; `vivid_inspect.reply_retries` retries it, within the same ``max_retries``
+  and ``timeout``, after 1, 2, 4, ... s (`UNREADABLE_FIRST_WAIT`).
 
-With :data:`GENERATION`, a closed port fails a call after 4 attempts (12 connection attempts) in
+With `GENERATION`, a closed port fails a call after 4 attempts (12 connection attempts) in
 about 25-45 s: ``inspect eval`` on a dead endpoint ends in about a minute, start-up included (65 s
 measured on a loaded 2-core machine; ``tests/test_fail_fast.py``). A rate limit (429 with
 ``Retry-After: R``) is retried for up to 12 requests: about 21 s + 8 × R in all (measured: 46 s
@@ -86,9 +86,9 @@ JUDGE = CallLimits(max_retries=3, timeout=300, attempt_timeout=180)
 UNREADABLE_FIRST_WAIT = 1.0
 """Seconds before the first retry of a 200 reply that could not be read (a body that is not UTF-8
 or not whole JSON, no choices), which Inspect does not retry itself; the wait doubles after each
-attempt, up to :data:`UNREADABLE_MAX_WAIT`, plus up to a second of jitter. The number of such
+attempt, up to `UNREADABLE_MAX_WAIT`, plus up to a second of jitter. The number of such
 retries and the time they may take are the call's ``max_retries`` and ``timeout``
-(:mod:`vivid_inspect.reply_retries`)."""
+(`vivid_inspect.reply_retries`)."""
 
 UNREADABLE_MAX_WAIT = 30.0
 """Longest wait between two attempts at a reply that could not be read."""

@@ -4,15 +4,15 @@ A dead endpoint, a wrong key or a misspelt model name would otherwise surface on
 call has used its retries (about a minute per sample against a closed port). One request to the
 endpoint (a model listing, ``GET {base_url}/models``) finds each of these in seconds:
 
-- no connection (refused, DNS failure, nothing within :data:`CONNECT_TIMEOUT`) or no answer
-  within :data:`READ_TIMEOUT`;
+- no connection (refused, DNS failure, nothing within `CONNECT_TIMEOUT`) or no answer
+  within `READ_TIMEOUT`;
 - HTTP 401/403 (a wrong, revoked or missing key), 404 (no such route: a wrong ``base_url``) and
   5xx (a failing server);
 - a model the endpoint does not list (OpenAI-compatible servers).
 
-``vivid run``'s preflight (:mod:`vivid_inspect.lab.runner.prepare.preflight`) asks each endpoint of a
+``vivid run``'s preflight (`vivid_inspect.lab.runner.prepare.preflight`) asks each endpoint of a
 spec once; the tasks ask the endpoints of the models they will call when ``inspect eval`` builds
-them (:mod:`vivid_inspect.task_start`). The request is never retried and waits no longer than the
+them (`vivid_inspect.task_start`). The request is never retried and waits no longer than the
 user's ``timeout`` or ``attempt_timeout`` when one is shorter than ours, so a flag such as
 ``--timeout 5`` or ``--max-retries 0`` is never outdone by the check.
 """
@@ -141,12 +141,12 @@ def probe_for(name: str, model: Model, base_url: str | None = None) -> Probe | s
 
 
 def probe_timeout(*configs: GenerateConfig | None) -> float:
-    """Seconds the probe may wait for its answer: :data:`READ_TIMEOUT`, or less when asked.
+    """Seconds the probe may wait for its answer: `READ_TIMEOUT`, or less when asked.
 
     Args:
         configs: The generation options of the calls the probe stands for (the command line's,
             a role's or a spec's); the shortest ``timeout`` or ``attempt_timeout`` among them wins
-            when it is shorter than :data:`READ_TIMEOUT`.
+            when it is shorter than `READ_TIMEOUT`.
 
     Returns:
         The seconds, above zero.
@@ -184,8 +184,8 @@ def ask(client: httpx.Client, probe: Probe, wait: float = READ_TIMEOUT) -> Outco
     Args:
         client: The HTTP client.
         probe: The request.
-        wait: Seconds for the answer (:func:`probe_timeout`); the connection gets at most
-            :data:`CONNECT_TIMEOUT` of them.
+        wait: Seconds for the answer (`probe_timeout`); the connection gets at most
+            `CONNECT_TIMEOUT` of them.
 
     Returns:
         A problem for a failure that would fail every call, else the models listed (if any)
@@ -260,7 +260,7 @@ def ask_each(probes: Iterable[tuple[Probe, float]], *, scope: object | None = No
         scope: Reuse the answer of an endpoint that answered in this same scope (an object
             compared by identity: the task-start check passes the eval's model roles, so the tasks
             of one eval share their requests and the next eval asks afresh), less than
-            :data:`RECENT` seconds ago. None (``vivid run``) always asks. A failure is never reused.
+            `RECENT` seconds ago. None (``vivid run``) always asks. A failure is never reused.
 
     Returns:
         Each probe's outcome.
@@ -288,7 +288,7 @@ def ask_each(probes: Iterable[tuple[Probe, float]], *, scope: object | None = No
 
 @dataclass
 class Checked:
-    """What :func:`check_models` found, by the index of each model in the list it was given.
+    """What `check_models` found, by the index of each model in the list it was given.
 
     Attributes:
         problems: Why each failing model's calls would fail.
@@ -311,7 +311,7 @@ def check_models(
     Args:
         models: Each model's name, the created model and its ``base_url`` argument, if any.
         config: Run-wide generation options; a shorter ``timeout`` there or in a model's own config
-            shortens the wait (:func:`probe_timeout`).
+            shortens the wait (`probe_timeout`).
 
     Returns:
         The problems found, by index into ``models``.

@@ -3,16 +3,16 @@
 A generation is identified by its content, read from its log header: the task (and its version),
 the model, the prompt style (for a classification task, its number of demonstrations), the data
 and the planned sample ids. The data is identified by the digest of its items that the task
-records (``data_sha256``, see :mod:`vivid_inspect.data.digest`), so two data files of one name
+records (``data_sha256``, see `vivid_inspect.data.digest`), so two data files of one name
 are two generations; a log written before the digest was recorded is identified by the data's
 name, as it was then. Their hash, a short hex *generation key*, keys every row of the report's
 tables and is what an annotation sheet and a human scores file carry: opaque to annotators,
 identical for a generation log and every judged copy of it, and unchanged when ``eval_set``
 replaces a log file on resume. The eval id is kept beside it as a check, never as the key.
 
-:attr:`Generation.legacy_key` is the key as it was computed before the digest was part of it
+`Generation.legacy_key` is the key as it was computed before the digest was part of it
 (the data's name in its place): a human scores file bound under it is still recognised (see
-:mod:`vivid_inspect.lab.humans.binding`).
+`vivid_inspect.lab.humans.binding`).
 
 Users name a generation with a *selector*: whitespace-separated terms, each of which must match
 the generation's key (or a prefix of it), its model (with or without the provider), its prompt,
@@ -42,7 +42,7 @@ _MIN_KEY_PREFIX = 4
 _PORTABLE_DATA = ("hf:", "http://", "https://", "vivid_inspect sample")
 _SAMPLE_DATA = "vivid_inspect sample"
 DIGEST_KEY = "data_sha256"
-"""Task metadata key of the digest of the data's items (:mod:`vivid_inspect.data.digest`)."""
+"""Task metadata key of the digest of the data's items (`vivid_inspect.data.digest`)."""
 ITEMS_KEY = "data_items"
 """Task metadata key of the number of items the data file holds, before any is left out."""
 SHORT_DIGEST = 8
@@ -92,7 +92,7 @@ class Generation:
     def legacy_key(self) -> str:
         """The key as computed before the data's digest was part of it: the data's name in its place.
 
-        Equal to :attr:`key` for a log that records no digest.
+        Equal to `key` for a log that records no digest.
         """
         return _hashed([self.task, self.task_version, self.model, self.prompt, self.data, self._ids()])
 
@@ -187,7 +187,7 @@ def short_data_name(data: str) -> str:
     """A data label short enough for a table cell: ``sample``, ``hf@daf3862423a8``, a file name.
 
     Args:
-        data: A portable data label (:func:`portable_data`).
+        data: A portable data label (`portable_data`).
 
     Returns:
         ``sample`` for the bundled sample, ``hf@REVISION`` for a hub release, a URL's or a
@@ -249,7 +249,7 @@ def choose(candidates: Sequence[Generation], selector: str, *, option: str) -> G
 
     Args:
         candidates: Generations to choose from.
-        selector: See :func:`matches`.
+        selector: See `matches`.
         option: How the user gives a selector (``--generation``), for the message.
 
     Returns:

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 # name). The task-start check runs only when it is on the call stack: Python code that calls a task
 # function itself (a notebook, `vivid run`) is not checked. Inspect's active model alone cannot
 # tell: eval_set sets it in the caller's context and leaves it there after it returns.
+from inspect_ai._eval.loader import create_file_tasks, load_tasks
 from inspect_ai._eval.registry import task_create
 
 # Private: the async backend Inspect runs on (INSPECT_ASYNC_BACKEND, asyncio or trio). The runner's
@@ -95,6 +96,31 @@ def built_by_inspect() -> bool:
     return False
 
 
+def inspect_task_args() -> tuple[dict[str, object], bool] | None:
+    """The ``-T`` arguments Inspect is building the calling task with, before it drops unknown names.
+
+    Inspect's ``task_create`` gives a task only the names its signature has and merely logs a
+    warning for the others, so the task reads them from that call's frame.
+
+    Returns:
+        The arguments as given and whether Inspect gives them to several tasks (a whole file,
+        several task specs, a folder); None when Python code calls the task function itself.
+    """
+    given: dict[str, object] | None = None
+    several = False
+    frame = inspect.currentframe()
+    while frame is not None:
+        code, local = frame.f_code, frame.f_locals
+        if code is task_create.__code__ and given is None:
+            given = dict(local.get("kwargs") or {})
+        elif code is create_file_tasks.__code__:
+            several = several or len(local.get("task_specs") or ()) > 1
+        elif code is load_tasks.__code__:
+            several = several or len(local.get("task_specs") or ()) != 1
+        frame = frame.f_back
+    return None if given is None else (given, several)
+
+
 def model_roles_config(roles: dict[str, Model]) -> dict[str, ModelConfig | list[ModelConfig]]:
     """Model roles as a log header records them (``log.eval.model_roles``).
 
@@ -128,13 +154,13 @@ class PlainError(PrerequisiteError):
 class TaskArgumentError(PlainError, ValueError):
     """A task argument that cannot be used: Inspect prints the message alone, no traceback.
 
-    Still a :class:`ValueError`, so callers that build tasks in Python catch it as before.
+    Still a `ValueError`, so callers that build tasks in Python catch it as before.
     ``str(error)`` is the plain message.
     """
 
 
 class TaskDataError(TaskArgumentError, VividDataError):
-    """A data source that cannot be read or holds invalid rows (also a :class:`VividDataError`)."""
+    """A data source that cannot be read or holds invalid rows (also a `VividDataError`)."""
 
 
 @contextmanager
@@ -145,8 +171,8 @@ def task_errors(task: str) -> Iterator[None]:
         task: The task's name, put before each message.
 
     Raises:
-        TaskDataError: The body raised a :class:`VividDataError`.
-        TaskArgumentError: The body raised another :class:`ValueError` (an unknown option).
+        TaskDataError: The body raised a `VividDataError`.
+        TaskArgumentError: The body raised another `ValueError` (an unknown option).
     """
     try:
         yield

@@ -1,16 +1,16 @@
 """Which judge is which: a judge's strategy and instruction language, parsed and printed here alone.
 
-Part of the log contract (:mod:`vivid_inspect.log_contract` re-exports it), kept free of pydantic
+Part of the log contract (`vivid_inspect.log_contract` re-exports it), kept free of pydantic
 so that the command line can read the names while ``vivid --help`` stays light.
 
-A judge column is named by two things, a :class:`JudgeId`: the prompting strategy (``aspect``,
+A judge column is named by two things, a `JudgeId`: the prompting strategy (``aspect``,
 ``cot``, ...; ``lexical`` for chrF, ``panel`` for a panel's aggregate) and, for an LLM judge, the
 language of its instructions (``vi``, the paper's, or ``en``). Every name of a judge is one of its
 printed forms:
 
-- :attr:`JudgeId.column`: the result column and the registered scorer (``judge_cot_en``,
+- `JudgeId.column`: the result column and the registered scorer (``judge_cot_en``,
   ``--scorer vivid_inspect/judge_cot_en``), ``lexical``, ``judge_panel``;
-- :attr:`JudgeId.option`: the explain task's ``-T judge=`` option and ``vivid report --judge``
+- `JudgeId.option`: the explain task's ``-T judge=`` option and ``vivid report --judge``
   (``cot_en``, ``lexical``);
 - its fields: a spec judge's ``strategy:`` and ``language:``, ``vivid audit --strategy
   --language``, ``-S strategy= -S language=``.
@@ -50,7 +50,7 @@ JUDGE_PREFIX = "judge_"
 class UnknownJudge(ValueError):
     """A name that names no judge: its message says what was expected.
 
-    A :class:`ValueError`, so callers that validate user input catch it as such.
+    A `ValueError`, so callers that validate user input catch it as such.
     """
 
     def __init__(self, what: str, value: object, expected: Iterable[str]) -> None:
@@ -58,7 +58,7 @@ class UnknownJudge(ValueError):
 
 
 def check_language(language: object) -> Language:
-    """``language`` if it is one of :data:`JUDGE_LANGUAGES`.
+    """``language`` if it is one of `JUDGE_LANGUAGES`.
 
     Raises:
         UnknownJudge: Naming the allowed values, for anything else (``"EN"``, ``"fr"``, ``None``).
@@ -92,11 +92,11 @@ def parse_strategy(strategy: object, *, lexical: bool = False) -> str:
 class JudgeId:
     """One judge column's identity: a strategy and, for an LLM judge, its instruction language.
 
-    Build one with :meth:`llm`, :meth:`of`, :meth:`from_column` or :meth:`from_option`; print it
-    with :attr:`column` or :attr:`option`. Each form parses back to the same value.
+    Build one with `llm`, `of`, `from_column` or `from_option`; print it
+    with `column` or `option`. Each form parses back to the same value.
 
     Attributes:
-        strategy: One of :data:`LLM_STRATEGIES`, :data:`LEXICAL` or :data:`PANEL_STRATEGY`.
+        strategy: One of `LLM_STRATEGIES`, `LEXICAL` or `PANEL_STRATEGY`.
         language: The instruction language of an LLM judge; None for the lexical judge and a
             panel, which read no instructions.
     """
@@ -146,7 +146,7 @@ class JudgeId:
         """Parse an explain ``-T judge=`` option: ``cot_en`` -> ``JudgeId("cot", "en")``; ``lexical``.
 
         Raises:
-            UnknownJudge: Naming every option, if ``name`` is none of :func:`judge_ids`' options.
+            UnknownJudge: Naming every option, if ``name`` is none of `judge_ids`' options.
         """
         found = _BY_OPTION.get(name)
         if found is None:
@@ -167,7 +167,7 @@ class JudgeId:
 
     @classmethod
     def read_column(cls, name: str) -> JudgeId | None:
-        """:meth:`from_column` for a column found in a log: None when it is no VIVID judge's."""
+        """`from_column` for a column found in a log: None when it is no VIVID judge's."""
         return _BY_COLUMN.get(name)
 
     @property

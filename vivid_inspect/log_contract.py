@@ -3,29 +3,29 @@
 The runner and the report agree on the log format here and nowhere else (neither imports the
 other's internals):
 
-- a judge's result column is ``judge_<strategy>`` (:class:`JudgeId`, parsed and printed in
-  :mod:`vivid_inspect.judge_id`), ``judge_<strategy>_en`` for
-  a judge given English instructions (:data:`JUDGE_LANGUAGES`); the lexical baseline's is ``lexical``
+- a judge's result column is ``judge_<strategy>`` (`JudgeId`, parsed and printed in
+  [`vivid_inspect.judge_id`][vivid_inspect.judge_id]), ``judge_<strategy>_en`` for
+  a judge given English instructions (`JUDGE_LANGUAGES`); the lexical baseline's is ``lexical``
   and a panel's ``judge_panel``;
-- the judge model is bound to the ``grader`` model role (:data:`GRADER_ROLE`);
+- the judge model is bound to the ``grader`` model role (`GRADER_ROLE`);
 - a log the runner wrote by judging a generation log again carries eval metadata
-  ``vivid_judge`` (:data:`VIVID_JUDGE_KEY`), a :class:`JudgedRecord`;
-- a log's task is named by its short name (:func:`short_task`), whatever path or package
+  ``vivid_judge`` (`VIVID_JUDGE_KEY`), a `JudgedRecord`;
+- a log's task is named by its short name (`short_task`), whatever path or package
   prefix Inspect recorded;
 - a sample's idiom is its input and, where the target is the reference meaning (the explanation
   task), its meaning is the target: each is stored once. Sample metadata holds ``meaning`` only
   where the target is something else (a label of the classification tasks), and the taxonomy
-  (``theme``, ``theme_id``, ``traits``, ``trait_ids``). Read them with :func:`sample_idiom` and
-  :func:`sample_meaning`, which also read logs written when the metadata repeated both;
-- a log written by ``vivid audit`` (one per probe) carries the tag :data:`AUDIT_TAG` and eval
-  metadata ``vivid_audit`` (:data:`VIVID_AUDIT_KEY`), an :class:`AuditRecord`: it judges a probe's
+  (``theme``, ``theme_id``, ``traits``, ``trait_ids``). Read them with `sample_idiom` and
+  `sample_meaning`, which also read logs written when the metadata repeated both;
+- a log written by ``vivid audit`` (one per probe) carries the tag `AUDIT_TAG` and eval
+  metadata ``vivid_audit`` (`VIVID_AUDIT_KEY`), an `AuditRecord`: it judges a probe's
   made-up candidates, never a model's generations, so the report, Table 3 and annotation sheets
-  must not read it as a generation (:func:`is_audit_log`);
-- a generation log's task metadata ``leakage`` (:data:`LEAKAGE_KEY`, a :class:`LeakageRecord`) lists
+  must not read it as a generation (`is_audit_log`);
+- a generation log's task metadata ``leakage`` (`LEAKAGE_KEY`, a `LeakageRecord`) lists
   each item the task left out because its idiom is, or is a near-duplicate of, one shown with its
-  answer, with the idiom it resembles and their similarity (:func:`read_leakage_record`).
+  answer, with the idiom it resembles and their similarity (`read_leakage_record`).
 
-Every field of :class:`JudgedRecord` has a default, so a judged log written before a field existed
+Every field of `JudgedRecord` has a default, so a judged log written before a field existed
 still reads.
 """
 
@@ -58,7 +58,7 @@ from vivid_inspect.sample_texts import sample_meaning as sample_meaning
 logger = logging.getLogger(__name__)
 
 VIVID_JUDGE_KEY = "vivid_judge"
-"""Eval metadata key holding the :class:`JudgedRecord` of a judged log."""
+"""Eval metadata key holding the `JudgedRecord` of a judged log."""
 GRADER_ROLE = "grader"
 """The model role an LLM judge calls (``--model-role grader=...``)."""
 USAGE_KEY = "usage"
@@ -72,7 +72,7 @@ SPEC_FILE = "spec.resolved.yaml"
 def is_judge_column(name: str) -> bool:
     """Whether a scorer column of an explanation log is a judge (LLM, panel, or the lexical baseline).
 
-    Wider than :meth:`JudgeId.read_column`: any ``judge_*`` column counts, so a judge scorer of
+    Wider than `JudgeId.read_column`: any ``judge_*`` column counts, so a judge scorer of
     another package is read as a judge too.
     """
     return name.startswith(JUDGE_PREFIX) or name == LEXICAL
@@ -97,11 +97,11 @@ class JudgedRecord(BaseModel):
             a list when calls differed, None when no call was made or it was not recorded.
         generation_log: The judged generation log, relative to the spec's log folder (POSIX).
         generation_eval_id: The generation log's eval id when judged.
-        config_hash: Hash of :attr:`config`; a judged log with another hash is redone.
+        config_hash: Hash of `config`; a judged log with another hash is redone.
         config: Everything that changes the judge's scores.
         skipped_errored_samples: Samples left out because their generation errored.
         usage: The judge's model calls per scorer column, summed once when the log was written
-            (see :mod:`vivid_inspect.lab.usage_events`); None for logs written before it was recorded.
+            (see `vivid_inspect.lab.usage_events`); None for logs written before it was recorded.
         members: A panel's member judges, in panel order.
         aggregate: A panel's aggregate (``mean``, ``median`` or ``majority``).
     """
@@ -170,7 +170,7 @@ SANITY_TAG = "vivid-sanity"
 """Eval tag of the logs the former ``vivid sanity`` wrote (before it became the audit's literal probe):
 a folder may still hold them, and they are judged made-up answers too."""
 VIVID_AUDIT_KEY = "vivid_audit"
-"""Eval metadata key holding the :class:`AuditRecord` of an audit log."""
+"""Eval metadata key holding the `AuditRecord` of an audit log."""
 
 
 class AuditRecord(BaseModel):
@@ -304,7 +304,7 @@ class LeakageRecord(BaseModel):
 def read_leakage_record(metadata: dict[str, Any] | None) -> LeakageRecord:
     """What a generation log's task left out and why, from its eval metadata.
 
-    A log of task version 3 or later carries :data:`LEAKAGE_KEY`; an older one only
+    A log of task version 3 or later carries `LEAKAGE_KEY`; an older one only
     ``left_out_ids`` and ``judge_examples_left_out_ids``, which become entries without a
     resemblance. A record that does not fit is read from those ids the same way.
 

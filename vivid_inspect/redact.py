@@ -2,11 +2,11 @@
 
 Provider error bodies can echo the request's ``Authorization`` header, and a file passed by
 mistake (an ``.env`` given as human scores) can hold keys. Every error, traceback and message
-that the project writes to a log, a report or the terminal goes through :func:`redact` first,
-and a file that fails to parse is quoted only as a short, redacted :func:`excerpt`.
+that the project writes to a log, a report or the terminal goes through `redact` first,
+and a file that fails to parse is quoted only as a short, redacted `excerpt`.
 
 One rule says what a placeholder is, for redaction here and for the spec's credential check
-(:mod:`vivid_inspect.lab.runner.spec.credentials`): :func:`placeholder_reason`. Local servers
+(`vivid_inspect.lab.runner.spec.credentials`): `placeholder_reason`. Local servers
 (Ollama, llama.cpp, vLLM, LM Studio) take any key, and their documentation uses words such as
 ``ollama`` or ``EMPTY``; replacing such a word wherever it occurs would rewrite model names in
 logs and the resolved spec (``openai-api/[REDACTED]/gen``), so that a finished spec no longer
@@ -14,9 +14,9 @@ matches its logs and every rerun repeats its calls. A placeholder is therefore n
 
 What is redacted:
 
-- the values of credential environment variables (:func:`credential_variable`) and of those
-  given to :func:`add_secret_names`, unless they are placeholders;
-- values shaped like a provider key (:data:`KEY_SHAPES`: OpenAI and Anthropic ``sk-``, Google
+- the values of credential environment variables (`credential_variable`) and of those
+  given to `add_secret_names`, unless they are placeholders;
+- values shaped like a provider key (`KEY_SHAPES`: OpenAI and Anthropic ``sk-``, Google
   ``AIza``, AWS ``AKIA``/``ASIA``, GitHub ``ghp_``/``gho_``/``github_pat_``, Slack ``xox?-``,
   Hugging Face ``hf_``, Groq ``gsk_``, xAI ``xai-``, JSON web tokens, PEM private keys);
 - the token after ``Bearer`` and after ``Authorization: Basic``;
@@ -24,7 +24,9 @@ What is redacted:
   (``https://TOKEN@host``), and the value of a credential query parameter (``?key=``,
   ``api_key=``, ``token=``, ``sig=``, ...);
 - a long random-looking value after a credential-named key (``"api_key": "…"``,
-  ``password=…``).
+  ``password=…``);
+- whatever the names, a key-shaped query value, fragment or path segment of a URL
+  (`secret_shaped`: Azure Functions' ``?code=``, ``#access_token=``, ``/bot<token>/``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from urllib.parse import unquote
 
 REDACTED = "[REDACTED]"
 
@@ -171,7 +174,7 @@ KEY_SHAPE_KINDS: tuple[tuple[str, str], ...] = (
 """What a provider's key or token looks like, each with the words an error message uses for it."""
 
 KEY_SHAPES = re.compile("|".join(f"({pattern})" for _, pattern in KEY_SHAPE_KINDS), re.DOTALL)
-"""Values shaped like a provider's key or token (any of :data:`KEY_SHAPE_KINDS`), wherever they occur."""
+"""Values shaped like a provider's key or token (any of `KEY_SHAPE_KINDS`), wherever they occur."""
 
 _BEARER = re.compile(r"(?i)" + _START + r"(bearer)(\s+)([A-Za-z0-9._~+/=-]{4,})")
 _BASIC = re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?basic)(\s+)([A-Za-z0-9+/=._-]{4,})")
@@ -194,7 +197,7 @@ _EXCERPT_LIMIT = 60
 def add_public_text(texts: Iterable[str]) -> None:
     """Register texts of the spec being run (model and service names, paths).
 
-    A value that occurs in one of them is a placeholder (:func:`placeholder_reason`): a local
+    A value that occurs in one of them is a placeholder (`placeholder_reason`): a local
     server's key set to the server's or model's own name is not redacted from those names.
 
     Args:
@@ -208,12 +211,12 @@ def placeholder_reason(value: str, public: Iterable[str] | PublicText | None = N
     """Why ``value`` is a placeholder and not a secret, or None when it may be a secret.
 
     The one rule for redaction and for the spec's credential check: a value under
-    :data:`PLACEHOLDER_LENGTH` characters, one of :data:`PLACEHOLDERS`, or a value that occurs in
+    `PLACEHOLDER_LENGTH` characters, one of `PLACEHOLDERS`, or a value that occurs in
     the spec's own model names, service names or paths.
 
     Args:
         value: The value (a key, a token, a password).
-        public: The spec's texts to compare with; default those given to :func:`add_public_text`.
+        public: The spec's texts to compare with; default those given to `add_public_text`.
 
     Returns:
         ``"under 16 characters"``, ``"a known placeholder"``, ``"part of the spec's model names
@@ -232,7 +235,7 @@ def placeholder_reason(value: str, public: Iterable[str] | PublicText | None = N
 
 
 def is_placeholder(value: str, public: Iterable[str] | PublicText | None = None) -> bool:
-    """Whether ``value`` is a placeholder (see :func:`placeholder_reason`)."""
+    """Whether ``value`` is a placeholder (see `placeholder_reason`)."""
     return placeholder_reason(value, public) is not None
 
 
@@ -250,7 +253,7 @@ def credential_name(name: str) -> str | None:
     ``sig`` alone as in a query string) has its value refused in a spec unless it is a
     placeholder or a ``${env:NAME}`` reference. A credential-ish name (``cache_key``,
     ``session_id``, ``signature_method``) has its value refused when it looks random
-    (:func:`looks_random`).
+    (`looks_random`).
 
     Args:
         name: A mapping key, header name or query parameter.
@@ -275,7 +278,7 @@ def credential_name(name: str) -> str | None:
 def looks_random(value: str) -> bool:
     """Whether a value looks like a generated secret: long, no spaces, mixed and high entropy.
 
-    At least :data:`PLACEHOLDER_LENGTH` characters, no whitespace, a digit and a letter (or
+    At least `PLACEHOLDER_LENGTH` characters, no whitespace, a digit and a letter (or
     three kinds of character), and over 3 bits of entropy per character.
     """
     if len(value) < PLACEHOLDER_LENGTH or any(char.isspace() for char in value):
@@ -296,12 +299,69 @@ def looks_random(value: str) -> bool:
     return entropy > 3.0
 
 
+_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_RUN = re.compile(r"[A-Za-z0-9+/]{20,}")
+_HASH_LENGTHS = (40, 64)  # a git or Hugging Face commit, a SHA-256 digest
+_URL_TAIL = re.compile(r"(?i)" + _START + r"([a-z][a-z0-9+.-]*://[^/\s\"'<>\\?#]*)([^\s\"'<>\\]*)")
+
+
+def secret_shaped(value: str, *, query: bool = False) -> bool:
+    """Whether a value whose name says nothing looks like a generated key: judged by its shape alone.
+
+    Used on every query value, fragment and path segment of a URL, and on the values of query,
+    header and environment mappings, whatever their names (Azure Functions sends its key as
+    ``?code=``). A run of 20 or more letters, digits, ``+`` and ``/`` that `looks_random`
+    (base64 and base62 keys) is one. Exempt, so that names and paths keep working: words joined
+    by ``-``, ``_`` or ``.`` (``Qwen2.5-7B-Instruct-GGUF``, a UUID), and hexadecimal, which in a
+    path is an id (a Hugging Face cache's 40-character snapshot folder, a Cloudflare account);
+    in a query or fragment (``query=True``) hexadecimal of 32 characters or more is a key unless
+    it is 40 or 64 long (a commit, a digest).
+
+    Args:
+        value: The value, URL-encoded or not.
+        query: Whether it is a query value, fragment, header or environment value rather than a
+            path segment.
+
+    Returns:
+        True when it looks like a key.
+    """
+    text = unquote(value).strip().rstrip(".,:;)!")  # the end of a sentence quoting the URL
+    if _HEX.fullmatch(text):
+        return query and len(text) >= 32 and len(text) not in _HASH_LENGTHS
+    return any(looks_random(run) and not _HEX.fullmatch(run) for run in _RUN.findall(text))
+
+
+def _url_parts(match: re.Match[str]) -> str:
+    """A URL with each key-shaped path segment, query value and fragment replaced."""
+    tail = match.group(2)
+    cut = min((i for i in (tail.find("?"), tail.find("#")) if i >= 0), default=len(tail))
+    path = re.sub(r"[^/]+", lambda m: _keep_unless(m.group(0), query=False), tail[:cut])
+    rest = re.sub(r"(?<=[?&;#])[^?&;#]+", _query_item, tail[cut:])
+    return match.group(1) + path + rest
+
+
+def _query_item(match: re.Match[str]) -> str:
+    name, equals, value = match.group(0).partition("=")
+    if equals and _keep_unless(name, query=True) == name:  # a bare key ends in "=" too (base64)
+        return f"{name}={_keep_unless(value, query=True)}"
+    return _keep_unless(match.group(0), query=True)
+
+
+def _keep_unless(part: str, *, query: bool) -> str:
+    core = part.rstrip(".,:;)!")
+    return (
+        REDACTED + part[len(core) :]
+        if secret_shaped(core, query=query) and not is_placeholder(core)
+        else part
+    )
+
+
 def credential_variable(name: str) -> bool:
     """Whether an environment variable holds a credential.
 
     Its name ends in ``_KEY``, ``_TOKEN``, ``_SECRET``, ``_PASSWORD``, ``_PASSWD``,
     ``_PASSPHRASE``, ``_CREDENTIAL(S)``, ``_AUTH`` or ``_COOKIE``, or a spec names it in a
-    ``${env:NAME}`` header (:func:`add_secret_names`).
+    ``${env:NAME}`` header (`add_secret_names`).
     """
     return bool(_SECRET_VARIABLE.search(name)) or name in _EXTRA_NAMES
 
@@ -313,7 +373,7 @@ def placeholder_variables(environ: Mapping[str, str] | None = None) -> dict[str,
         environ: The environment to read; default ``os.environ``.
 
     Returns:
-        Variable name -> reason (:func:`placeholder_reason`), for variables that are set.
+        Variable name -> reason (`placeholder_reason`), for variables that are set.
     """
     env = os.environ if environ is None else environ
     found = {}
@@ -355,7 +415,7 @@ def key_shapes(text: str, public: Iterable[str] | PublicText | None = None) -> l
 
     Args:
         text: Any text.
-        public: The spec's texts for :func:`placeholder_reason`; default the registered ones.
+        public: The spec's texts for `placeholder_reason`; default the registered ones.
 
     Returns:
         (what it looks like, the value) for each, in order.
@@ -388,7 +448,7 @@ def _key_value(match: re.Match[str]) -> str:
 def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
     """Replace credentials in ``text`` with ``[REDACTED]``, leaving placeholders as they are.
 
-    See the module's docstring for what is a credential and :func:`placeholder_reason` for what
+    See the module's docstring for what is a credential and `placeholder_reason` for what
     is a placeholder. A text with terminal colour codes (a traceback Inspect stores as rich
     renders it, raw or escaped in JSON) is also read without them, since the codes can split a
     credential (rich colours a URL's query part by part); when that finds one, the text is
@@ -418,6 +478,7 @@ def _redact(text: str, environ: Mapping[str, str] | None) -> str:
     text = _BASIC.sub(lambda m: f"{m.group(1)}{m.group(2)}{_keep_or_redact(m.group(3))}", text)
     text = _URL_USERINFO.sub(_userinfo, text)
     text = _QUERY_PARAMETER.sub(lambda m: m.group(1) + _keep_or_redact(m.group(2)), text)
+    text = _URL_TAIL.sub(_url_parts, text)
     return _KEY_VALUE.sub(_key_value, text)
 
 

@@ -4,16 +4,16 @@ An HTTP 200 whose body is not UTF-8 or not whole JSON reaches Inspect as a bare
 ``UnicodeDecodeError`` or ``JSONDecodeError`` (whose repr holds the whole body), and Inspect does
 not retry either; a 200 whose ``choices`` list is empty becomes a ``ModelOutput`` without choices,
 on which ``output.message`` and ``output.stop_reason`` raise ``IndexError``. Both are a server's
-failure, not the model's answer, so :func:`retry_unreadable` asks again, as Inspect does for a 5xx:
+failure, not the model's answer, so `retry_unreadable` asks again, as Inspect does for a 5xx:
 at most ``max_retries`` more times and never after ``timeout`` seconds (the generation step takes
 both from ``--max-retries``/``--timeout`` and the task, the judge from its own config), waiting
-:data:`~vivid_inspect.call_limits.UNREADABLE_FIRST_WAIT` seconds, doubling, between attempts. When
-the attempts run out it raises :class:`~vivid_inspect.call_errors.ModelCallError`:
+`UNREADABLE_FIRST_WAIT` seconds, doubling, between attempts. When
+the attempts run out it raises `ModelCallError`:
 ``<model>: unreadable reply from <url>: HTTP 200 with <why>; gave up after N attempts``, which
 names the position of the damage, never the body.
 
 Inspect caches a reply without choices like any other, so the attempt after one is asked under
-another cache key (:func:`retry_cache`): a fresh call, whose good reply a rerun then replays.
+another cache key (`retry_cache`): a fresh call, whose good reply a rerun then replays.
 Retries are counted apart from Inspect's own, which still run inside each attempt for the
 failures Inspect retries itself (429, 5xx, timeouts).
 """
@@ -123,9 +123,9 @@ async def retry_unreadable(
     """Run ``attempt`` until its reply can be read, within the call limits.
 
     Args:
-        attempt: Makes the call; receives the cache scope to use (:func:`retry_cache`) and raises
-            :class:`UnreadableReply` for a reply it finds unreadable (no choices). A body that is
-            not UTF-8 or not whole JSON is recognised here (:func:`unreadable_reason`).
+        attempt: Makes the call; receives the cache scope to use (`retry_cache`) and raises
+            `UnreadableReply` for a reply it finds unreadable (no choices). A body that is
+            not UTF-8 or not whole JSON is recognised here (`unreadable_reason`).
         model: The model called, named in the failure.
         max_retries: Attempts after the first (None: no limit but ``timeout``).
         timeout: Seconds after the first attempt began past which no attempt starts (None: none).

@@ -5,7 +5,7 @@ metadata ``meaning`` where the target is a label (topic, traits). Logs written b
 both texts in the metadata as well; the readers here accept both shapes, and a dataset whose input
 is something else (a whole prompt) can keep the idiom in metadata ``idiom``.
 
-Part of :mod:`vivid_inspect.log_contract`, kept free of pydantic so that the data layer, which the
+Part of `vivid_inspect.log_contract`, kept free of pydantic so that the data layer, which the
 CLI imports at start-up, can use it.
 """
 
@@ -58,7 +58,7 @@ def sample_idiom(input: str | Sequence[Any], metadata: Mapping[str, Any] | None)
 def sample_meaning(target: str | Sequence[str], metadata: Mapping[str, Any] | None) -> str:
     """The reference meaning of a VIVID sample: its ``meaning`` metadata where it has one, else its target.
 
-    Only a non-blank string counts as stored metadata, as for :func:`sample_idiom`.
+    Only a non-blank string counts as stored metadata, as for `sample_idiom`.
 
     Args:
         target: The sample's target (``Sample.target``, or ``Target.text``); a list is joined as

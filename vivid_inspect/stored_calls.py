@@ -4,7 +4,7 @@ A provider can send text that UTF-8 cannot encode (a JSON ``"\ud800"`` escape de
 surrogate). Stored as it is, such a reply makes Inspect fail to write the whole log, so one bad
 reply would lose every other sample of the task or judge cell, and the cached reply would replay
 the failure on every rerun. The judge scorer and the tasks' generate step pass every call they
-make through :func:`sanitize_call`, so only the sample that received the reply is affected.
+make through `sanitize_call`, so only the sample that received the reply is affected.
 """
 
 from __future__ import annotations

@@ -26,8 +26,10 @@ loader is building the task (:func:`~vivid_inspect.inspect_private.built_by_insp
 
 from __future__ import annotations
 
+import difflib
 import os
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 
@@ -40,9 +42,11 @@ from vivid_inspect.baselines.model import BaselineModel, closest
 from vivid_inspect.endpoints import Probe, ask_each, probe_for, probe_timeout, provider, unlisted
 from vivid_inspect.inspect_private import (
     PlainError,
+    TaskArgumentError,
     active_generate_config,
     active_model,
     built_by_inspect,
+    inspect_task_args,
     model_providers,
 )
 from vivid_inspect.log_contract import GRADER_ROLE, sample_idiom
@@ -204,6 +208,59 @@ def _message(task: str, problems: list[tuple[str, str]]) -> str:
     lines = [f"{task}: {line.rstrip('.')}." for line, _ in problems if line]
     fixes = " ".join(dict.fromkeys(fix for _, fix in problems))
     return "\n".join([*lines, f"Nothing was generated. {fixes}"])
+
+
+def _closest_name(name: str, names: Sequence[str]) -> str | None:
+    """The known name a mistyped one was meant to be: a close spelling, else one it starts or ends."""
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.8)
+    # judge_strategy, judge_name, num_shots: a known name with a word added
+    inside = [known for known in names if name.startswith(known) or name.endswith(known)]
+    inside = inside or [known for known in names if len(name) > 3 and known.startswith(name)]
+    near = difflib.get_close_matches(name, names, n=1)
+    found = close or [max(inside, key=len)] if inside else close or near
+    return found[0] if found else None
+
+
+def check_names(task: str, parameters: Mapping[str, Sequence[str]]) -> None:
+    """Refuse a ``-T`` name the task does not take, when Inspect builds it from its name.
+
+    Inspect drops such a name with one warning and runs the task with its default: ``-T
+    judg=cot`` would run the paper's judge. A name no VIVID task takes is refused; one that only
+    another VIVID task takes is refused too, unless Inspect gives the same ``-T`` to several tasks
+    (``inspect eval vivid_inspect/tasks.py``), where it gets one note on stderr instead.
+
+    Args:
+        task: The task's name, a key of ``parameters``.
+        parameters: Every VIVID task's parameter names.
+
+    Raises:
+        TaskArgumentError: One line per unknown name, with the closest name, then what the task takes.
+    """
+    request = inspect_task_args()
+    if request is None:
+        return
+    given, several = request
+    own = parameters[task]
+    every = sorted({name for names in parameters.values() for name in names})
+    problems = []
+    for name in given:
+        if name in own:
+            continue
+        takers = [other for other, names in parameters.items() if name in names]
+        if takers and several:
+            note = f"{task}: note: -T {name} is a parameter of {' and '.join(takers)} only; {task} runs without it"
+            print(note, file=sys.stderr)
+            continue
+        close = _closest_name(name, own) or _closest_name(name, every)
+        why = (
+            f"a parameter of {' and '.join(takers)}" if takers else f"did you mean {close}?" if close else ""
+        )
+        line = f"-T {name} is not a parameter of {'any VIVID task' if several else task}" + (
+            f" ({why})" if why else ""
+        )
+        problems.append((line, f"{task} takes: {', '.join(own)}."))
+    if problems:
+        raise TaskArgumentError(_message(task, problems))
 
 
 def check_answerable(task: str, dataset: Dataset, data: str | None) -> None:

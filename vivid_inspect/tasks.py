@@ -1,25 +1,29 @@
 """The VIVID tasks: ``inspect eval vivid_inspect/tasks.py@topic`` (or ``vivid_inspect/topic``).
 
 Each ``@task`` function builds its task itself: its signature and docstring are what Inspect
-shows for ``-T``, and :func:`~vivid_inspect.inspect_private.task_errors` turns a bad argument
+shows for ``-T``, and `task_errors` turns a bad argument
 or data file into one clear message.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Callable, Sequence
+from typing import cast
 
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
-from vivid_inspect.bounds import MAX_JUDGE_RETRIES, count_problem
+from vivid_inspect.baselines.model import closest
+from vivid_inspect.bounds import MAX_JUDGE_RETRIES, count_problem, shown
 from vivid_inspect.call_limits import GENERATION
 from vivid_inspect.data import VividData, VividItem, load_vivid
-from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD
+from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD, THRESHOLD_RANGE
 from vivid_inspect.inspect_private import task_errors
-from vivid_inspect.log_contract import LEAKAGE_KEY, LEXICAL
+from vivid_inspect.judge_id import DEFAULT_LANGUAGE, JUDGE_LANGUAGES
+from vivid_inspect.log_contract import LEAKAGE_KEY, LEXICAL, NO_JUDGE
 from vivid_inspect.scorers.classification import topic_match, traits_match
-from vivid_inspect.scorers.explain_judges import explain_scorers, judge_names
+from vivid_inspect.scorers.explain_judges import ALL, JUDGE_CHOICES, explain_scorers, judge_names
 from vivid_inspect.scorers.judge_prompts import judge_example_idioms
 from vivid_inspect.solvers.bounded_generate import bounded_generate
 from vivid_inspect.solvers.classify import classify_prompt
@@ -31,8 +35,8 @@ from vivid_inspect.solvers.classify_prompts import (
     traits_answer,
 )
 from vivid_inspect.solvers.explain import explain_generate
-from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS, EXPLAIN_STYLES
-from vivid_inspect.task_start import check_answerable, check_models
+from vivid_inspect.solvers.explain_prompts import EXPLAIN_DEMONSTRATIONS, EXPLAIN_STYLES, ExplainStyle
+from vivid_inspect.task_start import check_answerable, check_models, check_names
 
 # Paper Appendix C. Task-level config, so --temperature / --max-tokens on the CLI override it,
 # as --max-retries / --timeout override the finite retry limits (attempt_timeout: bounded_generate).
@@ -53,11 +57,60 @@ TASK_COUNT_BOUNDS: dict[str, tuple[int, int]] = {
 }
 """The ``-T`` options that count, with their least and greatest values (``docs/tasks.md``, Bounds)."""
 
+_JUDGE_WORDS = (
+    *JUDGE_CHOICES,
+    NO_JUDGE,
+    *(ALL if language == DEFAULT_LANGUAGE else f"{ALL}_{language}" for language in JUDGE_LANGUAGES),
+)
 
-def _check_counts(**counts: object) -> None:
-    """Refuse a count outside its bound (a ``-T`` value arrives as given: a string, a huge number)."""
-    for name, value in counts.items():
-        problem = count_problem(name, value, *TASK_COUNT_BOUNDS[name])
+
+def argument_problem(name: str, value: object) -> str | None:
+    """What is wrong with one task argument's value, or None: the one check of ``-T`` and ``task_args``.
+
+    The tasks run it on what ``inspect eval -T`` gives them and ``vivid validate`` on a spec's
+    ``task_args``, so both refuse the same values with the same words. Names are the task
+    functions' parameters; their bounds are `TASK_COUNT_BOUNDS` and ``THRESHOLD_RANGE``.
+
+    Args:
+        name: A parameter of a VIVID task (others are not checked here).
+        value: The value as given: ``-T`` values arrive parsed as YAML (a string, a huge number, ``.nan``).
+
+    Returns:
+        One line naming the parameter, the value and what is allowed, or None when it is good.
+    """
+    if name in TASK_COUNT_BOUNDS:
+        return count_problem(name, value, *TASK_COUNT_BOUNDS[name])
+    if name == "leakage_threshold":
+        low, high = THRESHOLD_RANGE
+        # compared, not converted: float() of a 400-digit -T value raises OverflowError
+        if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+            return (
+                f"leakage_threshold must be a number from {low:g} to {high:g} (default {NEAR_DUPLICATE_THRESHOLD:g}; "
+                f"1 leaves out only the shown idioms themselves), got {shown(value)}"
+            )
+    elif name == "prompt":
+        if value not in EXPLAIN_STYLES:
+            hint = closest(value, EXPLAIN_STYLES).removeprefix(";") if isinstance(value, str) else ""
+            hint = f" ({hint.strip()})" if hint else ""
+            return f"unknown prompt style {shown(value)}{hint}; expected one of {', '.join(EXPLAIN_STYLES)}"
+    elif name == "judge":
+        try:
+            judge_names(value)  # type: ignore[arg-type]  # -T values are not typed
+        except ValueError as error:
+            parts = value if isinstance(value, list | tuple) else str(value).split(",")
+            wrong = next((str(part).strip() for part in parts if str(part).strip() not in _JUDGE_WORDS), "")
+            hint = closest(wrong, _JUDGE_WORDS).removeprefix("; ")
+            return str(error).replace(f"{wrong!r};", f"{wrong!r} ({hint});", 1) if hint else str(error)
+    elif name in ("data", "judge_model") and value is not None and not isinstance(value, str):
+        return f"{name} must be text, got {shown(value)}"
+    return None
+
+
+def _check_arguments(task: str, **arguments: object) -> None:
+    """Refuse a ``-T`` name the task does not take, then any value `argument_problem` refuses."""
+    check_names(task, TASK_PARAMETERS)
+    for name, value in arguments.items():
+        problem = argument_problem(name, value)
         if problem is not None:
             raise ValueError(problem)
 
@@ -84,6 +137,7 @@ def topic(
         demonstration it resembles and their similarity.
     """
     with task_errors("topic"):
+        _check_arguments("topic", shots=shots, data=data, leakage_threshold=leakage_threshold)
         return _classification("topic", shots, data, leakage_threshold)
 
 
@@ -102,9 +156,10 @@ def traits(
             demonstrations themselves, in any spelling or with their halves swapped).
 
     Returns:
-        The task, with the same metadata as :func:`topic`'s.
+        The task, with the same metadata as `topic`'s.
     """
     with task_errors("traits"):
+        _check_arguments("traits", shots=shots, data=data, leakage_threshold=leakage_threshold)
         return _classification("traits", shots, data, leakage_threshold)
 
 
@@ -145,9 +200,15 @@ def explain(
         item, its id, idiom, the idiom it resembles, where that is shown and their similarity.
     """
     with task_errors("explain"):
-        if prompt not in EXPLAIN_STYLES:
-            raise ValueError(f"unknown prompt style {prompt!r}; expected one of {', '.join(EXPLAIN_STYLES)}")
-        _check_counts(judge_retries=judge_retries)
+        _check_arguments(
+            "explain",
+            prompt=prompt,
+            judge=judge,
+            judge_model=judge_model,
+            data=data,
+            judge_retries=judge_retries,
+            leakage_threshold=leakage_threshold,
+        )
         scorers = explain_scorers(judge, judge_model, judge_retries)
         loaded = load_vivid(
             data,
@@ -158,7 +219,7 @@ def explain(
         _check_start("explain", loaded, data, judge_names(judge), judge_model)
         return Task(
             dataset=loaded.dataset,
-            solver=explain_generate(prompt),
+            solver=explain_generate(cast(ExplainStyle, prompt)),  # checked above
             scorer=scorers,
             config=EXPLAIN_CONFIG,
             version=TASK_VERSION,
@@ -177,7 +238,6 @@ def explain(
 
 def _classification(kind: ClassifyKind, shots: int, data: str | None, leakage_threshold: float) -> Task:
     """The topic or traits task: the two differ only in their gold answer and scorer."""
-    _check_counts(shots=shots)  # `-T shots=many` arrives as a string
 
     def gold(item: VividItem) -> str:
         return topic_answer(item.theme_id) if kind == "topic" else traits_answer(item.trait_ids)
@@ -208,7 +268,7 @@ def _check_start(
     judges: Sequence[str] = (),
     judge_model: str | None = None,
 ) -> None:
-    """The task-start check (:mod:`vivid_inspect.task_start`), once the arguments and data are good.
+    """The task-start check (`vivid_inspect.task_start`), once the arguments and data are good.
 
     When ``inspect eval`` builds the task from its name, the models it will call are checked (an
     LLM judge only when ``judges`` names one), then a ``vivid/*`` baseline's items; a problem stops
@@ -216,3 +276,10 @@ def _check_start(
     """
     check_models(task, judge=any(name != LEXICAL for name in judges), judge_model=judge_model)
     check_answerable(task, loaded.dataset, data)
+
+
+TASK_PARAMETERS: dict[str, tuple[str, ...]] = {
+    name: tuple(inspect.signature(inspect.unwrap(cast(Callable[..., Task], function))).parameters)
+    for name, function in {"explain": explain, "topic": topic, "traits": traits}.items()
+}
+"""Each task's ``-T`` names, read from its signature: what ``inspect eval`` and ``vivid validate`` accept."""

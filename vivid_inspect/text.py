@@ -10,6 +10,12 @@ _THINK_TAG = re.compile(r"<(/?)think>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# What a terminal acts on instead of showing: C0 and C1 controls (ESC starts colour and cursor
+# codes), line and paragraph separators, and the bidirectional and invisible format characters.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_UNPRINTABLE_IN_LINES = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
+)
 
 REPLACEMENT = "\ufffd"
 """What a lone surrogate becomes in stored text (U+FFFD REPLACEMENT CHARACTER)."""
@@ -28,6 +34,25 @@ def nfc(text: str) -> str:
         The NFC form of ``text``.
     """
     return unicodedata.normalize("NFC", text)
+
+
+def printable(text: object, *, lines: bool = False) -> str:
+    r"""``text`` as one line a terminal shows as written: each control character escaped (``\x1b``, ``\n``).
+
+    A spec is shared, so a model or judge name in it may hold ANSI codes or a newline that would
+    rewrite what the terminal shows; every name the CLI prints goes through here.
+
+    Args:
+        text: A name, label or path (anything ``str()`` takes).
+        lines: Keep line breaks and tabs: for a whole text the command prints (a report's
+            markdown), whose names are escaped by the same rule.
+
+    Returns:
+        The text with every control, separator and bidirectional or invisible format character
+        written as its Python escape; other text (Vietnamese included) unchanged.
+    """
+    pattern = _UNPRINTABLE_IN_LINES if lines else _UNPRINTABLE
+    return pattern.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
 def has_lone_surrogate(text: str) -> bool:

@@ -9,6 +9,7 @@ look odd (NFD text, a BOM and CRLF line ends) must load, normalised.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from pathlib import Path
 
@@ -109,6 +110,22 @@ DATA_CASES = [
         "row 2 (line 3): has 7 fields, expected 8",
         id="missing-field",
     ),
+    *(
+        pytest.param(
+            _rows(GOOD_ROW, f'"Nước đổ{char}đầu vịt"' + ROW_2.removeprefix("Nước đổ đầu vịt")),
+            f"row 2 (line 3), column {IDIOM}: 'Nước đổ",  # the quote ends at a line break: U+0085 is one
+            id=f"idiom-control-{ord(char):02x}",
+        )
+        for char in "\x00\x1b\x07\t\x08\x7f\x85\x9b\r"
+    ),
+    *(
+        pytest.param(
+            _rows(f'Nước đổ đầu vịt,"Nói mãi{char} mà chẳng nghe",0.0,0.0,0.0,0.0,1.0,3.0'),
+            f"row 1 (line 2), column {MEANING}: ",
+            id=f"meaning-control-{ord(char):02x}",
+        )
+        for char in "\x00\x1b\x0c\x7f"
+    ),
     # the file as a whole
     pytest.param("", "the file is empty", id="empty-file"),
     pytest.param(HEADER + "\n", "the file has a header but no data rows", id="header-only"),
@@ -141,6 +158,11 @@ def test_bad_data_file_names_file_and_row(tmp_path: Path, content: str | bytes, 
     message = str(caught.value)
     assert message.startswith(f"{path}: ")
     assert where in message
+    if "control" in message:  # one problem, naming row, column, the cell and the character's code point
+        assert message.count("holds the control character U+") == 1, message
+        assert re.search(
+            r"row \d+ \(line \d+\), column \w+: '.*' holds the control character U\+00[0-9A-F]{2};", message
+        )
 
 
 def test_every_problem_of_a_file_is_listed_at_once(tmp_path: Path) -> None:
@@ -160,6 +182,11 @@ def test_missing_data_file_is_named_with_the_ways_to_choose_data(tmp_path: Path)
     path = tmp_path / "nowhere.csv"
     with pytest.raises(VividDataError, match=rf"^{path}: no such data file\. .*data=sample"):
         load_vivid(str(path))
+
+
+def test_a_meaning_keeps_its_line_breaks_and_tabs(tmp_path: Path) -> None:
+    path = _write(tmp_path, _rows('Nước đổ đầu vịt,"Nói mãi\r\n\tmà chẳng nghe",0.0,0.0,0.0,0.0,1.0,3.0'))
+    assert "\tmà chẳng nghe" in str(load_vivid(str(path)).dataset[0].target)
 
 
 def test_nfd_bom_and_crlf_load_as_nfc(tmp_path: Path) -> None:

@@ -34,7 +34,8 @@ def test_final_answer_only_strips_reasoning_and_whitespace(raw: str, expected: s
         pytest.param("Chủ đề: 6", 6, id="decorated"),
         pytest.param("```\n2\n```", 2, id="code-fence"),
         pytest.param("4.0", 4, id="float-form"),
-        pytest.param("9 rồi 5", 5, id="first-in-range"),
+        # lenient parser version 2: two numbers are two options, never the first in range (was 5)
+        pytest.param("9 rồi 5", None, id="two-numbers-are-unreadable"),
         pytest.param("2.5", None, id="decimal-is-not-a-code"),
         pytest.param("không biết", None, id="no-number"),
         pytest.param("0", None, id="zero-out-of-range"),

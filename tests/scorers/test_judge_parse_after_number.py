@@ -340,7 +340,7 @@ def test_the_grammar_says_what_may_follow_the_number() -> None:
 def test_the_parser_version_is_bumped_and_scores_of_the_old_rules_are_named() -> None:
     # Scores read under version 2 can differ (4-5 was 4): the report's stale check names them, and
     # the judge cell's configuration (which holds the version) makes `vivid run` judge them again.
-    assert JUDGE_PARSER_VERSION == 3
+    assert JUDGE_PARSER_VERSION >= 3  # version 4: tests/scorers/test_judge_parse_reasoning.py
     rows = pd.DataFrame(
         [
             {

@@ -78,6 +78,14 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "number-words": lambda n: _repeat("một hai ba ", n, "Điểm: 4\n"),
     "tail-decorations": lambda n: _repeat("*", n, "Điểm: 4", "x"),
     "tail-closing-brackets": lambda n: _repeat(") ", n, "Điểm: 4", "?"),
+    # parser version 4: the leading reasoning ends at the first </think> outside cited text
+    "quoted-close-tags-one-line": lambda n: _repeat('"</think>" ', n, "<think>", "\nĐiểm: 4"),
+    "quoted-close-tag-lines": lambda n: _repeat('"</think>"\n', n, "<think>", "Điểm: 4"),
+    "fenced-close-tags": lambda n: _repeat("</think>\n", n, "<think>\n```\n", "```\nĐiểm: 4"),
+    "full-width-close-tag-lines": lambda n: _repeat("«＜/think＞»\n", n, "<think>", "Điểm: 4"),
+    "blockquoted-close-tags": lambda n: _repeat("> </think>\n", n, suffix="Điểm: 4"),
+    "less-than-lines-vietnamese": lambda n: _repeat("Điểm < 5 vì thiếu ý\n", n, suffix="</think>\nĐiểm: 4"),
+    "stars-and-ordinals": lambda n: _repeat("★☆ fourth Ⅳ ", n, "Điểm: 4\n"),
 }
 
 

@@ -33,7 +33,7 @@ def judge_fields(prompt: str) -> tuple[str, str] | None:
     """The reference meaning and the candidate explanation of a VIVID judge prompt.
 
     Args:
-        prompt: A prompt rendered by :func:`vivid_inspect.scorers.judge_prompts.render_judge_prompt`.
+        prompt: A prompt rendered by `vivid_inspect.scorers.judge_prompts.render_judge_prompt`.
 
     Returns:
         ``(reference, candidate)`` from the last pair of data blocks that share one nonce, or None

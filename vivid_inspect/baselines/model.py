@@ -10,7 +10,7 @@ named by the ``data`` model argument (default: ``$VIVID_DATA``, else ``hf``, as 
 0-5, so the whole judge path (prompt, reply, parse) runs offline.
 
 A misspelt name (``vivid/oracel``), an unknown model argument or data that cannot be read stop
-``inspect eval`` before any task is built, with one message (:class:`BaselineSetupError`): the
+``inspect eval`` before any task is built, with one message (`BaselineSetupError`): the
 closest name, and the ``-M data=...`` that fixes it.
 """
 
@@ -61,7 +61,7 @@ class BaselineSetupError(PlainError, ValueError):
 
 
 class BaselineDataError(BaselineSetupError, VividDataError):
-    """A baseline's data (``-M data=...``) cannot be read (also a :class:`VividDataError`)."""
+    """A baseline's data (``-M data=...``) cannot be read (also a `VividDataError`)."""
 
 
 def closest(name: str, choices: Sequence[str], prefix: str = "") -> str:

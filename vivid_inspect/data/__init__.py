@@ -78,7 +78,7 @@ class VividData:
         leakage: Every item left out, in data order, with the shown idiom it resembles and the
             similarity.
         threshold: The similarity from which an item was left out.
-        digest: SHA-256 of the data file's items as loaded (:func:`items_digest`), whatever
+        digest: SHA-256 of the data file's items as loaded (`items_digest`), whatever
             was left out.
         items: How many items the data file holds, whatever was left out.
     """
@@ -182,7 +182,7 @@ def item_metadata(item: VividItem) -> dict[str, object]:
     The idiom is the sample's input and the meaning its target (or, where the target is a label,
     metadata ``meaning``), never repeated here: Inspect copies, diffs and shortens every metadata
     string of every sample several times, and the log would hold each text twice
-    (:mod:`vivid_inspect.log_contract`).
+    (`vivid_inspect.log_contract`).
     """
     return {
         THEME_KEY: THEME_BY_CODE[item.theme_id].name,
@@ -218,18 +218,18 @@ def load_vivid(
         data: ``sample``, ``hf``, an http(s) URL or a path; None means ``$VIVID_DATA``, else ``hf``.
         exclude_idioms: Demonstration idioms; items with the same idiom, or a near-duplicate of one,
             are left out so that no model is scored on an example it was shown. The same idiom is
-            the same :func:`idiom_key` (NFC, case, punctuation, spacing, tone-mark placement and
+            the same `idiom_key` (NFC, case, punctuation, spacing, tone-mark placement and
             final y/i ignored); a near-duplicate is one whose
-            :func:`~vivid_inspect.data.leakage.similarity` reaches ``threshold``.
+            `similarity` reaches ``threshold``.
         exclude_judge_examples: Idioms of the judges' graded examples
-            (:func:`vivid_inspect.scorers.judge_prompts.judge_example_idioms`); matching items are left out
+            (`vivid_inspect.scorers.judge_prompts.judge_example_idioms`); matching items are left out
             the same way and recorded apart, so that no item is judged with its own answer key in
             the judge's prompt.
         target: The sample target of an item; defaults to its reference meaning. The input is
             always the idiom: solvers render the real prompt from it. A sample whose target is
             not the meaning keeps the meaning as metadata ``meaning``.
         threshold: The similarity from which an item is left out, within
-            :data:`~vivid_inspect.data.leakage.THRESHOLD_RANGE`.
+            `THRESHOLD_RANGE`.
 
     Returns:
         The dataset, its source name, the ids left out by reason, and each left-out item with the

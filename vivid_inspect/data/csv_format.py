@@ -2,7 +2,7 @@
 
 The real file writes labels as floats (``1.0``), quotes fields that hold commas, and has meanings
 with leading spaces and parenthesised glosses. This module turns its bytes into validated
-:class:`VividItem` records, or raises one :class:`VividDataError` listing every problem with its
+`VividItem` records, or raises one `VividDataError` listing every problem with its
 file, row and column, so that a hand-edited file can be fixed in one pass.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -69,7 +70,7 @@ class VividItem:
 
 @dataclass(frozen=True)
 class Duplicate:
-    """A row whose idiom (compared by :func:`~vivid_inspect.data.normalise.idiom_key`) is an earlier row's.
+    """A row whose idiom (compared by [`idiom_key`][vivid_inspect.data.normalise.idiom_key]) is an earlier row's.
 
     Attributes:
         row: The repeating item.
@@ -92,13 +93,13 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
         source: Name of the file or URL, used in every message.
 
     Returns:
-        The validated items in file order (repeated idioms included: see :func:`find_duplicates`).
+        The validated items in file order (repeated idioms included: see `find_duplicates`).
 
     Raises:
         VividDataError: The file is not UTF-8, its header is wrong, or some rows are invalid. The
             message names the file and, for row problems, each row, line and column. Text from the
             file is quoted only as a short, redacted excerpt. (Its size is capped where it is read:
-            :mod:`vivid_inspect.data.sources`.)
+            [`vivid_inspect.data.sources`][vivid_inspect.data.sources].)
     """
     try:
         found = _parse(io.BytesIO(raw), len(raw), raw[:4096], source)
@@ -111,7 +112,7 @@ def parse_vivid_csv(raw: bytes, source: str) -> list[VividItem]:
 def parse_vivid_file(path: Path, source: str, limit: int) -> list[VividItem]:
     """Parse a VIVID CSV file from disk, row by row, without holding its bytes.
 
-    What :func:`parse_vivid_csv` does for bytes, for a local file: memory stays near the items
+    What `parse_vivid_csv` does for bytes, for a local file: memory stays near the items
     kept (``bench/input_size.py``), since the file's bytes are never all in memory at once.
 
     Args:
@@ -123,7 +124,7 @@ def parse_vivid_file(path: Path, source: str, limit: int) -> list[VividItem]:
         The validated items in file order.
 
     Raises:
-        VividDataError: As :func:`parse_vivid_csv`, and a file that grew past ``limit``.
+        VividDataError: As `parse_vivid_csv`, and a file that grew past ``limit``.
     """
     with path.open("rb") as handle:
         head = handle.read(4096)
@@ -357,6 +358,16 @@ def _parse_row(
         )
     if not meaning:
         problems.append(f"{where}, column {MEANING_COLUMN}: empty meaning")
+    for column, text, allowed in (
+        (IDIOM_COLUMN, idiom, _CONTROL),
+        (MEANING_COLUMN, meaning, _CONTROL_BUT_LINES),
+    ):
+        found = allowed.search(text)
+        if found:
+            problems.append(
+                f"{where}, column {column}: {_quote(text)} holds the control character "
+                f"U+{ord(found.group()):04X}; a text cell holds none (save the file without it)"
+            )
 
     trait_ids: list[int] = []
     for code, column in zip(TRAIT_BY_CODE, TRAIT_COLUMNS, strict=True):
@@ -378,6 +389,12 @@ def _parse_row(
     traits = tuple(trait_ids)
     # One tuple per set of traits (32 of them), shared by every row that has it.
     return VividItem(row_number, line, idiom, meaning, theme, _TRAIT_SETS.setdefault(traits, traits)), []
+
+
+# A NUL, an escape or another control character in a text reaches prompts, logs and terminals
+# unseen; a meaning may span lines (its line breaks and tabs are kept), an idiom is one line.
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")  # its line break has its own message
+_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def _code(cell: str) -> int | None:

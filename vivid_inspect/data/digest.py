@@ -4,7 +4,7 @@ The digest is taken over the validated items (id, idiom, meaning, theme and trai
 over the file's bytes, so a file saved again with other line ends, a byte-order mark or another
 quoting style keeps its digest, and two files of the same name with other items do not. Tasks
 record it in their metadata (``data_sha256``) and the generation key uses it
-(:mod:`vivid_inspect.generation_key`), so two data files of one name are two generations.
+(`vivid_inspect.generation_key`), so two data files of one name are two generations.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def items_digest(items: Iterable[VividItem]) -> str:
     """The SHA-256 hex digest of the items' content, in file order.
 
     Args:
-        items: Validated items, as :func:`vivid_inspect.data.load_items` returns them.
+        items: Validated items, as [`vivid_inspect.data.load_items`][vivid_inspect.data.load_items] returns them.
 
     Returns:
         64 lowercase hex digits; the same for the same items however the file was written.

@@ -5,10 +5,10 @@ idiom is one of its own calibration examples (with the answer key in view), meas
 the prompt, not understanding. A variant of a shown idiom leaks the answer as well: ``Ăn cháo đái
 bát`` beside the demonstration ``Ăn cháo đá bát`` with its label, ``Mèo lại khen mèo dài đuôi``
 beside the few-shot ``Mèo khen mèo dài đuôi``. The tasks pass the shown idioms to
-:func:`vivid_inspect.data.load_vivid`, which leaves out every item whose :func:`similarity` to one
-of them reaches the threshold (:data:`NEAR_DUPLICATE_THRESHOLD`, the tasks' ``-T
+[`vivid_inspect.data.load_vivid`][vivid_inspect.data.load_vivid], which leaves out every item whose `similarity` to one
+of them reaches the threshold (`NEAR_DUPLICATE_THRESHOLD`, the tasks' ``-T
 leakage_threshold``) and records each with the idiom it resembles (a
-:class:`~vivid_inspect.log_contract.LeftOutEntry` of the task metadata ``leakage``).
+`LeftOutEntry` of the task metadata ``leakage``).
 
 The measure works on syllables, the unit in which idiom variants differ: a syllable inserted,
 dropped or replaced (``đá``/``đái``, ``miệng``/``mồm``, ``về``/``vào``), the two halves of a
@@ -48,7 +48,7 @@ spelling, or with its halves swapped); below 0.6 idioms that share only a frame 
 (two syllables of four, ``Há miệng mắc quai`` beside ``Há miệng chờ sung``) would be left out."""
 
 SOUND_ALIKE_COST = 0.25
-"""What replacing a syllable by a sound-alike one costs (:func:`sound_alike`: another tone mark, a
+"""What replacing a syllable by a sound-alike one costs (`sound_alike`: another tone mark, a
 regional spelling), against 1 for any other syllable inserted, dropped or replaced. A quarter, so
 that an idiom written wholly in a regional spelling (``Tráy nhà da mặt truột``) is still within
 0.75 of its standard one: such a writer says the same words."""
@@ -76,8 +76,8 @@ class Resemblance:
 
     Attributes:
         resembles: The shown idiom, as the prompt shows it.
-        shown_as: Where it is shown (:data:`ShownAs`).
-        similarity: :func:`similarity` of the item's idiom and ``resembles``, 1.0 for the same idiom.
+        shown_as: Where it is shown (`ShownAs`).
+        similarity: `similarity` of the item's idiom and ``resembles``, 1.0 for the same idiom.
     """
 
     resembles: str
@@ -86,7 +86,7 @@ class Resemblance:
 
 
 def check_threshold(value: object) -> float:
-    """The ``leakage_threshold`` a task was given, checked against :data:`THRESHOLD_RANGE`.
+    """The ``leakage_threshold`` a task was given, checked against `THRESHOLD_RANGE`.
 
     Args:
         value: What the task received (``-T leakage_threshold=0.8`` arrives as a float).
@@ -115,7 +115,7 @@ def shown_idioms(demonstrations: Iterable[str], judge_examples: Iterable[str] = 
         judge_examples: The idioms of the judges' graded examples.
 
     Returns:
-        One :class:`Shown` per idiom key; a judge example that is also a demonstration counts as one.
+        One `Shown` per idiom key; a judge example that is also a demonstration counts as one.
     """
     seen: dict[str, Shown] = {}
     for idiom in demonstrations:
@@ -188,10 +188,10 @@ def _cost(exact_distance: float, loose_distance: float) -> float:
 def similarity(one: str, other: str, *, floor: float = 0.0) -> float:
     """How alike two idioms are, from 0 (no syllable shared) to 1 (the same idiom).
 
-    Both are compared as their :func:`~vivid_inspect.data.normalise.idiom_key` syllables (so case,
+    Both are compared as their [`idiom_key`][vivid_inspect.data.normalise.idiom_key] syllables (so case,
     punctuation, spacing, Unicode form, tone-mark placement and final y/i never count). The
     distance is the syllable edit distance (insert, drop or replace one syllable: 1 each), where a
-    syllable replaced by a sound-alike one (:func:`sound_alike`) costs :data:`SOUND_ALIKE_COST`;
+    syllable replaced by a sound-alike one (`sound_alike`) costs `SOUND_ALIKE_COST`;
     the similarity is one less that distance over the longer idiom's syllable count, at the best
     rotation of either idiom, so a proverb with its halves swapped is the same proverb (1.0).
     Symmetric.
@@ -234,7 +234,7 @@ def resemblance(
 
     Args:
         idiom: An item's idiom.
-        shown: The idioms a task shows (:func:`shown_idioms`), demonstrations first.
+        shown: The idioms a task shows (`shown_idioms`), demonstrations first.
         threshold: The similarity from which an item is a near-duplicate.
 
     Returns:

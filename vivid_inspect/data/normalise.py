@@ -3,15 +3,15 @@
 Vietnamese has two accepted places for the tone mark in the open diphthongs ``oa``, ``oe`` and
 ``uy``: the old style puts it on the first vowel (``hòa``, ``khỏe``, ``thủy``), the new style on
 the second (``hoà``, ``khoẻ``, ``thuỷ``). Both spellings occur in dictionaries, in the data and in
-model output, and NFC does not make them equal. :func:`unify_tone_marks` rewrites the old style
+model output, and NFC does not make them equal. `unify_tone_marks` rewrites the old style
 into the new one.
 
 A syllable whose only vowel is a final ``i`` or ``y`` after its initial consonant is also written
 both ways (``kỹ``/``kĩ``, ``lý``/``lí``, ``mỹ``/``mĩ``, ``quý``/``quí``): the 1984 spelling rules
-prefer ``i``, usage keeps ``y``. :func:`unify_final_y` writes ``i`` there and nowhere else, because
+prefer ``i``, usage keeps ``y``. `unify_final_y` writes ``i`` there and nowhere else, because
 everywhere else the two letters are different sounds or one spelling only: after a vowel (``tay``
 is not ``tai``, ``tuy`` is not ``tui``, ``cây``), at the start of a syllable (``y``, ``ý``,
-``yêu``) and inside a rhyme (``khuyên``, ``tiên``). :func:`idiom_key` builds on both to decide when
+``yêu``) and inside a rhyme (``khuyên``, ``tiên``). `idiom_key` builds on both to decide when
 two idioms are the same idiom.
 """
 
@@ -92,12 +92,12 @@ def _to_i(match: re.Match[str]) -> str:
 def idiom_key(text: str) -> str:
     """The form under which two spellings of one idiom compare equal.
 
-    NFC, tone-mark placement unified (:func:`unify_tone_marks`), a lone final ``y`` after a
-    consonant written ``i`` (:func:`unify_final_y`: ``kỹ``/``kĩ``), case folded, punctuation and
+    NFC, tone-mark placement unified (`unify_tone_marks`), a lone final ``y`` after a
+    consonant written ``i`` (`unify_final_y`: ``kỹ``/``kĩ``), case folded, punctuation and
     symbols dropped, runs of whitespace collapsed to one space, ends stripped. So
     ``"Bán anh em xa, mua láng giềng gần"``, ``"bán anh em xa  mua láng giềng gần."`` and an NFD
     copy share one key, while a shorter or longer idiom does not (how close two different keys
-    are is :func:`vivid_inspect.data.leakage.similarity`).
+    are is `vivid_inspect.data.leakage.similarity`).
 
     Args:
         text: An idiom or proverb.

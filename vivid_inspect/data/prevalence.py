@@ -4,7 +4,7 @@ The release's CSV holds codes, not names, and the paper is inconsistent about th
 (§5.1.1 lists literal, uncommon, Sino-Vietnamese, folk, pragmatic; Table 4's columns put
 Sino-Vietnamese before uncommon). The paper also publishes how often each label occurs, which tells
 the codes apart on the real file: the assignment of names to codes whose prevalences best fit those
-figures is the evidence that :mod:`vivid_inspect.taxonomy` is right, or that it must change.
+figures is the evidence that [`vivid_inspect.taxonomy`][vivid_inspect.taxonomy] is right, or that it must change.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class CodeFit:
         code: The code in the CSV (trait column suffix or theme value).
         column: Where the code lives in the CSV, for messages.
         observed: Share of rows (%) with the code.
-        mapped: The name :mod:`vivid_inspect.taxonomy` gives the code.
+        mapped: The name [`vivid_inspect.taxonomy`][vivid_inspect.taxonomy] gives the code.
         best: The name the optimal assignment gives the code.
     """
 
@@ -191,7 +191,7 @@ def warn_if_contradicted(items: Sequence[VividItem], source: str, hint: str) -> 
     """Log one warning when a full-size source's prevalences contradict taxonomy.py.
 
     Args:
-        items: The source's rows; sources under :data:`MIN_ROWS` rows are not judged.
+        items: The source's rows; sources under `MIN_ROWS` rows are not judged.
         source: Printable name of the source.
         hint: The command that shows the evidence.
 

@@ -3,7 +3,7 @@
 Downloads are cached on disk after the first success, keyed by URL, so a pinned revision is
 fetched once per machine and later runs work offline.
 
-A file, a download or a cached copy over the data size cap (:data:`vivid_inspect.size_caps.DATA`,
+A file, a download or a cached copy over the data size cap (`vivid_inspect.size_caps.DATA`,
 64 MiB unless ``VIVID_MAX_DATA_BYTES`` says otherwise) is refused in one line before it is read
 (a download, as soon as it says or shows that it is larger).
 """
@@ -63,7 +63,7 @@ class RawData:
     Attributes:
         source: Printable name of the file or URL.
         content: The file's bytes.
-        cache_path: For a download, its cache file: :func:`keep_in_cache` stores a fresh download
+        cache_path: For a download, its cache file: `keep_in_cache` stores a fresh download
             there once it has validated, so a bad download (an HTML login page, a truncated file)
             is never cached.
         from_cache: True when ``content`` was read from ``cache_path``.
@@ -105,7 +105,7 @@ def read_source(spec: str) -> RawData:
     """Read the bytes a data spec names.
 
     Args:
-        spec: ``sample``, ``hf``, an http(s) URL or a local path (after :func:`resolve_data_spec`).
+        spec: ``sample``, ``hf``, an http(s) URL or a local path (after `resolve_data_spec`).
 
     Returns:
         The raw bytes with a printable source name.
@@ -130,13 +130,13 @@ def read_source(spec: str) -> RawData:
 
 
 def local_file(spec: str) -> Path | None:
-    """The local file a data spec names, checked as :func:`read_source` checks it, but not read.
+    """The local file a data spec names, checked as `read_source` checks it, but not read.
 
-    For a parser that streams the file (:func:`vivid_inspect.data.csv_format.parse_vivid_file`)
+    For a parser that streams the file (`vivid_inspect.data.csv_format.parse_vivid_file`)
     instead of holding its bytes.
 
     Args:
-        spec: A data spec (after :func:`resolve_data_spec`).
+        spec: A data spec (after `resolve_data_spec`).
 
     Returns:
         The path, or None when the spec is not a local file (``sample``, ``hf``, a URL).
@@ -162,7 +162,7 @@ def local_file(spec: str) -> Path | None:
 
 
 def data_cap() -> int:
-    """The data size cap in force (:data:`vivid_inspect.size_caps.DATA`).
+    """The data size cap in force (`vivid_inspect.size_caps.DATA`).
 
     Raises:
         VividDataError: ``VIVID_MAX_DATA_BYTES`` is set to something that is not a size.

@@ -2,5 +2,5 @@
 
 The core (``vivid_inspect`` outside this package: tasks, data, solvers, scorers, baselines, the log
 contract) imports nothing from here (``tests/test_architecture.py``). The laboratory meets the core
-through Inspect's logs and :mod:`vivid_inspect.log_contract`.
+through Inspect's logs and `vivid_inspect.log_contract`.
 """

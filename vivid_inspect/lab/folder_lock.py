@@ -1,6 +1,6 @@
 """One process at a time holds a folder: an OS file lock whose file names its holder.
 
-The lock is :class:`filelock.FileLock` (``flock`` on Unix, ``LockFileEx`` on Windows): the kernel
+The lock is `filelock.FileLock` (``flock`` on Unix, ``LockFileEx`` on Windows): the kernel
 releases it when its process ends, however it ends, so a lock file left by a killed process never
 blocks; only a live holder does. The lock file stays in place (filelock keeps its inode, so a
 contender never locks a file the holder has just removed) and holds the holder's description as
@@ -10,7 +10,7 @@ taken and read by a contender for its message.
 A process may take the same folder more than once (the lock is re-entered, from any thread): what
 it excludes is another process; a lock taken with ``reentrant=False`` excludes this process's other
 holds too. ``vivid annotate serve`` holds its annotation folder with it, ``vivid run`` its log folder
-(:mod:`vivid_inspect.lab.runner.lock`, which also waits with ``--wait``).
+(`vivid_inspect.lab.runner.lock`, which also waits with ``--wait``).
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def read_holder(path: Path) -> Holder:
 
 
 class HeldFolder:
-    """A folder held by this process; :meth:`release` (or the end of a ``with``) lets it go.
+    """A folder held by this process; `release` (or the end of a ``with``) lets it go.
 
     Args:
         path: The lock file.
@@ -116,7 +116,7 @@ class HeldFolder:
         _write_info(self.path, self._info)
 
     def release(self) -> None:
-        """Let the folder go (once per :func:`hold`; the last release unlocks it)."""
+        """Let the folder go (once per `hold`; the last release unlocks it)."""
         if self._lock.is_locked:
             self._lock.release()
 
@@ -144,7 +144,7 @@ def hold(
         folder: The folder (it must exist).
         lock_name: The lock file's name inside it.
         busy: The message when another process holds it; ``{folder}`` and ``{holder}`` are filled in.
-        wait: Wait for a live holder to let go instead of raising :class:`FolderBusy`.
+        wait: Wait for a live holder to let go instead of raising `FolderBusy`.
         on_wait: Called with the holder once, before waiting.
         reentrant: Whether this process may take the folder again while it holds it (False: a
             second hold in this process is refused like another process's).

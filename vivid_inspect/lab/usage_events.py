@@ -1,4 +1,4 @@
-"""Token usage: estimated before a call (:func:`tokens`, for plans), summed from sample events after.
+"""Token usage: estimated before a call (`tokens`, for plans), summed from sample events after.
 
 Re-scoring a log (``inspect_ai.score``) leaves the judge's calls out of the log's usage stats: they
 exist only as model events inside the scorer's span of each sample. The runner sums them once,
@@ -70,12 +70,12 @@ def scorer_usage(
 
 
 def usage_record(usage: ModelUsage | None, calls: int, cached: int) -> dict[str, Any]:
-    """The JSON form of :func:`scorer_usage`'s result, as stored in ``vivid_judge``."""
+    """The JSON form of `scorer_usage`'s result, as stored in ``vivid_judge``."""
     return {"usage": usage.model_dump(mode="json") if usage else None, "calls": calls, "cached_calls": cached}
 
 
 def read_usage_record(record: dict[str, Any]) -> tuple[ModelUsage | None, int, int]:
-    """Inverse of :func:`usage_record`."""
+    """Inverse of `usage_record`."""
     usage = record.get("usage")
     return (
         ModelUsage.model_validate(usage) if usage else None,

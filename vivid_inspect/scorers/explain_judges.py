@@ -28,7 +28,7 @@ def judge_names(judge: str) -> list[str]:
     """Expand the ``judge`` task parameter into the scoring options it names.
 
     Args:
-        judge: One of :data:`JUDGE_CHOICES` (``aspect``, ``aspect_en``, ..., ``lexical``), a comma
+        judge: One of `JUDGE_CHOICES` (``aspect``, ``aspect_en``, ..., ``lexical``), a comma
             list of them, ``all`` (the four LLM-judge strategies), ``all_en`` (the four with English
             instructions) or ``none`` (generate only; judge later with ``inspect score`` or ``vivid run``).
 
@@ -60,7 +60,7 @@ def judge_names(judge: str) -> list[str]:
 
 
 def explain_scorers(judge: str, judge_model: str | None = None, judge_retries: int = 1) -> list[Scorer]:
-    """One scorer per scoring option named by ``judge`` (see :func:`judge_names`).
+    """One scorer per scoring option named by ``judge`` (see `judge_names`).
 
     Args:
         judge: The task's ``judge`` parameter.

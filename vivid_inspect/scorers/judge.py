@@ -67,6 +67,7 @@ from vivid_inspect.scorers.judge_prompts import (
     render_judge_prompt,
     retry_turn,
 )
+from vivid_inspect.scorers.verdict_text import defuse_reasoning_tags
 from vivid_inspect.stored_calls import model_event_of, sanitize_event
 from vivid_inspect.text import has_lone_surrogate, nfc, sanitize, strip_reasoning
 
@@ -285,7 +286,9 @@ def _build(
                 "sample (one with 'theme' metadata) or metadata 'idiom'"
             )
         reference = sample_meaning(target.text, state.metadata)
-        candidate = sanitize(nfc(strip_reasoning(state.output.completion)).strip())
+        # No line of it may read as a <think> tag once the parser's normalisation has run (a
+        # </thi\u200bnk> the judge quotes would otherwise end the judge's "reasoning" early).
+        candidate = defuse_reasoning_tags(sanitize(nfc(strip_reasoning(state.output.completion)).strip()))
         if not candidate:
             # Nothing to judge (empty reply, or the model never left its <think> block).
             return Score(

@@ -1,9 +1,9 @@
 """Reads the 0-5 score out of an LLM judge's reply, by the verdict grammar.
 
-The grammar itself is written once, in :data:`vivid_inspect.scorers.judge_prompts.VERDICT_GRAMMAR`
-(and the docs' "Verdict grammar"); this module and :mod:`~vivid_inspect.scorers.verdict_text` are
-its only reader. In short: invisible characters go and look-alikes are folded first, then
-``<think>`` blocks; text inside quotes, inline code, fenced code or a blockquote is material the
+The grammar itself is written once, in `vivid_inspect.scorers.judge_prompts.VERDICT_GRAMMAR`
+(and the docs' "Verdict grammar"); this module and `verdict_text` are
+its only reader. In short: invisible characters go and look-alikes are folded first, then the
+leading reasoning, up to the first ``</think>`` outside cited text; text inside quotes, inline code, fenced code or a blockquote is material the
 judge cites, never its verdict, and quote marks that do not pair up make a reply unreadable; after
 the number of a verdict only ``/5``, ``điểm``/``points``, closing punctuation and emphasis may
 follow; a bare-score reply's verdicts must agree and nothing else in it that counts may hold a
@@ -13,8 +13,8 @@ which the scorer turns into a retry and then an unscored sample.
 
 Parsing is linear in the reply's length (every pattern uses possessive quantifiers, spans are found
 by one left-to-right scan), and bounded: a bare-score reply is read only when its answer, after
-reasoning is removed, holds at most :data:`BARE_WINDOW` characters, and a chain-of-thought
-reply's final line only when it holds at most :data:`SCORE_LINE_MAX`; only that much is folded
+reasoning is removed, holds at most `BARE_WINDOW` characters, and a chain-of-thought
+reply's final line only when it holds at most `SCORE_LINE_MAX`; only that much is folded
 (NFKC can make text 18 times longer). ``bench/parse_adversarial.py`` measures the worst cases.
 """
 
@@ -23,20 +23,32 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vivid_inspect.scorers.verdict_text import CITED, cite_line, fold, number_in, prepare
-from vivid_inspect.text import strip_reasoning
+from vivid_inspect.scorers.verdict_text import (
+    CITED,
+    LESS_THAN,
+    THINK_CLOSE,
+    THINK_OPEN,
+    cite_line,
+    fold,
+    number_in,
+    prepare,
+)
 
 MIN_SCORE = 0
 MAX_SCORE = 5
 
-JUDGE_PARSER_VERSION = 3
+JUDGE_PARSER_VERSION = 4
 """Version of the reading rules; recorded in each score's metadata (``parser_version``).
 
 1: last labelled statement wins, a statement right after an opening quote is skipped.
-2: the verdict grammar of :data:`~vivid_inspect.scorers.judge_prompts.VERDICT_GRAMMAR`.
+2: the verdict grammar of `VERDICT_GRAMMAR`.
 3: quotes read in both directions, unpaired quote marks unreadable; only ``/5``, a unit, closing
 punctuation and emphasis after the number (``4-5``, ``4 out of 10``, ``4 (thang 0-10)`` unreadable,
 were 4); no other number in a bare-score reply; invisible characters removed and look-alikes folded.
+4: reasoning is only a leading block, up to the first ``</think>`` outside cited text (was: all
+before the last ``</think>``, so a cited ``</think>Điểm: 5`` was read as the verdict, and a cited
+``<think>`` made a reply unreadable); ordinals (``fourth``), capital Roman numerals and star ratings
+count as numbers in a bare-score reply (``Score: 5`` then ``the fourth level`` was 5).
 """
 
 BARE_WINDOW = 8192
@@ -75,8 +87,9 @@ _TAIL = re.compile(
     rf"(?:(?:điểm|points?+)(?!\w))?+{_CLOSING}(?:[.!。]{_CLOSING})?+",
     re.IGNORECASE,
 )
-_FENCE = re.compile(r"^[^\S\n]{0,3}+(?P<fence>[`｀]{3,}+|[~～]{3,}+)(?P<info>[^\n]*+)", re.MULTILINE)
-_FENCE_CHAR = str.maketrans("｀～", "`~")
+# U+1FEF (Greek varia) and U+FF40 fold to a backtick, U+FF5E to a tilde.
+_FENCE = re.compile(r"^[^\S\n]{0,3}+(?P<fence>[`｀\u1fef]{3,}+|[~～]{3,}+)(?P<info>[^\n]*+)", re.MULTILINE)
+_FENCE_CHAR = str.maketrans("｀\u1fef～", "``~")
 _CITATION_MARKS = "\"'“”‘’«»„‟‚‛‹›⹂「」『』〝〞〟﹁﹂﹃﹄`>"
 
 
@@ -141,7 +154,7 @@ def _read_line(line: str) -> _Line:
     """A line's verdict (a labelled statement ending the line, or a lone number) and its prose.
 
     Args:
-        line: One folded line with its cited spans cut out (:func:`~verdict_text.cite_line`).
+        line: One folded line with its cited spans cut out (`cite_line`).
 
     Returns:
         The reading; ``refused`` is set when a labelled statement is followed by anything the
@@ -187,7 +200,7 @@ def _fence_blocks(text: str) -> list[tuple[int, int]]:
 
 
 def _ends_inside_fence(text: str) -> bool:
-    """Whether ``text`` ends inside an unclosed fenced code block (the rules of :func:`_fence_blocks`).
+    """Whether ``text`` ends inside an unclosed fenced code block (the rules of `_fence_blocks`).
 
     Full-width backticks and tildes count as fence characters here, as NFKC would read them, so a
     reply that is not folded whole (a long chain of thought) is read as one that is.
@@ -283,6 +296,66 @@ def _parse_reasoning(text: str, stop_reason: str | None) -> JudgeParse:
     return _validate(found["number"], tail["scale"])
 
 
+REASONING_FOLD_MAX = 65_536
+"""Most characters of the lines holding ``<`` that are folded and read while the closing
+``</think>`` of the leading reasoning is looked for; past it the reply is unreadable (a reply from a
+judge never needs it: its reasoning has a few lines with ``<`` at most)."""
+
+_LESS_THAN = re.compile(f"[{LESS_THAN}]")
+
+
+def _after_reasoning(text: str) -> tuple[str | None, str]:
+    """The answer after a reply's leading reasoning, or None and why it cannot be told.
+
+    Reasoning is only a leading block: the text up to the first ``</think>`` that stands outside
+    every fenced code block, blockquote line, quote and code span (a chat template may open
+    ``<think>`` in the prompt, so the opening tag may be missing). Tags are found in the text as the
+    rest of the parser reads it (folded: ``＜/ｔｈｉｎｋ＞`` is a tag), but only lines holding a
+    character that folds to ``<`` are folded here. A ``</think>`` the judge cites, and any
+    ``<think>`` after the start of the reply, are text like any other.
+
+    Args:
+        text: The reply after `prepare`.
+
+    Returns:
+        ``(answer, "")``, the answer's first line folded and the rest as given; or ``(None, reason)``
+        when a leading ``<think>`` is never closed outside cited text, or when the lines to fold
+        exceed `REASONING_FOLD_MAX`.
+    """
+    fenced: set[int] | None = None
+    budget = REASONING_FOLD_MAX
+    line_no, counted_to, next_line = 0, 0, 0
+    for found in _LESS_THAN.finditer(text):
+        if found.start() < next_line:
+            continue  # a later "<" on a line already read
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.start())
+        end = len(text) if end < 0 else end
+        line_no += text.count("\n", counted_to, start)
+        counted_to, next_line = start, end + 1
+        if fenced is None:
+            fenced = {number for first, last in _fence_blocks(text) for number in range(first, last + 1)}
+        if line_no in fenced:
+            continue
+        line = text[start:end]
+        if not line.isascii():
+            budget -= len(line)
+            line = fold(line)
+        if budget < 0:
+            return None, f"reasoning markup too long to read (over {REASONING_FOLD_MAX:,} characters)"
+        if line.lstrip().startswith(">"):
+            continue  # a blockquote line
+        for tag in THINK_CLOSE.finditer(line):
+            budget -= tag.start()  # cite_line reads the line up to the tag
+            if budget < 0:
+                return None, f"reasoning markup too long to read (over {REASONING_FOLD_MAX:,} characters)"
+            if cite_line(line[: tag.start()]) is not None:  # every quote and code span before it closed
+                return line[tag.end() :] + text[end:], ""
+    if THINK_OPEN.match(fold(text.lstrip()[:32])):
+        return None, "empty reply (a <think> block never closed: no answer after the reasoning)"
+    return text, ""
+
+
 def parse_judge_score(reply: str, *, reasoning: bool, stop_reason: str | None = None) -> JudgeParse:
     """Read a 0-5 integer score from a judge reply, by the verdict grammar.
 
@@ -299,7 +372,10 @@ def parse_judge_score(reply: str, *, reasoning: bool, stop_reason: str | None = 
         the score, a number outside the verdict, unpaired quote marks, final line not a score line,
         cut off, out of range, non-integer, wrong scale, other digits, too long).
     """
-    text = strip_reasoning(prepare(reply)).strip()
+    answer, why = _after_reasoning(prepare(reply))
+    if answer is None:
+        return JudgeParse(None, why)
+    text = answer.strip()
     if not text:
         return JudgeParse(None, "empty reply")
     return _parse_reasoning(text, stop_reason) if reasoning else _parse_bare(text)

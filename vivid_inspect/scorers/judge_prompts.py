@@ -3,8 +3,8 @@
 Each template grades one candidate explanation of an idiom against the dictionary meaning on
 the paper's 0-5 scale. Three ask for the bare integer (``ZERO_SHOT``, ``DEMONSTRATION``,
 ``ASPECT``, the paper's default); ``COT`` asks for step-by-step reasoning ending with the line
-``Điểm: N``. What counts as the judge's verdict is :data:`VERDICT_GRAMMAR`, written once here and
-read by :func:`vivid_inspect.scorers.judge_parse.parse_judge_score`; every template and retry
+``Điểm: N``. What counts as the judge's verdict is `VERDICT_GRAMMAR`, written once here and
+read by `vivid_inspect.scorers.judge_parse.parse_judge_score`; every template and retry
 turn asks for a reply in it.
 
 Text that comes from the data or from the model under test is wrapped in tags whose name carries
@@ -12,7 +12,7 @@ a nonce derived from that text, so the text cannot contain its own closing tag (
 contain a hash of itself); any tag-lookalike inside it is defused as well. The templates tell the
 judge that the tagged text is material to grade, never instructions.
 
-Each strategy also has an English template (``ZERO_SHOT_EN`` ...; :data:`TEMPLATES_BY_LANGUAGE`),
+Each strategy also has an English template (``ZERO_SHOT_EN`` ...; `TEMPLATES_BY_LANGUAGE`),
 so that one can measure whether the language of the instructions changes a judge's agreement with
 humans. Only the instructions are English: the same rubric and anchors translated, the same data
 blocks (tag names included), the same Vietnamese examples with English labels, and a score line the
@@ -40,9 +40,10 @@ What the judge's verdict is, for every template (docs/judges.md, "Verdict gramma
 1. Normalised first. Every line break (CR, LF, CRLF, U+2028, U+2029, NEL, ...) ends a line.
    Then invisible format characters are removed: zero-width characters, bidi controls and isolates,
    the soft hyphen, word joiners, variation selectors, tags (every format character and the rest
-   of Unicode's default-ignorables), so ``4\\u200b-5`` is ``4-5``. Then ``<think>…</think>`` blocks
-   are removed; text before a lone ``</think>`` is reasoning; after an unclosed ``<think>`` there
-   is no answer (an empty reply). What is read is then folded by NFKC (full-width, mathematical,
+   of Unicode's default-ignorables), so ``4\\u200b-5`` is ``4-5``. Then the leading reasoning is
+   removed: the text up to the first ``</think>`` (folded, so ``＜/think＞`` counts) outside every
+   fence, blockquote, quote and code span of rule 2; a cited tag, or a ``<think>`` after the start,
+   is text; after a leading ``<think>`` never closed there is no answer (an empty reply). What is read is then folded by NFKC (full-width, mathematical,
    superscript and circled digits, ``／``, ``：``, full-width quotes) and a table of the slashes
    (``⁄ ∕``) and dashes (``‐ – — − ...``) NFKC keeps, so ``５／１０`` is ``5/10`` and ``4–5`` is
    ``4-5``. Digits of other scripts (``٤``, ``४``, ``๔``) are not folded: a score written in them is
@@ -73,8 +74,9 @@ What the judge's verdict is, for every template (docs/judges.md, "Verdict gramma
    agree; two different ones make the reply unreadable ("conflicting verdicts"). Everything else in
    the reply that counts (prose on its own lines, before or after the verdict, and text before a
    labelled verdict on its line), outside cited text, must hold no digit and no number word
-   (Vietnamese không, một, hai, ba, bốn, năm, ..., mười, trăm, nửa; English zero, one, ..., twenty,
-   hundred, half): a number there is a hedge, a correction or another scale, and makes the reply
+   (Vietnamese không, một, hai, ba, bốn, năm, ..., mười, trăm, nửa, thứ nhất; English zero, one, ...,
+   twenty, hundred, half, the ordinals first to tenth), no capital Roman numeral II-X and no star
+   rating (★★☆☆☆): a number there is a hedge, a correction or another scale, and makes the reply
    unreadable. A reply longer than 8,192 characters after step 1's removals is unreadable.
 5. Chain of thought (cot): only the final non-empty line counts, and it must be a labelled score
    line and nothing else (``Điểm: 4``, ``**Điểm:** 4``, ``Điểm số cuối cùng: 4``, ``Điểm: 4/5``,
@@ -264,7 +266,7 @@ ZERO_SHOT_EN = f"""{_ROLE_EN}
 {_DATA_EN}
 
 {_BARE_ANSWER_EN}"""
-""":data:`ZERO_SHOT` with English instructions."""
+"""`ZERO_SHOT` with English instructions."""
 
 DEMONSTRATION_EN = f"""{_ROLE_EN}
 
@@ -298,7 +300,7 @@ Now grade the following answer in the same way.
 {_DATA_EN}
 
 {_BARE_ANSWER_EN}"""
-""":data:`DEMONSTRATION` with English instructions; the examples themselves stay Vietnamese."""
+"""`DEMONSTRATION` with English instructions; the examples themselves stay Vietnamese."""
 
 COT_EN = f"""{_ROLE_EN}
 
@@ -314,7 +316,7 @@ Reason step by step before you give the score:
 Keep the reasoning brief; when you quote the answer being graded, put the quotation in quotation marks. Then end with one single final line in exactly this format:
 Score: N
 where N is a whole number from 0 to 5. Do not put this line inside quotation marks, a code block or a quotation, and write nothing after this line."""
-""":data:`COT` with English instructions, ending with a ``Score: N`` line."""
+"""`COT` with English instructions, ending with a ``Score: N`` line."""
 
 ASPECT_EN = f"""{_ROLE_EN}
 
@@ -343,7 +345,7 @@ Score: 1
 {_DATA_EN}
 
 {_BARE_ANSWER_EN}"""
-""":data:`ASPECT` with English instructions (the paper's default strategy)."""
+"""`ASPECT` with English instructions (the paper's default strategy)."""
 
 TEMPLATES_EN: dict[str, str] = {
     "zero_shot": ZERO_SHOT_EN,
@@ -369,17 +371,17 @@ RETRY_BARE_EN = (
     "The previous reply could not be read as a score ({reason}). Answer again with exactly one whole "
     "number from 0 to 5, not inside quotation marks or a code block, with no other words."
 )
-""":data:`RETRY_BARE` in English."""
+"""`RETRY_BARE` in English."""
 
 RETRY_COT_EN = (
     "The previous reply could not be read as a score ({reason}). Answer again: reason very briefly "
     "(a few sentences), then end with one final line in exactly the format\nScore: N\nwhere N is a "
     "whole number from 0 to 5, not inside quotation marks or a code block, and write nothing after that line."
 )
-""":data:`RETRY_COT` in English."""
+"""`RETRY_COT` in English."""
 
 TEMPLATES_BY_LANGUAGE: dict[str, dict[str, str]] = {"vi": TEMPLATES, "en": TEMPLATES_EN}
-"""Each instruction language's templates, by strategy (:data:`vivid_inspect.log_contract.JUDGE_LANGUAGES`)."""
+"""Each instruction language's templates, by strategy (`vivid_inspect.log_contract.JUDGE_LANGUAGES`)."""
 
 RETRY_TURNS: dict[str, tuple[str, str]] = {"vi": (RETRY_BARE, RETRY_COT), "en": (RETRY_BARE_EN, RETRY_COT_EN)}
 """Each language's retry turns: (after a bare-score reply, after a chain-of-thought reply)."""
@@ -393,7 +395,7 @@ def judge_template(strategy: str, language: str = DEFAULT_LANGUAGE) -> str:
         language: ``vi`` (the paper's) or ``en``.
 
     Returns:
-        The template, for :func:`render_judge_prompt`.
+        The template, for `render_judge_prompt`.
 
     Raises:
         ValueError: If the strategy or the language is unknown.
@@ -492,7 +494,7 @@ def judge_example_idioms() -> tuple[str, ...]:
 
     A judge grading an item whose idiom is one of its own calibration examples (with the answer
     key in view) measures recall of the prompt, not understanding; the tasks pass these idioms to
-    :func:`vivid_inspect.data.load_vivid`, which leaves out every item with the same idiom key.
+    [`vivid_inspect.data.load_vivid`][vivid_inspect.data.load_vivid], which leaves out every item with the same idiom key.
     Read from the templates themselves, so a changed example is left out without a second list.
     The idioms of all templates are returned whatever judge a run uses: generation runs with
     ``judge=none`` and is judged later, so the data set must not depend on the judge.

@@ -76,7 +76,7 @@ def chrf(candidate: str, reference: str, *, tone_marks: ToneMarks = "unify") -> 
 
 
 def bin_chrf(value: float) -> int:
-    """Map a chrF value to the 0-5 judge scale with :data:`CHRF_CUTS`."""
+    """Map a chrF value to the 0-5 judge scale with `CHRF_CUTS`."""
     return bisect.bisect_right(CHRF_CUTS, value)
 
 

@@ -1,24 +1,24 @@
 r"""A judge reply's text as the verdict grammar reads it: normalised first, then its cited spans found.
 
-The grammar itself is :data:`vivid_inspect.scorers.judge_prompts.VERDICT_GRAMMAR`; this module does
-its first two steps, and :mod:`vivid_inspect.scorers.judge_parse` the rest.
+The grammar itself is `vivid_inspect.scorers.judge_prompts.VERDICT_GRAMMAR`; this module does
+its first two steps, and `vivid_inspect.scorers.judge_parse` the rest.
 
-- :func:`prepare` (cheap, never lengthens the text): every line break as ``\\n``; invisible format
-  characters removed (:data:`INVISIBLE_RANGES`: zero-width characters, bidi controls, the soft
+- `prepare` (cheap, never lengthens the text): every line break as ``\\n``; invisible format
+  characters removed (`INVISIBLE_RANGES`: zero-width characters, bidi controls, the soft
   hyphen, variation selectors, tags, ...), so ``4\\u200b-5`` cannot hide a range from the reader.
-- :func:`fold`: NFKC, which reads full-width, mathematical, superscript and circled digits and the
+- `fold`: NFKC, which reads full-width, mathematical, superscript and circled digits and the
   full-width ``／``, ``－``, ``：`` and quote marks as the characters they stand for, then
-  :data:`LOOK_ALIKES` for the slashes and dashes NFKC keeps (``⁄``, ``∕``, ``–``, ``—``, ``−``, ...).
+  `LOOK_ALIKES` for the slashes and dashes NFKC keeps (``⁄``, ``∕``, ``–``, ``—``, ``−``, ...).
   NFKC can make a text 18 times longer (``ﷺ``), so the parser folds only what it reads (a bare reply
   within its window, a chain-of-thought reply's last line), never a whole megabyte.
   Digits of other scripts (``٤``, ``४``, ``๔``) are kept: NFKC does not map them, and the parser
   refuses them, since no Vietnamese or English judge writes them and a mixed-script number has no
   safe reading.
-- :func:`cite_line`: the line with every quoted or inline-code span cut out, or None when its quote
+- `cite_line`: the line with every quoted or inline-code span cut out, or None when its quote
   marks do not pair up. Every mark of Unicode's ``Quotation_Mark`` property is a quote mark (after
-  NFKC); each pairs with the closers of :data:`CLOSERS`, in every order a language writes: ``«…»``
+  NFKC); each pairs with the closers of `CLOSERS`, in every order a language writes: ``«…»``
   (French, Vietnamese), ``»…«`` (German, Danish), ``»…»`` (Swedish), ``“…”``, ``„…“``, ``„…”``,
-  ``”…”``, ``‚…‘``, ``「…」`` and the rest. Marks of one family (:data:`FAMILIES`) alternate, opening
+  ``”…”``, ``‚…‘``, ``「…」`` and the rest. Marks of one family (`FAMILIES`) alternate, opening
   then closing, and do not nest; quotes of different families nest but never cross. A mark left
   open, a closer with nothing open, a pair the table does not list, or two quotes that cross make
   the line unreadable: which text the judge cited cannot be told, and it is not guessed. An
@@ -120,10 +120,10 @@ def prepare(text: str) -> str:
 
 
 def fold(text: str) -> str:
-    """NFKC, then :data:`LOOK_ALIKES`: look-alikes of digits, ``/``, ``-`` and quotes as what they look like.
+    """NFKC, then `LOOK_ALIKES`: look-alikes of digits, ``/``, ``-`` and quotes as what they look like.
 
     Args:
-        text: Text already through :func:`prepare`.
+        text: Text already through `prepare`.
 
     Returns:
         The folded text (NFC, since NFKC composes).
@@ -132,8 +132,44 @@ def fold(text: str) -> str:
 
 
 def normalise(text: str) -> str:
-    """:func:`prepare` then :func:`fold`: the text as the grammar reads it."""
+    """`prepare` then `fold`: the text as the grammar reads it."""
     return fold(prepare(text))
+
+
+# An opening tag may carry attributes (<think signature="…">, as Inspect writes them back).
+THINK_OPEN = re.compile(r"<think(?:\s[^>\n]*+)?+>", re.IGNORECASE)
+THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+_THINK_TAG = re.compile(r"</think>|<think(?:\s[^>\n]*+)?+>", re.IGNORECASE)
+LESS_THAN = "<\ufe64\uff1c"
+"""Every character whose fold holds ``<`` (``<``, small ``﹤``, full-width ``＜``): a tag needs one."""
+_HAS_LESS_THAN = re.compile(f"[{LESS_THAN}]")
+_LINE_BREAKS = re.compile(f"({_LINE_BREAK.pattern})")
+_DEFUSED = str.maketrans(dict.fromkeys(LESS_THAN, "\u27e8"))
+
+
+def defuse_reasoning_tags(text: str) -> str:
+    """``text`` with no line that `normalise` would read as holding a ``<think>`` or ``</think>`` tag.
+
+    The judge scorer runs the candidate through this before quoting it to the judge, so that the
+    model under test cannot plant a tag the parser would read once its normalisation has removed a
+    zero-width character (``</thi\u200bnk>``) or folded a look-alike (``＜/ｔｈｉｎｋ＞``, ``</\U0001d42dhink>`` with a mathematical bold t).
+    On such a line every character of `LESS_THAN` becomes ``⟨`` (U+27E8, which no fold turns
+    back into ``<`` and which is not a quote mark); every other line is left exactly as it is.
+
+    Args:
+        text: Any text (a candidate explanation).
+
+    Returns:
+        The text, the same object when nothing had to change.
+    """
+    if _HAS_LESS_THAN.search(text) is None:
+        return text
+    parts = _LINE_BREAKS.split(text)  # lines at even indexes, the breaks between them at odd ones
+    for index in range(0, len(parts), 2):
+        line = parts[index]
+        if _HAS_LESS_THAN.search(line) and _THINK_TAG.search(normalise(line)):
+            parts[index] = line.translate(_DEFUSED)
+    return "".join(parts)
 
 
 def _is_word(char: str) -> bool:
@@ -155,10 +191,10 @@ def _code_end(line: str, run: str, start: int) -> int | None:
 
 
 def cite_line(line: str) -> str | None:
-    """``line`` with each outermost quoted or code span replaced by :data:`CITED`, or None if unclear.
+    """``line`` with each outermost quoted or code span replaced by `CITED`, or None if unclear.
 
     A blockquote line (``> …``) is cited whole. The rules are the module's; in short, quote marks
-    must pair up by :data:`CLOSERS`, one family at a time, and quotes of different families nest
+    must pair up by `CLOSERS`, one family at a time, and quotes of different families nest
     without crossing.
 
     Args:
@@ -219,24 +255,34 @@ _VIETNAMESE_NUMBER_WORDS = (
 _ENGLISH_NUMBER_WORDS = (
     "zero nought naught nil one two three four five six seven eight nine ten eleven twelve thirteen "
     "fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
-    "eighty ninety hundred thousand million billion half halves dozen"
+    "eighty ninety hundred thousand million billion half halves dozen "
+    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth once twice thrice"
 )
 # Vietnamese: the cardinals, the forms they take in compounds (mốt, lăm, nhăm, tư, mươi, linh, lẻ),
 # the large units and the halves. Several are also common words (không "not", một "a", năm "year",
 # ba "father", chín "ripe"): a bare-score reply has no use for prose, so a line holding one is
 # refused as readily as a hedge, and the retry asks for the number alone. English: the cardinals
-# to twenty, the tens, the large units, halves and dozens.
+# to twenty, the tens, the large units, halves and dozens, and the ordinals to the tenth ("the
+# fourth level fits better" after "Score: 5" is a second verdict, not prose).
 NUMBER_WORDS: frozenset[str] = frozenset(f"{_VIETNAMESE_NUMBER_WORDS} {_ENGLISH_NUMBER_WORDS}".split())
 """Words for numbers (casefolded, NFC) that a bare-score reply may not hold outside its verdict."""
 
 _WORD = re.compile(r"\w+")
+# Roman numerals II-X in capitals (NFKC turns "Ⅳ" into "IV"); a lone "I" is the English pronoun.
+_ROMAN = re.compile(r"IX|IV|VI{0,3}+|I{2,3}+|X")
+# "thứ nhất" (first) and "hạng nhất" (first rank): "nhất" alone is "most" (tốt nhất).
+_VIETNAMESE_ORDINAL = re.compile(r"(?<!\w)(?:thứ|hạng)\s++nhất(?!\w)", re.IGNORECASE)
+STARS = "★☆⭐⭑⭒✩✪✫✬✭✮✯✰🌟⍟⋆"
+"""Star characters: a star rating (``★★☆☆☆``) is a number written another way."""
+_STAR = re.compile(f"[{STARS}]")
 
 
 def number_in(text: str) -> str | None:
     """The first digit-bearing token or number word of folded text, or None when it holds neither.
 
-    A token counts when any of its characters is numeric (digits of any script, ``四``, ``½``) or
-    when it is one of :data:`NUMBER_WORDS`.
+    A token counts when any of its characters is numeric (digits of any script, ``四``, ``½``),
+    when it is one of `NUMBER_WORDS` (cardinals and ordinals), a capital Roman numeral from
+    ``II`` to ``X`` or ``thứ nhất``; a star of `STARS` counts too (a star rating).
 
     Args:
         text: Folded text (cited spans already cut out).
@@ -246,6 +292,7 @@ def number_in(text: str) -> str | None:
     """
     for found in _WORD.finditer(text):
         token = found.group()
-        if any(map(str.isnumeric, token)) or token.casefold() in NUMBER_WORDS:
+        if any(map(str.isnumeric, token)) or token.casefold() in NUMBER_WORDS or _ROMAN.fullmatch(token):
             return token
-    return None
+    other = _VIETNAMESE_ORDINAL.search(text) or _STAR.search(text)
+    return other.group() if other else None

@@ -1,6 +1,6 @@
 """Vietnamese prompts and fixed demonstrations of the two classification tasks (topic, traits).
 
-The answer formats asked for here are the ones :mod:`vivid_inspect.scorers.classification` reads:
+The answer formats asked for here are the ones [`vivid_inspect.scorers.classification`][vivid_inspect.scorers.classification] reads:
 one integer 1-7 for topic; ascending comma-separated trait codes, or nothing, for traits.
 """
 
@@ -22,7 +22,7 @@ class Demonstration:
 
     Its idiom may also be an item of the data set (the real file holds many common idioms): the
     task then leaves that item out of scoring and records its id (see
-    :func:`vivid_inspect.data.load_vivid`), so no model is scored on an example it was shown.
+    [`vivid_inspect.data.load_vivid`][vivid_inspect.data.load_vivid]), so no model is scored on an example it was shown.
 
     Attributes:
         idiom: The example idiom or proverb.
@@ -76,7 +76,7 @@ def render_prompt(kind: ClassifyKind, idiom: str, shots: int) -> str:
     Args:
         kind: ``topic`` or ``traits``.
         idiom: The item under test.
-        shots: How many of :data:`DEMONSTRATIONS` to show, 0 to 5, in their fixed order.
+        shots: How many of `DEMONSTRATIONS` to show, 0 to 5, in their fixed order.
 
     Returns:
         Instructions, the demonstrations with their answers, then the item and an empty answer tag.

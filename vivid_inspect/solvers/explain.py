@@ -15,7 +15,7 @@ def explain_prompt(style: ExplainStyle = "zero_shot") -> Solver:
     """Replace the user prompt with the Vietnamese explanation prompt of the item.
 
     The idiom is the sample's input (or its ``idiom`` metadata, where a dataset keeps the input
-    for something else): :func:`vivid_inspect.log_contract.sample_idiom`.
+    for something else): `vivid_inspect.log_contract.sample_idiom`.
 
     Args:
         style: ``zero_shot`` (minimal request) or ``few_shot`` (expert role, three examples).
@@ -42,7 +42,7 @@ def explain_prompt(style: ExplainStyle = "zero_shot") -> Solver:
 
 @solver
 def explain_generate(style: ExplainStyle = "zero_shot") -> Solver:
-    """The explain task's step: :func:`explain_prompt`, then :func:`bounded_generate`, as one solver.
+    """The explain task's step: `explain_prompt`, then `bounded_generate`, as one solver.
 
     The model is sent the same messages as with the two solvers in a row. One step, because Inspect
     records every solver step of every sample (a span, a state-change event and the diff that finds

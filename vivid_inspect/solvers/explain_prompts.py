@@ -59,7 +59,7 @@ def render_explain_prompt(style: ExplainStyle, idiom: str) -> str:
         The prompt text, NFC-normalised, ending with the item line and ``Giải thích:``.
 
     Raises:
-        ValueError: If ``style`` is not one of :data:`EXPLAIN_STYLES`.
+        ValueError: If ``style`` is not one of `EXPLAIN_STYLES`.
     """
     target = item_block(nfc(idiom).strip(), "explain")
     if style == "zero_shot":

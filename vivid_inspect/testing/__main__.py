@@ -1,7 +1,7 @@
 """``python -m vivid_inspect.testing``: the project's OpenAI-compatible test server, for users.
 
-Serves :class:`~vivid_inspect.testing.openai_server.FakeOpenAIServer` on 127.0.0.1 with the
-scripted model under test and judge of :mod:`vivid_inspect.testing.scripted`, until Ctrl-C, so an
+Serves [`FakeOpenAIServer`][vivid_inspect.testing.openai_server.FakeOpenAIServer] on 127.0.0.1 with the
+scripted model under test and judge of [`vivid_inspect.testing.scripted`][vivid_inspect.testing.scripted], until Ctrl-C, so an
 experiment written for a served open-weight judge (``openai-api/<service>/<model>``) runs with no
 key, no GPU and no network::
 
@@ -11,19 +11,23 @@ key, no GPU and no network::
 
 The first line printed names the URL (``--port 0`` picks a free port), the second the variables
 that point ``openai-api/<service>/...`` at it. Exit codes: 0 stopped by Ctrl-C (or SIGTERM), 2 the
-port is taken or the data cannot be read.
+port is taken or out of range, or the data cannot be read.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 from types import FrameType
 
+from vivid_inspect.text import printable
+
 DEFAULT_PORT = 8321
+MAX_PORT = 65535
 DEFAULT_MODELS = ("generator", "judge")
 DEFAULT_SERVICE = "local"
 PROG = "python -m vivid_inspect.testing"
@@ -74,9 +78,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: Arguments without the program name; None reads ``sys.argv``.
 
     Returns:
-        The exit code: 0 stopped, 2 the port is taken or the data cannot be read.
+        The exit code: 0 stopped, 2 the port is taken or out of range, or the data cannot be read.
     """
     args = build_parser().parse_args(argv)
+    if not 0 <= args.port <= MAX_PORT:
+        _say(f"--port {args.port} is not a port: give 0 to {MAX_PORT} (0 picks a free one)")
+        return 2
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,39}", args.service, re.ASCII):
+        _say(
+            f"--service {printable(args.service)!r} cannot name a variable: use letters, digits, '_' and '-'"
+        )
+        return 2
+    unprintable = [name for name in args.models or () if printable(name) != name or not name.strip()]
+    if unprintable:
+        _say(
+            f"--model {printable(unprintable[0])!r} holds a control character or nothing; name a model in plain text"
+        )
+        return 2
     from vivid_inspect.data import VividDataError, load_items
     from vivid_inspect.testing.openai_server import FakeOpenAIServer
     from vivid_inspect.testing.scripted import ScriptedPeer

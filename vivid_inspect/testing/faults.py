@@ -1,7 +1,7 @@
 """Fault plans for ``FakeOpenAIServer``: which requests fail, and with what fault.
 
 A plan is called once per chat request with ``(request_index, model, prompt)`` and returns the
-:class:`Fault` to inject, or None to answer normally. Plans decide *which* requests fail
+`Fault` to inject, or None to answer normally. Plans decide *which* requests fail
 (a fraction, some prompts, the first attempts, a queue); the server decides what each fault kind
 looks like on the wire. Plans are deterministic: the same requests fail in every run, however
 concurrent requests interleave.

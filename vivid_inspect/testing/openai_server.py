@@ -1,6 +1,6 @@
 """A local OpenAI-compatible chat-completions server for tests, bench scripts and users' judge checks.
 
-Which requests fail is decided by a fault plan from :mod:`vivid_inspect.testing.faults`; this
+Which requests fail is decided by a fault plan from [`vivid_inspect.testing.faults`][vivid_inspect.testing.faults]; this
 module decides what each fault kind looks like on the wire.
 
 Runs go through Inspect's real ``openai-api`` provider: the model ``openai-api/fake/<name>`` reads
@@ -29,7 +29,8 @@ connections and client timeouts itself (2 retries by default, honouring ``Retry-
 ``model_args={"max_retries": 0}`` to turn it off), and Inspect then retries by
 ``GenerateConfig(max_retries=..., timeout=...)`` with an exponential wait that starts at 3 s.
 
-Request headers are never read beyond ``Content-Length`` and ``Authorization`` (compared with
+Request headers are never read beyond ``Content-Length``, ``Transfer-Encoding`` (refused: bodies are
+read by length only) and ``Authorization`` (compared with
 ``api_key`` when one is required, never stored) and nothing is logged: the dummy API key a client
 sends cannot leak from here.
 """
@@ -37,6 +38,7 @@ sends cannot leak from here.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sys
 import threading
@@ -89,6 +91,11 @@ _TRUNCATED_BODY = b'{"id": "chatcmpl-fake", "object": "chat.completion", "choice
 _NOT_UTF8_MARK = "\ue000"
 _NOT_UTF8_BYTES = b"\x80\xff\xe2\x82"
 DUMMY_API_KEY = "fake-key"
+MAX_BODY = 8 * 2**20
+"""Bytes of a request body this server reads; a longer one gets 413 unread."""
+READ_TIMEOUT = 60.0
+"""Seconds the body of a request may take to arrive (one shorter than its ``Content-Length``)."""
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)  # int() would take " 5", "+5", "5_0" and other scripts' digits
 
 Responder = Callable[[str, list[dict[str, Any]]], str]
 
@@ -114,7 +121,9 @@ def last_user_text(messages: list[dict[str, Any]]) -> str:
             if isinstance(content, str):
                 return content
             if isinstance(content, list):
-                return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+                return "".join(
+                    p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+                )
             return ""
     return ""
 
@@ -161,9 +170,11 @@ class _HTTPServer(ThreadingHTTPServer):
     owner: FakeOpenAIServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        # a client that timed out, or a connection dropped on purpose, is expected; a bug is not
-        if not isinstance(sys.exc_info()[1], OSError):
-            super().handle_error(request, client_address)
+        # A client that timed out, or a connection dropped on purpose, is expected. Anything else
+        # is a bug of this server: one line saying so, never a traceback on the user's terminal.
+        error = sys.exc_info()[1]
+        if not isinstance(error, OSError):
+            print(f"FakeOpenAIServer: a request failed: {type(error).__name__}: {error}", file=sys.stderr)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -227,21 +238,61 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self.send_error_json(404, f"no route GET {self.path}", "not_found")
 
+    def refuse(self, status: int, message: str) -> None:
+        """A 4xx that closes the connection: the request's unread bytes would be read as the next one."""
+        self.close_connection = True
+        with suppress(OSError):  # the client may be gone already
+            self.send_json(status, _error_body(message, "invalid_request_error"), {"Connection": "close"})
+
+    def read_body(self) -> bytes | None:
+        """The request body as ``Content-Length`` says, or None once a 4xx has refused it."""
+        if "Transfer-Encoding" in self.headers:
+            self.refuse(411, "send the body with a Content-Length; a Transfer-Encoding (chunked) is not read")
+            return None
+        lengths = set(self.headers.get_all("Content-Length") or ["0"])
+        said = next(iter(lengths))
+        if len(lengths) > 1 or not _DIGITS.fullmatch(said):
+            shown = " and ".join(sorted(repr(value[:20]) for value in lengths))
+            self.refuse(400, f"Content-Length must be one whole number of bytes, not {shown}")
+            return None
+        if len(said) > 12 or int(said) > MAX_BODY:
+            self.refuse(413, f"a request body of {said[:20]} bytes is over the {MAX_BODY} this server reads")
+            return None
+        length = int(said)
+        raw = b""
+        # Only the body's read is timed: an idle keep-alive connection is the client's to close,
+        # and closing it here could race a client's next request on it.
+        self.connection.settimeout(self.server.owner.read_timeout)
+        with suppress(TimeoutError):
+            raw = self.rfile.read(length)
+        self.connection.settimeout(None)
+        if len(raw) < length:
+            self.refuse(
+                400, f"the request body ended after {len(raw)} of its {length} bytes (Content-Length)"
+            )
+            return None
+        return raw
+
     def do_POST(self) -> None:
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if not self.authorised():
+        raw = self.read_body()
+        if raw is None or not self.authorised():
             return
         if self.path.rstrip("/") != "/v1/chat/completions":
             self.send_error_json(404, f"no route POST {self.path}", "not_found")
             return
         try:
             body = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON or not UTF-8; nested past Python's recursion
             self.send_error_json(400, "request body is not JSON", "invalid_request_error")
             return
         model, messages = (body.get("model"), body.get("messages")) if isinstance(body, dict) else ("", "")
-        if not isinstance(model, str) or not isinstance(messages, list):
-            self.send_error_json(400, "needs a string 'model' and a list 'messages'", "invalid_request_error")
+        if (
+            not isinstance(model, str)
+            or not isinstance(messages, list)
+            or not all(isinstance(message, dict) for message in messages)
+        ):
+            message = "needs a JSON object with a string 'model' and a list of objects 'messages'"
+            self.send_error_json(400, message, "invalid_request_error")
         elif body.get("stream"):
             message = "FakeOpenAIServer does not stream; send stream=false (Inspect: -M stream=false)"
             self.send_error_json(400, message, "invalid_request_error")
@@ -264,6 +315,8 @@ class FakeOpenAIServer:
         port: Port to bind; 0 picks a free one.
         api_key: When set, every request without ``Authorization: Bearer <api_key>`` gets a 401
             (a wrong or revoked key).
+        read_timeout: Seconds a request body may take to arrive; one shorter than its
+            ``Content-Length`` then gets 400 and the connection is closed.
     """
 
     def __init__(
@@ -275,12 +328,14 @@ class FakeOpenAIServer:
         models: Sequence[str] = ("gen", "judge"),
         port: int = 0,
         api_key: str | None = None,
+        read_timeout: float = READ_TIMEOUT,
     ) -> None:
         self.responder: Responder = responder or (lambda model, messages: DEFAULT_ANSWER)
         self.latency = latency
         self.faults = faults
         self.models = list(models)
         self.api_key = api_key
+        self.read_timeout = read_timeout
         self._port = port
         self._lock = threading.Lock()
         self._stopping = threading.Event()

@@ -1,6 +1,6 @@
 """A scripted model under test and a scripted judge, answering VIVID prompts without any model.
 
-:func:`scripted_responder` is a :data:`~vivid_inspect.testing.openai_server.Responder` for
+`scripted_responder` is a `Responder` for
 ``FakeOpenAIServer``: it reads each request's prompt and answers the way the prompt asks, so a
 whole experiment (generation, the four judge strategies, the report) runs against the local
 server with no key and no network (``python -m vivid_inspect.testing``). Every answer is a fixed
@@ -19,7 +19,7 @@ its NFC text, modulo 4), so the judges have a spread of scores to tell apart:
 label (``vivid/literal``'s) for the others.
 
 **As the judge** (a VIVID judge prompt, in either instruction language), it scores the candidate
-against the reference by chrF binned to 0-5 (:func:`vivid_inspect.scorers.lexical.bin_chrf`, as the
+against the reference by chrF binned to 0-5 ([`vivid_inspect.scorers.lexical.bin_chrf`][vivid_inspect.scorers.lexical.bin_chrf], as the
 ``vivid/chrf`` grader does), with one fixed rule per strategy so that the four columns of a judge
 ablation differ where a real ablation would look for differences:
 
@@ -32,7 +32,7 @@ ablation differ where a real ablation would look for differences:
   a wrong core meaning), else the binned chrF.
 
 Bare-score strategies answer the number alone, as their templates ask. The strategy is told from
-the prompt by the literal text of the templates in :mod:`vivid_inspect.scorers.judge_prompts`,
+the prompt by the literal text of the templates in `vivid_inspect.scorers.judge_prompts`,
 never copied here. These rules are a script, not a measurement of any judge: the tables they give
 test the pipeline (every strategy parsed, compared, reported), not a judge's quality.
 """
@@ -185,7 +185,7 @@ class ScriptedPeer:
         self._unknown: set[str] = set()
 
     def explanation(self, item: VividItem) -> str:
-        """The scripted explanation of an item (see :func:`quality_of`)."""
+        """The scripted explanation of an item (see `quality_of`)."""
         quality = quality_of(item.idiom)
         if quality == "reference":
             return item.meaning

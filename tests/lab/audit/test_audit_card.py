@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.lab.audit.test_audit_verdicts import PROBES, N, Scores, changed, sound
+from tests.recommended_commands import failing, recommended
 from vivid_inspect.lab.audit import card as card_module
 from vivid_inspect.lab.audit import plot
 from vivid_inspect.lab.audit.card import CARD_COLUMNS, FILES, THRESHOLD_USES, AuditCard, build_card
@@ -53,6 +54,12 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[AuditCard, Path]:
     out = tmp_path_factory.mktemp("card") / "new" / "audit"
     assert card.write(out) == {name: out / name for name in FILES}
     return card, out
+
+
+def test_every_command_the_written_card_recommends_parses(written: tuple[AuditCard, Path]) -> None:
+    _, out = written
+    assert recommended((out / "audit.md").read_text(encoding="utf-8"))
+    assert failing([out / "audit.md"]) == {}
 
 
 # --- verdict and exit code ----------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ import pytest
 
 from tests.fake_api import GEN, JUDGE, explain_items, explanation_of, idiom_of, is_judge_prompt
 from vivid_inspect.lab.cli.main import main
+from vivid_inspect.lab.interrupt import INCOMPLETE, marked_incomplete
 from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
 ITEMS = 4
@@ -196,3 +198,134 @@ def test_ctrl_c_in_any_other_command_is_130_and_one_line(
     assert (
         err == f"vivid report: interrupted. Finished work is kept; `vivid report {tmp_path}` starts it again."
     )
+
+
+# --- Ctrl-C while `vivid report` writes its folder --------------------------------------------------
+
+
+def _interrupt_after(monkeypatch: pytest.MonkeyPatch, files: int, how: Callable[[], None]) -> list[str]:
+    """Make the report's writer call ``how`` once ``files`` files are written; the names written."""
+    import vivid_inspect.lab.report.build as build
+
+    written: list[str] = []
+    real = build._write_text
+
+    def writer(path: Path, text: str) -> Path:
+        if len(written) == files:
+            how()
+        written.append(path.name)
+        return real(path, text)
+
+    monkeypatch.setattr(build, "_write_text", writer)
+    return written
+
+
+def _raise() -> None:
+    raise KeyboardInterrupt
+
+
+def _dropped_by_a_callback() -> None:
+    """A Ctrl-C that lands in a weakref callback: Python prints it as ignored and goes on."""
+
+    class Thing:
+        pass
+
+    thing = Thing()
+    ref = weakref.ref(thing, lambda _: _raise())
+    del thing
+    assert ref() is None
+
+
+def _real_signal_in_a_callback() -> None:
+    """SIGINT delivered while a weakref callback runs (as when matplotlib frees a figure)."""
+
+    class Thing:
+        pass
+
+    thing = Thing()
+    ref = weakref.ref(thing, lambda _: signal.raise_signal(signal.SIGINT))
+    del thing
+    assert ref() is None
+
+
+@pytest.mark.parametrize("files", [1, 5])
+@pytest.mark.parametrize(
+    "how", [_raise, _dropped_by_a_callback, _real_signal_in_a_callback], ids=["raised", "dropped", "signal"]
+)
+def test_ctrl_c_late_in_vivid_report_is_130_one_line_and_leaves_the_folder_marked_incomplete(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    files: int,
+    how: Callable[[], None],
+) -> None:
+    out = tmp_path / "out"
+    written = _interrupt_after(monkeypatch, files, how)
+    assert main(["report", str(tmp_path), "--out", str(out), "--no-figures"]) == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "Exception ignored" not in err and "KeyboardInterrupt" not in err, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(
+        f"vivid report: interrupted while writing {out}: {out / INCOMPLETE} marks its files"
+    )
+    assert line.endswith(f"`vivid report {tmp_path} --out {out} --no-figures` starts it again.")
+    assert marked_incomplete(out) and "interrupted" in (out / INCOMPLETE).read_text(encoding="utf-8")
+    # a dropped Ctrl-C stops at the next file, not after the last one
+    assert len(written) <= files + 2 and "usage.csv" not in written
+
+
+def test_a_report_that_finishes_clears_the_mark_and_says_it_rewrote_an_interrupted_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    hook = sys.unraisablehook
+    assert main(["report", str(tmp_path), "--out", str(out), "--no-figures"]) == 0
+    assert not marked_incomplete(out)
+    _interrupt_after(monkeypatch, 3, _raise)
+    assert main(["report", str(tmp_path), "--out", str(out), "--no-figures"]) == 130
+    assert marked_incomplete(out)
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main(["report", str(tmp_path), "--out", str(out), "--no-figures"]) == 0
+    err = capsys.readouterr().err
+    assert f"vivid report: {out} is marked incomplete ({INCOMPLETE}): a report was interrupted there" in err
+    assert not marked_incomplete(out)
+    assert sys.unraisablehook is hook  # the command's hook is gone
+
+
+def test_the_mark_is_written_before_the_first_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen: list[bool] = []
+    _interrupt_after(monkeypatch, 99, lambda: None)
+    import vivid_inspect.lab.report.build as build
+
+    writer = build._write_text
+
+    def watching(path: Path, text: str) -> Path:
+        seen.append(marked_incomplete(path.parent))
+        return writer(path, text)
+
+    monkeypatch.setattr(build, "_write_text", watching)
+    build.write_report(tmp_path, out_dir=tmp_path / "out", figures=False)
+    assert seen and all(seen)
+    assert not marked_incomplete(tmp_path / "out")
+
+
+def test_a_ctrl_c_dropped_in_a_callback_of_any_command_is_130_and_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import vivid_inspect.lab.report.build as build
+
+    def dropping(*args: object, **kwargs: object) -> build.Report:
+        _dropped_by_a_callback()  # before any file: outside the report's own watch
+        return build.Report(markdown="")
+
+    monkeypatch.setattr(build, "write_report", dropping)
+    hook = sys.unraisablehook
+    assert main(["report", str(tmp_path)]) == 130
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    # the command went on (Python dropped the interrupt), then says it was interrupted: not exit 0
+    assert err.splitlines()[-1] == (
+        f"vivid report: interrupted. Finished work is kept; `vivid report {tmp_path}` starts it again."
+    )
+    assert sys.unraisablehook is hook

@@ -1,44 +1,46 @@
-"""The README's first set-up command: `vivid run experiments/offline.yaml` gives meaningful tables offline."""
+"""The README's first set-up command: `vivid run offline` gives meaningful tables offline, from any folder."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests.recommended_commands import failing
 from vivid_inspect.lab.cli.main import main
 
 REPO = Path(__file__).resolve().parents[3]
+
 THEMES = ["Love", "Virtues", "Criticism", "Work and Nature", "Social Relationships", "Life Lessons", "Other"]
 
 
 @pytest.fixture(scope="module")
 def job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """The offline job run once: its log folder and what it printed."""
-    tmp_path = tmp_path_factory.mktemp("offline")
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        code = main(
-            [
-                "run",
-                str(REPO / "experiments" / "offline.yaml"),
-                "--log-dir",
-                str(tmp_path),
-                "--display",
-                "none",
-            ]
-        )
+    folder = tmp_path_factory.mktemp("offline")
+    printed, said = io.StringIO(), io.StringIO()
+    # As a user runs it after a plain install: the bundled spec, from a folder with no checkout;
+    # the checkout's experiments/offline.yaml is the same spec (tests/lab/cli/test_bundled_spec.py).
+    with (
+        pytest.MonkeyPatch.context() as patch,
+        contextlib.redirect_stdout(printed),
+        contextlib.redirect_stderr(said),
+    ):
+        patch.chdir(folder)
+        code = main(["run", "offline"])
     assert code == 0
-    return tmp_path, printed.getvalue()
+    return folder / "logs" / "offline", printed.getvalue() + said.getvalue()
 
 
 @pytest.mark.slow
 def test_offline_main_job_puts_the_oracle_far_above_the_literal_floor(job: tuple[Path, str]) -> None:
     tmp_path, printed = job
-    assert "Table 3" in printed and "Table 5" in printed
+    report = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert "Table 3" in report and "Table 5" in report
 
     # One row per generation and cell (a theme or Average), with its interval and n.
     cells = pd.read_csv(tmp_path / "report" / "table3_themes.csv").set_index(["model", "prompt", "cell"])
@@ -71,3 +73,52 @@ def test_offline_main_job_writes_the_judge_card_saying_what_is_missing(job: tupl
     assert cells[["human_mean", "corrected_mean", "bias", "n_human"]].isna().all().all()
     for absent in ("alt_test.csv", "judge_bias.csv"):
         assert not (tmp_path / "report" / absent).exists()
+
+
+@pytest.mark.slow
+def test_the_terminal_gets_the_summary_not_the_tables(job: tuple[Path, str]) -> None:
+    """A first run opens with its result: headline means, then what is missing; the tables stay in report.md."""
+    tmp_path, printed = job
+    summary = printed[printed.index("## Summary") :]
+    assert "Table 1" not in summary and "| judge |" not in summary
+    assert "  - vivid/oracle zero_shot: 5.00 [" in summary and "n=46" in summary
+    assert "- missing: human scores" in summary
+    assert len(summary.splitlines()) <= 14
+    assert (
+        max(len(line) for line in summary.splitlines() if "`" not in line and "vivid run:" not in line) <= 120
+    )
+    assert (
+        (tmp_path / "report" / "report.md")
+        .read_text(encoding="utf-8")
+        .startswith("# VIVID report\n\n## Summary")
+    )
+
+
+PROGRESS = re.compile(r"^vivid .* — cells ")
+
+
+def _masked(line: str) -> str:
+    """A progress line's counts depend on the cache and the order cells finish in: compare its words."""
+    return re.sub(r"\d+", "N", line) if PROGRESS.match(line) else line
+
+
+@pytest.mark.slow
+def test_the_readmes_excerpt_is_what_the_job_prints(job: tuple[Path, str]) -> None:
+    """Every line of README.md's excerpt (but "...") is a line of the real run, the checkout's path swapped in."""
+    log_dir, printed = job
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    excerpt = readme[readme.index("```text\nvivid offline:") + len("```text\n") :]
+    excerpt = excerpt[: excerpt.index("```")]
+    here = str(log_dir.parents[1])
+    lines = {_masked(line) for line in printed.splitlines()}
+    for line in excerpt.splitlines():
+        if line != "...":
+            assert _masked(line.replace("/home/me/vivid-inspect", here)) in lines, line
+
+
+@pytest.mark.slow
+def test_every_command_the_offline_report_recommends_parses(job: tuple[Path, str]) -> None:
+    """The card once recommended `vivid audit lexical --strategy lexical` (exit 2): each runs as written."""
+    tmp_path, printed = job
+    report = tmp_path / "report"
+    assert failing([report / "judge_card.md", report / "report.md", printed]) == {}

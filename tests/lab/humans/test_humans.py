@@ -328,6 +328,14 @@ SPELLINGS = {
     "no-break-space": ("Nguyễn Lan", "Nguyễn\u00a0Lan"),
     "double-space": ("Nguyễn Lan", "Nguyễn  Lan"),
     "case-and-nfd": ("Hương", unicodedata.normalize("NFD", "hương")),
+    "cyrillic-a": ("an", "\u0430n"),
+    "cyrillic-a-first": ("\u0430n", "an"),
+    "cyrillic-in-a-vietnamese-name": ("Lan", "L\u0430n"),
+    "cyrillic-capitals": ("Hoa", "\u041d\u043e\u0430"),
+    "cyrillic-whole-name": ("Apa", "\u0410\u0440\u0430"),
+    "cyrillic-with-a-mark": ("Lân", "L\u0430\u0302n"),
+    "greek-capitals": ("Kim", "\u039aim"),
+    "greek-omicron": ("Son", "S\u03bfn"),
 }
 
 
@@ -351,8 +359,10 @@ def test_nfd_and_nfc_are_one_spelling_of_one_annotator(tmp_path: Path) -> None:
 
 
 def test_different_letters_are_different_annotators(tmp_path: Path) -> None:
-    df = read_human_scores(write(tmp_path, "id,score,annotator\n1,4,Lan\n1,3,Lân\n1,2,Lan2\n"))
-    assert df["annotator"].tolist() == ["Lan", "Lân", "Lan2"]
+    df = read_human_scores(
+        write(tmp_path, "id,score,annotator\n1,4,Lan\n1,3,Lân\n1,2,Lan2\n1,1,Đào\n1,0,Dao\n1,5,Лан\n")
+    )
+    assert df["annotator"].tolist() == ["Lan", "Lân", "Lan2", "Đào", "Dao", "Лан"]
 
 
 @pytest.mark.parametrize("cell", ["\u200b", "\ufeff\u200d", "\u00ad"], ids=["zwsp", "bom-zwj", "soft-hyphen"])
@@ -365,7 +375,11 @@ def test_the_server_and_the_files_share_one_rule() -> None:
     from vivid_inspect.lab.humans.annotate.queues import check_annotators
 
     for first, second in SPELLINGS.values():
-        if " " in first or "\u00a0" in second or any(c in second for c in "\u200b\u200d\ufeff\u00ad\u200e"):
+        if (
+            " " in first
+            or "\u00a0" in second
+            or any(c in second for c in "\u200b\u200d\ufeff\u00ad\u200e\u0302")
+        ):
             continue  # not a valid server name at all (a file name): refused for that reason
         assert any(
             "is named twice" in p for p in check_annotators([first, unicodedata.normalize("NFC", second)])

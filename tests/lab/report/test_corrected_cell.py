@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vivid_inspect.lab.report.corrected import MIN_LABELLED, corrected_cell
+from vivid_inspect.lab.report.corrected import MIN_LABELLED, SCORE_RANGE, corrected_cell
+from vivid_inspect.lab.report.corrected_tables import CORRECTED_COLUMNS, corrected_columns
 from vivid_inspect.lab.report.intervals import RULES, too_few
-from vivid_inspect.lab.report.ppi import ALL_LABELLED, ppi_mean, sampled_mean
+from vivid_inspect.lab.report.ppi import ALL_LABELLED, UNSCORED_MIN, missed_spread, ppi_mean, sampled_mean
 
 
 def _cell(seed: int, items: int, labelled: int) -> tuple[dict[int, float], dict[int, float]]:
@@ -28,15 +29,21 @@ def test_the_cell_is_the_estimators_on_its_items():
     y = np.array([human[i] for i in labelled])
     yhat = np.array([judge[i] for i in labelled])
     rest = np.array([judge[i] for i in sorted(judge) if i not in human])
-    expected = ppi_mean(y, yhat, rest)
+    expected = ppi_mean(y, yhat, rest, bounds=SCORE_RANGE)
     assert (cell.corrected.estimate, cell.corrected.lo, cell.corrected.hi) == (
         expected.estimate,
         expected.lo,
         expected.hi,
     )
-    alone = sampled_mean(y, 400)
+    every = np.concatenate([yhat, rest])
+    alone = sampled_mean(y, 400, bounds=SCORE_RANGE, extra=missed_spread(yhat, every))
     assert (cell.human.estimate, cell.human.lo, cell.human.hi) == (alone.estimate, alone.lo, alone.hi)
-    assert cell.bias.estimate == pytest.approx(float(np.mean(yhat - y)))
+    judge_mean = every.mean()
+    assert (cell.bias.estimate, cell.bias.lo, cell.bias.hi) == pytest.approx(
+        (judge_mean - expected.estimate, judge_mean - expected.hi, judge_mean - expected.lo), abs=1e-12
+    )
+    # with lam = 1 the bias is the mean of judge - human over the labelled items
+    assert expected.lam < 1 or cell.bias.estimate == pytest.approx(float(np.mean(yhat - y)))
     assert cell.bias.estimate > 0  # the planted judge is lenient
     assert (cell.n_human, cell.n_items, cell.lam) == (60, 400, expected.lam)
 
@@ -75,3 +82,165 @@ def test_a_cell_without_human_scores_says_so():
     cell = corrected_cell(judge, {})
     assert cell.n_human == 0 and cell.corrected.estimate is None
     assert cell.corrected.reason == "no human scores in this cell"
+
+
+def _with_unscored(seed: int, labelled_unscored: int) -> tuple[dict[int, float], dict[int, float], set[int]]:
+    """400 items, the 60 lowest-scored by humans unscored by the judge; 80 labelled, `labelled_unscored` of them unscored."""
+    rng = np.random.default_rng(seed)
+    human = np.sort(rng.choice(6, size=400, p=[0.05, 0.1, 0.15, 0.25, 0.25, 0.2]).astype(float))
+    judge = np.clip(np.rint(human + 0.5 + rng.normal(0, 0.8, 400)), 0, 5)
+    unscored = set(range(60))
+    chosen = [
+        *rng.choice(60, size=labelled_unscored, replace=False),
+        *rng.choice(np.arange(60, 400), 80, replace=False),
+    ]
+    scores = {i: float(judge[i]) for i in range(60, 400)}
+    return scores, {int(i): float(human[i]) for i in chosen}, unscored
+
+
+def test_unscored_items_are_a_stratum_weighted_by_their_share_of_every_item():
+    judge, human, unscored = _with_unscored(0, UNSCORED_MIN + 5)
+    cell = corrected_cell(judge, human, unscored=unscored)
+    scored_ids = sorted(i for i in human if i in judge)
+    y = np.array([human[i] for i in scored_ids])
+    yhat = np.array([judge[i] for i in scored_ids])
+    rest = np.array([judge[i] for i in sorted(judge) if i not in human])
+    hu = np.array([human[i] for i in sorted(unscored) if i in human])
+    scored = ppi_mean(y, yhat, rest, bounds=SCORE_RANGE)
+    own = sampled_mean(hu, 60, bounds=SCORE_RANGE)
+    share = 60 / 400
+    estimate = (1 - share) * scored.estimate + share * own.estimate
+    down = np.hypot((1 - share) * (scored.estimate - scored.lo), share * (own.estimate - own.lo))
+    up = np.hypot((1 - share) * (scored.hi - scored.estimate), share * (own.hi - own.estimate))
+    assert (cell.corrected.estimate, cell.corrected.lo, cell.corrected.hi) == pytest.approx(
+        (estimate, estimate - down, estimate + up), abs=1e-12
+    )
+    assert (cell.n_human, cell.n_human_unscored, cell.n_unscored, cell.n_items) == (95, 15, 60, 340)
+    assert cell.note == ""
+    # the human-only mean is over every labelled item, unscored ones included; the bias over the scored ones
+    assert cell.human.estimate == pytest.approx(float(np.mean([*y, *hu])))
+    assert cell.bias.n == 80
+
+
+@pytest.mark.parametrize("labelled_unscored", [0, 1, UNSCORED_MIN - 1])
+@pytest.mark.parametrize("score_range", [(0.0, 5.0), (0.0, 10.0), (1.0, 5.0)])
+def test_with_few_labelled_unscored_items_their_share_spans_the_whole_range(
+    labelled_unscored: int, score_range: tuple[float, float]
+):
+    judge, human, unscored = _with_unscored(1, labelled_unscored)
+    cell = corrected_cell(judge, human, unscored=unscored, score_range=score_range)
+    scored_ids = sorted(i for i in human if i in judge)
+    y = np.array([human[i] for i in scored_ids])
+    yhat = np.array([judge[i] for i in scored_ids])
+    rest = np.array([judge[i] for i in sorted(judge) if i not in human])
+    scored = ppi_mean(y, yhat, rest, bounds=score_range)
+    share, (low, high) = 60 / 400, score_range
+    hu = [human[i] for i in unscored if i in human]
+    middle = float(np.clip(np.mean(hu), low, high)) if hu else scored.estimate
+    assert cell.corrected.estimate == pytest.approx((1 - share) * scored.estimate + share * middle, abs=1e-12)
+    assert cell.corrected.lo == pytest.approx(max((1 - share) * scored.lo + share * low, low), abs=1e-12)
+    assert cell.corrected.hi == pytest.approx(min((1 - share) * scored.hi + share * high, high), abs=1e-12)
+    assert f"({share:.1%}) is bounded by the whole score range {low:g}-{high:g}" in cell.note
+    assert cell.n_human_unscored == labelled_unscored
+
+
+def test_without_unscored_items_the_cell_is_the_scored_estimate():
+    judge, human = _cell(6, 300, 50)
+    assert corrected_cell(judge, human, unscored=set(judge)) == corrected_cell(judge, human)
+
+
+def _skewed(seed: int, items: int = 400) -> tuple[np.ndarray, np.ndarray]:
+    """95 % of human scores 5, the rest 0; the judge agrees but for rare off-by-one."""
+    rng = np.random.default_rng(seed)
+    human = np.where(rng.random(items) < 0.95, 5.0, 0.0)
+    return human, np.clip(human + rng.choice([-1, 0, 1], size=items, p=[0.04, 0.94, 0.02]), 0, 5)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_no_zero_among_the_labels_still_holds_the_judges_zeros_elsewhere(seed: int):
+    """The issue's case: 20 labelled items all 5 and judged 5, the judge's 0s on unlabelled items."""
+    human, judge = _skewed(seed)
+    fives = np.flatnonzero((human == 5) & (judge == 5))[:20]
+    cell = corrected_cell(dict(enumerate(judge.tolist())), {int(i): 5.0 for i in fives})
+    truth = human.mean()
+    assert cell.corrected.lo <= truth <= cell.corrected.hi
+    assert cell.human.lo <= truth <= cell.human.hi
+    assert cell.corrected.hi <= 5.0 and cell.human.hi <= 5.0
+    assert cell.bias.lo <= float((judge - human).mean()) <= cell.bias.hi
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("score_range", [(0.0, 5.0), (0.0, 1.0 * 5), (-1.0, 5.0)])
+def test_no_mean_or_interval_leaves_the_score_range(seed: int, score_range: tuple[float, float]):
+    human, judge = _skewed(seed, 120)
+    rng = np.random.default_rng(seed)
+    chosen = rng.choice(120, size=rng.integers(2, 60), replace=False)
+    cell = corrected_cell(
+        dict(enumerate(judge.tolist())),
+        {int(i): float(human[i]) for i in chosen},
+        min_n=2,
+        score_range=score_range,
+    )
+    low, high = score_range
+    for interval in (cell.corrected, cell.human):
+        assert low <= interval.estimate <= high
+        assert interval.lo is None or low <= interval.lo <= interval.estimate <= interval.hi <= high
+    assert cell.bias.lo is None or low - high <= cell.bias.lo <= cell.bias.hi <= high - low
+
+
+def test_a_narrow_range_clips_what_a_wide_one_leaves():
+    human, judge = _skewed(0, 200)
+    labels = {i: float(human[i]) for i in range(0, 200, 5)}
+    wide = corrected_cell(dict(enumerate(judge.tolist())), labels, score_range=(0.0, 10.0))
+    assert wide.corrected.hi > 5.0  # the interval of a mean near the top runs past it unless clipped
+    narrow = corrected_cell(dict(enumerate(judge.tolist())), labels)
+    assert narrow.corrected.hi == 5.0 and narrow.corrected.lo == wide.corrected.lo
+
+
+def test_the_columns_count_the_unscored_labelled_items_and_say_how():
+    judge, human, unscored = _with_unscored(2, 3)
+    columns = corrected_columns(judge, human, items=set(judge) | unscored)
+    assert columns["n_human"] == 83 and columns["n_human_unscored"] == 3
+    note = str(columns["corrected_note"])
+    assert "60 item(s) the judge left unscored (3 labelled) are a stratum of their own" in note
+    assert "bounded by the whole score range 0-5" in note
+    assert set(columns) == set(CORRECTED_COLUMNS)
+    plain = corrected_columns(judge, {i: v for i, v in human.items() if i in judge})
+    assert plain["n_human_unscored"] == 0 and plain["corrected_note"] == ""
+
+
+def test_table3_counts_the_labelled_items_the_judge_left_unscored():
+    """Through Table 3: an unscored item is in its cell's unscored stratum, not dropped without a note."""
+    from tests.lab.report.test_report_units import _frame, _rows
+    from vivid_inspect.lab.report.judges import choose_judge
+    from vivid_inspect.lab.report.tables import table3
+
+    values = {i: float(i % 6) for i in range(1, 61)} | {i: float("nan") for i in range(61, 71)}
+    rows = _frame(_rows(values))
+    judge, why = choose_judge(rows)
+    human = {i: float(i % 6) for i in range(1, 41)} | {i: 0.0 for i in range(61, 64)}
+    cells = table3(rows, judge, why, {"gen.eval": human}).csv_rows
+    average = cells[cells["cell"] == "Average"].iloc[0]
+    assert average["n_human"] == 43 and average["n_human_unscored"] == 3 and average["n_items"] == 60
+    assert "10 item(s) the judge left unscored (3 labelled)" in average["corrected_note"]
+    judged = {i: v for i, v in values.items() if i <= 60}
+    expected = corrected_cell(judged, human, unscored=set(range(61, 71)))
+    assert average["corrected_mean"] == pytest.approx(expected.corrected.estimate)
+    assert average["corrected_mean_hi"] == pytest.approx(expected.corrected.hi)
+
+
+@pytest.mark.parametrize("labelled_unscored", [2, UNSCORED_MIN + 2])
+def test_every_scored_item_labelled_leaves_only_the_unscored_stratum_uncertain(labelled_unscored: int):
+    judge, human, unscored = _with_unscored(3, labelled_unscored)
+    human = human | {i: float(v) for i, v in judge.items()}  # every item the judge scored is labelled
+    cell = corrected_cell(judge, human, unscored=unscored)
+    assert cell.corrected.lo is not None and cell.corrected.lo < cell.corrected.estimate < cell.corrected.hi
+    assert cell.corrected.reason is None
+
+
+def test_a_cell_labelled_whole_with_unscored_items_is_exact():
+    judge, human, unscored = _with_unscored(4, 60)
+    human = human | {i: float(v) for i, v in judge.items()}
+    cell = corrected_cell(judge, human, unscored=unscored)
+    assert cell.corrected.lo is None and cell.corrected.reason == ALL_LABELLED
+    assert cell.corrected.estimate == pytest.approx(np.mean(list(human.values())))

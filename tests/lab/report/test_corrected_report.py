@@ -19,13 +19,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.recommended_commands import failing, recommended
 from tests.report_runs import SAMPLE, explain_run
 from vivid_inspect.lab.humans.annotate.sheets import export_sheet, import_sheets
 from vivid_inspect.lab.report.build import Report, write_report
-from vivid_inspect.lab.report.corrected import MIN_LABELLED
+from vivid_inspect.lab.report.corrected import MIN_LABELLED, SCORE_RANGE
 from vivid_inspect.lab.report.corrected_tables import ASSUMPTION, CORRECTED_COLUMNS
 from vivid_inspect.lab.report.logs import read_logs
-from vivid_inspect.lab.report.ppi import ppi_mean, sampled_mean
+from vivid_inspect.lab.report.ppi import Estimate, missed_spread, ppi_mean, sampled_mean
 from vivid_inspect.lab.report.tables import CELL_COLUMNS
 
 LITERAL = "vivid/literal"
@@ -146,10 +147,21 @@ def test_both_bound_generations_are_corrected_as_ppi_on_the_arrays(folder: Folde
                 continue
             y, yhat = np.array([human[i] for i in labelled]), np.array([judge[i] for i in labelled])
             rest = np.array([judge[i] for i in items if i not in human])
+            corrected = ppi_mean(y, yhat, rest, bounds=SCORE_RANGE)
+            every = np.concatenate([yhat, rest])
+            judge_mean = float(every.mean())
+            flipped = (
+                (None, None)
+                if corrected.lo is None
+                else (judge_mean - corrected.hi, judge_mean - corrected.lo)
+            )
             expected = {
-                "corrected_mean": ppi_mean(y, yhat, rest),
-                "human_mean": sampled_mean(y, len(items)),
-                "bias": sampled_mean(yhat - y, len(items)),
+                "corrected_mean": corrected,
+                "human_mean": sampled_mean(
+                    y, len(items), bounds=SCORE_RANGE, extra=missed_spread(yhat, every)
+                ),
+                # the bias: the judge's exact mean minus the corrected mean, its interval mirrored
+                "bias": Estimate(judge_mean - (corrected.estimate or 0.0), *flipped, None, 0.0, 0, 0),
             }
             for name, estimate in expected.items():
                 assert row[name] == pytest.approx(estimate.estimate, abs=1e-12)
@@ -231,6 +243,13 @@ def test_two_annotators_give_the_alt_test_and_the_judge_card(folder: Folder, rep
     card = (out / "judge_card.md").read_text(encoding="utf-8")
     assert "# Judge card: lexical" in card and "Can replace the annotators on this data:" in card
     assert card == report.cards
+    # two annotators: below the authors' minimum, never passed=yes (issue 29.1)
+    assert lexical["passed"].str.startswith("below the paper's minimum").all()
+
+
+def test_every_command_the_report_with_human_scores_recommends_parses(report: Report) -> None:
+    written = [path for path in report.files if path.suffix == ".md"]
+    assert recommended(report.cards) and failing(written) == {}
 
 
 def test_no_alt_test_without_two_annotators(folder: Folder, tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from scipy import stats
 from vivid_inspect.lab.report.ppi import (
     ALL_LABELLED,
     NO_SPREAD,
+    OFF_MODE_MIN,
     PSEUDO,
     mean_skewness,
     ppi_mean,
@@ -98,7 +99,19 @@ def test_finite_estimate_is_ppi_py_with_every_item_as_the_judged_set(
 def test_finite_lam_is_the_regression_slope_clipped(shape: str, n: int, big_n: int, seed: int):
     human, judge, unlabelled = _scores(np.random.default_rng(seed), n, big_n, shape)
     slope = np.cov(human, judge, ddof=1)[0, 1] / np.var(judge, ddof=1)
-    assert ppi_mean(human, judge, unlabelled).lam == pytest.approx(min(max(slope, 0.0), 1.0), abs=TOLERANCE)
+    off_mode = judge.size - np.unique(judge, return_counts=True)[1].max()
+    # the guard: a slope fitted on fewer than OFF_MODE_MIN items off the judge's commonest score is not used
+    expected = min(max(slope, 0.0), 1.0) if off_mode >= OFF_MODE_MIN else 0.0
+    assert ppi_mean(human, judge, unlabelled).lam == pytest.approx(expected, abs=TOLERANCE)
+
+
+@pytest.mark.parametrize("off_mode", [OFF_MODE_MIN - 1, OFF_MODE_MIN])
+def test_lam_needs_enough_items_off_the_judges_commonest_score(off_mode: int):
+    """95 % of scores at 5: a slope from a handful of rare scores is not trusted (the bench's skewed shapes)."""
+    judge = np.array([5.0] * 30 + [0.0] * off_mode)
+    human = judge.copy()
+    result = ppi_mean(human, judge, np.full(200, 5.0))
+    assert result.lam == (1.0 if off_mode >= OFF_MODE_MIN else 0.0)
 
 
 def test_an_anti_correlated_judge_gets_lam_zero_the_human_only_mean():
@@ -118,20 +131,24 @@ def test_finite_variance_is_the_exact_variance_over_every_possible_sample(lam: f
     judge = np.array([1.0, 1.0, 4.0, 5.0, 5.0, 2.0, 3.0, 2.0, 4.0])
     big_n, n = human.size, 4
     truth = human.mean()
-    estimates, variances = [], []
+    estimates, variances, missed = [], [], []
     for chosen in itertools.combinations(range(big_n), n):
         mask = np.zeros(big_n, dtype=bool)
         mask[list(chosen)] = True
         result = ppi_mean(human[mask], judge[mask], judge[~mask], lam=lam)
         estimates.append(result.estimate)
         variances.append(result.se**2)
+        # the part of the judge's spread the labelled items miss, added back as (1 - lam)^2 times it
+        top_up = max(np.var(judge, ddof=1) - np.var(judge[mask], ddof=1), 0.0) * (1 - lam) ** 2
+        missed.append((1 - n / big_n) * top_up / n)
     residual = human - lam * judge
     exact = (1 - n / big_n) * np.var(residual, ddof=1) / n
     assert np.mean(estimates) == pytest.approx(truth, abs=TOLERANCE)  # unbiased for the finite mean
     assert np.var(estimates) == pytest.approx(exact, abs=TOLERANCE)
     # s^2 is unbiased for S^2; the pseudo-residual adds PSEUDO^2 / (n - 1) to it.
     pseudo = (1 - n / big_n) * PSEUDO**2 / (n - 1) / n
-    assert np.mean(variances) == pytest.approx(exact + pseudo, abs=TOLERANCE)
+    assert np.mean(variances) == pytest.approx(exact + pseudo + np.mean(missed), abs=TOLERANCE)
+    assert (np.mean(missed) == 0) == (lam == 1.0)
 
 
 def _hall(t: float, k: float) -> float:

@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from vivid_inspect import bounds
+from vivid_inspect.data.leakage import THRESHOLD_RANGE
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.runner.spec.load import load_spec
 from vivid_inspect.lab.runner.spec.problems import SpecError, format_path
@@ -333,6 +334,7 @@ def _rows(page: str) -> dict[str, str]:
         ("experiments.md", "`runs[].sample_ids[]` (an id)", bounds.MAX_ITEM_ID),
         ("experiments.md", "`runs[].epochs`", bounds.MAX_EPOCHS),
         ("experiments.md", "`runs[].task_args.shots`", MAX_SHOTS),
+        ("experiments.md", "`runs[].task_args.leakage_threshold` (a similarity)", int(THRESHOLD_RANGE[1])),
         ("experiments.md", "`judges[].retries`", bounds.MAX_JUDGE_RETRIES),
         ("experiments.md", "`judges[].repeats`", bounds.MAX_REPEATS),
         ("experiments.md", "`price.input`, `price.output` (USD per million tokens)", int(bounds.MAX_PRICE)),
@@ -385,3 +387,128 @@ def _rows(page: str) -> dict[str, str]:
 )
 def test_the_docs_list_every_bound_as_the_code_has_it(page: str, row: str, bound: int) -> None:
     assert _rows(page).get(row) == f"{bound:,}", f"{page}: {row}"
+
+
+# -- task_args: the tasks' own check of -T, run by validate (issue 30.6) ------------------------------
+
+HUGE = 10**900
+BAD_TASK_ARGS: list[tuple[str, Any]] = [
+    *[
+        ("shots", value)
+        for value in (-1, 6, HUGE, -HUGE, 2.0, True, False, "3", None, [3], {"n": 3}, math.nan, math.inf)
+    ],
+    *[
+        ("leakage_threshold", value)
+        for value in (
+            0.1,
+            0.59,
+            1.0001,
+            1e300,
+            -1e300,
+            math.nan,
+            math.inf,
+            -math.inf,
+            HUGE,
+            2,
+            0,
+            True,
+            "0.8",
+            "1e300",
+            None,
+            [0.8],
+        )
+    ],
+]
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), BAD_TASK_ARGS, ids=[f"{k}={str(v)[:12]}" for k, v in BAD_TASK_ARGS]
+)
+def test_every_bad_task_arg_is_one_problem_at_its_key(tmp_path: Path, key: str, value: Any) -> None:
+    problems = _problems(tmp_path, _put(good(), ("runs", 1, "task_args", key), value))
+    where = f"runs[1].task_args.{key}"
+    assert list(problems) == [where], problems
+    assert problems[where].startswith(f"topic: {key} must be") and len(problems[where]) < 300, problems
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("shots", 0), ("shots", 5), ("leakage_threshold", 0.6), ("leakage_threshold", 1)]
+)
+def test_a_task_arg_at_its_bound_is_accepted(tmp_path: Path, key: str, value: Any) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(_put(good(), ("runs", 1, "task_args", key), value)), encoding="utf-8")
+    assert load_spec(spec).spec.runs[1].task_args[key] == value
+
+
+@pytest.mark.parametrize("command", ["validate", "plan", "run"])
+def test_the_commands_refuse_an_out_of_range_task_arg_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        yaml.safe_dump(_put(good(), ("runs", 1, "task_args", "leakage_threshold"), 0.1)), encoding="utf-8"
+    )
+    assert main([command, str(spec)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "runs[1].task_args.leakage_threshold: topic: leakage_threshold must be a number from 0.6 to 1" in err
+    )
+    assert "Traceback" not in err and len(err.splitlines()) == 3, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spec.yaml"]
+
+
+# -- numbers in model_args (issue 30.10) -----------------------------------------------------------
+
+
+def _with_model_args(where: str, args: dict[str, Any]) -> dict[str, Any]:
+    data = good()
+    if where == "runs":
+        data["runs"][0]["models"] = [{"model": "vivid/oracle", "model_args": args}]
+    else:
+        data["judges"][0]["model_args"] = args
+    return data
+
+
+MODEL_ARGS: list[tuple[dict[str, Any], str]] = [
+    ({"max_retries": HUGE}, "max_retries must be between 0 and 20, got a number of about 901 digits"),
+    ({"max_retries": 21}, "max_retries must be between 0 and 20, got 21"),
+    ({"max_retries": -1}, "max_retries must be between 0 and 20, got -1"),
+    ({"timeout": 10**30}, "timeout must be between 1 and 86400"),
+    ({"max_connections": 0}, "max_connections must be between 1 and 1000"),
+    ({"retry_budget": 2**64}, "retry_budget must be between"),
+    ({"client_options": {"max_retries": HUGE}}, "client_options must be between"),
+    ({"sizes": [1, HUGE]}, "sizes must be between"),
+    ({"temperature_floor": math.inf}, "temperature_floor must be a finite number, got inf"),
+    ({"scale": math.nan}, "scale must be a finite number, got nan"),
+]
+
+
+@pytest.mark.parametrize("where", ["runs", "judges"])
+@pytest.mark.parametrize(
+    ("args", "message"), MODEL_ARGS, ids=[next(iter(a)) + str(i) for i, (a, _) in enumerate(MODEL_ARGS)]
+)
+def test_a_number_in_model_args_is_held_to_its_bound(
+    tmp_path: Path, where: str, args: dict[str, Any], message: str
+) -> None:
+    problems = _problems(tmp_path, _with_model_args(where, args))
+    path = "runs[0].models[0].model_args" if where == "runs" else "judges[0].model_args"
+    key = f"{path}.{next(iter(args))}"
+    assert key in problems and message in problems[key], problems
+    assert len(problems[key]) < 300
+
+
+@pytest.mark.parametrize("where", ["runs", "judges"])
+def test_ordinary_model_args_pass(tmp_path: Path, where: str) -> None:
+    args = {
+        "max_retries": 20,
+        "timeout": 600,
+        "base_url": "http://localhost:8000/v1",
+        "data": "sample",
+        "ratio": 0.5,
+    }
+    data = _with_model_args(where, args if where == "judges" else {"data": "sample"})
+    if where == "judges":
+        data["judges"][0]["model"] = "openai/gpt-4o"
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert load_spec(spec).spec.name == "bounds"

@@ -397,3 +397,156 @@ def test_colour_codes_that_split_a_credential_do_not_hide_it(coloured: str) -> N
 def test_colour_codes_are_kept_where_nothing_is_redacted() -> None:
     text = "\x1b[32mhttps://gw.example/v1?\x1b[0m\x1b[32mmodel\x1b[0m=gen"
     assert redact(text, environ={}) == text
+
+
+# -- by shape, under names the check cannot know (issue 30.5) --------------------------------------
+
+AZURE = "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2zA4bC6dE8fG0hJ2kL4m/Q=="  # base64, as Azure Functions' keys
+HEX32 = "9f86d081884c7d659a2feaa0c55ad015"  # an Azure subscription key's shape
+COMMIT = "0123456789abcdef0123456789abcdef01234567"  # a Hugging Face snapshot folder, a revision
+TELEGRAM = "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+URL = "https://fn.azurewebsites.net/api/judge"
+
+BY_SHAPE: list[Any] = [
+    pytest.param((*MODEL_ARGS, "default_query", "code"), AZURE, id="azure-functions-code"),
+    pytest.param((*MODEL_ARGS, "default_query", "code"), HEX32, id="hex-key-in-query"),
+    pytest.param((*MODEL_ARGS, "default_query", "x"), "Zq81kLm09aQwErTy77PpXv4Nc", id="base62-in-query"),
+    pytest.param((*MODEL_ARGS, "extra_query", "code"), AZURE, id="extra-query"),
+    pytest.param((*JUDGE_ARGS, "params", "code"), AZURE, id="params"),
+    pytest.param((*JUDGE_ARGS, "default_headers", "X-Functions-Code"), AZURE, id="header-unknown-name"),
+    pytest.param(("judges", 0, "generate", "extra_headers", "X-Trace"), AZURE, id="extra-header"),
+    pytest.param((*MODEL_ARGS, "env", "GATEWAY"), AZURE, id="env-mapping"),
+    pytest.param((*MODEL_ARGS, "environment", "X"), AZURE, id="environment-mapping"),
+    pytest.param((*MODEL_ARGS, "base_url"), f"{URL}?code={AZURE}", id="url-query"),
+    pytest.param(
+        (*MODEL_ARGS, "base_url"),
+        f"{URL}?code={AZURE.replace('/', '%2F').replace('=', '%3D')}",
+        id="url-encoded",
+    ),
+    pytest.param((*MODEL_ARGS, "base_url"), f"{URL}?a=1&code={HEX32}", id="url-query-hex"),
+    pytest.param((*MODEL_ARGS, "base_url"), f"{URL}#code={AZURE}", id="url-fragment-param"),
+    pytest.param((*MODEL_ARGS, "base_url"), f"{URL}#{AZURE}", id="url-fragment-bare"),
+    pytest.param(
+        (*MODEL_ARGS, "base_url"), f"https://fn.azurewebsites.net/{AZURE[:40]}/v1", id="url-path-segment"
+    ),
+    pytest.param(
+        (*JUDGE_ARGS, "base_url"), f"https://api.telegram.org/{TELEGRAM}/v1", id="url-path-bot-token"
+    ),
+    pytest.param(("data",), f"https://files.example/{AZURE[:40]}/vivid.csv", id="data-url-path"),
+    pytest.param(("description",), f"our gateway is {URL}?code={AZURE}", id="url-in-free-text"),
+]
+
+
+@pytest.mark.parametrize(("path", "value"), BY_SHAPE)
+def test_a_key_shaped_value_is_refused_whatever_its_name(
+    tmp_path: Path, path: tuple[Any, ...], value: Any
+) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(_put(good(), path, value), sort_keys=False), encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        load_spec(spec)
+    problems = {format_path(p.path): p.message for p in caught.value.problems}
+    assert format_path(path) in problems, problems
+    assert "${env:NAME}" in problems[format_path(path)]
+    for fragment in _fragments(AZURE if AZURE[:20] in value else value):
+        assert fragment not in str(caught.value)
+
+
+LLAMACPP_MODEL = f"openai-api/llamacpp//root/.cache/huggingface/hub/models--Qwen--Qwen3-0.6B-GGUF/snapshots/{COMMIT}/Qwen3-0.6B-Q8_0.gguf"
+
+EXEMPT: list[Any] = [
+    pytest.param(("runs", 0, "models", 0, "model"), LLAMACPP_MODEL, id="llamacpp-model-id-is-a-cache-path"),
+    pytest.param(
+        (*MODEL_ARGS, "model_path"),
+        f"/root/.cache/huggingface/hub/models--x/snapshots/{COMMIT}/m.gguf",
+        id="cache-path",
+    ),
+    pytest.param(
+        ("data",),
+        f"https://huggingface.co/datasets/org/vivid/resolve/{COMMIT}/vivid.csv",
+        id="pinned-data-url",
+    ),
+    pytest.param(
+        (*MODEL_ARGS, "base_url"),
+        f"https://gateway.ai.cloudflare.com/v1/{HEX32}/my-gateway/openai",
+        id="hex-account-id-in-path",
+    ),
+    pytest.param(
+        (*MODEL_ARGS, "base_url"),
+        "https://x.example/serving-endpoints/550e8400-e29b-41d4-a716-446655440000/v1",
+        id="uuid-in-path",
+    ),
+    pytest.param(
+        (*MODEL_ARGS, "base_url"),
+        "https://huggingface.co/Qwen/Qwen2.5-7B-Instruct-GGUF/resolve/main/qwen2.5-7b-instruct-q4_k_m.gguf",
+        id="model-file-url",
+    ),
+    pytest.param(
+        (*MODEL_ARGS, "base_url"), "http://127.0.0.1:9/v1?api-version=2024-08-01-preview", id="api-version"
+    ),
+    pytest.param(
+        (*MODEL_ARGS, "base_url"), f"http://127.0.0.1:9/v1?revision={COMMIT}#section-2", id="commit-in-query"
+    ),
+    pytest.param(
+        (*MODEL_ARGS, "default_query"),
+        {"api-version": "2024-10-21", "deployment": "Meta-Llama-3.1-70B-Instruct-Turbo"},
+        id="query-words",
+    ),
+    pytest.param((*MODEL_ARGS, "default_query", "code"), "local", id="query-placeholder"),
+    pytest.param(
+        (*MODEL_ARGS, "default_headers"),
+        {
+            "User-Agent": "vivid-inspect/1.0 (+https://github.com/org/vivid)",
+            "X-Request-Source": "nightly-benchmark-run",
+        },
+        id="headers-words",
+    ),
+    pytest.param(
+        (*MODEL_ARGS, "env"),
+        {"HF_HOME": "/root/.cache/huggingface", "CUDA_VISIBLE_DEVICES": "0,1", "HF_REVISION": COMMIT},
+        id="env-words",
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "value"), EXEMPT)
+def test_names_paths_and_ids_are_not_mistaken_for_keys(
+    tmp_path: Path, path: tuple[Any, ...], value: Any
+) -> None:
+    data = _put(good(), path, value)
+    assert scan_credentials(data).problems == []
+    assert redact(json.dumps(value)) == json.dumps(value)  # a model name in a log keeps its generation key
+
+
+@pytest.mark.parametrize("command", ["validate", "plan", "run"])
+def test_an_azure_functions_key_stops_every_command_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        yaml.safe_dump(_put(good(), (*MODEL_ARGS, "default_query", "code"), AZURE)), encoding="utf-8"
+    )
+    assert main([command, str(spec)]) == 2
+    out, err = capsys.readouterr()
+    assert (
+        "runs[0].models[0].model_args.default_query.code: the value in default_query is shaped like a key"
+        in err
+    )
+    assert AZURE[:16] not in out + err and AZURE[20:36] not in out + err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spec.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f"POST {URL}?code={AZURE} failed", f"POST {URL}?code={REDACTED} failed"),
+        (f"{URL}?code={AZURE}&x=1", f"{URL}?code={REDACTED}&x=1"),
+        (f"{URL}?code={HEX32}: 401", f"{URL}?code={REDACTED}: 401"),
+        (f"{URL}#access_token={AZURE}", f"{URL}#access_token={REDACTED}"),
+        (f"{URL}#{AZURE}", f"{URL}#{REDACTED}"),
+        (f"https://api.telegram.org/{TELEGRAM}/send", f"https://api.telegram.org/{REDACTED}/send"),
+        (json.dumps({"url": f"{URL}?code={AZURE}"}), json.dumps({"url": f"{URL}?code={REDACTED}"})),
+    ],
+)
+def test_key_shaped_url_parts_are_redacted_from_text(text: str, expected: str) -> None:
+    assert redact(text) == expected

@@ -8,6 +8,8 @@ plan`` says what will be checked. Every endpoint is on 127.0.0.1: a closed port 
 
 from __future__ import annotations
 
+import json
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -21,6 +23,7 @@ from tests.test_fail_fast import SECRET, closed_port
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.runner.prepare.preflight import Probe, Target, probe_for
 from vivid_inspect.testing.openai_server import FakeOpenAIServer
+from vivid_inspect.text import printable
 
 KEY = "fake-key"
 WALL = 120  # generous: a check takes seconds; an unchecked dead endpoint took minutes
@@ -373,3 +376,75 @@ def test_a_failing_or_silent_server_stops_the_run_within_the_specs_attempt_timeo
     assert "Nothing was run." in err
     assert failing.requests == ["GET /v1/models"]
     assert not (tmp_path / "logs").exists()
+
+
+UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e]")
+HOSTILE_NAMES = {
+    "ansi-and-newline": "gen\x1b[2J\x1b[31m\nTOTAL $0.00",
+    "carriage-return": "gen\rjudge",
+    "bell-and-backspace": "gen\x07\x08\x08",
+    "c1-csi": "gen\x9b2J",
+    "bidi-override": "gen\u202etxt.exe",
+    "line-separator": "gen\u2028forged line",
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_NAMES))
+def test_vivid_plan_prints_a_hostile_model_name_escaped_on_one_line(
+    name: str, server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hostile = HOSTILE_NAMES[name]
+    spec = write_spec(tmp_path, server.base_url, generator="HOSTILE")
+    quoted = json.dumps(f"openai-api/fake/{hostile}")  # a YAML double-quoted string with its escapes
+    spec.write_text(
+        spec.read_text(encoding="utf-8").replace("openai-api/fake/HOSTILE", quoted), encoding="utf-8"
+    )
+
+    code, out, err, _ = vivid(capsys, "plan", str(spec))
+
+    assert code == 0, err
+    shown = hostile.encode("unicode_escape").decode("ascii")
+    assert f"openai-api/fake/{shown}" in out
+    assert not UNPRINTABLE.search(out.replace("\n", "")) and not UNPRINTABLE.search(err.replace("\n", ""))
+    assert "TOTAL $0.00" not in out.splitlines()[-1] and not any(
+        line.startswith(("TOTAL", "judge", "forged")) for line in out.splitlines()
+    )
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_NAMES))
+def test_progress_lines_print_a_hostile_name_escaped(name: str) -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from vivid_inspect.lab.runner.progress import Progress
+
+    sink = StringIO()
+    progress = Progress(console=Console(file=sink, highlight=False, soft_wrap=True, color_system=None))
+    progress.note(f"generating openai-api/fake/{HOSTILE_NAMES[name]}")
+    progress.error(f"openai-api/fake/{HOSTILE_NAMES[name]} failed")
+    printed = sink.getvalue()
+    assert len(printed.strip().splitlines()) == 2, printed
+    assert not UNPRINTABLE.search(printed.replace("\n", "")) and not UNPRINTABLE.search(progress.messages[0])
+
+
+def test_printable_keeps_vietnamese_and_escapes_only_what_a_terminal_acts_on() -> None:
+    assert printable("Đầu voi đuôi chuột — 100% ✓") == "Đầu voi đuôi chuột — 100% ✓"
+    assert printable("a\x1b[0mb\nc\td\x00\x7f\u200b") == "a\\x1b[0mb\\nc\\td\\x00\\x7f\\u200b"
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_NAMES))
+def test_vivid_report_prints_names_from_the_logs_escaped_and_keeps_its_own_lines(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import vivid_inspect.lab.report.build as build
+
+    cell = HOSTILE_NAMES[name].replace("\n", " ")  # as the markdown tables write a cell's line break
+    markdown = f"# VIVID report\n\n| model |\n| --- |\n| openai-api/fake/{cell} |\n"
+    monkeypatch.setattr(build, "write_report", lambda *args, **kwargs: build.Report(markdown=markdown))
+
+    code, out, _, _ = vivid(capsys, "report", str(tmp_path))
+
+    assert code == 0
+    assert not UNPRINTABLE.search(out.replace("\n", ""))
+    assert out.splitlines()[:4] == markdown.splitlines()[:4] and len(out.splitlines()) == 5

@@ -247,7 +247,7 @@ CASES = [
         ("runs", 1, "task_args"),
         {"shots": "3"},
         "runs[1].task_args.shots",
-        "invalid value '3'",
+        "shots must be a whole number from 0 to 5, got '3'",
         id="task-arg-wrong-type",
     ),
     pytest.param(

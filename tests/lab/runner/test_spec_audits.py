@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.recommended_commands import failing
 from vivid_inspect.lab.audit.run import run_audit
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.runner import audits as runner_audits
@@ -186,6 +187,8 @@ def test_the_report_of_the_run_shows_the_card(run: tuple[Path, Any, Any]) -> Non
     assert "### Judge audit " in text and "judge vivid/chrf (strategy aspect" in text
     assert "set aside 3 audit log(s)" in text
     assert first.report is not None and "### Judge audit " in first.report
+    written = [*(log_dir / "report").glob("*.md"), *log_dir.rglob("audit.md")]
+    assert failing(written) == {}  # every command the report, the judge card and the audit recommend parses
 
 
 @pytest.mark.slow

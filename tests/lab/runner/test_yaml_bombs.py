@@ -139,3 +139,38 @@ def test_a_spec_just_under_the_size_bound_loads(tmp_path: Path) -> None:
     started = time.monotonic()
     assert load_spec(spec).spec.description == "x" * 900_000
     assert time.monotonic() - started < 20
+
+
+LONG = 100_001
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            GOOD.replace("limit: 2", "sample_ids: [" + ", ".join(["1"] * LONG) + "]"),
+            "spec.yaml:7: runs[0].sample_ids: a list of 100,001 entries; a spec holds at most 100,000 values",
+            id="flow-list",
+        ),
+        pytest.param(
+            "name: x\nextra: {" + ", ".join(f"k{i}: 1" for i in range(60_000)) + "}\n",
+            "spec.yaml:2: extra: a mapping of 60,000 entries",
+            id="flow-mapping",
+        ),
+        pytest.param(
+            "- " + "\n- ".join(["0"] * LONG) + "\n",
+            "spec.yaml:1: (spec): a list of 100,001 entries",
+            id="top-level",
+        ),
+    ],
+)
+@pytest.mark.slow  # PyYAML reads 100,000 values in seconds
+def test_a_list_too_long_is_named_as_such_not_as_aliases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str
+) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(text, encoding="utf-8")
+    assert main(["validate", str(spec)]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and "alias" not in err, err
+    assert len(err.splitlines()) == 3, err

@@ -1,9 +1,9 @@
 """The audit card: every probe's verdict as markdown, CSV rows and a forest plot.
 
-:func:`build_card` turns the judge's scores of each probe (probe -> item id -> 0-5, NaN when
-unscored) into an :class:`AuditCard`; no Inspect is needed, so the report and tests build cards
+`build_card` turns the judge's scores of each probe (probe -> item id -> 0-5, NaN when
+unscored) into an `AuditCard`; no Inspect is needed, so the report and tests build cards
 from scores alone. The card reads like the former ``vivid sanity``'s report: a verdict header, one table row per
-probe, the thresholds used, notes. :meth:`AuditCard.write` writes ``audit.md``, ``audit.csv`` and
+probe, the thresholds used, notes. `AuditCard.write` writes ``audit.md``, ``audit.csv`` and
 ``audit_shifts.png``, each whole or not at all.
 """
 
@@ -37,7 +37,7 @@ from vivid_inspect.lab.humans.sheet_files import neutralise
 from vivid_inspect.scorers.judge_parse import MAX_SCORE
 
 FILES = ("audit.md", "audit.csv", "audit_shifts.png")
-"""What :meth:`AuditCard.write` writes, in this order."""
+"""What `AuditCard.write` writes, in this order."""
 
 CARD_COLUMNS = ("judge", "strategy", "language", "data", "seed")
 """The card's identity, repeated on every CSV row so that rows of several audits can be stacked."""
@@ -156,7 +156,9 @@ class AuditCard:
             lines += ["", "Not passed:", *(f"- `{r.probe}` {_mark(r.verdict)}: {r.reason}" for r in reasons)]
         lines += [
             "",
-            "Thresholds (adjustable: `--threshold NAME=VALUE`, or `Thresholds(...)` in Python; see docs/audit.md):",
+            # A whole command, so that it runs as written (the rerun replays Inspect's cached replies).
+            f"Thresholds (adjustable: `vivid audit {self.judge} --strategy {self.strategy} --language {self.language} "
+            f"--threshold min_rate={t.min_rate}`, any NAME=VALUE below; or `Thresholds(...)` in Python; see docs/audit.md):",
             "",
             "| threshold | value | decides |",
             "| --- | --- | --- |",
@@ -249,7 +251,7 @@ class AuditCard:
         return rows
 
     def csv_text(self) -> str:
-        """:meth:`rows` as CSV; text cells a spreadsheet would run as formulas are neutralised."""
+        """`rows` as CSV; text cells a spreadsheet would run as formulas are neutralised."""
         rows = self.rows()
         buffer = io.StringIO()
         columns = list(rows[0]) if rows else [*CARD_COLUMNS, *(f.name for f in fields(ProbeResult))]
@@ -269,7 +271,7 @@ class AuditCard:
             out_dir: The folder (created when missing).
 
         Returns:
-            File name -> the path written, in :data:`FILES` order.
+            File name -> the path written, in `FILES` order.
         """
         contents: dict[str, str | bytes] = {
             "audit.md": self.markdown(),

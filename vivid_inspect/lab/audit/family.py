@@ -2,12 +2,12 @@
 
 Self-preference is a judge favouring answers of its own family (a GPT judge scoring GPT
 explanations higher). The family comes, in this order, from ``--family MODEL=FAMILY``, from the
-spec's ``family:`` on a model or a judge, and from the model's name (:func:`infer_family`).
+spec's ``family:`` on a model or a judge, and from the model's name (`infer_family`).
 
 Inference reads the model's name before its provider, because a hosting provider (``together``,
 ``openrouter``, ``openai-api`` for any OpenAI-compatible server, ``vllm``) says nothing about
 whose model it serves: ``openai-api/local/qwen3`` is a Qwen model. The offline models
-(``vivid/*``) and Inspect's ``mockllm`` have no family (:data:`NO_FAMILY`), whatever their name,
+(``vivid/*``) and Inspect's ``mockllm`` have no family (`NO_FAMILY`), whatever their name,
 so they are never anyone's own family. A name that matches no rule has an unknown family (None):
 such a judge cannot be checked until its family is declared.
 """
@@ -62,7 +62,7 @@ def infer_family(model: str | None) -> str | None:
 
     Returns:
         ``openai``, ``anthropic``, ``google``, ``qwen``, ``meta``, ``mistral`` or ``deepseek``;
-        :data:`NO_FAMILY` for the offline models, ``mockllm`` and a judge without a model; None
+        `NO_FAMILY` for the offline models, ``mockllm`` and a judge without a model; None
         when the name matches no rule (declare it).
     """
     if model is None or not model.strip():
@@ -95,7 +95,7 @@ def parse_family_args(values: Iterable[str] | None) -> dict[str, str]:
         values: The arguments as given (``openai-api/local/my-tune=qwen``), or None.
 
     Returns:
-        Model (or judge name) to family, each family normalised (:func:`normalise_family`).
+        Model (or judge name) to family, each family normalised (`normalise_family`).
 
     Raises:
         FamilyError: One line per bad argument: no ``=``, an empty model, a bad family, or one

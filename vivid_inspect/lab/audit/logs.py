@@ -1,7 +1,7 @@
 """Reading an audit's probe logs back: the judge's score of every probe's candidate of every item.
 
-The logs of one audit share an ``audit_id`` (:class:`~vivid_inspect.log_contract.AuditRecord`);
-each holds one probe. The judge's column is the :attr:`~vivid_inspect.judge_id.JudgeId.column` of the
+The logs of one audit share an ``audit_id`` (`AuditRecord`);
+each holds one probe. The judge's column is the [`column`][vivid_inspect.judge_id.JudgeId.column] of the
 record's strategy and language. Imports nothing heavy: ``vivid report`` and the CLI read it too.
 """
 

@@ -2,7 +2,7 @@
 
 The candidates are derived exactly as the run derives them (offline), so the judge prompts are
 rendered on the real items and candidates and their tokens estimated with ``vivid plan``'s rule
-(:func:`vivid_inspect.lab.usage_events.tokens`). Output tokens are the judge's ``max_tokens`` per
+(`vivid_inspect.lab.usage_events.tokens`). Output tokens are the judge's ``max_tokens`` per
 call, an upper bound. Every call is counted: Inspect's cache answers the calls of an earlier run
 of the same audit for free, so a re-run costs at most this, usually nothing.
 """
@@ -148,7 +148,7 @@ def make_audit_plan(
         The plan.
 
     Raises:
-        ValueError: What :func:`~vivid_inspect.lab.audit.run.prepare_items` raises, or an unknown
+        ValueError: What `prepare_items` raises, or an unknown
             strategy or language.
     """
     spec = get_strategy(strategy)

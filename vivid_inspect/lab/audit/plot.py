@@ -4,7 +4,7 @@ One row per probe, two panels sharing the rows. The left panel shows the shift a
 comparison (``probe - comparison``) with its paired interval; the right one the probe's
 own mean score with its interval. The statistic that decides a probe's verdict is drawn filled, in
 the verdict's colour, over a band marking its accepted range; the other one is drawn hollow and
-grey, for information. The figure is drawn like the report's (:mod:`vivid_inspect.lab.report.plots`):
+grey, for information. The figure is drawn like the report's (`vivid_inspect.lab.report.plots`):
 without pyplot, in matplotlib's default style, at a fixed DPI and without the "Software" chunk, so
 the same card gives the same bytes. Every text is wrapped to the width it has, so none runs past the
 canvas (``tests/lab/audit/test_audit_card.py`` checks each text's extent on long names).

@@ -1,10 +1,10 @@
 """The fixed texts the audit's probes add to a meaning: filler, authority, injected verdicts, hedges.
 
 Each pool holds several phrasings so that a judge cannot learn one sentence; a probe picks one
-per item with a seeded draw (:mod:`vivid_inspect.lab.audit.probes`). None of them says anything about
+per item with a seeded draw ([`vivid_inspect.lab.audit.probes`][vivid_inspect.lab.audit.probes]). None of them says anything about
 what an idiom means: the filler and the hedges add no meaning, the authority prefixes and the
 injected verdicts only claim that the answer is right. Changing any of them changes what the
-probes measure, so it needs a new :data:`~vivid_inspect.lab.audit.probes.PROBE_VERSION`.
+probes measure, so it needs a new `PROBE_VERSION`.
 """
 
 from __future__ import annotations

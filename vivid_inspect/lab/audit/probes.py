@@ -3,15 +3,15 @@
 Each probe turns an item (idiom, reference meaning, theme) into one candidate explanation whose
 right score is known relative to another probe's (``comparison``) or on the 0-5 scale itself
 (``expectation``). Every derivation is deterministic and offline: the draws (which filler, which
-other item's meaning, which injected line) come from :class:`random.Random` seeded with the
+other item's meaning, which injected line) come from `random.Random` seeded with the
 audit's seed, the probe and the item id, so a re-run, or a run over more items, derives the same
 candidate for the same item. The one exception is ``english`` without a shipped translation: the
-``translator`` model role writes it (:mod:`vivid_inspect.lab.audit.task`).
+``translator`` model role writes it (`vivid_inspect.lab.audit.task`).
 
 The first probe, ``retest``, is the control: the reference judged again as a fresh call, in its own
 cache scope. Its differences from the reference are the judge's test-retest noise on the same
 items, the floor the invariance probes' flips are judged against
-(:mod:`vivid_inspect.lab.audit.verdicts`); every invariance probe brings it.
+([`vivid_inspect.lab.audit.verdicts`][vivid_inspect.lab.audit.verdicts]); every invariance probe brings it.
 
 All candidates are NFC. The spelling variant is not an NFD copy: the judge normalises NFD away
 before the prompt, so an NFD variant would test nothing.
@@ -19,8 +19,8 @@ before the prompt, so an NFD variant would test nothing.
 Some items cannot make some probes' candidates: a one-word meaning has no shorter part, ``123``
 has no other spelling, an item with the Literal trait is rightly explained word for word, and an
 item whose meaning every other item's nearly repeats has no wrong meaning. Such an item is left out
-of those probes (:class:`Derivation` ``excluded``, named in the card's notes by
-:func:`exclusion_notes`), never given a candidate equal to the reference or an empty one.
+of those probes (`Derivation` ``excluded``, named in the card's notes by
+`exclusion_notes`), never given a candidate equal to the reference or an empty one.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Probe:
             the base.
         expectation: What a sound judge does: ``repeat`` (the control), ``high``, ``same``,
             ``lower``, ``not_higher``, ``at_most_1`` or ``within_1`` (see
-            :mod:`vivid_inspect.lab.audit.verdicts`).
+            [`vivid_inspect.lab.audit.verdicts`][vivid_inspect.lab.audit.verdicts]).
         description: One line saying what the candidate is.
     """
 
@@ -124,7 +124,7 @@ def parse_probes(spec: str | Iterable[str] | None) -> list[str]:
         spec: None (every probe), a comma list (``padding,english``) or names.
 
     Returns:
-        Probe names in :data:`PROBES` order; ``padding`` brings ``partial`` and ``reference``,
+        Probe names in `PROBES` order; ``padding`` brings ``partial`` and ``reference``,
         ``authority`` brings ``wrong``, and so on, since a shift needs both sides; an invariance
         probe (``spelling``, ``padding``, ...) brings the ``retest`` control, its noise floor.
 
@@ -163,7 +163,7 @@ TRANSLATIONS_FILE = "translations.csv"
 
 @lru_cache(maxsize=1)
 def shipped_translations() -> dict[str, str]:
-    """The shipped English meanings, keyed by :func:`~vivid_inspect.data.idiom_key` of the idiom."""
+    """The shipped English meanings, keyed by [`idiom_key`][vivid_inspect.data.idiom_key] of the idiom."""
     text = resources.files("vivid_inspect.lab.audit").joinpath(TRANSLATIONS_FILE).read_text("utf-8")
     return {idiom_key(row["idiom"]): nfc(row["english"]).strip() for row in csv.DictReader(io.StringIO(text))}
 
@@ -228,7 +228,7 @@ def spelling_variant(reference: str) -> str | None:
 
     Returns:
         An NFC text that differs from the reference in NFC (not only in normalisation form) and
-        has the same words (:func:`~vivid_inspect.data.idiom_key`); None when there is none: a
+        has the same words ([`idiom_key`][vivid_inspect.data.idiom_key]); None when there is none: a
         meaning without any word (only punctuation), or one with no letter to re-case, no space and
         no final stop (``123``).
     """
@@ -263,7 +263,7 @@ def meaning_body(meaning: str) -> str:
 
 
 def meaning_key(meaning: str) -> str:
-    """The form under which two meanings are the same text: the body's :func:`~vivid_inspect.data.idiom_key`.
+    """The form under which two meanings are the same text: the body's [`idiom_key`][vivid_inspect.data.idiom_key].
 
     NFC, tone-mark placement unified, case folded, punctuation dropped, whitespace collapsed; so
     ``"Biết ơn."``, ``"biết  ơn"`` and ``"Biết ơn!"`` share one key.
@@ -281,7 +281,7 @@ def partial_meaning(meaning: str) -> str | None:
 
     The first clause (up to the first ``,;:.!?…``) is used when it has at least 2 words and at most
     60 % of the words; otherwise the first half of the words (at least one word fewer than the
-    whole). Word glosses are dropped first (:func:`meaning_body`); tokens of punctuation only are
+    whole). Word glosses are dropped first (`meaning_body`); tokens of punctuation only are
     not words.
 
     Args:
@@ -289,7 +289,7 @@ def partial_meaning(meaning: str) -> str | None:
 
     Returns:
         The partial answer, ending with a full stop, with fewer words than the reference and a
-        different :func:`meaning_key`; None when the meaning has fewer than two words (``Tốt.``,
+        different `meaning_key`; None when the meaning has fewer than two words (``Tốt.``,
         ``123``, ``…``): no shorter answer keeps part of it.
     """
     body = meaning_body(meaning)
@@ -318,7 +318,7 @@ def padded(partial: str, idiom: str, rng: random.Random) -> str:
 
 
 NEAR_DUPLICATE_CHRF = 50.0
-"""Two meanings whose keys (:func:`meaning_key`) reach this chrF, either way round, are near-copies.
+"""Two meanings whose keys (`meaning_key`) reach this chrF, either way round, are near-copies.
 
 Measured on the keys: near-copies score well above it (one word changed in "Kiên trì, bền bỉ thì
 việc khó đến đâu cũng làm được." 81.8; a clause added to "Người có tài thì tự khắc được biết
@@ -368,8 +368,8 @@ def wrong_source(item: VividItem, pool: Sequence[VividItem], seed: int) -> tuple
     """The item whose meaning is this item's wrong meaning.
 
     A wrong meaning is never the item's own meaning in another spelling, case, spacing or
-    punctuation (:func:`meaning_key`), nor a near-copy of it (:func:`meaning_similarity` at least
-    :data:`NEAR_DUPLICATE_CHRF`). Two proverbs that say the same thing in different words are not
+    punctuation (`meaning_key`), nor a near-copy of it (`meaning_similarity` at least
+    `NEAR_DUPLICATE_CHRF`). Two proverbs that say the same thing in different words are not
     told apart: that limit is documented in docs/audit.md.
 
     Args:
@@ -430,9 +430,9 @@ class Derivation:
     """Every wanted probe's candidate for one item, and the probes the item is left out of.
 
     Attributes:
-        candidates: Probe name -> candidate, in :data:`PROBES` order.
+        candidates: Probe name -> candidate, in `PROBES` order.
         excluded: Probe name -> why this item has no candidate for it (one of the reasons above:
-            :data:`ONE_WORD`, :data:`NO_RESPELLING`, :data:`LITERAL_ITEM`, ...).
+            `ONE_WORD`, `NO_RESPELLING`, `LITERAL_ITEM`, ...).
     """
 
     candidates: dict[str, Candidate]
@@ -451,7 +451,7 @@ def derive(
 
     Args:
         item: The audited item.
-        pool: The items a wrong meaning may be borrowed from (see :func:`wrong_source`).
+        pool: The items a wrong meaning may be borrowed from (see `wrong_source`).
         seed: Seed of every draw.
         probes: The probes wanted (default: all).
         english: Item id -> English meaning; None when the translator writes it (text None).
@@ -530,11 +530,11 @@ def exclusion_notes(excluded: Mapping[str, Mapping[int, str]]) -> tuple[str, ...
     """The card's notes naming the items left out of probes, one line per reason and id list.
 
     Args:
-        excluded: Probe -> item id -> reason (as :attr:`Derivation.excluded`, gathered over items).
+        excluded: Probe -> item id -> reason (as `Derivation.excluded`, gathered over items).
 
     Returns:
         Lines such as ``partial, padding: 2 item(s) left out (its meaning has fewer than two
-        words: ...): ids [3, 7]``, in :data:`PROBES` order.
+        words: ...): ids [3, 7]``, in `PROBES` order.
     """
     groups: dict[tuple[str, tuple[int, ...]], list[str]] = {}
     for probe in PROBES:

@@ -1,8 +1,8 @@
 """``run_audit``: derive every probe's candidates, judge them (one Inspect log per probe), build the card.
 
 The items are the ``explain`` task's (the same left-out demonstrations and judge examples, the
-same ids and metadata), drawn with the seed (:func:`choose_ids`). Every probe is a task
-(:mod:`vivid_inspect.lab.audit.task`) run under the ``none/none`` model in one ``eval`` with the
+same ids and metadata), drawn with the seed (`choose_ids`). Every probe is a task
+(`vivid_inspect.lab.audit.task`) run under the ``none/none`` model in one ``eval`` with the
 judge bound to the ``grader`` role: items × probes judge calls, plus one ``translator`` call per
 item when the ``english`` probe has no shipped translation. The judge's replies are cached by
 Inspect (the prompts are deterministic), so a re-run makes no call.
@@ -76,7 +76,7 @@ class AuditItems:
         translated: Whether the ``translator`` role writes the English candidates.
         excluded: Probe -> item id -> why the item is left out of that probe (a one-word meaning
             has no partial answer, a Literal item no literal probe; see
-            :class:`~vivid_inspect.lab.audit.probes.Derivation`).
+            `Derivation`).
         left_out: One line per probe left out of a default audit because the data cannot make it
             (``english`` on data without shipped translations and without a translator), saying
             how to add it; also in ``notes``.
@@ -106,7 +106,7 @@ def prepare_items(
         data: Data source (``sample``, ``hf``, a path or URL; None: ``$VIVID_DATA``, else ``hf``).
         limit: Items to draw with ``seed`` (None: all).
         seed: Seed of the draw and of every derivation.
-        probes: Probes to run (see :func:`~vivid_inspect.lab.audit.probes.parse_probes`); None runs
+        probes: Probes to run (see `parse_probes`); None runs
             every probe the data allows: without a translator, ``english`` only on the bundled
             sample, whose English meanings ship (elsewhere it is left out, with a line in
             ``left_out`` saying how to add it).
@@ -230,7 +230,7 @@ def model_identity(
 
 
 def identity_of(model: Model | str) -> dict[str, Any]:
-    """:func:`model_identity` of a built model (or of a bare name)."""
+    """`model_identity` of a built model (or of a bare name)."""
     if isinstance(model, str):
         return model_identity(model)
     return model_identity(
@@ -254,7 +254,7 @@ def audit_id(
     translator), so a change makes a new audit instead of reusing the old logs.
 
     Args:
-        judge: The judge's :func:`model_identity`.
+        judge: The judge's `model_identity`.
         strategy: The judge strategy.
         language: The language of the judge's instructions.
         prepared: The items and candidates.
@@ -451,11 +451,11 @@ def run_audit(
         retries: The judge's further asks after an unreadable reply (as the judge scorer's).
         preflight: Send one cheap request to each endpoint first, as ``vivid run`` does
             (``vivid run``'s audits skip it: its own preflight has run).
-        judge_identity: The judge's :func:`model_identity` as its spec describes it (so that
+        judge_identity: The judge's `model_identity` as its spec describes it (so that
             ``vivid plan`` can tell a done audit without building the model); default: the
             built judge's.
         progress: Show one progress bar for the whole audit on an interactive standard error
-            (:mod:`vivid_inspect.lab.audit.progress`) and turn Inspect's own display off, whatever
+            (`vivid_inspect.lab.audit.progress`) and turn Inspect's own display off, whatever
             ``display`` says (``vivid audit`` does; its panels would bury the card).
         on_prepared: Called with the items and candidates once they are derived, before any
             model is built or called (``vivid audit`` prints the probes left out).

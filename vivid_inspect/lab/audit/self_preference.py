@@ -4,10 +4,10 @@ Judges ``j`` score the same items of generators ``g``. A cell where judge and ge
 family may hold self-preference; the others are assumed free of it. Each judge's leniency and
 scale and each generator's quality are fitted on the others, and an own-family cell's *excess*,
 its shift beyond them, is the self-preference estimate (the model and why it is identified:
-:mod:`vivid_inspect.lab.audit.self_preference_model`). Because the suspect cells have shifts of their
+`vivid_inspect.lab.audit.self_preference_model`). Because the suspect cells have shifts of their
 own, one judge's preference moves its own cell's excess and no other's.
 
-Designs the estimate accepts, and what it says otherwise (:class:`SelfPreferenceError`, exit 2):
+Designs the estimate accepts, and what it says otherwise (`SelfPreferenceError`, exit 2):
 
 - at least two generators and at least three judges, every judge scoring some items of every
   generator (two judges' scores of the same items cannot tell two scales from two noises);
@@ -22,11 +22,11 @@ are never flagged. A judge is flagged when, for a generator of its own family, t
 interval lies above 0; with several own-family cells the flags are made jointly at 5 % (Holm's
 step-down: the clearest cell's interval at ``1 - 0.05/k``, the next at ``1 - 0.05/(k-1)`` once the
 first is flagged, ...), so that more cells do not mean more flags by chance. With fewer than
-:data:`MIN_ITEMS` items of a generator, intervals under-cover (bench/coverage_selfpref.py): none is
+`MIN_ITEMS` items of a generator, intervals under-cover (bench/coverage_selfpref.py): none is
 printed and no judge is flagged.
 
 A generator is a generation (model, prompt, data and sample ids: the generation key of
-:mod:`vivid_inspect.generation_key`), never merged with another by sample id: two data sets in
+`vivid_inspect.generation_key`), never merged with another by sample id: two data sets in
 one folder are two generators. A generation run twice (a rerun) counts once, from the run the
 most judges scored (then the finished one, then the newest); a judged copy is the same run, its
 scores counted once. An item is one sample and epoch of that run; only the items of a generator
@@ -426,12 +426,12 @@ def with_generations(frame: pd.DataFrame, logs: Sequence[LogRef]) -> pd.DataFram
     """Score rows with the generation they belong to: its key, the run of it, and its data.
 
     Each row's log (column ``log``) is looked up among the folder's log references
-    (:class:`vivid_inspect.lab.report.log_refs.LogRef`): ``generation`` becomes the generation key of
+    (`vivid_inspect.lab.report.log_refs.LogRef`): ``generation`` becomes the generation key of
     its header (a judged copy has its generation's), ``run`` the generation's eval id (a judged
     copy keeps it), ``data`` the data's name.
 
     Args:
-        frame: Score rows (:data:`vivid_inspect.lab.report.logs.SCORE_COLUMNS`).
+        frame: Score rows (`vivid_inspect.lab.report.logs.SCORE_COLUMNS`).
         logs: The folder's log references (``LogSet.logs``).
 
     Returns:
@@ -460,10 +460,10 @@ def from_frame(
     source: str = "",
     min_items: int = MIN_ITEMS,
 ) -> SelfPreferenceCard:
-    """The card from score rows keyed on their generation (:func:`with_generations`).
+    """The card from score rows keyed on their generation (`with_generations`).
 
     Args:
-        frame: Score rows (:data:`vivid_inspect.lab.report.logs.SCORE_COLUMNS`) with ``generation``
+        frame: Score rows (`vivid_inspect.lab.report.logs.SCORE_COLUMNS`) with ``generation``
             (the generation key), ``run`` and ``data``; only judge scores of explanations are used.
         families: Declared families (model or judge name to family), over the inferred ones.
         source: What the frame came from, for messages.
@@ -473,7 +473,7 @@ def from_frame(
         The card (nothing written).
 
     Raises:
-        SelfPreferenceError: When the frame cannot separate self-preference (see :func:`estimate`).
+        SelfPreferenceError: When the frame cannot separate self-preference (see `estimate`).
     """
     declared = dict(families or {})
     where = f" in {source}" if source else ""
@@ -635,7 +635,7 @@ def run_self_preference(
 
     Raises:
         SelfPreferenceError: A folder that does not exist or holds no generation logs, or one
-            whose design cannot separate self-preference (see :func:`estimate`).
+            whose design cannot separate self-preference (see `estimate`).
     """
     root = Path(log_dir)
     try:

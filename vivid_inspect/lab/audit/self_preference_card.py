@@ -1,6 +1,6 @@
 """The self-preference card: each judge's excess score of each generator, who is flagged, its files.
 
-Built by :mod:`vivid_inspect.lab.audit.self_preference`; printed by ``vivid audit --from LOG_DIR`` and
+Built by [`vivid_inspect.lab.audit.self_preference`][vivid_inspect.lab.audit.self_preference]; printed by ``vivid audit --from LOG_DIR`` and
 written as ``self_preference.md`` and ``self_preference.csv``.
 """
 
@@ -41,9 +41,9 @@ class Participant:
     Attributes:
         label: How the card names it (``judge_aspect [openai/gpt-4.1]``, ``openai/gpt-4o``).
         model: Its model; None for a judge that calls none (lexical, panel).
-        family: Its family; :data:`~vivid_inspect.lab.audit.family.NO_FAMILY` for none, None when unknown.
+        family: Its family; `NO_FAMILY` for none, None when unknown.
         source: Where the family came from: ``declared``, ``inferred`` or ``unknown``.
-        key: A generator's generation key (:attr:`vivid_inspect.generation_key.Generation.key`);
+        key: A generator's generation key (`vivid_inspect.generation_key.Generation.key`);
             empty for a judge.
         data: A generator's data (its name), empty for a judge.
     """
@@ -161,7 +161,7 @@ class SelfPreferenceCard:
         generator_fits: Each generator's fitted quality and items, in column order.
         min_items: Fewest items for which intervals are printed and flags raised.
         notes: What else the reader must know (rows left out, unknown families).
-        files: Files written (empty until :meth:`write`).
+        files: Files written (empty until `write`).
     """
 
     source: str
@@ -362,7 +362,7 @@ class SelfPreferenceCard:
         """Write ``self_preference.md`` and ``self_preference.csv`` into ``out_dir``, atomically.
 
         Returns:
-            The card with :attr:`files` set.
+            The card with `files` set.
 
         Raises:
             SelfPreferenceError: If ``out_dir`` is a file or cannot be created.

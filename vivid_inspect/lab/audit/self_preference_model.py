@@ -21,7 +21,7 @@ shared by every judge that scores it, so the judges' covariances across the item
 give ``s[j] * t[g]`` (a one-factor model; three judges on one generator's items identify it, two
 do not: one covariance and two variances cannot tell two scales from two noises). Given the
 scales, the means of the other-family cells give leniency and quality where they link a judge to a
-generator (see :func:`linked`), and an own-family cell's shift is what remains. A shift that is the
+generator (see `linked`), and an own-family cell's shift is what remains. A shift that is the
 same for every item, or noise unrelated to the item's quality, leaves the covariances as they are,
 so a self-preferring judge does not move its own scale.
 
@@ -131,7 +131,7 @@ class ModelFit:
         return value - quantile * se, value + quantile * se
 
     def p_value(self, value: float, se: float) -> float:
-        """The two-sided p-value of ``value = 0`` matching :meth:`interval`."""
+        """The two-sided p-value of ``value = 0`` matching `interval`."""
         if se <= 0:
             return 0.0 if value else 1.0
         return float(2 * stats.t.sf(abs(value) / se, max(self.clusters - 1, 1)))

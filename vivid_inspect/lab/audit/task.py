@@ -1,6 +1,6 @@
 """One probe as an ordinary Inspect task: a solver writes the probe's candidate, the audited judge scores it.
 
-No model under test is called: :func:`write_candidate` puts the candidate stored in the sample's
+No model under test is called: `write_candidate` puts the candidate stored in the sample's
 metadata into the output, as if a model had written it, and the task's scorer is the audited
 judge strategy with its judge bound to the ``grader`` role. The task therefore runs under the
 ``none/none`` model, and its log is an ordinary judged log: ``inspect view`` shows each sample's
@@ -11,7 +11,7 @@ An unusable translation (empty once its ``<think>`` reasoning is stripped, or cu
 ``max_tokens``) is cached like any reply, so asking again the same way would replay it forever.
 The solver therefore asks again under the next cache scope (``attempt``: 1, 2, ...) with twice
 the room, and a re-run replays every reply it got for free: the cached unusable ones, then the
-good one. Each run makes at most :data:`TRANSLATION_ATTEMPTS` new calls per item, then fails
+good one. Each run makes at most `TRANSLATION_ATTEMPTS` new calls per item, then fails
 with a message naming the item.
 """
 
@@ -65,7 +65,7 @@ def translation_request(attempt: int) -> tuple[GenerateConfig, CachePolicy]:
     """The settings and cache policy of the translator's ``attempt``-th ask (0 first).
 
     The first ask has no scope, so translations cached before attempts existed still count; each
-    later one has its own ``attempt`` scope and twice the room, up to :data:`TRANSLATOR_MAX_TOKENS`.
+    later one has its own ``attempt`` scope and twice the room, up to `TRANSLATOR_MAX_TOKENS`.
     """
     room = min((TRANSLATOR_CONFIG.max_tokens or 400) * 2**attempt, TRANSLATOR_MAX_TOKENS)
     config = TRANSLATOR_CONFIG.merge(GenerateConfig(max_tokens=room))
@@ -93,8 +93,8 @@ async def translate(translator: Model, meaning: str, item: object) -> str:
         The translation: NFC, reasoning stripped, not empty, not cut off.
 
     Raises:
-        ProbeRunError: :data:`TRANSLATION_ATTEMPTS` new calls in this run (or
-            :data:`TRANSLATION_SCOPES` scopes in all) gave no usable translation.
+        ProbeRunError: `TRANSLATION_ATTEMPTS` new calls in this run (or
+            `TRANSLATION_SCOPES` scopes in all) gave no usable translation.
     """
     prompt = TRANSLATOR_PROMPT.format(meaning=meaning)
     fresh, problem = 0, ""
@@ -165,8 +165,8 @@ def probe_task(
         retries: The judge's further asks after an unreadable reply.
 
     Returns:
-        The task, named ``audit_<probe>``, tagged :data:`AUDIT_TAG`. The control's judge asks
-        under its own cache scope (:data:`~vivid_inspect.lab.audit.probes.RETEST_REPEAT`), so its
+        The task, named ``audit_<probe>``, tagged `AUDIT_TAG`. The control's judge asks
+        under its own cache scope (`RETEST_REPEAT`), so its
         prompts, the reference's, are sent again rather than read back from the reference's replies.
     """
     samples = []

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from vivid_inspect.bounds import MAX_ITEMS
 from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JUDGE_LANGUAGES, LLM_STRATEGIES
+from vivid_inspect.text import printable
 
 # The commands' work is imported inside their handlers, not here: `vivid --help` imports every
 # command's module and must stay under a second (tests/lab/cli/test_cli_startup.py, bench/cli_startup.py).
@@ -498,7 +499,7 @@ def _audit(args: argparse.Namespace, command: str = "audit") -> int:
     except AuditError as exc:
         print(f"vivid {command}: FAIL: {exc}", file=sys.stderr)
         return EXIT_FAIL
-    print(card.markdown())
+    print(printable(card.markdown(), lines=True))
     print(f"Written to {out}: audit.md, audit.csv, audit_shifts.png")
     if command == "sanity" and card.passed and card.verdict != "pass":
         # A check to pass before trusting a judge: not shown sound is not a pass (an unreadable judge

@@ -14,6 +14,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from vivid_inspect.text import printable
+
 # The commands' work is imported inside their handlers, not here: `vivid --help` imports every
 # command's module and must stay under a second (tests/lab/cli/test_cli_startup.py, bench/cli_startup.py).
 
@@ -47,7 +49,7 @@ def handle_from(args: argparse.Namespace) -> int:
         for line in str(error).splitlines():
             print(f"vivid audit --from: {line}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    sys.stdout.write(card.markdown())
+    sys.stdout.write(printable(card.markdown(), lines=True))  # judge names from the logs, escaped
     written = ", ".join(path.name for path in card.files)
     folder = card.files[0].parent if card.files else None
     print(f"vivid audit --from: wrote {written} to {folder}", file=sys.stderr)

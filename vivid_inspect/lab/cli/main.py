@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from vivid_inspect.lab.cli import annotate, audit, data, redact, report, run
 from vivid_inspect.lab.cli.run import EXIT_INTERRUPTED, interrupted_line
+from vivid_inspect.lab.interrupt import dropped_interrupts
 
 COMMANDS = (
     run.register,
@@ -101,7 +102,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
-        return int(args.handler(args))
+        with dropped_interrupts() as dropped:
+            code = int(args.handler(args))
+        if dropped:  # Python printed nothing of it here, and the command went on: it was interrupted
+            raise dropped[0]
+        return code
     except KeyboardInterrupt as interrupt:
         # Ctrl-C in a command with no handling of its own (vivid run has its own line)
         words = list(sys.argv[1:] if argv is None else argv)

@@ -104,7 +104,15 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
+    from vivid_inspect.lab.interrupt import INCOMPLETE, marked_incomplete
     from vivid_inspect.lab.report.build import write_report  # heavy: imported once the folder is known good
+
+    if marked_incomplete(out):
+        print(
+            f"vivid report: {out} is marked incomplete ({INCOMPLETE}): a report was interrupted there and "
+            "left files of two reports; this one rewrites them",
+            file=sys.stderr,
+        )
 
     try:
         report = write_report(
@@ -127,7 +135,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
-    sys.stdout.write(report.markdown)
+    from vivid_inspect.text import printable
+
+    sys.stdout.write(printable(report.markdown, lines=True))  # names from the logs, escaped
     for skipped in report.skipped:  # the warning; the markdown lists them too
         print(f"vivid report: skipped {skipped}", file=sys.stderr)
     folder = report.files[0].parent if report.files else None

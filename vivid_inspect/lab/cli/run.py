@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vivid_inspect.lab.runner.bundled import resolve_spec, unknown_name_hint
 from vivid_inspect.lab.runner.spec.problems import SetupError, SpecError
 
 if TYPE_CHECKING:
@@ -27,8 +28,14 @@ DISPLAYS = ("compact", "full", "rich", "plain", "log", "none")  # eval_set refus
 def _load(args: argparse.Namespace) -> LoadedSpec | int:
     from vivid_inspect.lab.runner.spec.load import load_spec
 
+    hint = unknown_name_hint(args.spec)
+    if hint is not None:
+        print(f"{args.spec}: {hint}", file=sys.stderr)
+        print("Nothing was run.", file=sys.stderr)
+        return EXIT_BAD_SPEC
+    spec, log_dir = resolve_spec(args.spec, args.log_dir)
     try:
-        loaded = load_spec(args.spec, log_dir=args.log_dir)
+        loaded = load_spec(spec, log_dir=log_dir)
     except SpecError as error:
         print(error, file=sys.stderr)
         print("Nothing was run.", file=sys.stderr)
@@ -168,7 +175,10 @@ def _say_where(loaded: LoadedSpec, files: list[Path]) -> None:
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("spec", help="the experiment spec (YAML)")
+    parser.add_argument(
+        "spec",
+        help="the experiment spec (YAML), or the name of a bundled one (offline: the demo, from any folder)",
+    )
     parser.add_argument(
         "--log-dir",
         default=None,

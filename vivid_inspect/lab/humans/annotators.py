@@ -2,7 +2,8 @@
 
 Two names are the same annotator when they differ only by Unicode form (NFC or NFD), letter case,
 full-width or other compatibility forms, invisible characters (zero-width spaces and joiners,
-byte-order marks, direction marks, soft hyphens, control characters) or spacing. ``vivid annotate
+byte-order marks, direction marks, soft hyphens, control characters), spacing, or Cyrillic and
+Greek letters drawn like Latin ones (Cyrillic ``аn`` is ``an``). ``vivid annotate
 serve`` refuses such a pair in ``--annotators`` ("named twice"); a human scores file and the
 sheets ``vivid annotate import`` reads accept one spelling of each annotator (NFD and NFC are one
 spelling: names are kept in NFC) and refuse a second one naming both, since no one can tell by
@@ -14,6 +15,13 @@ from __future__ import annotations
 import unicodedata
 
 from vivid_inspect.text import nfc
+
+# Cyrillic and Greek letters (after case folding) that are drawn like a Latin letter in one of
+# their cases, as Unicode's confusables list pairs them: `аn` and `an` look alike and are one name.
+_LOOK_LATIN = str.maketrans(
+    "аеорсухѕіјԁԛԝһӏвкмнт" + "αβεζηικμνορτυχ",
+    "aeopcyxsijdqwhlbkmht" + "abezhikmnoptyx",
+)
 
 
 def annotator_name(name: str) -> str:
@@ -32,7 +40,8 @@ def annotator_key(name: str) -> str:
     """
     folded = unicodedata.normalize("NFKC", name)
     visible = "".join(char for char in folded if unicodedata.category(char) not in ("Cf", "Cc"))
-    return unicodedata.normalize("NFKC", " ".join(visible.split()).casefold())
+    cased = unicodedata.normalize("NFKD", " ".join(visible.split()).casefold())
+    return unicodedata.normalize("NFKC", cased.translate(_LOOK_LATIN))  # marks kept: Lân is not Lan
 
 
 def spelled_apart(first: str, second: str) -> str:

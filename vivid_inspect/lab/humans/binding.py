@@ -1,7 +1,7 @@
 """Which generation Table 1 compares the human scores with: the one they were drawn from.
 
 A human scores file written by ``vivid annotate import`` names its generation by key (see
-:mod:`vivid_inspect.generation_key`); the report compares with that generation, whatever else
+`vivid_inspect.generation_key`); the report compares with that generation, whatever else
 the folder holds, and with the run of it the record beside the file names (its eval id). A
 hand-made file names none: with one judged generation in the folder that is the one, with several
 the report stops and lists them, with the option that picks one. It never guesses.
@@ -15,7 +15,7 @@ A file bound to a key no generation of the folder has is never compared with ano
   which the record beside the file differs from the folder's generations of the same model and
   prompt (task version, data, data digest, sample ids).
 
-This module alone decides whether a key names a generation (:func:`names_generation`), for the
+This module alone decides whether a key names a generation (`names_generation`), for the
 report and for ``vivid annotate serve --write-log``.
 """
 
@@ -54,7 +54,7 @@ class Binding:
 
     Attributes:
         generation: The generation key; None when nothing is bound.
-        run: The run of it (its eval id, see :attr:`vivid_inspect.lab.report.log_refs.LogRef.run`).
+        run: The run of it (its eval id, see `vivid_inspect.lab.report.log_refs.LogRef.run`).
         note: How it was chosen, or why the human scores are not compared.
         compared: False when the human scores name a generation the folder does not hold: the
             report runs without comparing them.
@@ -86,7 +86,7 @@ def generations_in(logset: LogSet) -> list[Generation]:
         logset: The logs read.
 
     Returns:
-        One generation per run (:attr:`Generation.eval_id` is the run), its ``log`` the run's
+        One generation per run (`Generation.eval_id` is the run), its ``log`` the run's
         generation log when the folder holds it (the earliest written of the run's logs that are
         not the runner's judged copies), else a judged copy; sorted by log.
     """
@@ -123,7 +123,7 @@ def bind_generation(
     """The generation to compare the human scores with, and a note saying how it was chosen.
 
     Args:
-        generations: Every run of every explanation generation (see :func:`generations_in`).
+        generations: Every run of every explanation generation (see `generations_in`).
         judged: (generation key, run) of the runs some judge scored.
         humans: The human scores, or None.
         record: The generation record beside the human file, if any (its eval id names the run;

@@ -4,7 +4,7 @@ UTF-8 with or without a byte-order mark, LF or CRLF line ends, quoted fields ove
 Each record comes with the file line it starts on, so every problem can name its data row
 (1-based, not counting the header), line and column. The file is refused before it is opened
 when it is not a regular file (a pipe would block) or is over its cap
-(:mod:`vivid_inspect.size_caps`), and reading stops at the cap if it grows meanwhile. Records are
+(`vivid_inspect.size_caps`), and reading stops at the cap if it grows meanwhile. Records are
 read one at a time, never the whole text at once: a reader keeps only the cells it needs.
 """
 
@@ -51,7 +51,7 @@ class HumanScoresError(ValueError):
 
     Args:
         path: The file.
-        problems: The problems (at most :data:`MAX_LISTED_PROBLEMS` are listed), or one message
+        problems: The problems (at most `MAX_LISTED_PROBLEMS` are listed), or one message
             about the whole file.
         total: How many problems there are in all, when more were found than ``problems`` holds.
     """
@@ -71,7 +71,7 @@ class HumanScoresError(ValueError):
 
 
 class Problems:
-    """The problems of one file as they are found: the first :data:`MAX_LISTED_PROBLEMS` kept, the rest counted.
+    """The problems of one file as they are found: the first `MAX_LISTED_PROBLEMS` kept, the rest counted.
 
     A file with a million bad rows must not hold a million messages.
     """
@@ -216,7 +216,7 @@ def iter_records(path: Path, what: str, empty_hint: str, cap: SizeCap) -> Iterat
 
 
 def read_records(path: Path, what: str, empty_hint: str, cap: SizeCap) -> list[tuple[int, list[str]]]:
-    """Every record of :func:`iter_records` at once (for a reader that needs all its cells)."""
+    """Every record of `iter_records` at once (for a reader that needs all its cells)."""
     return list(iter_records(path, what, empty_hint, cap))
 
 
@@ -284,7 +284,7 @@ def whole_number(cell: str) -> int | None:
 
 
 def read_id(cell: str) -> tuple[int | None, str | None]:
-    """A cell as a sample id (a whole number 1 to :data:`MAX_ID`), or why it is not one.
+    """A cell as a sample id (a whole number 1 to `MAX_ID`), or why it is not one.
 
     Args:
         cell: The cell's text, already stripped.
@@ -297,7 +297,7 @@ def read_id(cell: str) -> tuple[int | None, str | None]:
 
 
 def id_value(cell: str) -> int | None:
-    """A cell as a sample id (a whole number 1 to :data:`MAX_ID`), or None (:func:`id_problem` says why)."""
+    """A cell as a sample id (a whole number 1 to `MAX_ID`), or None (`id_problem` says why)."""
     value = whole_number(cell)
     return value if value is not None and 1 <= value <= MAX_ID else None
 

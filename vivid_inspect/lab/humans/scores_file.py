@@ -2,22 +2,22 @@
 
 A file is a CSV with a header and the columns ``id`` (the sample id, an integer), ``score`` (a
 whole number 0-5) and, optionally, ``annotator`` and ``generation`` (the key of the generation the
-scores were drawn from, see :mod:`vivid_inspect.generation_key`; ``vivid annotate import`` writes
+scores were drawn from, see `vivid_inspect.generation_key`; ``vivid annotate import`` writes
 it, and one file holds one generation). UTF-8 with or without a byte-order mark, LF or CRLF line
 ends. Every problem in the file is reported at once, each naming the data row (1-based, not
 counting the header), the file line and the column, so an annotator can fix them in one pass (the
 first 50 are listed, with the count of the rest). A file that is not what it should be (a folder,
 a pipe, an ``.env``) is quoted only as a short, redacted excerpt.
 
-An id is a whole number from 1 to :data:`MAX_ID` (sample ids are 1-based row numbers), written
-with the digits 0-9; an annotator is named once, one way (:mod:`vivid_inspect.lab.humans.annotators`);
+An id is a whole number from 1 to `MAX_ID` (sample ids are 1-based row numbers), written
+with the digits 0-9; an annotator is named once, one way (`vivid_inspect.lab.humans.annotators`);
 an annotator scores an item once. A file over its size cap
-(:data:`vivid_inspect.size_caps.HUMAN_SCORES`) is refused before it is read; under it the file is
+(`vivid_inspect.size_caps.HUMAN_SCORES`) is refused before it is read; under it the file is
 streamed and held as arrays of numbers, so memory stays within a small multiple of its size.
 
 An input format of its own: the runner checks a spec's human scores file with it before any
 call, the report and the annotation tools read it; agreement with a judge is the report's
-(:mod:`vivid_inspect.lab.report.humans`).
+(`vivid_inspect.lab.report.humans`).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
     Raises:
         HumanScoresError: The file is missing, not a regular file, over its size cap, unreadable,
             has the wrong columns, or rows with an id that is not a whole number 1 to
-            :data:`MAX_ID`, a score that is not a whole number 0-5, an empty annotator, an
+            `MAX_ID`, a score that is not a whole number 0-5, an empty annotator, an
             annotator written two ways, an empty generation or one that differs from the first
             row's, or the same item scored twice by one annotator. The message names the file and
             the bad rows.
@@ -268,7 +268,7 @@ def _ascending(ids: np.ndarray, who: np.ndarray) -> bool:
 
 
 def _frame(rows: _Rows, generation: str | None, columns: list[str]) -> pd.DataFrame:
-    """The checked rows as the frame :func:`read_human_scores` returns, built without copies of the text.
+    """The checked rows as the frame `read_human_scores` returns, built without copies of the text.
 
     The text columns stay ``object`` columns of the few distinct strings (pandas would otherwise
     make a string column of its own, a copy of every cell).
@@ -292,7 +292,7 @@ def generation_key(scores: pd.DataFrame) -> str | None:
     """The key of the generation a human scores frame was drawn from, if it records one.
 
     Args:
-        scores: As from :func:`read_human_scores`.
+        scores: As from `read_human_scores`.
 
     Returns:
         The ``generation`` column's value, or None for a file without one.
@@ -316,7 +316,7 @@ def read_generation_record(path: str | os.PathLike[str]) -> dict[str, object] | 
 
     Raises:
         HumanScoresError: The record exists but is not a JSON object with a ``generation`` key
-            (or is over :data:`MAX_RECORD_BYTES`, or nests deeper than JSON can be read).
+            (or is over `MAX_RECORD_BYTES`, or nests deeper than JSON can be read).
     """
     record = record_path(path)
     if not record.exists():
@@ -325,7 +325,7 @@ def read_generation_record(path: str | os.PathLike[str]) -> dict[str, object] | 
 
 
 def load_record(record: Path) -> dict[str, object]:
-    """A generation record file, read within :data:`MAX_RECORD_BYTES`.
+    """A generation record file, read within `MAX_RECORD_BYTES`.
 
     Raises:
         HumanScoresError: The file is not a regular file, is too large, unreadable, not JSON (or

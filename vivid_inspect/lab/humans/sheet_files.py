@@ -1,9 +1,9 @@
 """Writing annotation sheets and human scores files safely.
 
 Three rules, whatever the user types: a cell that a spreadsheet would evaluate is written as
-text (:func:`neutralise`); an existing file is replaced only when asked and an input is never
-written over (:func:`check_output`); a file is written whole or not at all
-(:func:`vivid_inspect.atomic_write.write_atomic`).
+text (`neutralise`); an existing file is replaced only when asked and an input is never
+written over (`check_output`); a file is written whole or not at all
+(`vivid_inspect.atomic_write.write_atomic`).
 """
 
 from __future__ import annotations

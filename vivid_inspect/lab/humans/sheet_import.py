@@ -68,7 +68,7 @@ def import_sheets(
 
     Returns:
         The scores as written (sorted by annotator, then id), as read back by
-        :func:`vivid_inspect.lab.humans.scores_file.read_human_scores`.
+        `vivid_inspect.lab.humans.scores_file.read_human_scores`.
 
     Raises:
         ValueError: No sheet given, any problem in any sheet (the message lists them all), or

@@ -3,7 +3,7 @@
 A server keeps every annotator's scores in memory and rewrites their sheet and the human scores
 file at each score; a second server on the same folder (another port, another process) would keep
 its own memory and each save would wipe the other's scores. So a server holds its annotation
-folder (:mod:`vivid_inspect.lab.folder_lock`, the lock file ``.vivid-annotate.lock``) for as long as
+folder (`vivid_inspect.lab.folder_lock`, the lock file ``.vivid-annotate.lock``) for as long as
 it runs: a second server exits at once naming the first (pid, host, port, since when), and any
 other writer of the folder's sheets and scores files (``vivid annotate import --out`` or
 ``vivid annotate export --out`` into it) is refused while the server runs. A lock left by a killed

@@ -1,29 +1,35 @@
 """How many human labels each generation gets, so that the corrected means are as precise as they can be.
 
 The corrected (prediction-powered) mean of a generation with ``N`` items, ``n`` of them labelled,
-has variance ``V(n) = S^2 (1/n - 1/N)``, where ``S`` is the spread (standard deviation) of the
-residual ``human - lam * judge`` over its items (:mod:`vivid_inspect.lab.report.ppi`). Labels are worth
-most where ``S`` is large: a generation on which the judge is right, or wrong by the same amount,
-on every item needs few.
+prints a 95 % interval of half-width ``t_(n-2) sqrt((1 - n/N) (S^2 + PSEUDO^2 / (n - 2)) / n)``
+(:mod:`vivid_inspect.lab.report.ppi`: ``S`` the spread, standard deviation, of the residual
+``human - lam * judge`` over its items; one pseudo-residual ``PSEUDO`` a whole score from the mean;
+the ``t`` quantile with ``n - 2`` degrees of freedom). The plan predicts exactly that
+(:func:`half_width`); what it cannot predict is the widening for a skewed residual and for the judge's
+spread the labels miss, which the bench measures (``bench/coverage_allocation.py``). Labels are worth
+most where ``S`` is large; the pseudo-residual and the quantile make every generation's first labels
+worth something too, however small its ``S``.
 
-**Objective**: the sum of the generations' variances ``sum_g V_g(n_g)`` for a given number of
-labels. It is the mean variance of the difference between two generations' corrected means (each
-pair's is ``V_a + V_b``; the sum over pairs is ``(G - 1) sum_g V_g``), which is what a reader of a
-ranking of models compares, and the mean squared half-width of their intervals. Minimising it
-under ``sum_g n_g = n`` (Lagrange: ``S_g^2 / n_g^2`` equal for every g; the ``-S^2/N`` term does
-not depend on ``n_g``) gives Neyman's allocation ``n_g ∝ S_g``. (The mean of the interval widths,
-``sum_g S_g / sqrt(n_g)``, would give ``n_g ∝ S_g^(2/3)``: it spends more on the near-constant
-generations, whose widths are already small.)
+**Objective**: the sum of the generations' squared half-widths ``sum_g h_g(n_g)^2`` for a given
+number of labels: the mean squared half-width of the printed intervals and, up to the quantile, the
+mean variance of a difference between two generations' corrected means (each pair's is ``V_a + V_b``),
+which is what a reader of a ranking of models compares. Without the pseudo-residual and with a
+normal quantile it is minimised by Neyman's allocation ``n_g ∝ S_g`` (Lagrange: ``S_g^2 / n_g^2``
+equal; the ``-S^2/N`` term does not depend on ``n_g``).
 
 With whole labels, a minimum per generation (:data:`MIN_PER_GENERATION`, so that every corrected
 mean is printed with an interval) and no more labels than items, the allocation is made one label at
-a time, each to the generation whose variance it lowers most (``S^2 / (n (n + 1))``): for a sum of
-convex decreasing terms this greedy order is optimal for every total, and it reduces to
-``n_g ∝ S_g`` when neither bound binds.
+a time, each to the generation whose squared half-width it lowers most: each ``h_g^2`` is convex and
+decreasing in ``n`` (a product of positive convex decreasing factors), so this greedy order is
+optimal for every total.
 
 ``S_g`` is not known before labelling: it is estimated from a first batch of labels on every
 generation (:func:`first_batch`); the rest of the labels follow the estimate (:func:`allocate`).
-Within a generation the labelled items are still a uniform draw, which the corrected mean needs.
+An ``S`` from 20 labels is itself uncertain, so a plan by the spreads that is predicted to lower the
+objective by less than :data:`MIN_GAIN` against equal allocation is not worth that risk: the plan
+says so and shares the labels equally (the bench: a plan by the spreads was 1.26 times wider than
+equal allocation on a folder with one near-constant generation before both changes). Within a
+generation the labelled items are still a uniform draw, which the corrected mean needs.
 """
 
 from __future__ import annotations
@@ -32,14 +38,18 @@ import heapq
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from vivid_inspect.lab.report.intervals import RULES, Z95
+from scipy import stats
+
+from vivid_inspect.lab.report.intervals import RULES
+from vivid_inspect.lab.report.ppi import ALPHA, PSEUDO
 
 MIN_PER_GENERATION = RULES["corrected_mean"].min_n
 """Fewest labels a generation is planned: the n from which its corrected mean gets an interval."""
-OBJECTIVE = (
-    "the sum of the generations' variances (the mean variance of a difference between two generations)"
-)
+OBJECTIVE = "the sum of the generations' squared half-widths of the printed 95 % interval"
+MIN_GAIN = 0.10
+"""A plan by the spreads must lower the predicted objective by this share against equal allocation."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +101,8 @@ class Plan:
 
     Attributes:
         shares: Each generation, in the order given.
-        kind: ``"neyman"`` (by the residual spreads) or ``"first batch"`` (equal, to estimate them).
+        kind: ``"neyman"`` (by the residual spreads), ``"equal"`` (they would not help enough) or
+            ``"first batch"`` (equal, to estimate them).
         objective: The sum of the expected variances (None without every ``S``).
         notes: What the plan assumed or could not do.
     """
@@ -116,15 +127,31 @@ class Plan:
 
 
 def variance(spread: float, n: int, items: int) -> float:
-    """The corrected mean's variance with ``n`` of ``items`` labelled: ``S^2 (1/n - 1/N)`` (inf for n = 0)."""
-    if n <= 0:
+    """The printed variance of the corrected mean with ``n`` of ``items`` labelled (inf for n <= 2).
+
+    ``(1 - n/N) (S^2 + PSEUDO^2 / (n - 2)) / n``: the interval's ``s^2`` with ``n - 2`` degrees of
+    freedom and the pseudo-residual, as :func:`vivid_inspect.lab.report.ppi.ppi_mean` computes it.
+    """
+    if n <= 2:
         return math.inf
-    return spread**2 * max(1 / n - 1 / items, 0.0)
+    return max(1 - n / items, 0.0) * (spread**2 + PSEUDO**2 / (n - 2)) / n
+
+
+def half_width(spread: float, n: int, items: int) -> float:
+    """The half-width of the 95 % corrected interval the report prints: ``t_(n-2) sqrt(variance)``."""
+    if n <= 2:
+        return math.inf
+    return _quantile(n - 2) * math.sqrt(variance(spread, n, items))
 
 
 def width(spread: float, n: int, items: int) -> float:
-    """The expected width of the 95 % corrected interval (normal quantile): ``2 z sqrt(V)``."""
-    return 2 * Z95 * math.sqrt(variance(spread, n, items))
+    """The width of the 95 % corrected interval the report prints (for a symmetric residual)."""
+    return 2 * half_width(spread, n, items)
+
+
+@lru_cache(maxsize=4096)
+def _quantile(df: int) -> float:
+    return float(stats.t.ppf(1 - ALPHA / 2, df=df))
 
 
 def first_batch(strata: Sequence[Stratum], budget: int, *, minimum: int = MIN_PER_GENERATION) -> Plan:
@@ -155,16 +182,20 @@ def first_batch(strata: Sequence[Stratum], budget: int, *, minimum: int = MIN_PE
     return _plan(strata, new, "first batch", notes)
 
 
-def allocate(strata: Sequence[Stratum], budget: int, *, minimum: int = MIN_PER_GENERATION) -> Plan:
-    """Neyman allocation of ``budget`` new labels by the generations' residual spreads.
+def allocate(
+    strata: Sequence[Stratum], budget: int, *, minimum: int = MIN_PER_GENERATION, fallback: bool = True
+) -> Plan:
+    """The allocation of ``budget`` new labels by the generations' residual spreads.
 
     Args:
         strata: The generations, each with its estimated ``spread``.
         budget: New labels this round.
         minimum: Fewest labels (old and new) a generation ends with, when it has that many items.
+        fallback: Share the labels equally when the plan by the spreads is predicted to lower the
+            objective by less than :data:`MIN_GAIN` (the plan's notes say so).
 
     Returns:
-        The plan that minimises :data:`OBJECTIVE` for this many labels.
+        The plan that minimises :data:`OBJECTIVE` for this many labels (or the equal one).
 
     Raises:
         ValueError: A generation without a spread, a negative budget, or a generation without items.
@@ -175,11 +206,7 @@ def allocate(strata: Sequence[Stratum], budget: int, *, minimum: int = MIN_PER_G
         raise ValueError(
             f"no spread for generation(s) {', '.join(unknown)}: label a first batch of them first"
         )
-    new = dict.fromkeys((s.key for s in strata), 0)
-    left = budget
-    for s in strata:  # the minimum first, as far as the budget goes
-        give = min(max(min(minimum, s.items) - s.labelled, 0), left)
-        new[s.key], left = give, left - give
+    new, left = _minimum_first(strata, budget, minimum)
     heap = [
         (-_gain(s, s.labelled + new[s.key]), i)
         for i, s in enumerate(strata)
@@ -193,31 +220,66 @@ def allocate(strata: Sequence[Stratum], budget: int, *, minimum: int = MIN_PER_G
         left -= 1
         if s.labelled + new[s.key] < s.items:
             heapq.heappush(heap, (-_gain(s, s.labelled + new[s.key]), i))
-    notes = [
-        f"Neyman allocation: labels in proportion to the spread of human - judge; objective: {OBJECTIVE}"
-    ]
+    notes = [f"allocation by the spread of human - judge; objective: {OBJECTIVE}"]
     if left:
         notes.append(f"{left} label(s) unused: every item of every generation is labelled")
-    return _plan(strata, new, "neyman", notes)
+    plan = _plan(strata, new, "neyman", notes)
+    if not fallback:
+        return plan
+    even, _ = _minimum_first(strata, budget, minimum)
+    _round_robin(strata, even, budget - sum(even.values()))
+    shared = _plan(strata, even, "equal", [])
+    gain = 1 - (plan.objective or 0.0) / shared.objective if shared.objective else 0.0
+    if gain >= MIN_GAIN:
+        return Plan(
+            plan.shares,
+            plan.kind,
+            plan.objective,
+            (*plan.notes, f"predicted gain over equal allocation {gain:.0%}"),
+        )
+    return Plan(
+        shared.shares,
+        "equal",
+        shared.objective,
+        (
+            f"allocation by the spreads would lower the objective by only {max(gain, 0.0):.0%} (under "
+            f"{MIN_GAIN:.0%}): not worth the uncertainty of spreads measured on few labels, so the labels are "
+            "shared equally",
+        ),
+    )
+
+
+def _minimum_first(strata: Sequence[Stratum], budget: int, minimum: int) -> tuple[dict[str, int], int]:
+    """New labels that bring each generation to the minimum, as far as the budget goes, and what is left."""
+    new = dict.fromkeys((s.key for s in strata), 0)
+    left = budget
+    for s in strata:
+        give = min(max(min(minimum, s.items) - s.labelled, 0), left)
+        new[s.key], left = give, left - give
+    return new, left
+
+
+def _round_robin(strata: Sequence[Stratum], new: dict[str, int], left: int) -> None:
+    """Deal ``left`` more labels one per generation in turn, as far as each one's items allow."""
+    while left > 0 and any(s.labelled + new[s.key] < s.items for s in strata):
+        for s in strata:
+            if left and s.labelled + new[s.key] < s.items:
+                new[s.key] += 1
+                left -= 1
 
 
 def equal(strata: Sequence[Stratum], budget: int) -> Plan:
     """The same number of new labels for every generation (as far as its items allow): the comparison."""
     _check(strata, budget)
     new = dict.fromkeys((s.key for s in strata), 0)
-    left = budget
-    while left > 0 and any(s.labelled + new[s.key] < s.items for s in strata):
-        for s in strata:
-            if left and s.labelled + new[s.key] < s.items:
-                new[s.key] += 1
-                left -= 1
+    _round_robin(strata, new, budget)
     return _plan(strata, new, "equal", ["equal allocation"])
 
 
 def labels_needed(
     strata: Sequence[Stratum], target: float, *, minimum: int = MIN_PER_GENERATION
 ) -> int | None:
-    """The fewest new labels whose Neyman allocation reaches an objective of ``target`` or less.
+    """The fewest new labels whose allocation by the spreads reaches an objective of ``target`` or less.
 
     Args:
         strata: The generations, each with its spread.
@@ -228,12 +290,12 @@ def labels_needed(
         The number of labels, or None when even labelling every item does not reach it.
     """
     room = sum(s.items - s.labelled for s in strata)
-    if allocate(strata, room, minimum=minimum).objective > target:  # type: ignore[operator]
+    if allocate(strata, room, minimum=minimum, fallback=False).objective > target:  # type: ignore[operator]
         return None
     low, high = 0, room  # the greedy plans are nested, so the objective falls as the budget grows
     while low < high:
         middle = (low + high) // 2
-        objective = allocate(strata, middle, minimum=minimum).objective
+        objective = allocate(strata, middle, minimum=minimum, fallback=False).objective
         if objective is not None and objective <= target:
             high = middle
         else:
@@ -242,9 +304,11 @@ def labels_needed(
 
 
 def _gain(stratum: Stratum, n: int) -> float:
-    """How much one more label lowers the variance at n labels: S^2 (1/n - 1/(n+1))."""
+    """How much one more label lowers the squared half-width at n labels."""
+    if n <= 2:
+        return math.inf
     spread = stratum.spread or 0.0
-    return math.inf if n == 0 else spread**2 / (n * (n + 1))
+    return half_width(spread, n, stratum.items) ** 2 - half_width(spread, n + 1, stratum.items) ** 2
 
 
 def _check(strata: Sequence[Stratum], budget: int) -> None:
@@ -267,14 +331,16 @@ def _plan(strata: Sequence[Stratum], new: dict[str, int], kind: str, notes: list
             new[s.key],
             s.spread,
             None
-            if s.spread is None or s.labelled + new[s.key] == 0
+            if s.spread is None or s.labelled + new[s.key] <= 2
             else width(s.spread, s.labelled + new[s.key], s.items),
         )
         for s in strata
     )
     known = all(s.spread is not None for s in strata)
     objective = (
-        sum(variance(s.spread or 0.0, s.labelled + new[s.key], s.items) for s in strata) if known else None
+        sum(half_width(s.spread or 0.0, s.labelled + new[s.key], s.items) ** 2 for s in strata)
+        if known
+        else None
     )
     return Plan(shares, kind, objective, tuple(notes))
 
@@ -290,7 +356,7 @@ def plan_lines(plan: Plan, labels: dict[str, str] | None = None) -> list[str]:
         The lines (no trailing newline).
     """
     names = labels or {}
-    rows = [("generation", "items", "labelled", "new", "total", "spread S", "expected 95 % width")]
+    rows = [("generation", "items", "labelled", "new", "total", "spread S", "predicted printed 95 % width")]
     for share in plan.shares:
         rows.append(
             (

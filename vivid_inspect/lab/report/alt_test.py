@@ -14,9 +14,11 @@ who scored the same items, each annotator ``j`` is left out in turn and the rest
    differences ``W_h - W_f``: ``epsilon`` is what the judge's lower cost is worth, a handicap on
    the annotator (0.2 for experts, 0.15 skilled annotators, 0.1 crowd workers: :data:`EPSILONS`).
    Differences that do not vary give ``p = 0`` when their mean is below ``epsilon``, else 1.
-3. Benjamini-Yekutieli at ``q = 0.05`` over the annotators' p-values (over every generation's
-   annotators when one judge is tested on several, as the paper advises for several domains); the
-   judge *wins against* an annotator whose null is rejected.
+3. Benjamini-Yekutieli at ``q = 0.05`` over the annotators' p-values of one generation (one data
+   set: the authors' reference code corrects per data set, so a second generation's human file
+   never changes the first's result); the judge *wins against* an annotator whose null is rejected.
+   The mirror test (``H0: rho_h - rho_f <= epsilon``), corrected the same way, says whom the judge
+   *loses against*: an annotator better than it by more than the handicap.
 4. The winning rate ``omega`` is the share of annotators the judge wins against; the judge passes
    when ``omega >= 0.5``. The advantage probability ``rho`` is the mean of ``rho_f`` over the
    annotators: the chance that the judge is as good as a randomly chosen annotator, for comparing
@@ -24,7 +26,9 @@ who scored the same items, each annotator ``j`` is left out in turn and the rest
 
 The authors allow two annotators but recommend three or more (with two, the test only asks which
 of the two the judge is closer to) and at least 30 items per annotator (the t-test's normal
-approximation); below that the result carries :data:`FEW_ANNOTATORS` or :func:`few_items`.
+approximation); below that the result carries :data:`FEW_ANNOTATORS` or :func:`few_items`, its
+``passed`` is None and its :attr:`AltTest.outcome` is :data:`BELOW_MINIMUM`: omega is reported,
+never a pass. :func:`settling_design` computes the design that would settle an open result.
 """
 
 from __future__ import annotations
@@ -44,6 +48,14 @@ DEFAULT_EPSILON = EPSILONS["expert"]
 Q_FDR = 0.05
 RECOMMENDED_ANNOTATORS = 3
 RECOMMENDED_ITEMS = 30
+BELOW_MINIMUM = "below the paper's minimum"
+"""The outcome of a test with fewer than 3 annotators or 30 shared items per annotator."""
+POWER = 0.8
+"""The probability with which a design from :func:`settling_design` should settle the question."""
+PLANNING_CONFIDENCE = 0.8
+"""One-sided confidence of the lower bound on each annotator's effect that :func:`settling_design` plans on."""
+MAX_ITEMS = 2000
+"""The largest design :func:`settling_design` proposes (shared items per annotator)."""
 FEW_ANNOTATORS = (
     "only two annotators: the test then asks which of the two the judge is closer to, with no consensus to "
     f"represent; the authors recommend {RECOMMENDED_ANNOTATORS} or more"
@@ -64,6 +76,8 @@ class LeftOut:
         p_value: One-sided p of ``rho_h - rho_f >= epsilon`` (None: fewer than two items).
         won: Whether the judge wins against this annotator (rejected by Benjamini-Yekutieli).
         spread: Standard deviation of the per-item ``W_h - W_f`` (None: fewer than two items).
+        p_loss: One-sided p of ``rho_h - rho_f <= epsilon`` (None: fewer than two items).
+        lost: Whether the annotator beats the judge by more than ``epsilon`` (the mirror test rejected).
     """
 
     annotator: str
@@ -73,6 +87,8 @@ class LeftOut:
     p_value: float | None
     won: bool = False
     spread: float | None = None
+    p_loss: float | None = None
+    lost: bool = False
 
 
 @dataclass(frozen=True)
@@ -86,7 +102,7 @@ class AltTest:
         items: Items scored by the judge and at least two annotators.
         winning_rate: ``omega``, over the annotators with a p-value (None when none has).
         advantage: ``rho``, the mean ``rho_f`` over those annotators (None when none has).
-        passed: ``omega >= 0.5`` (None when ``omega`` is None).
+        passed: ``omega >= 0.5`` with the authors' minimum design (None below it, or when ``omega`` is None).
         warnings: Why the design is smaller than the authors recommend, or what was left out.
     """
 
@@ -104,49 +120,117 @@ class AltTest:
         """Annotators with a p-value: the denominator of ``omega``."""
         return sum(1 for a in self.annotators if a.p_value is not None)
 
+    @property
+    def minimum_met(self) -> bool:
+        """The authors' design: 3 or more annotators tested, each on 30 or more shared items."""
+        return _minimum(self.annotators)
 
-def items_to_pass(result: AltTest) -> int | None:
-    """About how many shared items per annotator would let the judge pass, if it keeps its advantage.
+    @property
+    def ruled_out(self) -> bool:
+        """With the minimum design, the judge loses against more than half the annotators: it cannot pass."""
+        return self.minimum_met and sum(a.lost for a in self.annotators) > self.tested / 2
 
-    The judge passes with wins against half the annotators (rounded up), ``k`` of ``m``; at the
-    Benjamini-Yekutieli step each of those ``k`` needs ``p <= k q / (m H_m)``. An annotator whose
-    mean ``W_h - W_f`` is below ``epsilon`` reaches that with the ``n`` at which the same one-sided
-    t-test, with the same mean and spread as now, gives that p; the answer is the ``k``-th smallest
-    such ``n``.
+    @property
+    def outcome(self) -> str:
+        """``yes``, ``no`` or why neither: the ``passed`` cell of ``alt_test.csv``."""
+        if self.winning_rate is None:
+            return "not tested: fewer than two annotators share two or more items with the judge"
+        if not self.minimum_met:
+            fewest = min(a.n for a in self.annotators if a.p_value is not None)
+            return f"{BELOW_MINIMUM} ({self.tested} annotators tested, fewest shared items {fewest})"
+        return "yes" if self.passed else "no"
+
+
+@dataclass(frozen=True)
+class Design:
+    """A design of the test that should settle an open result, if the judge stays as it is.
+
+    Attributes:
+        annotators: Annotators to test (the present ones, and new ones up to the minimum).
+        items: Shared items per annotator (None: no design up to :data:`MAX_ITEMS` settles it).
+        answer: ``yes`` (the judge would pass) or ``no`` (it would be ruled out).
+        power: The predicted probability that the test gives that answer with this design.
+        gap: The distance of ``rho_h - rho_f`` from ``epsilon`` the power rests on (the ``k``-th
+            largest lower bound; 0 when fewer than ``k`` bounds are above 0).
+    """
+
+    annotators: int
+    items: int | None
+    answer: str
+    power: float
+    gap: float = 0.0
+
+
+def settling_design(
+    result: AltTest, power: float = POWER, confidence: float = PLANNING_CONFIDENCE
+) -> Design | None:
+    """The fewest shared items per annotator with which the test gives its likely answer with ``power``.
+
+    Each tested annotator keeps the mean ``d = W_h - W_f`` and spread seen now; annotators added to
+    reach :data:`RECOMMENDED_ANNOTATORS` are like the present ones on average. The likely answer is
+    ``yes`` when at least ``k = ceil(m / 2)`` of the ``m`` annotators have ``d < epsilon`` (the judge
+    passes with ``k`` wins), else ``no`` (``floor(m / 2) + 1`` losses rule it out). Each of those
+    annotators' one-sided t-test must reject at the Benjamini-Yekutieli level of ``k`` rejections,
+    ``k q / (m H_m)``: any ``k`` p-values under it give ``k`` rejections, so its power (the noncentral
+    t's) is a lower bound per annotator. Each annotator's distance from ``epsilon`` is planned at its
+    lower confidence bound (a pilot that flatters the judge must not promise a small design), so
+    the claim is: if the judge is at least that far from ``epsilon``, the design settles the test
+    with ``power``. The design's power is the ``k``-th largest of the annotators' (as if their
+    results went together, which shared items make them do); the items are the fewest, from the
+    minimum 30 on, that bring it to ``power``. ``bench/coverage_alt_test.py`` measures it.
 
     Args:
         result: A test with at least one annotator tested.
+        power: The wanted probability of settling.
+        confidence: One-sided confidence of the lower bound on each annotator's distance.
 
     Returns:
-        The items, or None when fewer than ``k`` annotators are below ``epsilon`` (more items of
-        the same kind will not make the judge pass) or nobody was tested.
+        The design, or None when nobody was tested.
     """
     tested = [a for a in result.annotators if a.p_value is not None]
     if not tested:
         return None
-    m = len(tested)
-    k = math.ceil(m / 2)
+    z = float(stats.norm.ppf(confidence))
+    effects = [
+        ((a.annotator_wins or 0.0) - (a.judge_wins or 0.0) - result.epsilon, _spread(a.spread, a.n), a.n)
+        for a in tested
+    ]
+    added = tuple(float(np.mean(column)) for column in zip(*effects, strict=True))
+    effects += [(added[0], added[1], int(added[2]))] * max(0, RECOMMENDED_ANNOTATORS - len(effects))
+    m = len(effects)
+    answer = "yes" if sum(e < 0 for e, _, _ in effects) >= math.ceil(m / 2) else "no"
+    k = math.ceil(m / 2) if answer == "yes" else m // 2 + 1
     level = k * result.q / (m * sum(1 / i for i in range(1, m + 1)))
-    needed = []
-    for a in tested:
-        gap = result.epsilon - ((a.annotator_wins or 0.0) - (a.judge_wins or 0.0))
-        if gap <= 0:
-            continue
-        spread = a.spread if a.spread is not None and a.spread > 0 else 1.0 / math.sqrt(a.n)
-        needed.append(_items_for(gap, spread, level, a.n))
-    if len(needed) < k:
-        return None
-    return sorted(needed)[k - 1]
+    # Plan on the effect's lower confidence bound: a pilot's effect is noisy, and a design planned on
+    # the estimate itself falls short whenever the pilot happened to flatter the judge (or the annotator).
+    planned = [(abs(e) - z * s / math.sqrt(n), s) for e, s, n in effects if (e < 0) == (answer == "yes")]
+    helping = [(g, s) for g, s in planned if g > 0]
+    if len(helping) < k:
+        return Design(m, None, answer, 0.0)
+    gap = sorted((g for g, _ in helping), reverse=True)[k - 1]
+
+    def design_power(n: int) -> float:
+        critical = float(stats.t.ppf(1 - level, df=n - 1))
+        each = sorted(
+            (float(stats.nct.sf(critical, n - 1, g * math.sqrt(n) / s)) for g, s in helping), reverse=True
+        )
+        return each[k - 1]
+
+    low = max(RECOMMENDED_ITEMS, max(a.n for a in tested))
+    if design_power(low) >= power:
+        return Design(m, low, answer, design_power(low), gap)
+    if design_power(MAX_ITEMS) < power:
+        return Design(m, None, answer, design_power(MAX_ITEMS), gap)
+    high = MAX_ITEMS
+    while high - low > 1:  # design_power(low) < power <= design_power(high)
+        middle = (low + high) // 2
+        low, high = (low, middle) if design_power(middle) >= power else (middle, high)
+    return Design(m, high, answer, design_power(high), gap)
 
 
-def _items_for(gap: float, spread: float, level: float, start: int) -> int:
-    """The fewest items, from ``start`` on, whose one-sided t-test of a mean ``gap`` below epsilon reaches ``level``."""
-    z = float(stats.norm.ppf(1 - level))
-    # The normal approximation first: the t needs at least as many.
-    n = max(start, 2, math.ceil((z * spread / gap) ** 2))
-    while float(stats.t.cdf(-gap * math.sqrt(n) / spread, df=n - 1)) > level:
-        n = math.ceil(n * 1.05) + 1
-    return n
+def _spread(spread: float | None, n: int) -> float:
+    """The spread of ``W_h - W_f``; differences that did not vary count as one step in ``n`` varying."""
+    return spread if spread is not None and spread > 0 else 1.0 / math.sqrt(n)
 
 
 def few_items(annotator: str, n: int) -> str:
@@ -200,32 +284,38 @@ def alt_tests(
     epsilon: float = DEFAULT_EPSILON,
     q: float = Q_FDR,
 ) -> dict[Any, AltTest]:
-    """One judge tested on several sets of annotators (one per generation), one FDR step over all.
+    """One judge tested on several sets of annotators (one per generation), each corrected on its own.
 
     Args:
         cases: For each key (a generation): the judge's scores and the annotators' scores.
         epsilon: The annotators' handicap.
-        q: The false discovery rate, controlled over every annotator of every case.
+        q: The false discovery rate, controlled over the annotators of each case (one data set).
 
     Returns:
-        The test of each case; ``omega`` is per case, the rejections are decided together.
+        The test of each case: the others' p-values never change it.
     """
     epsilon = epsilon_of(epsilon)
-    left_outs = {key: _left_outs(judge, annotators, epsilon) for key, (judge, annotators) in cases.items()}
-    tested = [
-        (key, i) for key, rows in left_outs.items() for i, row in enumerate(rows) if row.p_value is not None
-    ]
-    p_values = np.array([left_outs[key][i].p_value for key, i in tested], dtype=float)
-    rejected = stats.false_discovery_control(p_values, method="by") <= q if p_values.size else np.array([])
-    won = {place for place, rejection in zip(tested, rejected, strict=True) if rejection}
-    results: dict[Any, AltTest] = {}
-    for key, rows in left_outs.items():
-        marked = tuple(
-            LeftOut(r.annotator, r.n, r.judge_wins, r.annotator_wins, r.p_value, (key, i) in won, r.spread)
-            for i, r in enumerate(rows)
-        )
-        results[key] = _summary(marked, cases[key], epsilon, q)
-    return results
+    return {key: _case(judge, annotators, epsilon, q) for key, (judge, annotators) in cases.items()}
+
+
+def _case(judge: Scores, annotators: Mapping[str, Scores], epsilon: float, q: float) -> AltTest:
+    rows = _left_outs(judge, annotators, epsilon)
+    won, lost = (_rejected([getattr(r, p) for r in rows], q) for p in ("p_value", "p_loss"))
+    marked = tuple(
+        LeftOut(r.annotator, r.n, r.judge_wins, r.annotator_wins, r.p_value, w, r.spread, r.p_loss, lo)
+        for r, w, lo in zip(rows, won, lost, strict=True)
+    )
+    return _summary(marked, (judge, annotators), epsilon, q)
+
+
+def _rejected(p_values: list[float | None], q: float) -> list[bool]:
+    """Benjamini-Yekutieli over the p-values given (None: not tested, never rejected)."""
+    given = [i for i, p in enumerate(p_values) if p is not None]
+    if not given:
+        return [False] * len(p_values)
+    adjusted = stats.false_discovery_control(np.array([p_values[i] for i in given], dtype=float), method="by")
+    rejected = {i for i, a in zip(given, adjusted, strict=True) if a <= q}
+    return [i in rejected for i in range(len(p_values))]
 
 
 def _left_outs(judge: Scores, annotators: Mapping[str, Scores], epsilon: float) -> list[LeftOut]:
@@ -250,8 +340,12 @@ def _left_outs(judge: Scores, annotators: Mapping[str, Scores], epsilon: float) 
         differences = np.array(wins_h) - np.array(wins_f)
         p_value = _one_sided_p(differences, epsilon) if n >= 2 else None
         spread = float(differences.std(ddof=1)) if n >= 2 else None
+        # The mirror test is the same t statistic's other tail: H0 mean <= epsilon against > epsilon.
+        p_loss = _one_sided_p(2 * epsilon - differences, epsilon) if n >= 2 else None
         rows.append(
-            LeftOut(str(name), n, float(np.mean(wins_f)), float(np.mean(wins_h)), p_value, False, spread)
+            LeftOut(
+                str(name), n, float(np.mean(wins_f)), float(np.mean(wins_h)), p_value, False, spread, p_loss
+            )
         )
     return rows
 
@@ -298,4 +392,11 @@ def _summary(
         return AltTest(epsilon, q, rows, items, None, None, None, tuple(warnings))
     omega = sum(r.won for r in tested) / len(tested)
     rho = float(np.mean([r.judge_wins for r in tested]))
-    return AltTest(epsilon, q, rows, items, omega, rho, omega >= 0.5, tuple(warnings))
+    return AltTest(
+        epsilon, q, rows, items, omega, rho, omega >= 0.5 if _minimum(rows) else None, tuple(warnings)
+    )
+
+
+def _minimum(rows: tuple[LeftOut, ...]) -> bool:
+    tested = [r.n for r in rows if r.p_value is not None]
+    return len(tested) >= RECOMMENDED_ANNOTATORS and min(tested) >= RECOMMENDED_ITEMS

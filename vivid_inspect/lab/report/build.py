@@ -10,7 +10,7 @@ are read by no table of generations.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from vivid_inspect.lab.humans.binding import NOT_COMPARED, bind_generation, generations_in
+from vivid_inspect.lab.interrupt import rewriting_report
 from vivid_inspect.lab.report import plots
 from vivid_inspect.lab.report.alt_test import DEFAULT_EPSILON, epsilon_of
 from vivid_inspect.lab.report.audit_tables import audit_tables
@@ -49,9 +50,11 @@ from vivid_inspect.lab.report.render import (
     to_markdown,
 )
 from vivid_inspect.lab.report.repeats import first_repeat
+from vivid_inspect.lab.report.summary import summary_markdown
 from vivid_inspect.lab.report.tables import counts, table3, table4, table5
 from vivid_inspect.lab.report.usage import usage_table
 from vivid_inspect.lab.report.versions import stale_judgements
+from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT
 
 DEFAULT_OUT = "report"
 REPORT_MD = "report.md"
@@ -68,6 +71,8 @@ class Report:
         skipped: Files under the log folder that were not read, and audit logs that gave no card,
             ``path: reason`` each.
         cards: The judge card file's text (``judge_card.md``): one page per judge.
+        summary: The summary that opens the markdown (``summary.summary_markdown``), which is all
+            ``vivid run`` prints of the report.
     """
 
     markdown: str
@@ -75,6 +80,7 @@ class Report:
     tables: tuple[Table, ...] = ()
     skipped: tuple[str, ...] = ()
     cards: str = ""
+    summary: str = ""
 
     def table(self, name: str) -> Table:
         """The table with this name (``table1_judges``, ``table3_themes``, ...)."""
@@ -125,6 +131,8 @@ def write_report(
             ``human_generation`` that matches nothing, selectors that do not pair with the
             files, two files bound to one generation, a bad ``epsilon``.
         vivid_inspect.lab.humans.scores_file.HumanScoresError: A human scores file is invalid.
+        vivid_inspect.lab.interrupt.ReportInterrupted: Ctrl-C once the first file was written: the
+            folder keeps its ``INCOMPLETE`` mark.
     """
     chosen_formats = parse_formats(formats)
     handicap = epsilon_of(epsilon)
@@ -147,13 +155,27 @@ def write_report(
     tables = (*built.tables, *audits)
     skipped = (*logset.skipped, *(one_line(entry) for entry in unread))
     out.mkdir(parents=True, exist_ok=True)
-    drawn = _figures(out, tables, built.reliability, built.table1_humans, built.judge) if figures else []
-    markdown = _markdown(logset, tables, bool(files), skipped, built.lines) + _figures_markdown(drawn)
-    files_written = _write(out, tables, markdown, chosen_formats)
-    if "md" in chosen_formats:
-        files_written.insert(1, _write_text(out / CARD_FILE, built.cards))
+    with rewriting_report(out) as check:  # marked incomplete until the last file is written
+        drawn = _figures(out, tables, built.reliability, built.table1_humans, built.judge) if figures else []
+        check()
+        summary = summary_markdown(
+            tables, has_humans=bool(files), log_dir=str(log_dir), unscored_limit=UNSCORED_SHARE_LIMIT
+        )
+        markdown = _markdown(logset, tables, bool(files), skipped, built.lines, summary) + _figures_markdown(
+            drawn
+        )
+        files_written = _write(out, tables, markdown, chosen_formats, check)
+        if "md" in chosen_formats:
+            files_written.insert(1, _write_text(out / CARD_FILE, built.cards))
     files_written.extend(figure.path for figure in drawn if figure.path is not None)
-    return Report(markdown=markdown, files=files_written, tables=tables, skipped=skipped, cards=built.cards)
+    return Report(
+        markdown=markdown,
+        files=files_written,
+        tables=tables,
+        skipped=skipped,
+        cards=built.cards,
+        summary=summary,
+    )
 
 
 def _listed(value: object) -> list[Any]:
@@ -358,12 +380,13 @@ def _markdown(
     has_humans: bool,
     skipped: tuple[str, ...],
     lines_about: list[str],
+    summary: str = "",
 ) -> str:
     by_task: dict[str, int] = {}
     for ref in logset.logs:
         by_task[ref.task] = by_task.get(ref.task, 0) + 1
     judged = sum(1 for ref in logset.logs if ref.vivid_judge is not None)
-    lines = ["# VIVID report", ""]
+    lines = ["# VIVID report", "", summary, "## Logs read", ""] if summary else ["# VIVID report", ""]
     if not logset.logs:
         lines.append("- no Inspect logs found")
     else:
@@ -463,11 +486,18 @@ def _left_out_notes(logset: LogSet) -> list[str]:
     return lines
 
 
-def _write(out: Path, tables: tuple[Table, ...], markdown: str, formats: tuple[Format, ...]) -> list[Path]:
+def _write(
+    out: Path,
+    tables: tuple[Table, ...],
+    markdown: str,
+    formats: tuple[Format, ...],
+    check: Callable[[], None],
+) -> list[Path]:
     files: list[Path] = []
     if "md" in formats:
         files.append(_write_text(out / REPORT_MD, markdown))
     for table in tables:
+        check()  # a Ctrl-C that a callback dropped stops here, not after the last file
         if not table.files:  # a view printed in report.md; its numbers are in another table's files
             continue
         if "csv" in formats:

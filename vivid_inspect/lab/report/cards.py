@@ -45,15 +45,42 @@ def judge_scores(rows: pd.DataFrame) -> list[JudgeScores]:
     found = []
     for key in judge_keys(rows) if not rows.empty else []:
         mine = latest(select(rows, key), ["generation", "judge", "judge_model"])
-        mine = mine[~mine["error"].astype(bool)]
-        by_generation = {
-            str(generation): {
-                int(str(item)): float(value)
-                for item, value in group.groupby("id", sort=True)["value"].mean().dropna().items()
-            }
+        # A refused value is a reply with no usable score: unreadable for the card, as for the summary.
+        mine = mine[~mine["error"].astype(bool) | mine["refused"].astype(bool)]
+        means = {
+            str(generation): group.groupby("id", sort=True)["value"].mean()
             for generation, group in mine.groupby("generation", sort=True)
         }
-        found.append(JudgeScores(key.name, key.model, strategy_of(rows, key), by_generation))
+        by_generation = {
+            generation: {int(str(item)): float(value) for item, value in values.dropna().items()}
+            for generation, values in means.items()
+        }
+        # An item is unscored when no epoch of it got a readable score; its reasons are the parser's.
+        judged = sum(len(values) for values in means.values())
+        unscored = judged - sum(len(scores) for scores in by_generation.values())
+        unread = mine[mine["unscored"].astype(bool) | mine["refused"].astype(bool)]
+        reasons = (
+            unread["parse_status"]
+            .where(~unread["refused"].astype(bool), "refused")
+            .dropna()
+            .astype(str)
+            .value_counts()
+        )
+        found.append(
+            JudgeScores(
+                key.name,
+                key.model,
+                strategy_of(rows, key),
+                by_generation,
+                judged=judged,
+                unscored=unscored,
+                unscored_items={
+                    generation: frozenset(int(str(item)) for item in values[values.isna()].index)
+                    for generation, values in means.items()
+                },
+                reasons=tuple(f"{reason} ({count})" for reason, count in reasons.head(3).items()),
+            )
+        )
     return found
 
 

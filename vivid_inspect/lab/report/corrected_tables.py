@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import pandas as pd
 
-from vivid_inspect.lab.report.corrected import MIN_LABELLED, VARIANCE_NOTE, corrected_cell
+from vivid_inspect.lab.report.corrected import MIN_LABELLED, SCORE_RANGE, VARIANCE_NOTE, corrected_cell
 from vivid_inspect.lab.report.intervals import Interval, interval_text
 from vivid_inspect.lab.report.render import Table
 
@@ -36,14 +36,16 @@ CORRECTED_COLUMNS: tuple[str, ...] = (
     "bias_lo",
     "bias_hi",
     "n_human",
+    "n_human_unscored",
     "corrected_note",
 )
-"""The columns a cell gains; ``corrected_note`` says why the three have no interval."""
+"""The columns a cell gains; ``n_human_unscored``: labelled items the judge left unscored (counted in
+``n_human``); ``corrected_note`` says why the three have no interval, or how unscored items were counted."""
 ESTIMAND = (
     "human_mean, corrected_mean: estimates of the mean human score over every item of the cell the judge scored "
     "(human_mean from the labelled items only, corrected_mean from the judge's score of every item corrected by "
-    "the labelled ones); bias: the judge's mean minus the humans' over the labelled items (positive: lenient), "
-    "what the correction removes"
+    "the labelled ones); bias: the judge's mean over the items it scored minus their corrected mean (positive: "
+    "lenient), what the correction removes"
 )
 ASSUMPTION = (
     "the labelled items are taken to be a uniform random draw within their generation (as `vivid annotate "
@@ -56,6 +58,7 @@ VIEW_COLUMNS: tuple[str, ...] = (
     "generation",
     "cell",
     "n_human",
+    "n_human_unscored",
     "n_items",
     "judge_mean",
     "human_mean",
@@ -68,20 +71,29 @@ VIEW_COLUMNS: tuple[str, ...] = (
 )
 
 
-def corrected_columns(judge: Mapping[int, float], human: Mapping[int, float] | None) -> dict[str, object]:
+def corrected_columns(
+    judge: Mapping[int, float],
+    human: Mapping[int, float] | None,
+    items: Collection[int] = (),
+    score_range: tuple[float, float] = SCORE_RANGE,
+) -> dict[str, object]:
     """One cell's corrected columns.
 
     Args:
         judge: The judge's score of every item of the cell it scored (an item's epochs averaged).
         human: Each labelled item's human score for the cell's generation (any items: those
             outside the cell are left out), or None when no human scores are bound to it.
+        items: Every item of the cell; those missing from ``judge`` were left unscored (or refused).
+        score_range: The lowest and highest score.
 
     Returns:
         The values of :data:`CORRECTED_COLUMNS`: empty without human scores.
     """
     if human is None:
         return dict.fromkeys(CORRECTED_COLUMNS[:-1]) | {"corrected_note": ""}
-    found = corrected_cell(judge, {item: score for item, score in human.items() if item in judge})
+    unscored = set(items) - set(judge)
+    mine = {item: score for item, score in human.items() if item in judge or item in unscored}
+    found = corrected_cell(judge, mine, unscored=unscored, score_range=score_range)
     columns: dict[str, object] = {}
     for name, interval in (
         ("human_mean", found.human),
@@ -90,7 +102,15 @@ def corrected_columns(judge: Mapping[int, float], human: Mapping[int, float] | N
     ):
         columns |= {name: interval.estimate, f"{name}_lo": interval.lo, f"{name}_hi": interval.hi}
     columns["n_human"] = found.n_human
-    columns["corrected_note"] = _why_none(found.n_human, (found.human, found.corrected, found.bias))
+    columns["n_human_unscored"] = found.n_human_unscored
+    why = _why_none(found.n_human, (found.human, found.corrected, found.bias))
+    counted = (
+        f"{found.n_unscored} item(s) the judge left unscored ({found.n_human_unscored} labelled) are a stratum of "
+        "their own in corrected_mean; bias is over the items it scored"
+        if found.n_unscored and found.n_human
+        else ""
+    )
+    columns["corrected_note"] = "; ".join(filter(None, (why, counted, found.note)))
     return columns
 
 
@@ -123,7 +143,19 @@ def corrected_view(table: Table, number: str) -> Table | None:
     records = []
     for row in bound.to_dict("records"):
         records.append(
-            {key: row[key] for key in ("model", "prompt", "data", "generation", "cell", "n_human", "n_items")}
+            {
+                key: row[key]
+                for key in (
+                    "model",
+                    "prompt",
+                    "data",
+                    "generation",
+                    "cell",
+                    "n_human",
+                    "n_human_unscored",
+                    "n_items",
+                )
+            }
             | {"judge_mean": row["judge_mean"]}
             | {
                 column: row[name] if column == name else _ci(row, name)
@@ -143,7 +175,7 @@ def corrected_view(table: Table, number: str) -> Table | None:
         ASSUMPTION,
         VARIANCE_NOTE,
         f"every number here is also in {table.name}.csv (columns human_mean, corrected_mean, bias with _lo/_hi, "
-        "n_human, n_items, corrected_note)",
+        "n_human, n_human_unscored, n_items, corrected_note)",
     )
     return Table(
         f"{table.name}_corrected",
@@ -152,7 +184,7 @@ def corrected_view(table: Table, number: str) -> Table | None:
         frame[shown],
         decimals=2,
         notes=notes,
-        counts=("n_human", "n_items"),
+        counts=("n_human", "n_human_unscored", "n_items"),
         files=False,
     )
 

@@ -4,14 +4,21 @@ A page gathers what the report knows of one judge against people: its agreement 
 (Cohen's kappa with its interval, Krippendorff's alpha), the alternative annotator test
 (:mod:`vivid_inspect.lab.report.alt_test`), its bias and the corrected mean on every generation with
 human scores (:mod:`vivid_inspect.lab.report.corrected`), and the verdicts of any ``vivid audit`` of it
-in the folder. Its first line is the verdict, one of :data:`VERDICTS`:
+in the folder. When more than :data:`~vivid_inspect.lab.unscored.UNSCORED_SHARE_LIMIT` of the items
+it judged got no readable score, the page says so first. Then it answers two questions apart, each
+one of :data:`VERDICTS` on a line of its own:
 
-- **yes**: the judge passes the alternative annotator test on every generation tested, each with
-  the design the authors recommend (three or more annotators, 30 or more shared items each), and no
-  audit of it in the folder failed;
-- **no**: it fails the test on a generation with that design;
-- **not enough evidence**: anything else, with what is missing said plainly (human scores,
-  annotators, shared items, or an audit that failed) and how much more would settle it.
+1. *May it replace the annotators item by item?* **yes** when it passes the alternative annotator
+   test on every generation tested with the authors' minimum design (3 or more annotators, 30 or
+   more shared items each) and no audit of it failed; **no** only when the evidence rules it out
+   (its replies were mostly unreadable, or, with that design, annotators beat it by more than the
+   handicap on more than half the comparisons); **not enough evidence** otherwise, with the design
+   (annotators, shared items) that would settle it, computed by
+   :func:`~vivid_inspect.lab.report.alt_test.settling_design`.
+2. *Are its means unbiased on these generations?* **yes** when every bias interval lies inside
+   ±:data:`BIAS_TOLERANCE`; **no** when one lies wholly outside it; **not enough evidence**
+   otherwise, with the labelled items that would settle it. A "yes" to the first question never
+   stands without the caveat when the second is not "yes": read ``corrected_mean``.
 
 The card never stands in for people: without human scores it says so, and names the commands that
 collect them.
@@ -19,30 +26,45 @@ collect them.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
+from vivid_inspect.judge_id import LLM_STRATEGIES
 from vivid_inspect.lab.report.agreement import agreement
 from vivid_inspect.lab.report.alt_test import (
+    BELOW_MINIMUM,
+    MAX_ITEMS,
+    PLANNING_CONFIDENCE,
+    POWER,
     RECOMMENDED_ANNOTATORS,
     RECOMMENDED_ITEMS,
     AltTest,
     alt_tests,
-    items_to_pass,
+    settling_design,
 )
 from vivid_inspect.lab.report.audit_tables import audited
-from vivid_inspect.lab.report.corrected import VARIANCE_NOTE, Corrected, corrected_cell
+from vivid_inspect.lab.report.corrected import MIN_LABELLED, VARIANCE_NOTE, Corrected, corrected_cell
 from vivid_inspect.lab.report.intervals import Interval, interval_text
 from vivid_inspect.lab.report.render import Table
+from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT, mostly_unscored
+from vivid_inspect.scorers.judge_parse import MAX_SCORE, MIN_SCORE
 
 CARD_FILE = "judge_card.md"
 YES, NO, UNDECIDED = "yes", "no", "not enough evidence"
 VERDICTS = (YES, NO, UNDECIDED)
 SINGLE = "(no annotator column)"
 """The annotator name of a human file without an ``annotator`` column (one annotator)."""
+BIAS_TOLERANCE_SHARE = 0.04
+"""The bias a judge's means may have, as a share of the score range."""
+BIAS_TOLERANCE = BIAS_TOLERANCE_SHARE * (MAX_SCORE - MIN_SCORE)
+"""0.2 points on the 0-5 scale: the paper's models of one size differ by less than that, so a larger
+bias could reorder them. A judge's means count as unbiased when the bias interval lies inside ± it."""
+READ_CORRECTED = "read `corrected_mean` (Tables 3 and 4, `judge_bias`), not the judge's own means"
 
 
 @dataclass(frozen=True)
@@ -81,12 +103,21 @@ class JudgeScores:
         model: Its model (empty for the lexical judge).
         strategy: Its strategy.
         by_generation: Generation key to item to score.
+        judged: Items it replied on, scored or not (0: not counted).
+        unscored: Items of those with no readable score.
+        reasons: The commonest reasons for those, with their counts.
+        unscored_items: Generation key to the items it judged without a readable score: their own
+            stratum of the corrected mean, which stays the mean human score over every item.
     """
 
     name: str
     model: str
     strategy: str
     by_generation: Mapping[str, Mapping[int, float]]
+    judged: int = 0
+    unscored: int = 0
+    reasons: tuple[str, ...] = ()
+    unscored_items: Mapping[str, frozenset[int]] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -100,9 +131,10 @@ class Card:
 
     Attributes:
         judge: The judge.
-        verdict: One of :data:`VERDICTS`.
+        verdict: May it replace the annotators item by item: one of :data:`VERDICTS`.
         why: The reason, one sentence.
         settle: What evidence would settle an undecided case (empty when decided).
+        means: Are its means unbiased within :data:`BIAS_TOLERANCE`: one of :data:`VERDICTS`.
         markdown: The page.
         tests: The alternative annotator test per generation key.
         corrected: The corrected columns per generation key.
@@ -112,6 +144,7 @@ class Card:
     verdict: str
     why: str
     settle: tuple[str, ...]
+    means: str
     markdown: str
     tests: dict[str, AltTest] = field(default_factory=dict)
     corrected: dict[str, Corrected] = field(default_factory=dict)
@@ -165,17 +198,29 @@ def _card(
         if len(_several(h.annotators)) >= 2
     }
     tests = alt_tests(cases, epsilon=epsilon) if cases else {}
-    corrected = {h.generation: corrected_cell(judge.by_generation[h.generation], h.means()) for h in mine}
+    corrected = {
+        h.generation: corrected_cell(
+            judge.by_generation[h.generation], h.means(), unscored=judge.unscored_items.get(h.generation, ())
+        )
+        for h in mine
+    }
     audit_lines, audit_failed = _audits(judge, audits)
     verdict, why, settle = _verdict(judge, humans, mine, tests, audit_failed, log_dir, generations)
-    lines = [
-        f"# Judge card: {judge.label} (strategy {judge.strategy or 'unknown'})",
-        "",
+    labels = {h.generation: h.label for h in mine}
+    means, means_why, means_settle = _means_verdict([(labels[g], c) for g, c in corrected.items()])
+    if verdict == YES and means != YES:
+        why += f" Item by item only: its means are not shown unbiased (next line); {READ_CORRECTED}."
+    lines = [f"# Judge card: {judge.label} (strategy {judge.strategy or 'unknown'})", ""]
+    if mostly_unscored(judge.unscored, judge.judged):
+        lines += [_unreadable(judge), ""]
+    lines += [
         f"**Can replace the annotators on this data: {verdict}.** {why}",
         "",
+        f"**Its means are unbiased on these generations (bias inside ±{BIAS_TOLERANCE:g}): {means}.** {means_why}",
+        "",
     ]
-    if settle:
-        lines += ["What would settle it:", "", *(f"- {step}" for step in settle), ""]
+    if settle or means_settle:
+        lines += ["What would settle it:", "", *(f"- {step}" for step in (*settle, *means_settle)), ""]
     lines += _agreement_section(judge, mine)
     lines += _alt_test_section(mine, tests, epsilon)
     lines += _bias_section(mine, corrected)
@@ -183,7 +228,18 @@ def _card(
     lines += ["## What this rests on", ""]
     lines += [f"- {h.label}: {h.drawn}" for h in mine] or ["- no human scores were given"]
     lines.append(f"- {VARIANCE_NOTE}")
-    return Card(judge, verdict, why, tuple(settle), "\n".join(lines) + "\n", dict(tests), corrected)
+    steps = (*settle, *means_settle)
+    return Card(judge, verdict, why, steps, means, "\n".join(lines) + "\n", dict(tests), corrected)
+
+
+def _unreadable(judge: JudgeScores) -> str:
+    share = judge.unscored / judge.judged
+    reasons = f"; commonest: {', '.join(judge.reasons)}" if judge.reasons else ""
+    return (
+        f"**Replies mostly unreadable: {judge.unscored} of {judge.judged} judged items ({share:.0%}) got no readable "
+        f"score (limit {UNSCORED_SHARE_LIMIT:.0%}{reasons}).** Everything below rests on the items it did score; "
+        "read its replies (`inspect view`) before using it."
+    )
 
 
 def _several(annotators: Mapping[str, Mapping[int, float]]) -> dict[str, Mapping[int, float]]:
@@ -201,6 +257,15 @@ def _verdict(
     generations: Sequence[str],
 ) -> tuple[str, str, list[str]]:
     collect = _collect_command(log_dir, generations)
+    if mostly_unscored(judge.unscored, judge.judged):
+        return (
+            NO,
+            f"It gave no readable score on {judge.unscored / judge.judged:.0%} of the items it judged: an annotator "
+            "it replaced would leave those items unscored.",
+            [
+                "Fix the judge (its model, prompt or token limit) until its replies read as scores, then judge again."
+            ],
+        )
     if not humans:
         return (
             UNDECIDED,
@@ -209,7 +274,8 @@ def _verdict(
             [
                 f"Scores by {RECOMMENDED_ANNOTATORS} or more annotators of the same {RECOMMENDED_ITEMS}+ explanations "
                 f"of a generation this judge scored: {collect}",
-                f"Then `vivid report {log_dir} --human HUMANS.csv` (repeat --human for each generation scored).",
+                f"Then `vivid report {shlex.quote(log_dir)} --human HUMANS.csv` (repeat --human for each generation "
+                "scored).",
             ],
         )
     if not mine:
@@ -229,70 +295,144 @@ def _verdict(
                 f"{collect}"
             ],
         )
-    failed_full = [g for g, t in tests.items() if t.passed is False and _full(t)]
     by_key = {h.generation: h.label for h in mine}
-    if failed_full:
-        names = ", ".join(by_key[g] for g in failed_full)
-        rates = ", ".join(f"omega {tests[g].winning_rate:.2f}" for g in failed_full)
-        return NO, f"It fails the alternative annotator test on {names} ({rates} < 0.5).", []
-    settle: list[str] = []
-    for generation, test in tests.items():
-        settle.extend(_more_evidence(by_key[generation], test))
+    ruled_out = [g for g, t in tests.items() if t.ruled_out]
+    if ruled_out:
+        names = ", ".join(
+            f"{by_key[g]} ({sum(a.lost for a in tests[g].annotators)} of {tests[g].tested})"
+            for g in ruled_out
+        )
+        return (
+            NO,
+            f"Annotators are closer to each other than the judge is, by more than the handicap, on {names}: "
+            "more items would not make it pass.",
+            [],
+        )
+    settle = [
+        step
+        for generation, test in tests.items()
+        if test.passed is not True
+        for step in _more_evidence(by_key[generation], test)
+    ]
     if audit_failed:
         settle.append(
             f"The audit found: {'; '.join(audit_failed)}; fix the judge or its prompt and audit it again."
         )
-    if all(t.passed and _full(t) for t in tests.values()) and not audit_failed:
+    if all(t.passed for t in tests.values()) and not audit_failed:
         n = len(tests)
         return (
             YES,
-            f"It passes the alternative annotator test on {'every one of the ' + str(n) if n > 1 else 'the'} generation(s) tested, with the recommended design.",
+            f"It passes the alternative annotator test on {'every one of the ' + str(n) if n > 1 else 'the'} "
+            "generation(s) tested, with the authors' minimum design.",
             [],
         )
-    passed = sum(1 for t in tests.values() if t.passed)
-    why = f"It passes the alternative annotator test on {passed} of {len(tests)} generation(s)"
-    why += (
-        ", but not with the design the authors recommend" if not all(_full(t) for t in tests.values()) else ""
-    )
+    outcomes = "; ".join(f"{by_key[g]}: {t.outcome}" for g, t in tests.items())
+    why = f"The alternative annotator test neither clears nor rules it out ({outcomes})"
     why += "; an audit of it failed" if audit_failed else ""
     return UNDECIDED, why + ".", settle
 
 
-def _full(test: AltTest) -> bool:
-    """The design the authors recommend: three or more annotators, 30 or more shared items each."""
-    tested = [a for a in test.annotators if a.p_value is not None]
-    return len(test.annotators) >= RECOMMENDED_ANNOTATORS and all(a.n >= RECOMMENDED_ITEMS for a in tested)
-
-
 def _more_evidence(label: str, test: AltTest) -> list[str]:
-    steps = []
-    if len(test.annotators) < RECOMMENDED_ANNOTATORS:
-        more = RECOMMENDED_ANNOTATORS - len(test.annotators)
-        steps.append(f"{label}: {more} more annotator(s) on the shared items ({len(test.annotators)} now)")
-    fewest = min((a.n for a in test.annotators if a.p_value is not None), default=0)
-    if fewest < RECOMMENDED_ITEMS:
-        steps.append(
-            f"{label}: at least {RECOMMENDED_ITEMS} shared items per annotator (the fewest now: {fewest})"
+    """The design that would settle an open test, as the card's step."""
+    design = settling_design(test)
+    if design is None:
+        return [
+            f"{label}: {RECOMMENDED_ANNOTATORS} or more annotators on {RECOMMENDED_ITEMS}+ shared items each"
+        ]
+    fewest = min(a.n for a in test.annotators if a.p_value is not None)
+    if design.items is None:
+        return [
+            f"{label}: no design up to {MAX_ITEMS} shared items per annotator is sure to settle it from what "
+            f"{fewest} shared items show: the judge is close to the annotators' level less the handicap (epsilon "
+            f"{test.epsilon}), or too few items say which side it is on; score more shared items and look again"
+        ]
+    return [
+        f"{label}: {design.annotators} annotators on {design.items} shared items each (now {test.tested} on "
+        f"{fewest} or more) would answer {design.answer} with probability {design.power:.0%} or more, if the judge "
+        f"is at least {design.gap:.2f} from the handicap (the {PLANNING_CONFIDENCE:.0%} lower bound of what these "
+        "items show; a power calculation of the same test, checked in bench/coverage_alt_test.py)"
+    ]
+
+
+def _means_verdict(corrected: Sequence[tuple[str, Corrected]]) -> tuple[str, str, list[str]]:
+    """Are the judge's means unbiased within :data:`BIAS_TOLERANCE` on every generation with human scores?"""
+    if not corrected:
+        return UNDECIDED, "No human scores of a generation it scored: its bias cannot be measured.", []
+    verdicts = [(label, c, bias_verdict(c)) for label, c in corrected]
+    shown = "; ".join(f"{label}: {_num(c.bias.estimate)} {_ci(c.bias)}" for label, c, _ in verdicts)
+    if all(v == YES for _, _, v in verdicts):
+        return YES, f"Every bias interval lies inside ±{BIAS_TOLERANCE:g} ({shown}).", []
+    verdict = NO if any(v == NO for _, _, v in verdicts) else UNDECIDED
+    where = "lies wholly outside" if verdict == NO else "is not inside"
+    why = f"The bias interval {where} ±{BIAS_TOLERANCE:g} on some generation ({shown}): {READ_CORRECTED}."
+    settle = [_labels_step(label, c) for label, c, v in verdicts if v == UNDECIDED]
+    return verdict, why, settle
+
+
+def bias_verdict(c: Corrected) -> str:
+    """Whether a generation's bias interval lies inside ±:data:`BIAS_TOLERANCE` (yes), wholly outside (no), or neither."""
+    lo, hi = c.bias.lo, c.bias.hi
+    if lo is None or hi is None:
+        return UNDECIDED
+    if lo >= -BIAS_TOLERANCE and hi <= BIAS_TOLERANCE:
+        return YES
+    return NO if lo > BIAS_TOLERANCE or hi < -BIAS_TOLERANCE else UNDECIDED
+
+
+def _labels_step(label: str, c: Corrected) -> str:
+    if c.bias.lo is None:
+        return f"{label}: at least {MIN_LABELLED} labelled items for a bias interval ({c.n_human} now)"
+    needed = labels_to_settle(c)
+    if needed is None:
+        return (
+            f"{label}: the bias is too close to ±{BIAS_TOLERANCE:g} for {c.n_human} labelled items to say on which "
+            "side it lies; label more items and look again"
         )
-    if test.passed is False:
-        needed = items_to_pass(test)
-        if needed is None:
-            steps.append(
-                f"{label}: more items of the same kind would not make it pass at epsilon {test.epsilon}: fewer than half "
-                "the annotators are farther from the others than the judge is, even with the handicap"
-            )
-        else:
-            steps.append(
-                f"{label}: about {needed} shared items per annotator, if the judge keeps its present advantage, would let "
-                "the test decide"
-            )
-    return steps
+    return (
+        f"{label}: about {needed} labelled items of {c.n_items} would put the bias interval inside or outside "
+        f"±{BIAS_TOLERANCE:g} with probability {POWER:.0%}, if the bias is at least as far from the tolerance as "
+        f"the {PLANNING_CONFIDENCE:.0%} lower bound of what the {c.n_human} labelled items show"
+    )
+
+
+def labels_to_settle(
+    c: Corrected, power: float = POWER, confidence: float = PLANNING_CONFIDENCE
+) -> int | None:
+    """Labelled items with which the bias interval would fall inside or outside the tolerance.
+
+    The spread of the bias per item is read back from the printed interval (its wider half over the
+    ``t`` quantile is the standard error, ``s^2 (1/n - 1/N)``). The distance of the bias from the
+    tolerance is planned at its lower confidence bound, ``| |bias| - tolerance | - z_confidence SE``
+    (a pilot that flatters must not promise a small sample); the answer is the ``n`` at which the
+    standard error is that distance over ``z_0.975 + z_power``, the normal power calculation of a
+    two-sided 95 % interval, at most every item. ``bench/coverage_alt_test.py`` measures it.
+
+    Args:
+        c: A generation's corrected columns with a bias interval.
+        power: The wanted probability of settling.
+        confidence: One-sided confidence of the lower bound on the distance.
+
+    Returns:
+        The labelled items, or None without an interval, or when the bound is not above 0 (the
+        labelled items cannot say on which side of the tolerance the bias lies).
+    """
+    b, lo, hi, n, total = c.bias.estimate, c.bias.lo, c.bias.hi, c.n_human, c.n_items
+    if lo is None or hi is None or b is None or not 2 < n < total:
+        return None
+    error = max(hi - b, b - lo) / float(stats.t.ppf(0.975, n - 2))
+    gap = abs(abs(b) - BIAS_TOLERANCE) - float(stats.norm.ppf(confidence)) * error
+    if gap <= 0:
+        return None
+    spread2 = error**2 / (1 / n - 1 / total)
+    target = gap / float(stats.norm.ppf(0.975) + stats.norm.ppf(power))
+    return min(total, int(np.ceil(1 / (target**2 / spread2 + 1 / total))))
 
 
 def _collect_command(log_dir: str, generations: Sequence[str]) -> str:
-    selector = f' --generation "{generations[0]}"' if generations else ""
+    # Quoted for a POSIX shell: a folder or a selector with a space must stay one word.
+    selector = f" --generation {shlex.quote(generations[0])}" if generations else ""
     return (
-        f"`vivid annotate serve {log_dir}{selector} --annotators A,B,C --overlap {RECOMMENDED_ITEMS} -n 200` "
+        f"`vivid annotate serve {shlex.quote(log_dir)}{selector} --annotators A,B,C --overlap {RECOMMENDED_ITEMS} -n 200` "
         "(or `vivid annotate export` sheets for each annotator)"
     )
 
@@ -331,7 +471,7 @@ def _alt_test_section(mine: Sequence[HumanLabels], tests: Mapping[str, AltTest],
     ]
     labels = {h.generation: h.label for h in mine}
     for generation, test in tests.items():
-        result = "pass" if test.passed else "fail" if test.passed is False else "not tested"
+        result = {"yes": "pass", "no": "fail"}.get(test.outcome, test.outcome)
         lines.append(
             f"| {labels[generation]} | {len(test.annotators)} | {test.items} | {_num(test.winning_rate)} | "
             f"{_num(test.advantage)} | {result} |"
@@ -341,7 +481,8 @@ def _alt_test_section(mine: Sequence[HumanLabels], tests: Mapping[str, AltTest],
             if a.p_value is not None:
                 lines.append(
                     f"- {labels[generation]}, annotator {a.annotator}: {a.n} items, judge wins {a.judge_wins:.2f}, "
-                    f"annotator wins {a.annotator_wins:.2f}, p {a.p_value:.3g}: {'judge wins' if a.won else 'not won'}"
+                    f"annotator wins {a.annotator_wins:.2f}, p {a.p_value:.3g}: "
+                    f"{'judge wins' if a.won else 'annotator wins by more than epsilon' if a.lost else 'not won'}"
                 )
         lines.extend(f"- {labels[generation]}: {warning}" for warning in test.warnings)
     return [*lines, ""]
@@ -400,10 +541,17 @@ def _audits(judge: JudgeScores, audits: Sequence[Table]) -> tuple[list[str], lis
                 lines.append(f"  - probe {row.probe}: fail: {row.reason}")
     if not lines:
         lines = [
-            f"No `vivid audit` of this judge in the folder (`vivid audit {judge.model or judge.name} --strategy "
-            f"{judge.strategy or 'aspect'}` probes it for known biases)."
+            f"No `vivid audit` of this judge in the folder ({audit_command(judge)} probes it for known biases)."
         ]
     return lines, failed
+
+
+def audit_command(judge: JudgeScores) -> str:
+    """The ``vivid audit`` command that probes this judge, in backticks (the lexical judge's is chrF's)."""
+    if not judge.model:  # the lexical judge scores as vivid/chrf does through a judge prompt
+        return "`vivid audit vivid/chrf --data sample` (the chrF scores the lexical judge gives)"
+    strategy = f" --strategy {judge.strategy}" if judge.strategy in LLM_STRATEGIES else ""
+    return f"`vivid audit {judge.model}{strategy}`"
 
 
 def _alt_test_table(cards: Sequence[Card], humans: Sequence[HumanLabels], epsilon: float) -> Table:
@@ -423,8 +571,9 @@ def _alt_test_table(cards: Sequence[Card], humans: Sequence[HumanLabels], epsilo
                     "items": test.items,
                     "winning_rate": test.winning_rate,
                     "advantage": test.advantage,
-                    "passed": test.passed,
+                    "passed": test.outcome,
                     "won_against": ", ".join(a.annotator for a in test.annotators if a.won),
+                    "lost_against": ", ".join(a.annotator for a in test.annotators if a.lost),
                     "notes": "; ".join(test.warnings),
                 }
             )
@@ -441,15 +590,17 @@ def _alt_test_table(cards: Sequence[Card], humans: Sequence[HumanLabels], epsilo
         "advantage",
         "passed",
         "won_against",
+        "lost_against",
         "notes",
     ]
     notes = (
         f"the alternative annotator test (Calderon et al. 2025): epsilon {epsilon}, q 0.05 (Benjamini-Yekutieli over "
-        "every annotator of every generation of a judge); winning_rate: share of annotators the judge wins against, "
-        "passed: winning_rate >= 0.5; advantage: the judge's mean probability of being as close to the others as "
-        "the left-out annotator",
-        f"the authors recommend {RECOMMENDED_ANNOTATORS}+ annotators and {RECOMMENDED_ITEMS}+ shared items: notes say "
-        "where the design is smaller",
+        "the annotators of one generation, as the authors' code corrects per data set); winning_rate: share of "
+        "annotators the judge wins against; passed: yes (winning_rate >= 0.5), no, or why neither; advantage: the "
+        "judge's mean probability of being as close to the others as the left-out annotator; lost_against: "
+        "annotators closer to the others than the judge by more than epsilon",
+        f"below the authors' minimum ({RECOMMENDED_ANNOTATORS}+ annotators, {RECOMMENDED_ITEMS}+ shared items each) "
+        f"passed says {BELOW_MINIMUM!r}, never yes; notes say what is smaller",
     )
     frame = pd.DataFrame(records, columns=columns)
     return Table(
@@ -504,8 +655,8 @@ def _bias_table(cards: Sequence[Card], humans: Sequence[HumanLabels]) -> Table:
         "note",
     ]
     notes = (
-        "bias: the judge's mean minus the humans' over the labelled items (positive: lenient), what the "
-        "correction removes; corrected_mean: the prediction-powered (PPI++) mean over every item, lam its "
+        "bias: the judge's mean over the items it scored minus their corrected mean (positive: lenient), "
+        "what the correction removes; corrected_mean: the prediction-powered (PPI++) mean over every item, lam its "
         "power-tuning weight on the judge",
         VARIANCE_NOTE,
     )

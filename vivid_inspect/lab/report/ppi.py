@@ -41,6 +41,14 @@ interval covered 0.925 there, and a cell whose labelled residuals were all equal
 At 200 labelled items it widens the interval by about 1 %. No interval is printed from fewer
 labelled items than the rule of ``intervals.RULES`` (the caller applies it).
 
+Skewed scores (95 % of human scores at 5): the labelled items may hold none of the judge's rare
+scores. Two guards (``bench/coverage_ppi.py``, part 4: coverage 0.55-0.73 without them): ``lam`` is
+0 when fewer than :data:`OFF_MODE_MIN` labelled items lie off the judge's commonest score among
+them (a slope from a handful of rare scores is not trusted), and ``s^2`` gains ``(1 - lam)^2``
+times the part of the judge's variance over every item that its variance over the labelled items
+misses (:func:`missed_spread`). With ``bounds`` the estimate and the interval are clipped to the
+score range. Items the judge left unscored are a stratum of their own (:func:`with_unscored`).
+
 Nothing here imports ``ppi_py``: it pulls in numba, llvmlite and statsmodels, and importing it
 turns off every warning of the process (``warnings.simplefilter("ignore")``). It is the tests'
 reference instead.
@@ -59,6 +67,8 @@ Variance = Literal["finite", "ppi"]
 PSEUDO = 1.0
 """The finite-population spread counts one pseudo-residual this far (one score) from the mean."""
 ALPHA = 0.05
+OFF_MODE_MIN = 10
+"""Fewest labelled items off the judge's commonest score among them for ``lam`` to be fitted (else 0)."""
 NO_SPREAD = (
     "no interval: human - judge is the same on every labelled item, so the labelled items cannot "
     "show how much it varies"
@@ -79,6 +89,7 @@ class Estimate:
         n: Labelled items.
         n_items: Items of the population (labelled and unlabelled).
         reason: Why there is no interval (None when there is one).
+        note: How the interval was made when it is not the plain one (the unscored items' fallback).
     """
 
     estimate: float | None
@@ -89,6 +100,81 @@ class Estimate:
     n: int
     n_items: int
     reason: str | None = None
+    note: str | None = None
+
+
+UNSCORED_MIN = 10
+"""Fewest labelled items the judge left unscored from which their human mean gets its own interval."""
+
+
+def with_unscored(
+    scored: Estimate,
+    unscored_human: np.ndarray,
+    n_unscored: int,
+    *,
+    bounds: tuple[float, float],
+    alpha: float = ALPHA,
+    min_n: int = UNSCORED_MIN,
+) -> Estimate:
+    """The mean human score over every item when the judge left ``n_unscored`` of them unscored.
+
+    The items are two strata: those the judge scored (``scored``, their corrected mean) and those it
+    did not, whose human mean is estimated from the labelled ones among them; each stratum's mean is
+    weighted by its share of every item. The labelled items are a uniform draw over all the items, so
+    within each stratum they are a uniform draw too. The interval adds the two strata's half-widths
+    in quadrature, each side apart. With fewer than ``min_n`` labelled unscored items their mean
+    cannot be estimated: the stratum spans the whole score range (a worst-case bound: its share of
+    the items times the range widens the interval), and its point estimate is their labelled mean
+    (or, with none, the scored items' mean).
+
+    Args:
+        scored: The corrected mean of the items the judge scored (from :func:`ppi_mean`).
+        unscored_human: Human scores of the labelled items the judge left unscored.
+        n_unscored: Items the judge left unscored (labelled or not).
+        bounds: The score range.
+        alpha: One minus the confidence level.
+        min_n: Fewest labelled unscored items for their own interval.
+
+    Returns:
+        The estimate over ``scored.n_items + n_unscored`` items (``scored`` itself when none is unscored).
+    """
+    if n_unscored == 0:
+        return scored
+    h = np.asarray(unscored_human, dtype=float)
+    total = scored.n_items + n_unscored
+    share = n_unscored / total
+    n = scored.n + h.size
+    if scored.estimate is None:
+        return Estimate(None, None, None, None, scored.lam, n, total, "no labelled item the judge scored")
+    low, high = bounds
+    own = sampled_mean(h, n_unscored, alpha=alpha, bounds=bounds)
+    mean = scored.estimate
+    middle = own.estimate if own.estimate is not None else mean
+    estimate = (1 - share) * mean + share * middle
+    if scored.reason == ALL_LABELLED:  # every scored item is labelled: their mean is exact
+        if own.reason == ALL_LABELLED:
+            return Estimate(estimate, None, None, None, scored.lam, n, total, ALL_LABELLED)
+        scored = Estimate(mean, mean, mean, 0.0, scored.lam, scored.n, scored.n_items)
+    if scored.lo is None or scored.hi is None:
+        return Estimate(estimate, None, None, None, scored.lam, n, total, scored.reason)
+    if h.size >= min_n and own.reason is None and own.lo is not None and own.hi is not None and own.se:
+        lo = estimate - math.hypot((1 - share) * (mean - scored.lo), share * (middle - own.lo))
+        hi = estimate + math.hypot((1 - share) * (scored.hi - mean), share * (own.hi - middle))
+        se = math.hypot((1 - share) * (scored.se or 0.0), share * own.se)
+        note = None
+    elif own.reason == ALL_LABELLED:  # every unscored item is labelled: their mean is exact
+        lo = (1 - share) * scored.lo + share * middle
+        hi = (1 - share) * scored.hi + share * middle
+        se, note = (1 - share) * (scored.se or 0.0), None
+    else:
+        lo = (1 - share) * scored.lo + share * low
+        hi = (1 - share) * scored.hi + share * high
+        se = None
+        note = (
+            f"{h.size} labelled item(s) the judge left unscored (fewer than {min_n}): their share of the items "
+            f"({share:.1%}) is bounded by the whole score range {low:g}-{high:g}"
+        )
+    return Estimate(estimate, max(lo, low), min(hi, high), se, scored.lam, n, total, None, note)
 
 
 def ppi_mean(
@@ -99,6 +185,7 @@ def ppi_mean(
     alpha: float = ALPHA,
     variance: Variance = "finite",
     lam: float | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> Estimate:
     """The prediction-powered (PPI++) mean of the human scores over every item.
 
@@ -109,6 +196,7 @@ def ppi_mean(
         alpha: One minus the confidence level (0.05: a 95 % interval).
         variance: ``"finite"`` (the report's) or ``"ppi"`` (``ppi_py``'s); see the module docstring.
         lam: A fixed power-tuning parameter; None chooses it from the data (PPI++).
+        bounds: The score range: the finite-population estimate and interval are clipped to it.
 
     Returns:
         The estimate, its interval, ``lam`` and the counts.
@@ -128,10 +216,23 @@ def ppi_mean(
     estimate = float(chosen * judge_all.mean() + (y - chosen * yhat).mean())
     # lam chosen from the data is a slope fitted on these items: one degree of freedom less.
     fitted = 1 if lam is None else 0
-    return _finite_interval(estimate, y - chosen * yhat, total, alpha, chosen, fitted)
+    # The residual h - lam j spreads with (1 - lam) j: where the labelled items miss the judge's rare
+    # scores (95 % of scores at 5, no 0 among 20 labelled) their spread understates it; the part of the
+    # judge's spread over every item that they miss is added back (coverage 0.55-0.73 without it).
+    missed = missed_spread(yhat, judge_all) * (1 - chosen) ** 2
+    return _finite_interval(
+        estimate, y - chosen * yhat, total, alpha, chosen, fitted, extra=missed, bounds=bounds
+    )
 
 
-def sampled_mean(values: np.ndarray, n_items: int, *, alpha: float = ALPHA) -> Estimate:
+def sampled_mean(
+    values: np.ndarray,
+    n_items: int,
+    *,
+    alpha: float = ALPHA,
+    bounds: tuple[float, float] | None = None,
+    extra: float = 0.0,
+) -> Estimate:
     """The mean over ``n_items`` items of a quantity known on a uniform sample of them.
 
     The human-only mean (``values`` the human scores) and the judge's bias (``values`` the
@@ -142,6 +243,8 @@ def sampled_mean(values: np.ndarray, n_items: int, *, alpha: float = ALPHA) -> E
         values: The quantity on each labelled item.
         n_items: Items of the population the sample was drawn from (at least ``len(values)``).
         alpha: One minus the confidence level.
+        bounds: The range of the quantity: the estimate and the interval are clipped to it.
+        extra: Added to the sample variance: spread the sample is known to miss (see :func:`ppi_mean`).
 
     Returns:
         The sample mean and its interval (``lam`` is reported as 0).
@@ -155,7 +258,7 @@ def sampled_mean(values: np.ndarray, n_items: int, *, alpha: float = ALPHA) -> E
         raise ValueError(f"{array.size} labelled items but only {n_items} items in all")
     if array.size == 0:
         return Estimate(None, None, None, None, 0.0, 0, n_items, "no labelled items")
-    return _finite_interval(float(array.mean()), array, n_items, alpha, 0.0)
+    return _finite_interval(float(array.mean()), array, n_items, alpha, 0.0, extra=extra, bounds=bounds)
 
 
 def residual_spread(human: np.ndarray, judge: np.ndarray) -> float | None:
@@ -194,28 +297,62 @@ def _finite(array: np.ndarray) -> None:
 
 
 def _finite_lam(y: np.ndarray, yhat: np.ndarray) -> float:
-    """The slope of human on judge over the labelled items, clipped to [0, 1]: the variance-minimising lam."""
+    """The slope of human on judge over the labelled items, clipped to [0, 1]: the variance-minimising lam.
+
+    0 when fewer than :data:`OFF_MODE_MIN` labelled items lie off the judge's commonest score: the
+    slope would rest on a handful of rare scores.
+    """
     if y.size < 2:
         return 0.0
     spread = float(np.var(yhat, ddof=1))
     if spread <= 0:
         return 0.0  # a constant judge predicts nothing: the human-only mean
+    _, counts = np.unique(yhat, return_counts=True)
+    if yhat.size - counts.max() < OFF_MODE_MIN:
+        return 0.0
     slope = float(np.cov(y, yhat, ddof=1)[0, 1]) / spread
     return min(max(slope, 0.0), 1.0)
 
 
+def missed_spread(labelled: np.ndarray, every: np.ndarray) -> float:
+    """How much less the judge's scores spread over the labelled items than over every item (0 if not less).
+
+    Args:
+        labelled: The judge's scores of the labelled items.
+        every: Its scores of every item (labelled or not).
+
+    Returns:
+        The difference of the two variances (``n - 1`` denominators), at least 0.
+    """
+    return max(_var(every) - _var(labelled), 0.0)
+
+
+def _var(values: np.ndarray) -> float:
+    return float(np.var(values, ddof=1)) if values.size > 1 else 0.0
+
+
 def _finite_interval(
-    estimate: float, residuals: np.ndarray, total: int, alpha: float, lam: float, fitted: int = 0
+    estimate: float,
+    residuals: np.ndarray,
+    total: int,
+    alpha: float,
+    lam: float,
+    fitted: int = 0,
+    *,
+    extra: float = 0.0,
+    bounds: tuple[float, float] | None = None,
 ) -> Estimate:
     n = residuals.size
     df = n - 1 - fitted
+    low, high = bounds if bounds is not None else (-math.inf, math.inf)
+    estimate = min(max(estimate, low), high)  # a mean of scores in the range lies in it
     if n == total:
         return Estimate(estimate, None, None, None, lam, n, total, ALL_LABELLED)
     if df < 1:
         return Estimate(estimate, None, None, None, lam, n, total, "too few labelled items for an interval")
     # One pseudo-residual a whole score from the mean: a few labelled items that happen to agree
     # (a judge right on 94 % of items) must not claim the rest agree too (coverage 0.925 without it).
-    spread = (float(np.sum((residuals - residuals.mean()) ** 2)) + PSEUDO**2) / df
+    spread = (float(np.sum((residuals - residuals.mean()) ** 2)) + PSEUDO**2) / df + extra
     se = math.sqrt((1 - n / total) * spread / n)
     quantile = float(stats.t.ppf(1 - alpha / 2, df=df))
     skew = mean_skewness(residuals, total)
@@ -224,8 +361,8 @@ def _finite_interval(
     # residuals is itself erratic, and alone it moved the interval off the mean (bench: coverage 0.78).
     return Estimate(
         estimate,
-        min(estimate - quantile * se, estimate - se * _hall_inverse(quantile, skew)),
-        max(estimate + quantile * se, estimate - se * _hall_inverse(-quantile, skew)),
+        max(min(estimate - quantile * se, estimate - se * _hall_inverse(quantile, skew)), low),
+        min(max(estimate + quantile * se, estimate - se * _hall_inverse(-quantile, skew)), high),
         se,
         lam,
         n,

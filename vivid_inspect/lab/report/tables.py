@@ -152,7 +152,8 @@ def _cell_table(
         for cell, where in cells:
             mine = group[where(group, cell).astype(bool).to_numpy()]
             found, reason, per_item = _cell(mine)
-            corrected = corrected_columns(per_item, humans.get(generation))
+            items = {int(str(i)) for i in mine["id"].unique()}
+            corrected = corrected_columns(per_item, humans.get(generation), items)
             record[cell] = found["judge_mean"]
             text[cell] = estimate_text(
                 found["judge_mean"], found["judge_mean_lo"], found["judge_mean_hi"], found["n_items"]
@@ -181,7 +182,7 @@ def _cell_table(
         frame,
         decimals=2,
         notes=notes,
-        counts=(*_COUNTS, *_CELL_COUNTS, "n_human"),
+        counts=(*_COUNTS, *_CELL_COUNTS, "n_human", "n_human_unscored"),
         csv_frame=cells_frame,
         markdown_frame=pd.DataFrame(texts, columns=every)[columns],
     )
@@ -301,8 +302,9 @@ def table5(scores: pd.DataFrame, pairs: Mapping[str, str] | None = None) -> Tabl
         shown.insert(2, "data")
     notes = (
         (
-            "topic, traits: the paper's strict exact match; *_lenient: the lenient parse (first number 1-7 for "
-            "topic, the set of trait codes in any order for traits), a diagnostic the paper did not report"
+            "topic, traits: the paper's strict exact match; *_lenient: the lenient parse (once a repeat of the "
+            "prompt is set aside, exactly one number 1-7 for topic, the set of trait codes in any order for traits; "
+            "several options are unreadable), a diagnostic the paper did not report"
         ),
         "n_topic, n_traits: items with a score; epochs: epochs run (an item's epochs are averaged, then items)",
         "the CSV names each row's data, generation keys and the logs read",

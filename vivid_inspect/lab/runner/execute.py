@@ -34,6 +34,7 @@ from vivid_inspect.lab.runner.spec.problems import SpecError
 from vivid_inspect.lab.runner.spec.yaml_source import with_lines
 from vivid_inspect.lab.writable import check_writable
 from vivid_inspect.redact import add_public_text
+from vivid_inspect.text import printable
 
 
 @dataclass
@@ -221,6 +222,6 @@ def _run_spec(
         built = _report(loaded, progress)
         result.report = str(built.markdown) if built is not None else None
         result.report_files = list(built.files) if built is not None else []
-        if result.report and not quiet:
-            progress.console.print(result.report, markup=False)
+        if built is not None and not quiet:  # the summary only: the tables are in report.md
+            progress.console.print(printable(built.summary, lines=True), markup=False)
     return result

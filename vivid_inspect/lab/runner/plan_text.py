@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from vivid_inspect.lab.runner.plan import CellPlan, Plan
 from vivid_inspect.lab.runner.prepare.preflight import planned
 from vivid_inspect.lab.usage_events import CHARS_PER_TOKEN
+from vivid_inspect.text import printable
 
 FOOTNOTE = (
     "Input tokens: the real prompts rendered on the items at {chars} characters per token (judge "
@@ -19,6 +20,7 @@ FOOTNOTE = (
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> list[str]:
     """Align columns; the columns whose indexes are in ``right`` are right-aligned (numbers)."""
+    header, rows = [printable(v) for v in header], [[printable(v) for v in row] for row in rows]
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
 
     def line(row: Sequence[str]) -> str:
@@ -77,7 +79,7 @@ def render_plan(plan: Plan) -> str:
     lines += _cell_tables(plan)
     lines += ["", "Preflight (vivid run checks these endpoints before generating)", *planned(plan)]
     lines += ["", "Calls a run would make, per model", *_totals(plan)]
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)  # a name from the spec cannot add a line
 
 
 def _cell_tables(plan: Plan) -> list[str]:

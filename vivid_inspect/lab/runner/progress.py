@@ -19,6 +19,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 
+from vivid_inspect.text import printable
+
 CellKind = Literal["generation", "judge", "panel"]
 
 COMPACT = "compact"
@@ -69,12 +71,12 @@ class Progress:
 
     def note(self, message: str) -> None:
         """Print one progress message with the running totals."""
-        self._print(f"[bold]vivid[/bold] {escape(message)} — {escape(self.line())}")
+        self._print(f"[bold]vivid[/bold] {escape(printable(message))} — {escape(self.line())}")
 
     def error(self, message: str) -> None:
         """Print and keep an error message."""
-        self.messages.append(message)
-        self._print(f"[bold red]vivid[/bold red] {escape(message)}")
+        self.messages.append(printable(message))  # printed again at the end of the run
+        self._print(f"[bold red]vivid[/bold red] {escape(self.messages[-1])}")
 
     def cell_done(self, kind: CellKind, *, ok: bool = True) -> None:
         """Count a finished (or failed) cell."""
@@ -105,7 +107,7 @@ class Progress:
             status.update(self._status_text(label))
 
     def _status_text(self, label: str) -> str:
-        return f"[bold]vivid[/bold] {escape(label)} — {escape(self.line())}"
+        return f"[bold]vivid[/bold] {escape(printable(label))} — {escape(self.line())}"
 
     def _print(self, text: str) -> None:
         if not self.quiet:

@@ -71,6 +71,11 @@ BODIES: dict[str, str] = {
     "score-bool": '{"id": ' + ID + ', "score": false}',
     "keys-missing": "{}",
     "key-repeated-with-a-bad-last": '{"id": ' + ID + ', "score": 3, "score": "x"}',
+    "key-repeated-good-last": '{"id": ' + ID + ', "score": 0, "score": 5}',
+    "key-repeated-same-value": '{"id": ' + ID + ', "score": 3, "score": 3}',
+    "id-repeated": '{"id": 0, "id": ' + ID + ', "score": 3}',
+    "key-repeated-escaped": '{"id": ' + ID + ', "score": 0, "sc\\u006fre": 5}',
+    "key-repeated-apart": '{"score": 1, "id": ' + ID + ', "score": 4}',
     "extra-key": '{"id": ' + ID + ', "score": 3, "note": "hi"}',
     "trailing-garbage": '{"id": ' + ID + ', "score": 3} x',
     "two-objects": '{"id": 1} {"id": 2}',
@@ -138,6 +143,25 @@ def test_the_refusal_says_the_body_nests_too_deep(log: Path, depth: int) -> None
         response.json()["error"]
         == f"the request body nests {shown} levels deep; a request is one flat JSON object"
     )
+
+
+@pytest.mark.parametrize(
+    "body", ['{"id": ID, "score": 0, "score": 5}', '{"score": 5, "id": ID, "score": 0, "id": ID}']
+)
+def test_a_repeated_key_is_refused_by_name_and_nothing_is_stored(log: Path, body: str) -> None:  # noqa: F811
+    space = workspace(log)
+    item = space.plan.queues["lan"][0]
+    before = snapshot(space.folder)
+    with client_of(space) as client:
+        response = client.post(
+            "/api/score",
+            headers=token(space) | {"content-type": "application/json"},
+            content=body.replace("ID", str(item)).encode(),
+        )
+        assert response.status_code == 400
+        assert response.json()["error"] == "the request body repeats the key 'score'; each key is given once"
+        assert client.get("/api/state", headers=token(space)).json()["done"] == 0
+    assert snapshot(space.folder) == before
 
 
 def test_a_state_request_without_a_body_is_answered(log: Path) -> None:  # noqa: F811

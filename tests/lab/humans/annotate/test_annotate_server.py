@@ -8,6 +8,7 @@ HTTP test client; one starts the real command (uvicorn) in a subprocess and kill
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -18,6 +19,8 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,7 +40,7 @@ from vivid_inspect.lab.humans.annotate.app import TOKEN_HEADER, create_app
 from vivid_inspect.lab.humans.annotate.items import read_sheet, shown
 from vivid_inspect.lab.humans.annotate.opening import default_folder, open_workspace
 from vivid_inspect.lab.humans.annotate.queues import assign, check_annotators
-from vivid_inspect.lab.humans.annotate.serve import announce
+from vivid_inspect.lab.humans.annotate.serve import announce, bind, server
 from vivid_inspect.lab.humans.annotate.sheets import export_sheet, import_sheets
 from vivid_inspect.lab.humans.annotate.workspace import Workspace
 from vivid_inspect.lab.humans.scores_file import read_human_scores, record_path
@@ -836,3 +839,54 @@ def test_scores_served_from_a_judged_folder_feed_vivid_report_with_no_extra_opti
     assert computed_on.removeprefix("- computed on generation ").split(" ", 1)[0] == key
     table1 = pd.read_csv(tmp_path / "report" / "table1_judges.csv").set_index("judge")
     assert table1.loc["lexical", "n"] == 20
+
+
+# --- slow clients -------------------------------------------------------------------------------------
+
+SLOW_STARTS = {
+    "nothing-sent": b"",
+    "request-line-only": b"GET /api/state HTTP/1.1\r\n",
+    "headers-unfinished": b"GET /api/state HTTP/1.1\r\nHost: x\r\nX-Vivid-Token: ",
+    "body-short": b"POST /api/undo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{",
+}
+
+
+@pytest.mark.slow
+def test_a_client_that_sends_its_request_slowly_is_closed_and_others_are_still_answered(log: Path) -> None:
+    space = workspace(log)
+    sock = bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    running = server(space, request_timeout=0.5)
+    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not running.started:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        slow = {name: socket.create_connection(("127.0.0.1", port)) for name in SLOW_STARTS}
+        started = time.monotonic()
+        for name, sent in SLOW_STARTS.items():
+            slow[name].sendall(sent)
+        # One byte of header every 0.1 s: each byte used to restart no clock, and the connection was held.
+        closed: dict[str, float] = {}
+        while len(closed) < len(slow) and time.monotonic() - started < 5:
+            for name, conn in slow.items():
+                if name in closed:
+                    continue
+                conn.settimeout(0.05)
+                with contextlib.suppress(TimeoutError):
+                    if conn.recv(1024) == b"":
+                        closed[name] = time.monotonic() - started
+                with contextlib.suppress(OSError):
+                    if name not in closed and name == "request-line-only":
+                        conn.sendall(b"X")
+        assert set(closed) == set(SLOW_STARTS), closed
+        assert max(closed.values()) < 2.5, closed
+        answer = httpx.get(f"http://127.0.0.1:{port}/api/state", headers=token(space), timeout=5)
+        assert answer.status_code == 200
+        for conn in slow.values():
+            conn.close()
+    finally:
+        running.should_exit = True
+        thread.join(10)

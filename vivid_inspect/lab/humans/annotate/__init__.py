@@ -1,11 +1,11 @@
 """``vivid annotate serve``: a small local web page for scoring explanations 0-5, one at a time.
 
-The server reuses the annotation sheets of :mod:`vivid_inspect.lab.humans.annotate.sheets`: it serves the
+The server reuses the annotation sheets of `vivid_inspect.lab.humans.annotate.sheets`: it serves the
 items of an exported sheet (or exports one from a generation log first), keeps each annotator's
 scores in a sheet of their own in the format ``vivid annotate import`` reads, and writes the human
 scores file for ``vivid report --human`` with that same import, bound to its generation.
 
-Modules: :mod:`.guidelines` (the rubric shown beside each item), :mod:`.queues` (who scores
-what, in which order), :mod:`.workspace` (the files on disk, scores and undo),
-:mod:`.app` (the HTTP application and its safety rules) and :mod:`.serve` (start-up).
+Modules: `.guidelines` (the rubric shown beside each item), `.queues` (who scores
+what, in which order), `.workspace` (the files on disk, scores and undo),
+`.app` (the HTTP application and its safety rules) and `.serve` (start-up).
 """

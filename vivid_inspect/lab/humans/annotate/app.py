@@ -11,7 +11,7 @@ Safety rules, each enforced here for every request:
   the finished sheets).
 - **Validated on the server.** A score is a JSON integer 0-5 for an item of the annotator's queue;
   anything else gets 400 with the reason: a body that is not one flat JSON object with exactly
-  the request's keys (nested arrays or objects of any depth, wrong types, numbers of any size),
+  the request's keys, each once (nested arrays or objects of any depth, wrong types, numbers of any size),
   before it can reach the JSON parser's recursion or a long repr. Bodies over a few kilobytes get
   413. No request body, however crafted, gets a 500.
 - **Saved, or said not to be.** A score or undo that cannot be written (a full disk, a read-only
@@ -172,7 +172,9 @@ async def _body(request: Request, keys: set[str]) -> dict[str, Any] | Response:
             "a request is one flat JSON object"
         )
     try:
-        body = json.loads(raw or b"{}")
+        body = json.loads(raw or b"{}", object_pairs_hook=_once)
+    except _Repeated as repeated:
+        return _error(f"the request body repeats the key {repeated.key!r}; each key is given once")
     except (ValueError, RecursionError):  # not JSON, not UTF-8, or a number too long to read
         return _error("the request body is not JSON")
     if not isinstance(body, dict):
@@ -185,6 +187,22 @@ async def _body(request: Request, keys: set[str]) -> dict[str, Any] | Response:
             else f"a {request.url.path.rsplit('/', 1)[-1]} request is an empty JSON object {{}}"
         )
     return body
+
+
+class _Repeated(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key[:40]
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: Python keeps the last of a repeated key silently."""
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Repeated(key)
+        seen[key] = value
+    return seen
 
 
 def _nesting(raw: bytes) -> int:

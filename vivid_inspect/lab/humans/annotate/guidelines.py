@@ -2,7 +2,7 @@
 
 Both are in Vietnamese as the judges read them, each with an English gloss.
 
-The Vietnamese text is the judge prompts' own (:mod:`vivid_inspect.scorers.judge_prompts`), so
+The Vietnamese text is the judge prompts' own (`vivid_inspect.scorers.judge_prompts`), so
 annotators and judges score against the same rubric; ``tests/lab/humans/annotate/test_annotate_server.py`` checks
 that every line here still appears in the aspect-based judge's prompt.
 """

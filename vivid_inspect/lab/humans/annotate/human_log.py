@@ -1,6 +1,6 @@
 """``--write-log``: copies of the generation's logs with the human scores as score columns.
 
-Written through Inspect's public score-editing API (:func:`inspect_ai.log.edit_score`), so that
+Written through Inspect's public score-editing API (`inspect_ai.log.edit_score`), so that
 ``inspect view`` shows the human scores beside the judges' and each carries its provenance (who
 scored, when, from which generation): one column ``human_NAME`` per annotator and ``human``,
 their mean. Every log of the generation is copied, the generation log and each judged copy of it
@@ -77,7 +77,7 @@ def _check_fits(log: Path) -> None:
     """Refuse a log whose copy would inflate past the log cap (it is read whole to be copied).
 
     Raises:
-        ValueError: The log inflates past the cap (:mod:`vivid_inspect.lab.bounded_zip`).
+        ValueError: The log inflates past the cap (`vivid_inspect.lab.bounded_zip`).
     """
     budget = Budget(max_inflated())
     try:

@@ -7,7 +7,7 @@ sheet is reused, so nothing is drawn twice. The plan (sheet, annotators, overlap
 ``plan.json``: a restart with other options is refused, because it would deal the items out again
 and mix two plans in the annotators' files.
 
-The folder is held (:mod:`vivid_inspect.lab.humans.sheet_lock`) before anything in it is read or
+The folder is held (`vivid_inspect.lab.humans.sheet_lock`) before anything in it is read or
 written, and for as long as the workspace lives: a second server on it, from another process,
 is refused naming the first.
 """
@@ -62,13 +62,13 @@ def open_workspace(
         n: Items to draw from a log (as ``export -n``); not used for a sheet.
         seed: Seed of the draw and of the queue orders.
         generation: Selector of the generation inside a folder (as ``export --generation``).
-        folder: The annotation folder; default :func:`default_folder`.
+        folder: The annotation folder; default `default_folder`.
         write_log: Also keep a copy of the generation log with the human scores as score
-            columns (see :mod:`vivid_inspect.lab.humans.annotate.human_log`).
+            columns (see `vivid_inspect.lab.humans.annotate.human_log`).
 
     Returns:
         The workspace, with every annotator's sheet on disk, holding its folder (release it with
-        :meth:`~vivid_inspect.lab.humans.annotate.workspace.Workspace.close`).
+        `close`).
 
     Raises:
         ValueError: A bad annotator name, overlap or source, or a folder started with other

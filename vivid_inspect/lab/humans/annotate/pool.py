@@ -570,7 +570,9 @@ class PoolWorkspace(Workspace):
     def description(self) -> str:
         """Round, items and generations, without saying which item is whose."""
         entry = self.pool.state["rounds"][self.round - 1]
-        kind = "first batch" if entry["kind"] == "first batch" else "Neyman allocation"
+        kind = {"first batch": "first batch", "equal": "equal allocation"}.get(
+            entry["kind"], "Neyman allocation"
+        )
         return (
             f"round {self.round} ({kind}) of a pool of {len(self.pool.labels)} generations: {len(self.plan.ids)} "
             "item(s), generations mixed and unnamed"

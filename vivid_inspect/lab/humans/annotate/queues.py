@@ -52,7 +52,7 @@ def check_annotators(names: Sequence[str]) -> list[str]:
 
     A name must be 1-40 letters, digits, ``_`` or ``-`` (it names the annotator's file), start
     with a letter or digit, not be one of the server's own file names, and be another annotator
-    than every other name by the one rule of :func:`vivid_inspect.lab.humans.annotators.annotator_key`
+    than every other name by the one rule of `vivid_inspect.lab.humans.annotators.annotator_key`
     (case, Unicode and compatibility forms do not make two annotators).
     """
     problems: list[str] = []
@@ -88,7 +88,7 @@ def assign(ids: Sequence[int], annotators: Sequence[str], *, overlap: int = 0, s
 
     Args:
         ids: The items, in the sheet's (random) order.
-        annotators: Valid, distinct names (see :func:`check_annotators`).
+        annotators: Valid, distinct names (see `check_annotators`).
         overlap: Items every annotator scores (the first ``overlap`` of ``ids``).
         seed: Seed of the queue orders.
 

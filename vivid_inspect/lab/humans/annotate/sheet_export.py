@@ -1,7 +1,7 @@
 """Export a blind annotation sheet: a theme-stratified sample of one generation's explanations.
 
 The sheet's columns and what it hides from annotators are described in
-:mod:`vivid_inspect.lab.humans.annotate.sheets`; the record written beside it (``SHEET.csv.generation.json``)
+`vivid_inspect.lab.humans.annotate.sheets`; the record written beside it (``SHEET.csv.generation.json``)
 names the generation, so that import can check the ids and carry its key into the scores file.
 """
 
@@ -52,7 +52,7 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
         source: A log file or a folder of logs.
         generation: A selector choosing among several generations: the generation key, the
             model, the prompt, part of the log path, or several of these separated by spaces
-            (see :func:`vivid_inspect.generation_key.matches`).
+            (see `vivid_inspect.generation_key.matches`).
 
     Returns:
         The log file and its generation. A judged copy (eval metadata ``vivid_judge``) stands in
@@ -218,11 +218,11 @@ def export_sheet(
     (``out.generation.json``) are each written whole or not at all.
 
     Args:
-        source: A generation log, or a folder of logs (see :func:`find_generation`).
+        source: A generation log, or a folder of logs (see `find_generation`).
         out: The CSV sheet to write.
         n: Number of items.
         seed: Seed of the sample.
-        generation: Selector choosing the generation inside a folder (see :func:`find_generation`).
+        generation: Selector choosing the generation inside a folder (see `find_generation`).
         force: Replace an existing sheet and record (an input is never replaced).
 
     Returns:

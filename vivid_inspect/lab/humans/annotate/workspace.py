@@ -11,7 +11,7 @@ Files, all in the annotation folder (beside the source, never over it):
 - ``humans.csv`` and its record: the scores of every annotator who has finished, written by
   ``vivid annotate import``'s own code, for ``vivid report --human``;
 - ``human-logs/`` with ``--write-log``: copies of the generation's logs with the human scores as
-  score columns (:mod:`.human_log`);
+  score columns (`.human_log`);
 - ``.tokens.json`` (readable by its owner only): each annotator's access token, so that their
   URL still works after a restart.
 """
@@ -109,7 +109,7 @@ class Workspace:
         plan: Every annotator's queue.
         report_folder: The log folder to name in the ``vivid report`` command the page offers.
         write_log: Also keep copies of the generation's logs with the human scores (``--write-log``).
-        held: The folder's lock, held for as long as the workspace serves (released by :meth:`close`).
+        held: The folder's lock, held for as long as the workspace serves (released by `close`).
     """
 
     def __init__(

@@ -46,7 +46,7 @@ from vivid_inspect.lab.runner.spec.model import (
     Spec,
 )
 from vivid_inspect.lab.runner.spec.problems import PathPart, Problem
-from vivid_inspect.tasks import TASK_COUNT_BOUNDS
+from vivid_inspect.tasks import argument_problem
 
 Path_ = tuple[PathPart, ...]
 
@@ -94,7 +94,9 @@ def _check_model(name: str, path: Path_, providers: set[str]) -> list[Problem]:
         ]
     if provider not in providers:
         known = ", ".join(sorted(providers))
-        return [Problem(path, f"unknown model provider {provider!r}; known providers: {known}")]
+        close = difflib.get_close_matches(provider.lower(), sorted(providers), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}/{rest}?)" if close else ""
+        return [Problem(path, f"unknown model provider {provider!r}{hint}; known providers: {known}")]
     if provider == "vivid":
         return _check_vivid_model(name, rest, path)
     if provider in ("openai-api", "openai-api-completions") and "/" not in rest:
@@ -141,9 +143,23 @@ def _generate_bound(key: str, value: Any) -> str | None:
         low, high = GENERATE_BOUNDS.get(key, GENERATE_INT_BOUND)
         problem = count_problem(key, value, low, high)
         return f"{problem} (docs/experiments.md, Bounds)" if problem else None
-    if isinstance(value, dict):  # logit_bias, extra_body: no number in it may be infinite
-        return next((p for v in value.values() if (p := _generate_bound(key, v)) is not None), None)
+    if isinstance(value, dict | list):  # logit_bias, extra_body: no number in it may be infinite
+        values = value.values() if isinstance(value, dict) else value
+        return next((p for v in values if (p := _generate_bound(key, v)) is not None), None)
     return None
+
+
+def _check_model_args(args: dict[str, Any], path: Path_) -> list[Problem]:
+    """Numbers in a model's provider arguments, held to the generation options' bounds.
+
+    Providers read ``max_retries``, ``timeout`` and the like from here as well as from ``generate``:
+    a 900-digit ``max_retries`` would otherwise pass ``vivid plan`` and retry without end.
+    """
+    return [
+        Problem((*path, key), problem)
+        for key, value in args.items()
+        if (problem := _generate_bound(key, value)) is not None
+    ]
 
 
 def _check_task_args(tasks: list[str], args: dict[str, Any], path: Path_) -> list[Problem]:
@@ -152,28 +168,25 @@ def _check_task_args(tasks: list[str], args: dict[str, Any], path: Path_) -> lis
         if key in RUNNER_ARGS:
             problems.append(Problem((*path, key), f"set by the runner: {RUNNER_ARGS[key]}"))
             continue
+        takers = [task for task in tasks if key in task_parameters(task)]
         for task in tasks:
-            params = task_parameters(task)
-            if key not in params:
-                accepted = [name for name in params if name not in RUNNER_ARGS]
+            if task not in takers:
+                accepted = [name for name in task_parameters(task) if name not in RUNNER_ARGS]
                 takes = (
                     f"it takes: {', '.join(accepted)}" if accepted else "the runner sets all its parameters"
                 )
                 problems.append(Problem((*path, key), f"task {task!r} has no parameter {key!r}; {takes}"))
-                continue
+        if not takers:
+            continue
+        # the tasks' own check of `-T` values (vivid_inspect.tasks), so both refuse the same values
+        problem = argument_problem(key, value)
+        if problem is None:
             try:
-                TypeAdapter(params[key].annotation).validate_python(value, strict=True)
+                TypeAdapter(task_parameters(takers[0])[key].annotation).validate_python(value, strict=True)
             except ValidationError as error:
-                problems.append(
-                    Problem(
-                        (*path, key), f"invalid value {shown(value)} for {task}: {error.errors()[0]['msg']}"
-                    )
-                )
-                continue
-            if key in TASK_COUNT_BOUNDS:
-                problem = count_problem(key, value, *TASK_COUNT_BOUNDS[key])
-                if problem is not None:
-                    problems.append(Problem((*path, key), f"{task}: {problem}"))
+                problem = f"invalid value {shown(value)}: {error.errors()[0]['msg']}"
+        if problem is not None:
+            problems.append(Problem((*path, key), f"{' and '.join(takers)}: {problem}"))
     return problems
 
 
@@ -214,6 +227,7 @@ def _check_block_tasks(runs: list[tuple[int, RunBlock]], providers: set[str]) ->
         problems += _check_generate(block.generate, ("runs", i, "generate"))
         for j, model in enumerate(block.models):
             problems += _check_model(model.model, ("runs", i, "models", j, "model"), providers)
+            problems += _check_model_args(model.model_args, ("runs", i, "models", j, "model_args"))
         given = [key for key in ("limit", "sample_ids", "sample") if getattr(block, key) is not None]
         if len(given) > 1:
             problems.append(
@@ -323,6 +337,7 @@ def _check_judges(
         if judge.model is not None:
             problems += _check_model(judge.model, ("judges", i, "model"), providers)
         problems += _check_generate(judge.generate, ("judges", i, "generate"))
+        problems += _check_model_args(judge.model_args, ("judges", i, "model_args"))
     if names and explains is False:
         problems.append(
             Problem(

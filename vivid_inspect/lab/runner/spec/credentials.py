@@ -13,7 +13,13 @@ whole parsed YAML (mappings and lists at any depth, every string) and refuses:
   ``sk-ant-``, ``AIza``, ``AKIA``/``ASIA``, ``ghp_``/``gho_``/``github_pat_``, ``xox?-``,
   ``hf_``, JWTs, PEM private keys) anywhere in a string, and a ``Bearer``/``Basic`` credential;
 - a URL with user information (``https://user:key@host``, ``https://TOKEN@host``) or with a
-  credential in its query string (``?key=``, ``api_key=``, ``token=``, ``sig=``).
+  credential in its query string (``?key=``, ``api_key=``, ``token=``, ``sig=``);
+- by shape, whatever its name (:func:`vivid_inspect.redact.secret_shaped`): a key-shaped query
+  value, fragment or path segment of any URL (Azure Functions' ``?code=``), and a key-shaped
+  value in a query, header or environment mapping (``default_query: {code: ...}``). Its
+  exemptions keep names and paths working: words joined by ``-``, ``_`` or ``.``, and
+  hexadecimal ids in paths (a Hugging Face snapshot folder, so a llama.cpp model id that is a
+  cache path is never touched: model names are not URLs and are never judged by shape).
 
 A placeholder is never refused (one rule with redaction,
 :func:`vivid_inspect.redact.placeholder_reason`: a value under 16 characters, a known
@@ -48,8 +54,10 @@ from vivid_inspect.redact import (
     credential_name,
     key_shapes,
     looks_random,
+    name_parts,
     placeholder_reason,
     placeholder_variables,
+    secret_shaped,
 )
 
 ENV_REFERENCE = re.compile(r"^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -66,6 +74,10 @@ _HINT = (
     "(e.g. OPENAI_API_KEY)"
 )
 
+
+# Mappings whose values are sent or exported under names this check cannot know (Azure Functions'
+# `code`): default_query, extra_query, params, default_headers, extra_headers, env, environment.
+_VALUE_MAPPINGS = (["query"], ["params"], ["headers"], ["env"], ["environment"], ["variables"])
 
 # Where a ${env:NAME} value is resolved: the header mappings the model's HTTP client sends.
 _HEADER_MAPPINGS = (("model_args", "default_headers"), ("generate", "extra_headers"))
@@ -193,10 +205,17 @@ def _url_problem(url: str, public: PublicText) -> str | None:
             return "a URL with user:password@ (or a token@) carries a credential"
     for name, value in query:
         kind = credential_name(name)
-        if kind is None or placeholder_reason(value, public) is not None or ENV_REFERENCE.match(value):
+        if placeholder_reason(value, public) is not None or ENV_REFERENCE.match(value):
             continue
-        if kind == "credential" or looks_random(value):
+        if kind == "credential" or (kind and looks_random(value)) or secret_shaped(value, query=True):
             return f"a URL whose query parameter {name!r} carries a credential"
+    if parts.fragment and placeholder_reason(parts.fragment, public) is None:
+        fragment = [value for _, value in parse_qsl(parts.fragment, keep_blank_values=True)]
+        if any(secret_shaped(value, query=True) for value in [parts.fragment, *fragment]):
+            return "a URL whose fragment (#...) holds a key-shaped value"
+    for segment in parts.path.split("/"):
+        if secret_shaped(segment) and placeholder_reason(segment, public) is None:
+            return "a URL with a key-shaped path segment"
     return None
 
 
@@ -280,6 +299,19 @@ def scan_credentials(data: Any, source: str | None = None) -> CredentialScan:
         if kind == "credential-ish" and looks_random(value) and placeholder_reason(value, public) is None:
             problems.append(
                 Problem(path, f"{key!r} looks like a credential's name and its value looks random; {_HINT}")
+            )
+            values.add(value)
+            refused.add(path)
+            continue
+        mapping = path[-2] if len(path) >= 2 else None
+        if (
+            isinstance(mapping, str)
+            and name_parts(mapping)[-1:] in _VALUE_MAPPINGS
+            and secret_shaped(value, query=True)
+            and placeholder_reason(value, public) is None
+        ):
+            problems.append(
+                Problem(path, f"the value in {mapping} is shaped like a key, whatever its name; {_HINT}")
             )
             values.add(value)
             refused.add(path)

@@ -147,17 +147,48 @@ def _expanded_size(node: yaml.Node, sizes: dict[int, int], open_nodes: set[int])
     return total
 
 
+def _longest_collection(root: yaml.Node) -> tuple[int, tuple[PathPart, ...], yaml.Node]:
+    """Nodes written in the file (each alias's target once), and the longest list or mapping with its path."""
+    written, longest = 0, root
+    where: tuple[PathPart, ...] = ()
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, tuple[PathPart, ...]]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        written += 1
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode) and len(node.value) > len(longest.value):
+            longest, where = node, path
+        if isinstance(node, yaml.MappingNode):
+            stack += [(child, (*path, str(key.value))) for key, child in node.value]
+            stack += [(key, path) for key, _ in node.value]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += [(child, (*path, index)) for index, child in enumerate(node.value)]
+    return written, where, longest
+
+
 def _check_aliases(node: yaml.Node) -> Problem | None:
     size = _expanded_size(node, {}, set())
     if size < 0:
         return Problem((), "an alias refers to the node that contains it (a recursive alias)")
-    if size > MAX_EXPANDED_NODES:
+    if size <= MAX_EXPANDED_NODES:
+        return None
+    written, where, longest = _longest_collection(node)
+    if written > MAX_EXPANDED_NODES:  # too long as written, whatever its aliases do
+        kind = "mapping" if isinstance(longest, yaml.MappingNode) else "list"
         return Problem(
-            (),
-            f"aliases (*name) expand the spec to more than {MAX_EXPANDED_NODES:,} values; "
-            "write the values out instead of nesting aliases",
+            where,
+            f"a {kind} of {len(longest.value):,} entries; a spec holds at most {MAX_EXPANDED_NODES:,} values "
+            "in all and each list far fewer (docs/experiments.md, Bounds)",
+            longest.start_mark.line + 1,
         )
-    return None
+    return Problem(
+        (),
+        f"aliases (*name) expand the spec to more than {MAX_EXPANDED_NODES:,} values; "
+        "write the values out instead of nesting aliases",
+    )
 
 
 def read_yaml(path: str | Path) -> YamlSource:

@@ -1,0 +1,99 @@
+"""The report opens with what a reader acts on: an unreadable judge first, headline means, what is missing."""
+
+from __future__ import annotations
+
+import shlex
+
+import pandas as pd
+import pytest
+
+from vivid_inspect.lab.cli.main import build_parser
+from vivid_inspect.lab.report.render import Table
+from vivid_inspect.lab.report.summary import summary_markdown
+
+
+def _themes(rows: list[dict[str, object]]) -> Table:
+    frame = pd.DataFrame(rows)
+    return Table("table3_themes", "Table 3", frame, csv_frame=frame)
+
+
+def _judges(rows: list[dict[str, object]]) -> Table:
+    return Table("judge_summary", "Judges", pd.DataFrame(rows))
+
+
+ROW = {
+    "model": "m/one",
+    "prompt": "zero_shot",
+    "judge": "aspect",
+    "judge_model": "j/x",
+    "cell": "Average",
+    "judge_mean": 3.125,
+    "judge_mean_lo": 2.5,
+    "judge_mean_hi": 3.75,
+    "n_items": 31,
+    "corrected_mean": float("nan"),
+    "n_human": 0,
+}
+
+
+def _summary(tables: list[Table], has_humans: bool = False) -> str:
+    return summary_markdown(tables, has_humans=has_humans, log_dir="runs/my logs", unscored_limit=0.2)
+
+
+@pytest.mark.parametrize(
+    ("unscored", "refused", "named"),
+    [(0, 0, False), (20, 0, False), (21, 0, True), (10, 11, True), (100, 0, True)],
+    ids=["none", "at-the-limit", "above", "unscored-plus-refused", "all"],
+)
+def test_a_judge_that_could_not_score_opens_the_summary(unscored: int, refused: int, named: bool) -> None:
+    judges = _judges(
+        [{"judge": "aspect", "judge_model": "j/x", "samples": 100, "unscored": unscored, "refused": refused}]
+    )
+    text = _summary([_themes([ROW]), judges])
+    lines = text.splitlines()
+    assert lines[0] == "## Summary"
+    assert ("could not score" in lines[2]) is named
+    if named:
+        assert f"{unscored + refused} of 100" in lines[2] and lines.index(lines[2]) < lines.index(
+            next(line for line in lines if line.startswith("- headline"))
+        )
+
+
+def test_each_generation_has_its_mean_interval_n_and_judge() -> None:
+    other = {**ROW, "model": "m/two", "judge_mean": 4.0, "judge_mean_lo": None, "judge_mean_hi": None}
+    theme_row = {**ROW, "cell": "Love", "judge_mean": 1.0}
+    text = _summary([_themes([ROW, theme_row, other])])
+    assert "  - m/one zero_shot: 3.12 [2.50, 3.75], n=31 (judge aspect [j/x])" in text
+    assert "  - m/two zero_shot: 4.00 (no interval at this n), n=31" in text
+    assert "1.00" not in text  # a theme is not a headline
+
+
+def test_a_corrected_mean_follows_the_judge_mean_where_humans_scored() -> None:
+    row = {**ROW, "corrected_mean": 2.9, "corrected_mean_lo": 2.1, "corrected_mean_hi": 3.6, "n_human": 40}
+    text = _summary([_themes([row])], has_humans=True)
+    assert "corrected by 40 human labels: 2.90 [2.10, 3.60]" in text
+    assert "missing" not in text
+
+
+def test_missing_human_scores_come_with_commands_that_parse_as_written() -> None:
+    text = _summary([_themes([ROW])])
+    commands = [part for line in text.splitlines() for part in line.split("`")[1::2]]
+    assert len(commands) == 2
+    parser = build_parser()
+    for command in commands:
+        words = shlex.split(command)
+        assert words[0] == "vivid"
+        parser.parse_args(words[1:])  # SystemExit(2) on an unknown option or a bad value
+    assert "'runs/my logs'" in commands[0] and "--generation 'm/one zero_shot'" in commands[0]
+
+
+def test_no_judged_explanations_say_so() -> None:
+    assert "no judged explanations" in _summary([])
+
+
+def test_every_summary_line_fits_a_terminal() -> None:
+    judges = _judges(
+        [{"judge": "aspect", "judge_model": "j/x", "samples": 100, "unscored": 90, "refused": 0}]
+    )
+    text = _summary([_themes([ROW]), judges])
+    assert max(len(line) for line in text.splitlines() if "`" not in line) <= 120  # a command is as long as its path
