@@ -38,7 +38,6 @@ from vivid_inspect.lab.report.kappa_bounds import (
     kappa_of_counts,
     score_bounds_of_counts,
 )
-from vivid_inspect.lab.report.raters import rater_agreement
 
 LABELS = list(range(6))
 Z = 1.959963984540054
@@ -191,7 +190,8 @@ def test_kappa_holds_a_planted_084_at_ten_items() -> None:
     draws = []
     for _ in range(400):
         cells = rng.choice(36, size=10, p=joint.ravel())
-        draws.append(kappa_interval(cells // 6, cells % 6))
+        # min_n=2: the method itself on a spread-out shape (the report prints kappa's from RULES' n).
+        draws.append(kappa_interval(cells // 6, cells % 6, min_n=2))
     assert _coverage([d for d in draws if d.estimate is not None], truth) >= 0.93
 
 
@@ -239,14 +239,9 @@ def test_the_per_annotator_kappa_holds_at_twelve_items() -> None:
     rng = np.random.default_rng(9)
     draws = []
     for _ in range(300):
-        annotators: dict[str, dict[int, int]] = {}
-        judge: dict[int, int] = {}
-        for name, offset in (("a", 0), ("b", 100)):
-            human, scores = _noisy(rng, 12, 0.7)
-            annotators[name] = {offset + i: int(v) for i, v in enumerate(human)}
-            judge |= {offset + i: int(v) for i, v in enumerate(scores)}
-        result = rater_agreement(judge, annotators)
-        draws.append(result.interval)
+        # min_n=2: the method itself on a spread-out shape (the report prints it from RULES' n).
+        pairs = [_noisy(rng, 12, 0.7) for _ in ("a", "b")]
+        draws.append(mean_kappa_interval(pairs, statistic="kappa_per_annotator", min_n=2))
     # The planted value: the population kappa of the same noisy judge, from a large sample.
     human, judged = _noisy(np.random.default_rng(10), 400_000, 0.7)
     truth = cohen_kappa_score(human, judged, labels=LABELS)
