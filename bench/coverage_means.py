@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 from coverage_common import CoverageTable
-from planted_scores import NS, ROW_COLUMNS, Tally, record, threshold_table
+from coverage_grid import ROW_COLUMNS, SKEWED, Cell, Skill, Worst, joint_of, ns_of
+from coverage_grid import SHAPES as GRID
 
-from vivid_inspect.lab.report.intervals import RULES, mean_difference_interval, mean_interval
+from vivid_inspect.lab.report.intervals import RULES, mean_intervals
 
-REPS = 1000
+REPS = 2000
 QUICK_REPS = 60
 
 SCORES = np.arange(6, dtype=float)
@@ -56,7 +57,11 @@ SHAPES: dict[str, tuple[np.ndarray, np.ndarray]] = {
     "two-point 4/5, mean 4.87": (SCORES, _two_point(4, 5, 4.87)),
     "two-point 0/5, mean 4.87": (SCORES, _two_point(0, 5, 4.87)),
     "two annotators' halves, mean 3.4": (HALVES, _geometric(3.4, HALVES)),
+    **{f"grid: {name}": (SCORES, np.asarray(p)) for name, p in GRID.items() if name in SKEWED},
+    "95 % at 0, rest 5": (SCORES, _two_point(0, 5, 0.25)),
 }
+# Two judges on the same items of the difficulty model (errors follow the item), on skewed shapes.
+PAIRED_JUDGES = (Skill(0.85, 0.4), Skill(0.6, 0.2))
 
 # Paired differences of two judges on the same items: (first, second) joint over 0-5 x 0-5.
 DIFFERENCES: dict[str, np.ndarray] = {
@@ -93,38 +98,47 @@ DIFFERENCES: dict[str, np.ndarray] = {
 }
 
 
+CHUNK = 250
+"""Draws bounded at once (the betting interval holds draws x candidates x items in memory)."""
+
+
+def _batched(values: np.ndarray, **kwargs: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    parts = [mean_intervals(values[i : i + CHUNK], min_n=2, **kwargs) for i in range(0, len(values), CHUNK)]  # type: ignore[arg-type]
+    return tuple(np.concatenate(p) for p in zip(*parts, strict=True))  # type: ignore[return-value]
+
+
 def run(reps: int, quick: bool, seed: int) -> list[CoverageTable]:
     """Coverage of the mean and mean-difference intervals over every planted shape and n."""
     rng = np.random.default_rng(seed)
-    ns = (5, 10, 50) if quick else NS
+    ns = ns_of(quick)
     columns = ["planted", "mean", "n", *ROW_COLUMNS]
     means = CoverageTable(f"Mean of 0-5 scores: {RULES['mean'].method}", columns)
-    worst: dict[str, dict[int, Tally]] = {"mean": {}, "mean_difference": {}}
-    for name, (values, p) in SHAPES.items():
+    worst = Worst()
+    shapes = list(SHAPES.items())[:3] if quick else list(SHAPES.items())
+    for name, (values, p) in shapes:
         truth = float(values @ p)
         for n in ns:
-            tally = Tally()
-            for sample in rng.choice(values, size=(reps, n), p=p):
-                interval = mean_interval(sample, min_n=2)
-                tally.add(interval.estimate, interval.lo, interval.hi, truth)
-            means.rows.append(tally.row(name, round(truth, 3), n))
-            record(worst["mean"], n, tally)
+            cell = Cell(*_batched(rng.choice(values, size=(reps, n), p=p)), truth)
+            means.rows.append(cell.row(name, round(truth, 3), n))
+            worst.add("mean", n, cell, name)
     differences = CoverageTable(
         f"Paired mean difference of two judges: {RULES['mean_difference'].method}", columns
     )
-    for name, joint in DIFFERENCES.items():
-        joint = joint / joint.sum()
+    joints = {name: joint / joint.sum() for name, joint in DIFFERENCES.items()}
+    for shape in () if quick else SKEWED:
+        joints[f"difficulty, good vs weak judge, {shape}"] = joint_of(GRID[shape], PAIRED_JUDGES)
+    for name, joint in joints.items():
         truth = float(np.arange(6) @ joint.sum(axis=1) - np.arange(6) @ joint.sum(axis=0))
         for n in ns:
-            tally = Tally()
             cells = rng.choice(36, size=(reps, n), p=joint.ravel())
-            for first, second in zip(cells // 6, cells % 6, strict=True):
-                interval = mean_difference_interval(first, second, min_n=2)
-                tally.add(interval.estimate, interval.lo, interval.hi, truth)
-            differences.rows.append(tally.row(name, round(truth, 3), n))
-            record(worst["mean_difference"], n, tally)
+            gaps = (cells // 6 - cells % 6).astype(float)
+            estimate, lo, hi = _batched(gaps, low=-5.0, high=5.0, statistic="mean_difference")
+            identical = ~gaps.any(axis=1)  # the report prints no interval: the difference cannot vary
+            cell = Cell(estimate, np.where(identical, np.nan, lo), np.where(identical, np.nan, hi), truth)
+            differences.rows.append(cell.row(name, round(truth, 3), n))
+            worst.add("mean_difference", n, cell, name)
     differences.notes.append(
         "a draw whose two judges agree on every item gets no interval (the difference cannot vary) and is "
         "not counted as made"
     )
-    return [means, differences, threshold_table(worst, quick=quick)]
+    return [means, differences, worst.table(quick=quick)]

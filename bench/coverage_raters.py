@@ -1,39 +1,28 @@
 """Coverage of the per-annotator kappa interval (``raters.py``: each annotator a rater against the judge).
 
-Planted: a latent quality per item seen by two or three annotators and the judge
-(:func:`planted_scores.latent_model`), each exact with its own probability and otherwise off by
-one or lenient; the planted value is the mean over annotators of each annotator's population
-kappa with the judge, computed exactly. Designs: annotators on disjoint items (the paper's
-150 each, cut to n), all annotators on the same items, and three annotators on disjoint items.
-n is the items per annotator. Each draw goes through ``intervals.mean_kappa_interval``, the
-function ``rater_agreement`` prints.
+Planted, on every shape of :mod:`coverage_grid`: the difficulty model (a latent quality and a
+difficulty per item, seen by two or three annotators and the judge, whose errors follow the item
+on hard items); the planted value is the mean over annotators of each annotator's population
+kappa with the judge, computed exactly. Designs: annotators on disjoint items (the paper's 150
+each, cut to n), all annotators on the same items, and three annotators on disjoint items. n is
+the items per annotator. Each draw goes through ``intervals.mean_kappa_intervals``, the batch form
+of ``mean_kappa_interval`` that ``rater_agreement`` prints.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from coverage_common import CoverageTable
-from planted_scores import (
-    MARGINS,
-    NOISE,
-    NS,
-    ROW_COLUMNS,
-    Rater,
-    Tally,
-    draw_raters,
-    kappa_of,
-    latent_joint,
-    record,
-    threshold_table,
-)
+from coverage_grid import ROW_COLUMNS, Cell, Skill, Worst, confusions, draw, joint_of, ns_of, shapes_of
+from planted_scores import kappa_of
 
-from vivid_inspect.lab.report.intervals import RULES, mean_kappa_interval
+from vivid_inspect.lab.report.intervals import RULES, mean_kappa_intervals
 
-REPS = 1000
+REPS = 2000
 QUICK_REPS = 60
 
-JUDGES = {"judge exact 0.6": Rater(0.6, NOISE["off by one"]), "judge exact 0.9": Rater(0.9, NOISE["lenient"])}
-ANNOTATORS = (Rater(0.95, NOISE["off by one"]), Rater(0.8, NOISE["off by one"]), Rater(0.9, NOISE["lenient"]))
+JUDGES = {"good judge": Skill(0.85, 0.4), "weak judge": Skill(0.6, 0.2)}
+ANNOTATORS = (Skill(0.95, 0.7), Skill(0.85, 0.5), Skill(0.9, 0.6))
 DESIGNS = {
     "2 annotators, disjoint items": (2, False),
     "2 annotators, same items": (2, True),
@@ -42,37 +31,32 @@ DESIGNS = {
 
 
 def run(reps: int, quick: bool, seed: int) -> list[CoverageTable]:
-    """Coverage of the mean per-annotator kappa interval over every design, judge and n."""
+    """Coverage of the mean per-annotator kappa interval over every design, shape, judge and n."""
     rng = np.random.default_rng(seed)
-    ns = (5, 12, 50) if quick else NS
-    margins = ("aspect-like",) if quick else ("aspect-like", "weak model")
     table = CoverageTable(
         f"Mean per-annotator kappa: {RULES['kappa_per_annotator'].method}",
         ["design", "human scores", "judge", "planted mean kappa", "n per annotator", *ROW_COLUMNS],
     )
-    worst: dict[str, dict[int, Tally]] = {"kappa_per_annotator": {}}
+    worst = Worst()
     for design, (count, shared) in DESIGNS.items():
         people = ANNOTATORS[:count]
-        for margin in margins:
+        for shape, margin in shapes_of(quick).items():
             for judge_name, judge in JUDGES.items():
-                truth = float(
-                    np.mean([kappa_of(latent_joint(MARGINS[margin], a, judge), "unweighted") for a in people])
-                )
-                for n in ns:
-                    tally = Tally()
+                truth = float(np.mean([kappa_of(joint_of(margin, [a, judge]), "unweighted") for a in people]))
+                for n in ns_of(quick):
                     if shared:
-                        *scores, judged = draw_raters(MARGINS[margin], [*people, judge], n, reps, rng)
-                        samples = [[(s[r], judged[r]) for s in scores] for r in range(reps)]
+                        *scores, judged = draw(margin, [*people, judge], n, reps, rng)
+                        tables = [confusions(s, judged) for s in scores]
                     else:
-                        drawn = [draw_raters(MARGINS[margin], [a, judge], n, reps, rng) for a in people]
-                        samples = [[(s[r], j[r]) for s, j in drawn] for r in range(reps)]
-                    for pairs in samples:
-                        interval = mean_kappa_interval(pairs, statistic="kappa_per_annotator", min_n=2)
-                        tally.add(interval.estimate, interval.lo, interval.hi, truth)
-                    table.rows.append(tally.row(design, margin, judge_name, round(truth, 3), n))
-                    record(worst["kappa_per_annotator"], n, tally)
+                        tables = [confusions(*draw(margin, [a, judge], n, reps, rng)) for a in people]
+                    estimate, lo, hi, _ = mean_kappa_intervals(
+                        tables, statistic="kappa_per_annotator", min_n=2
+                    )
+                    cell = Cell(estimate, lo, hi, truth)
+                    table.rows.append(cell.row(design, shape, judge_name, round(truth, 3), n))
+                    worst.add("kappa_per_annotator", n, cell, f"{design}, {shape}, {judge_name}")
     table.notes.append(
         "a draw where an annotator's or the judge's scores are a single value leaves that annotator out of "
         "the mean, as the report does; the planted value is still the mean over all annotators"
     )
-    return [table, threshold_table(worst, quick=quick)]
+    return [table, worst.table(quick=quick)]

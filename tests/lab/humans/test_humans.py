@@ -208,12 +208,13 @@ def test_human_ceiling_rejects_an_annotator_scoring_twice() -> None:
 
 
 def test_read_then_ceiling_end_to_end(tmp_path: Path) -> None:
-    rows = "\n".join(f"{i},{i % 6},a\n{i},{(i + (i % 3 == 0)) % 6},b" for i in range(1, 41))
+    # 200 items: kappa's interval is printed from 100 (intervals.RULES).
+    rows = "\n".join(f"{i},{i % 6},a\n{i},{(i + (i % 3 == 0)) % 6},b" for i in range(1, 201))
     df = read_human_scores(write(tmp_path, f"id,score,annotator\n{rows}\n"))
     result = human_ceiling(df, n_boot=200)
-    assert result is not None and result.n == 40
+    assert result is not None and result.n == 200
     assert result.kappa_lo is not None and result.kappa_lo <= result.kappa <= result.kappa_hi
-    assert len(human_means(df)) == 40
+    assert len(human_means(df)) == 200
 
 
 @pytest.mark.parametrize(

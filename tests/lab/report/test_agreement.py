@@ -15,7 +15,7 @@ from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from vivid_inspect.lab.report.agreement import Agreement, agreement, paired_difference
 from vivid_inspect.lab.report.consistency import parse_failure_rate, self_consistency
-from vivid_inspect.lab.report.intervals import IDENTICAL, kappa_interval, mean_interval
+from vivid_inspect.lab.report.intervals import IDENTICAL, kappa_interval, mean_interval, too_few
 from vivid_inspect.lab.report.raters import rater_agreement, raters_alpha
 
 N_BOOT = 200
@@ -417,7 +417,9 @@ def test_each_annotator_as_a_rater_equals_scikit_learn_and_krippendorff() -> Non
     )
     assert result.n == 10 and result.annotators == 2
     assert result.kappa_mean == pytest.approx((kappa_a + kappa_b) / 2, abs=1e-12)
-    assert result.kappa_lo <= result.kappa_mean <= result.kappa_hi
+    # 8 items for annotator b: below the rule's fewest, so no interval and the reason.
+    assert result.kappa_lo is None and result.interval is not None
+    assert result.interval.reason == too_few(8)
     matrix = np.array(
         [
             [{**ANN_A, **extra}.get(i, np.nan) for i in range(1, 11)],

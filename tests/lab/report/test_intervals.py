@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 from vivid_inspect.lab.report.consistency import self_consistency
@@ -22,13 +23,21 @@ from vivid_inspect.lab.report.intervals import (
     Interval,
     interval_text,
     kappa_difference_interval,
+    kappa_difference_intervals,
     kappa_interval,
+    kappa_intervals,
     mean_difference_interval,
     mean_interval,
+    mean_intervals,
     mean_kappa_interval,
     too_few,
 )
-from vivid_inspect.lab.report.raters import rater_agreement
+from vivid_inspect.lab.report.kappa_bounds import (
+    confusion_of,
+    jackknife_z_bounds_of_counts,
+    kappa_of_counts,
+    score_bounds_of_counts,
+)
 
 LABELS = list(range(6))
 Z = 1.959963984540054
@@ -181,7 +190,8 @@ def test_kappa_holds_a_planted_084_at_ten_items() -> None:
     draws = []
     for _ in range(400):
         cells = rng.choice(36, size=10, p=joint.ravel())
-        draws.append(kappa_interval(cells // 6, cells % 6))
+        # min_n=2: the method itself on a spread-out shape (the report prints kappa's from RULES' n).
+        draws.append(kappa_interval(cells // 6, cells % 6, min_n=2))
     assert _coverage([d for d in draws if d.estimate is not None], truth) >= 0.93
 
 
@@ -192,7 +202,7 @@ def test_a_constant_side_has_no_kappa_and_no_interval() -> None:
 
 def test_below_the_kappa_rule_the_cell_says_too_few() -> None:
     fewest = RULES["weighted_kappa"].min_n
-    human = np.array([0, 1, 2, 3, 4, 5, 2, 3, 4, 1] * 3)[: fewest - 1]
+    human = np.resize(np.array([0, 1, 2, 3, 4, 5, 2, 3, 4, 1]), fewest - 1)
     judge = np.roll(human, 1)
     interval = kappa_interval(human, judge, weights="quadratic")
     assert interval.estimate is not None and interval.lo is None
@@ -229,24 +239,20 @@ def test_the_per_annotator_kappa_holds_at_twelve_items() -> None:
     rng = np.random.default_rng(9)
     draws = []
     for _ in range(300):
-        annotators, judge = {}, {}
-        for name, offset in (("a", 0), ("b", 100)):
-            human, scores = _noisy(rng, 12, 0.7)
-            annotators[name] = {offset + i: int(v) for i, v in enumerate(human)}
-            judge |= {offset + i: int(v) for i, v in enumerate(scores)}
-        result = rater_agreement(judge, annotators)
-        draws.append(result.interval)
+        # min_n=2: the method itself on a spread-out shape (the report prints it from RULES' n).
+        pairs = [_noisy(rng, 12, 0.7) for _ in ("a", "b")]
+        draws.append(mean_kappa_interval(pairs, statistic="kappa_per_annotator", min_n=2))
     # The planted value: the population kappa of the same noisy judge, from a large sample.
-    human, judge = _noisy(np.random.default_rng(10), 400_000, 0.7)
-    truth = cohen_kappa_score(human, judge, labels=LABELS)
+    human, judged = _noisy(np.random.default_rng(10), 400_000, 0.7)
+    truth = cohen_kappa_score(human, judged, labels=LABELS)
     assert _coverage([d for d in draws if d is not None], truth) >= 0.93
 
 
 def test_the_mean_of_kappas_interval_is_the_mean_of_each_pairs_bounds() -> None:
     rng = np.random.default_rng(11)
     pairs = [_noisy(rng, 40, agree) for agree in (0.5, 0.8)]
-    both = mean_kappa_interval(pairs, statistic="kappa_per_annotator")
-    alone = [kappa_interval(a, b) for a, b in pairs]
+    both = mean_kappa_interval(pairs, statistic="kappa_per_annotator", min_n=2)
+    alone = [kappa_interval(a, b, min_n=2) for a, b in pairs]
     assert both.estimate == pytest.approx(np.mean([i.estimate for i in alone]))
     assert both.lo == pytest.approx(np.mean([i.lo for i in alone]))
     assert both.hi == pytest.approx(np.mean([i.hi for i in alone]))
@@ -258,7 +264,7 @@ def test_self_consistency_kappa_gets_an_interval() -> None:
     result = self_consistency([dict(enumerate(human.tolist())), dict(enumerate(judge.tolist()))])
     assert result.mean_kappa_lo is not None and result.mean_kappa_hi is not None
     assert result.mean_kappa_lo < result.mean_kappa < result.mean_kappa_hi  # type: ignore[operator]
-    assert result.interval == kappa_interval(human, judge)
+    assert result.interval == kappa_interval(human, judge, min_n=RULES["self_consistency_kappa"].min_n)
 
 
 def test_a_judge_repeating_itself_exactly_on_eight_items_prints_no_one_to_one_interval() -> None:
@@ -300,11 +306,11 @@ def test_interval_text() -> None:
 def test_every_rule_names_its_method_and_a_measured_n() -> None:
     for statistic, rule in RULES.items():
         assert rule.method, statistic
-        assert rule.min_n in (5, 8, 10, 15, 20, 30, 50, 200), statistic
+        assert rule.min_n in (5, 8, 10, 15, 20, 30, 50, 100, 200), statistic
 
 
 def test_the_rules_are_those_the_bench_measured() -> None:
-    # bench/results.md keeps the coverage run's threshold tables: RULES never prints an interval
+    # bench/results.md keeps the coverage runs' threshold tables: RULES never prints an interval
     # below the n from which the bench measured coverage of at least 93 % on every planted value.
     results = (Path(__file__).resolve().parents[2].parent / "bench" / "results.md").read_text(
         encoding="utf-8"
@@ -313,10 +319,148 @@ def test_the_rules_are_those_the_bench_measured() -> None:
     measured: dict[str, int | None] = {}
     for line in section.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) == 13 and cells[0] in RULES:
+        if len(cells) == 14 and cells[0] in RULES:  # the extended grid's table (n = 5 ... 200)
+            measured[cells[0]] = int(cells[10]) if cells[10] else None
+            assert int(cells[11]) == RULES[cells[0]].min_n, cells[0]
+        elif len(cells) == 13 and cells[0] in RULES:  # the older layout, with the method
             measured[cells[0]] = int(cells[10]) if cells[10] else None
             assert cells[1] == RULES[cells[0]].method, cells[0]
             assert int(cells[11]) == RULES[cells[0]].min_n, cells[0]
     assert set(measured) == set(RULES)
     for statistic, derived in measured.items():
         assert derived is not None and RULES[statistic].min_n >= derived, statistic
+
+
+# --- the batched forms and the jackknife on Fisher's z (issue 29.3) ---------------------------
+
+
+def _by_hand_jackknife_z(first: np.ndarray, second: np.ndarray, weights: str) -> tuple[float, float]:
+    """The jackknife on atanh(kappa), item by item with scikit-learn, as the docstring states it."""
+    sk = None if weights == "unweighted" else "quadratic"
+    n = first.size
+    z = math.atanh(min(max(cohen_kappa_score(first, second, labels=LABELS, weights=sk), -0.999), 0.999))
+    left = np.array(
+        [
+            math.atanh(
+                min(
+                    max(
+                        cohen_kappa_score(
+                            np.delete(first, i), np.delete(second, i), labels=LABELS, weights=sk
+                        ),
+                        -0.999,
+                    ),
+                    0.999,
+                )
+            )
+            for i in range(n)
+        ]
+    )
+    spread = math.sqrt((n - 1) / n * float(((left - left.mean()) ** 2).sum()))
+    agreeing = max(int(np.sum((first == s) & (second == s))) for s in LABELS)
+    half = float(stats.t.ppf(0.975, max(n - agreeing - 1, 1))) * spread
+    return math.tanh(z - half), math.tanh(z + half)
+
+
+@pytest.mark.parametrize("weights", ["unweighted", "quadratic"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_jackknife_on_z_is_the_item_by_item_jackknife(weights: str, seed: int) -> None:
+    first, second = _noisy(np.random.default_rng(seed), 12, 0.6)
+    lo, hi = jackknife_z_bounds_of_counts(confusion_of(first, second), weights, 0.95)
+    assert (float(lo), float(hi)) == pytest.approx(_by_hand_jackknife_z(first, second, weights), abs=1e-9)
+
+
+def test_the_jackknife_on_z_stays_in_range_and_holds_the_estimate() -> None:
+    rng = np.random.default_rng(4)
+    tables = np.array(
+        [
+            confusion_of(*_noisy(rng, int(n), agree))
+            for n, agree in zip(rng.integers(3, 60, 300), rng.random(300), strict=True)
+        ]
+    )
+    for weights in ("unweighted", "quadratic"):
+        lo, hi = jackknife_z_bounds_of_counts(tables, weights, 0.95)
+        kappa = kappa_of_counts(tables, weights)
+        made = np.isfinite(lo)
+        assert made.sum() > 200
+        assert np.all(
+            (lo[made] >= -1) & (lo[made] <= kappa[made]) & (kappa[made] <= hi[made]) & (hi[made] <= 1)
+        )
+
+
+def test_the_jackknife_on_z_gives_no_interval_when_every_item_agrees() -> None:
+    scores = np.array([0, 1, 2, 3, 4, 5, 5, 5, 4, 3])
+    lo, hi = jackknife_z_bounds_of_counts(confusion_of(scores, scores), "unweighted", 0.95)
+    assert np.isnan(lo) and np.isnan(hi)
+    interval = kappa_interval(scores, scores, min_n=2)  # the score interval still gives one
+    assert interval.lo is not None and interval.lo < 1.0 and interval.hi == 1.0
+
+
+@pytest.mark.parametrize("weights", ["unweighted", "quadratic"])
+def test_the_kappa_interval_is_the_union_of_the_score_and_z_intervals(weights: str) -> None:
+    first, second = _noisy(np.random.default_rng(5), 40, 0.5)
+    table = confusion_of(first, second)
+    score = score_bounds_of_counts(table, weights, 0.95)
+    z = jackknife_z_bounds_of_counts(table, weights, 0.95)
+    interval = kappa_interval(first, second, weights=weights, min_n=2)
+    assert interval.lo == pytest.approx(min(score[0], z[0])) and interval.hi == pytest.approx(
+        max(score[1], z[1])
+    )
+
+
+def test_a_skewed_table_reaches_higher_than_the_score_interval_alone() -> None:
+    # 90 % of the items scored 5 by both; the misses of the score interval were above it.
+    first = np.array([5] * 36 + [4, 3, 4, 0])
+    second = np.array([5] * 36 + [5, 3, 3, 1])
+    table = confusion_of(first, second)
+    high = kappa_interval(first, second, weights="quadratic", min_n=2).hi
+    assert high is not None and high > float(score_bounds_of_counts(table, "quadratic", 0.95)[1])
+
+
+def test_the_batched_forms_equal_the_one_at_a_time_functions() -> None:
+    rng = np.random.default_rng(6)
+    for n in (5, 31):
+        reference, first = _noisy(rng, n * 8, 0.6)
+        _, second = _noisy(rng, n * 8, 0.4)
+        rows = [x.reshape(8, n) for x in (reference, first, second)]
+        _, lo, hi = kappa_intervals(
+            np.array([confusion_of(a, b) for a, b in zip(rows[0], rows[1], strict=True)])
+        )
+        _, dlo, dhi = kappa_difference_intervals(*rows)
+        _, mlo, mhi = mean_intervals(rows[1].astype(float))
+        for r in range(8):
+            one = kappa_interval(rows[0][r], rows[1][r])
+            assert (one.lo, one.hi) == ((None, None) if np.isnan(lo[r]) else pytest.approx((lo[r], hi[r])))
+            diff = kappa_difference_interval(rows[0][r], rows[1][r], rows[2][r])
+            assert (diff.lo, diff.hi) == (
+                (None, None) if np.isnan(dlo[r]) else pytest.approx((dlo[r], dhi[r]))
+            )
+            mean = mean_interval(rows[1][r])
+            assert (mean.lo, mean.hi) == pytest.approx((mlo[r], mhi[r]))
+
+
+def _statistic_at(statistic: str, n: int) -> Interval:
+    rng = np.random.default_rng(n)
+    human, judge = _noisy(rng, n, 0.6)
+    _, other = _noisy(rng, n, 0.3)
+    if statistic == "mean":
+        return mean_interval(judge.astype(float))
+    if statistic == "mean_difference":
+        return mean_difference_interval(judge, other)
+    if statistic in ("kappa", "weighted_kappa"):
+        return kappa_interval(human, judge, weights="unweighted" if statistic == "kappa" else "quadratic")
+    if statistic in ("kappa_per_annotator", "self_consistency_kappa"):
+        return mean_kappa_interval([(human, judge), (judge, other)], statistic=statistic)
+    return kappa_difference_interval(human, judge, other)
+
+
+GATED = [s for s in RULES if s != "corrected_mean"]
+
+
+@pytest.mark.parametrize("statistic", GATED)
+def test_each_statistic_prints_from_its_rules_n_and_says_why_below(statistic: str) -> None:
+    fewest = RULES[statistic].min_n
+    below, at = _statistic_at(statistic, fewest - 1), _statistic_at(statistic, fewest)
+    assert below.estimate is not None and below.lo is None and below.hi is None
+    assert below.reason == too_few(fewest - 1)
+    assert interval_text(below) == f"too few items for a 95 % interval (n={fewest - 1})"
+    assert at.lo is not None and at.hi is not None and at.reason is None

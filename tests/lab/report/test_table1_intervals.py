@@ -37,7 +37,7 @@ def _tables(rows: pd.DataFrame, humans: pd.DataFrame | None) -> dict[str, pd.Dat
     return {table.name: table.frame for table in build_reliability(rows, humans).tables}
 
 
-HUMAN = {i: (i * 7) % 6 for i in range(1, 41)}
+HUMAN = {i: (i * 7) % 6 for i in range(1, 201)}
 NOISY = {
     i: float(min(5, max(0, v + (1 if i % 3 == 0 else -1 if i % 5 == 0 else 0)))) for i, v in HUMAN.items()
 }
@@ -75,7 +75,7 @@ def test_perfect_agreement_on_eight_items_prints_no_one_to_one_interval() -> Non
 def test_enough_items_print_the_interval_in_its_cell() -> None:
     rows = _frame(_rows(NOISY))
     row = _tables(rows, _annotations(a=HUMAN))["table1_judges"].set_index("judge").loc["judge_aspect"]
-    assert row["n"] == 40 >= RULES["kappa"].min_n
+    assert row["n"] == 200 >= max(rule.min_n for rule in RULES.values())
     assert row["kappa_lo"] < row["kappa"] < row["kappa_hi"]
     assert row["kappa_ci"] == f"[{row['kappa_lo']:.3f}, {row['kappa_hi']:.3f}]"
     assert row["judge_mean_lo"] < row["judge_mean"] < row["judge_mean_hi"]
@@ -89,7 +89,7 @@ def test_the_strategy_differences_and_self_consistency_show_their_interval_cells
     )
     tables = _tables(rows, _annotations(a=HUMAN))
     difference = tables["judge_differences"].iloc[0]
-    assert difference["n"] == 40
+    assert difference["n"] == 200
     assert difference["mean_diff_ci"].startswith("[")
     assert difference["kappa_diff_ci"].startswith("[")
     repeated = _frame(_rows(NOISY), *(_rows(NOISY) for _ in range(1)))
@@ -112,7 +112,7 @@ def test_two_judges_with_identical_scores_are_named_as_one_function_of_the_text(
     assert frame.loc["judge_aspect", "same_scores_as"] == "lexical [chrF]"
     assert frame.loc["lexical", "same_scores_as"] == "judge_aspect [vivid/chrf]"
     assert _missing(frame.loc["judge_cot", "same_scores_as"])
-    assert any("identical scores on all 40 items" in note for note in table1.notes)
+    assert any("identical scores on all 200 items" in note for note in table1.notes)
     pairs = next(t for t in result.tables if t.name == "judge_pairs").frame
     same = pairs[
         (pairs["judge_a"].str.startswith("judge_aspect")) & (pairs["judge_b"].str.startswith("lexical"))
@@ -138,17 +138,17 @@ def test_the_human_reference_row_has_no_kappa_against_itself() -> None:
 
 
 def test_the_human_row_counts_only_items_a_judge_could_score() -> None:
-    # Items 41-44 were scored by the humans but left out of the generation (demonstration idioms).
-    humans = {**HUMAN, 41: 5, 42: 5, 43: 5, 44: 5}
+    # Items 201-204 were scored by the humans but left out of the generation (demonstration idioms).
+    humans = {**HUMAN, 201: 5, 202: 5, 203: 5, 204: 5}
     rows = _frame(_rows(NOISY))
     result = build_reliability(rows, _annotations(a=humans, b=humans))
     table1 = next(t for t in result.tables if t.name == "table1_judges")
     frame = table1.frame.set_index("judge")
-    assert frame.loc["human", "n"] == 40 and frame.loc["human", "scored"] == 40
+    assert frame.loc["human", "n"] == 200 and frame.loc["human", "scored"] == 200
     assert frame.loc["human", "human_mean"] == pytest.approx(np.mean(list(HUMAN.values())))
-    assert frame.loc["human (annotator vs annotator)", "n"] == 40
+    assert frame.loc["human (annotator vs annotator)", "n"] == 200
     assert any(
-        "4 human-scored item(s) are not in the generation" in note and "41, 42, 43, 44" in note
+        "4 human-scored item(s) are not in the generation" in note and "201, 202, 203, 204" in note
         for note in table1.notes
     )
 

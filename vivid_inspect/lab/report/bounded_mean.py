@@ -43,47 +43,72 @@ def betting_interval(values: np.ndarray, low: float, high: float, alpha: float) 
     Returns:
         The interval's ends, within ``[low, high]``; never of zero width.
     """
+    lo, hi = betting_intervals(np.asarray(values, dtype=float)[None, :], low, high, alpha)
+    return float(lo[0]), float(hi[0])
+
+
+def betting_intervals(
+    values: np.ndarray, low: float, high: float, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`betting_interval` of each row of ``values`` (samples of the same size), at once.
+
+    Returns:
+        Lower and upper ends, one per row.
+    """
     width = high - low
     y = np.clip((np.asarray(values, dtype=float) - low) / width, 0.0, 1.0)
     bets = _bets(y, alpha)
     threshold = math.log(1 / alpha)
-    grid = np.unique(np.concatenate([np.linspace(0.0, 1.0, _GRID + 1), [float(y.mean())]]))
+    rows = np.arange(y.shape[0])
+    base = np.linspace(0.0, 1.0, _GRID + 1)
+    grid = np.sort(
+        np.concatenate([np.broadcast_to(base, (y.shape[0], base.size)), y.mean(axis=1)[:, None]], 1), 1
+    )
     kept = ~_rejected(y, bets, grid, threshold)
-    if not kept.any():  # cannot happen for a martingale test with these bets; the safe answer
-        return low, high
-    first, last = int(np.argmax(kept)), len(grid) - 1 - int(np.argmax(kept[::-1]))
+    last_column = grid.shape[1] - 1
+    # A row with no kept candidate cannot happen for a martingale test with these bets; the safe
+    # answer is then the whole range (first 0, last the final column, both ends closed).
+    none = np.asarray(~kept.any(axis=1))
+    first = np.where(none, 0, np.argmax(kept, axis=1))
+    last = np.where(none, last_column, last_column - np.argmax(kept[:, ::-1], axis=1))
     # Each end lies between a rejected and a kept candidate (or is the range's own end).
-    rejected = np.array([grid[first - 1] if first else 0.0, grid[last + 1] if last < len(grid) - 1 else 1.0])
-    inside = np.array([grid[first], grid[last]])
-    open_end = np.array([first > 0, last < len(grid) - 1])
+    rejected = np.stack(
+        [
+            np.where(first > 0, grid[rows, np.maximum(first - 1, 0)], 0.0),
+            np.where(last < last_column, grid[rows, np.minimum(last + 1, last_column)], 1.0),
+        ],
+        axis=1,
+    )
+    inside = np.stack([grid[rows, first], grid[rows, last]], axis=1)
+    open_end = np.stack([first > 0, last < last_column], axis=1) & ~none[:, None]
     for _ in range(_BISECTIONS):
         middle = (rejected + inside) / 2
         out = _rejected(y, bets, middle, threshold)
         rejected = np.where(out, middle, rejected)
         inside = np.where(out, inside, middle)
     # The rejected side of each end: the interval is never narrower than the set it approximates.
-    lo, hi = (float(v) for v in np.where(open_end, rejected, [0.0, 1.0]))
-    return low + width * lo, low + width * hi
+    ends = np.where(open_end, rejected, np.array([0.0, 1.0]))
+    return low + width * ends[:, 0], low + width * ends[:, 1]
 
 
 def _bets(y: np.ndarray, alpha: float) -> np.ndarray:
-    """The predictable plug-in bet of each item: from the running mean and variance before it."""
-    n = y.size
+    """The predictable plug-in bet of each item (last axis): from the running mean and variance before it."""
+    n = y.shape[-1]
     t = np.arange(1, n + 1)
-    mean = np.minimum((0.5 + np.cumsum(y)) / (t + 1), 1.0)
-    variance = (0.25 + np.cumsum((y - mean) ** 2)) / (t + 1)
-    before = np.concatenate([[0.25], variance[:-1]])
+    mean = np.minimum((0.5 + np.cumsum(y, axis=-1)) / (t + 1), 1.0)
+    variance = (0.25 + np.cumsum((y - mean) ** 2, axis=-1)) / (t + 1)
+    before = np.concatenate([np.full((*y.shape[:-1], 1), 0.25), variance[..., :-1]], axis=-1)
     return np.sqrt(2 * math.log(1 / alpha) / (n * before))
 
 
 def _rejected(y: np.ndarray, bets: np.ndarray, means: np.ndarray, threshold: float) -> np.ndarray:
-    """Whether the hedged capital against each candidate mean ever reaches ``1/alpha``."""
-    m = means[:, None]
+    """Whether the hedged capital of each row against each of its candidate means ever reaches ``1/alpha``."""
+    m = means[:, :, None]
     with np.errstate(divide="ignore"):
-        up = np.minimum(bets[None, :], _TRUNCATION / m)
-        down = np.minimum(bets[None, :], _TRUNCATION / (1 - m))
+        up = np.minimum(bets[:, None, :], _TRUNCATION / m)
+        down = np.minimum(bets[:, None, :], _TRUNCATION / (1 - m))
     # Both bets are truncated below 1/m and 1/(1-m), so each factor stays positive.
-    gain_up = np.cumsum(np.log1p(up * (y[None, :] - m)), axis=1) + math.log(_THETA)
-    gain_down = np.cumsum(np.log1p(-down * (y[None, :] - m)), axis=1) + math.log(1 - _THETA)
-    capital = np.maximum(gain_up, gain_down).max(axis=1)
+    gain_up = np.cumsum(np.log1p(up * (y[:, None, :] - m)), axis=2) + math.log(_THETA)
+    gain_down = np.cumsum(np.log1p(-down * (y[:, None, :] - m)), axis=2) + math.log(1 - _THETA)
+    capital = np.maximum(gain_up, gain_down).max(axis=2)
     return np.asarray(capital >= threshold)

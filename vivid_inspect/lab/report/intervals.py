@@ -1,12 +1,13 @@
 """Which 95 % interval the report prints for each statistic, and from what n: one place for every table.
 
 Each statistic has one method and a smallest n (:data:`RULES`). Both were chosen by simulation in
-``bench/coverage.py`` (sections ``means`` and ``kappa``, table in ``bench/results.md``): the
-method is the one whose coverage held on every planted value and score shape, and the smallest
-n is the smallest of n = 5, 8, 10, 15, 20, 30, 50, 200 from which its measured coverage is 93 %
-or more on all of them (and stays so at every larger n). Below it a cell prints no interval and
-says why (:func:`too_few`); the bench prints whether these constants still match what it
-measures.
+``bench/coverage.py`` (table in ``bench/results.md`` and ``docs/reports.md``) on a grid of score
+shapes that includes skewed ones (75 % and 90 % of the scores at 5 or at 0, 95 % at 5 and the rest
+0) and items of varying difficulty: the method is the one whose coverage held best, and the
+smallest n is the smallest of n = 5, 8, 10, 15, 20, 30, 50, 100, 200 from which its measured
+coverage is 93 % or more on every shape (and stays so at every larger n). Below it a cell prints
+no interval and says why (:func:`too_few`); the bench prints whether these constants still match
+what it measures. The ``*_intervals`` functions are the batched forms the bench runs.
 
 An interval is never of zero width: a statistic the items cannot vary (two judges whose scores
 are identical item for item) gets no interval and the reason, never ``[1.000, 1.000]``.
@@ -15,18 +16,20 @@ are identical item for item) gets no interval and the reason, never ``[1.000, 1.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from vivid_inspect.lab.report.bounded_mean import betting_interval
+from vivid_inspect.lab.report.bounded_mean import betting_interval, betting_intervals
 from vivid_inspect.lab.report.kappa_bounds import (
+    CATEGORIES,
     confusion_of,
-    jackknife_interval,
+    jackknife_z_bounds_of_counts,
     kappa_of_counts,
-    kappa_score_bounds,
-    leave_one_out,
+    score_bounds_of_counts,
+    t_quantile,
 )
 
 CONFIDENCE = 0.95
@@ -51,17 +54,24 @@ class Rule:
 RULES: dict[str, Rule] = {
     "mean": Rule("betting interval for a bounded mean (Waudby-Smith and Ramdas 2024)", 5),
     "mean_difference": Rule("betting interval of the per-item differences, bounded in [-5, 5]", 5),
-    "kappa": Rule("score interval of 1 - kappa as a ratio of disagreements, t quantile", 8),
-    "weighted_kappa": Rule("the same score interval, disagreement size with a chance-sized pseudo-item", 20),
-    "kappa_per_annotator": Rule("mean over annotators of each annotator's kappa score interval", 8),
-    "self_consistency_kappa": Rule("mean over run pairs of each pair's kappa score interval", 5),
-    "kappa_difference": Rule("leave-one-out jackknife t interval of the paired difference", 30),
+    "kappa": Rule(
+        "union of the score interval of 1 - kappa (a ratio of disagreements) and the jackknife on Fisher's z",
+        100,
+    ),
+    "weighted_kappa": Rule(
+        "the same union; the score interval's disagreement size with a chance-sized pseudo-item", 200
+    ),
+    "kappa_per_annotator": Rule("mean over annotators of each annotator's kappa interval", 50),
+    "self_consistency_kappa": Rule("mean over run pairs of each pair's kappa interval", 50),
+    "kappa_difference": Rule("leave-one-out jackknife t interval of the paired difference", 50),
     "corrected_mean": Rule(
         "prediction-powered (PPI++) mean, finite-population t interval widened for skew; also the human-only mean and the bias",
         20,
     ),
 }
 """The method and the smallest n of every interval the report prints (see the module docstring)."""
+
+_KAPPA_RULE = {"unweighted": "kappa", "quadratic": "weighted_kappa"}
 
 MIN_N_MEAN = RULES["mean"].min_n
 """Fewest scores for a mean's interval; below it the cell gives :func:`too_few` instead."""
@@ -118,6 +128,30 @@ def mean_interval(
     return _mean(values, low, high, _fewest("mean", min_n))
 
 
+def mean_intervals(
+    values: np.ndarray,
+    *,
+    low: float = 0.0,
+    high: float = 5.0,
+    min_n: int | None = None,
+    statistic: str = "mean",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`mean_interval` of each row of ``values`` (samples of one size, no NaN), at once.
+
+    ``statistic="mean_difference"`` with ``low=-5, high=5`` is :func:`mean_difference_interval`'s
+    interval of per-item differences (rows of zeros get none there: the caller checks).
+
+    Returns:
+        Means, lower and upper ends (NaN ends when a row has fewer scores than the rule's).
+    """
+    array = np.asarray(values, dtype=float)
+    mean = array.mean(axis=1)
+    if array.shape[1] < _fewest(statistic, min_n):
+        return mean, np.full_like(mean, np.nan), np.full_like(mean, np.nan)
+    lo, hi = betting_intervals(array, low, high, 1 - CONFIDENCE)
+    return mean, lo, hi
+
+
 def mean_difference_interval(
     first: Sequence[float] | np.ndarray,
     second: Sequence[float] | np.ndarray,
@@ -148,7 +182,7 @@ def mean_difference_interval(
 def kappa_interval(
     first: np.ndarray, second: np.ndarray, *, weights: str = "unweighted", min_n: int | None = None
 ) -> Interval:
-    """Cohen's kappa between two sides' whole scores 0-5, with its 95 % score interval.
+    """Cohen's kappa between two sides' whole scores 0-5, with its 95 % interval (:data:`RULES`' method).
 
     Args:
         first: One side's scores (whole, 0-5), one per item.
@@ -160,21 +194,46 @@ def kappa_interval(
         Kappa and its interval; no estimate when a side gives a single score (kappa undefined),
         no interval below the rule's fewest items.
     """
-    statistic = "kappa" if weights == "unweighted" else "weighted_kappa"
     n = int(np.asarray(first).size)
     estimate = _kappa(first, second, weights)
     if estimate is None:
         return Interval(None, None, None, n, "kappa undefined")
-    if n < _fewest(statistic, min_n):
+    if n < _fewest(_KAPPA_RULE[weights], min_n):
         return Interval(estimate, None, None, n, too_few(n))
-    lo, hi = kappa_score_bounds(first, second, weights, CONFIDENCE)
-    return _checked(estimate, lo, hi, n)
+    _, lo, hi = kappa_intervals(confusion_of(first, second), weights=weights, min_n=min_n)
+    return _checked(estimate, float(lo), float(hi), n)
+
+
+def kappa_intervals(
+    confusion: np.ndarray, *, weights: str = "unweighted", min_n: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Kappa and its 95 % interval for each 6 x 6 confusion matrix of counts, at once.
+
+    The vectorised form of :func:`kappa_interval` (which calls it), for many tables at once.
+
+    Args:
+        confusion: Counts, rows one side's score and columns the other's (last two axes 6 x 6).
+        weights: ``"unweighted"`` or ``"quadratic"``.
+        min_n: Fewest items for an interval (default the rule's).
+
+    Returns:
+        Estimates, lower and upper ends; NaN where kappa is undefined (estimate too) or the table
+        has fewer items than the rule's (ends only).
+    """
+    counts = np.asarray(confusion, dtype=float)
+    estimate = kappa_of_counts(counts, weights)
+    score_lo, score_hi = score_bounds_of_counts(counts, weights, CONFIDENCE)
+    z_lo, z_hi = jackknife_z_bounds_of_counts(counts, weights, CONFIDENCE)
+    lo, hi = np.fmin(score_lo, z_lo), np.fmax(score_hi, z_hi)
+    short = counts.sum(axis=(-1, -2)) < _fewest(_KAPPA_RULE[weights], min_n)
+    bad = short | ~np.isfinite(estimate)
+    return estimate, np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)
 
 
 def mean_kappa_interval(
     pairs: Sequence[tuple[np.ndarray, np.ndarray]], *, statistic: str, min_n: int | None = None
 ) -> Interval:
-    """The mean of several kappas (annotators, or run pairs) with the mean of their score intervals.
+    """The mean of several kappas (annotators, or run pairs) with the mean of their intervals.
 
     Each pair's kappa is on that pair's items. The ends are the means of the pairs' ends: if every
     pair's interval holds its kappa, the mean interval holds the mean kappa, so its coverage is at
@@ -189,17 +248,46 @@ def mean_kappa_interval(
     Returns:
         The mean kappa and its interval; n is the fewest items of a defined pair.
     """
-    kappas = [(_kappa(a, b, "unweighted"), a, b) for a, b in pairs]
-    defined = [(a, b) for kappa, a, b in kappas if kappa is not None]
-    estimates = [kappa for kappa, _, _ in kappas if kappa is not None]
-    if not defined:
+    if not pairs:
         return Interval(None, None, None, 0, "kappa undefined")
-    n = min(int(np.asarray(a).size) for a, _ in defined)
-    estimate = float(np.mean(estimates))
-    if n < _fewest(statistic, min_n):
-        return Interval(estimate, None, None, n, too_few(n))
-    bounds = np.array([kappa_score_bounds(a, b, "unweighted", CONFIDENCE) for a, b in defined])
-    return _checked(estimate, float(bounds[:, 0].mean()), float(bounds[:, 1].mean()), n)
+    tables = [confusion_of(a, b)[None] for a, b in pairs]
+    estimate, lo, hi, n = mean_kappa_intervals(tables, statistic=statistic, min_n=min_n)
+    if not np.isfinite(estimate[0]):
+        return Interval(None, None, None, 0, "kappa undefined")
+    if not np.isfinite(lo[0]):
+        return Interval(float(estimate[0]), None, None, int(n[0]), too_few(int(n[0])))
+    return _checked(float(estimate[0]), float(lo[0]), float(hi[0]), int(n[0]))
+
+
+def mean_kappa_intervals(
+    tables: Sequence[np.ndarray], *, statistic: str, min_n: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`mean_kappa_interval` of many draws at once: one array of confusion matrices per pair.
+
+    Args:
+        tables: Per pair, its confusion matrices of counts (shape ``(draws, 6, 6)``).
+        statistic: ``"kappa_per_annotator"`` or ``"self_consistency_kappa"`` (its rule).
+        min_n: Fewest items for an interval (default the rule's).
+
+    Returns:
+        Mean kappa, lower and upper ends, and n (fewest items of a defined pair) per draw; NaN
+        ends where n is below the rule's, NaN everywhere where no pair's kappa is defined.
+    """
+    kappas, los, his, sizes = [], [], [], []
+    for counts in tables:
+        kappa, lo, hi = kappa_intervals(counts, min_n=2)
+        kappas.append(kappa)
+        los.append(lo)
+        his.append(hi)
+        sizes.append(np.where(np.isfinite(kappa), counts.sum(axis=(-1, -2)), np.inf))
+    kappa, lo, hi = np.array(kappas), np.array(los), np.array(his)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a draw with no defined pair: NaN, said above
+        estimate, low, high = np.nanmean(kappa, axis=0), np.nanmean(lo, axis=0), np.nanmean(hi, axis=0)
+    n = np.min(np.array(sizes), axis=0)
+    short = ~(n >= _fewest(statistic, min_n))
+    n = np.where(np.isfinite(n), n, 0).astype(int)
+    return estimate, np.where(short, np.nan, low), np.where(short, np.nan, high), n
 
 
 def kappa_difference_interval(
@@ -226,11 +314,60 @@ def kappa_difference_interval(
         return Interval(estimate, None, None, n, IDENTICAL)
     if n < _fewest("kappa_difference", min_n):
         return Interval(estimate, None, None, n, too_few(n))
-    without = leave_one_out(reference, first, "unweighted") - leave_one_out(reference, second, "unweighted")
-    bounds = jackknife_interval(estimate, without, CONFIDENCE)
-    if bounds is None:
+    _, lo, hi = kappa_difference_intervals(
+        *(np.asarray(x, dtype=int)[None] for x in (reference, first, second)), min_n=min_n
+    )
+    if not np.isfinite(lo[0]):
         return Interval(estimate, None, None, n, NO_VARIATION)
-    return _checked(estimate, max(bounds[0], -2.0), min(bounds[1], 2.0), n)
+    return _checked(estimate, float(lo[0]), float(hi[0]), n)
+
+
+def kappa_difference_intervals(
+    reference: np.ndarray, first: np.ndarray, second: np.ndarray, *, min_n: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`kappa_difference_interval` of many draws at once (rows of whole scores, one size).
+
+    Kappa without one item depends only on that item's cell of the 6 x 6 table, so each
+    leave-one-out difference is read from two tables of 36 leave-one-out kappas.
+
+    Returns:
+        Differences, lower and upper ends of the jackknife t interval (kept within [-2, 2]); NaN
+        ends where a leave-one-out kappa is undefined, no item moves the difference, the two
+        judges are identical item for item, or the rows are shorter than the rule's; NaN
+        estimates where a kappa is undefined.
+    """
+    reference, first, second = (np.asarray(x, dtype=int) for x in (reference, first, second))
+    n = reference.shape[1]
+    cells = np.eye(CATEGORIES * CATEGORIES).reshape(-1, CATEGORIES, CATEGORIES)
+    estimate = np.zeros(reference.shape[0])
+    without = np.zeros(reference.shape, dtype=float)
+    for sign, judge in ((1.0, first), (-1.0, second)):
+        counts = _confusions(reference, judge)
+        estimate += sign * kappa_of_counts(counts, "unweighted")
+        left = kappa_of_counts(counts[:, None] - cells, "unweighted")  # (draws, 36)
+        without += sign * np.take_along_axis(left, reference * CATEGORIES + judge, axis=1)
+    with np.errstate(invalid="ignore"):
+        spread = np.sqrt((n - 1) / n * ((without - without.mean(axis=1, keepdims=True)) ** 2).sum(axis=1))
+    half = t_quantile(n, CONFIDENCE) * spread
+    bad = (
+        ~np.isfinite(spread)
+        | ~(spread > 1e-12)
+        | (first == second).all(axis=1)
+        | (n < _fewest("kappa_difference", min_n))
+    )
+    lo = np.where(bad, np.nan, np.maximum(estimate - half, -2.0))
+    return estimate, lo, np.where(bad, np.nan, np.minimum(estimate + half, 2.0))
+
+
+def _confusions(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The 6 x 6 confusion matrix of counts of each row of paired scores."""
+    draws, size = first.shape[0], CATEGORIES * CATEGORIES
+    cells = first * CATEGORIES + second + (np.arange(draws) * size)[:, None]
+    return (
+        np.bincount(cells.ravel(), minlength=draws * size)
+        .reshape(draws, CATEGORIES, CATEGORIES)
+        .astype(float)
+    )
 
 
 def _fewest(statistic: str, min_n: int | None) -> int:

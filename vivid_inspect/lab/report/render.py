@@ -68,6 +68,9 @@ class Table:
     """The columns the markdown shows, in this order (empty: every column); CSV and LaTeX keep all."""
     files: bool = True
     """False for a view printed in the markdown only, whose numbers another table's files hold."""
+    markdown_frame: pd.DataFrame | None = None
+    """The rows the markdown prints when they differ from ``frame`` (same columns; cells as text,
+    such as a mean with its interval and n, :func:`estimate_text`); None: ``frame``."""
 
     def __post_init__(self) -> None:
         for name in ("frame", "csv_frame"):
@@ -136,10 +139,32 @@ def _cells(
     return header, rows
 
 
+def estimate_text(estimate: object, lo: object, hi: object, n: object, decimals: int = 2) -> str:
+    """A cell with its interval and n, compact: ``3.41 [3.20, 3.62] n=47``.
+
+    Args:
+        estimate: The estimate (missing: an empty cell).
+        lo: Lower end of its 95 % interval (missing: no interval printed).
+        hi: Upper end.
+        n: Items it rests on.
+        decimals: Decimals of the estimate and the ends.
+
+    Returns:
+        The text; without the brackets when there is no interval, ``""`` without an estimate.
+    """
+    mean = format_value(estimate, decimals)
+    if not mean:
+        return ""
+    ends = [format_value(end, decimals) for end in (lo, hi)]
+    interval = f" [{ends[0]}, {ends[1]}]" if all(ends) else ""
+    count = format_value(n, 0)
+    return f"{mean}{interval}" + (f" n={count}" if count else "")
+
+
 def to_markdown(table: Table) -> str:
     """The table as a GitHub-flavoured markdown section: heading, table (its terminal columns), notes."""
     shown = table.markdown_columns()
-    header, rows = _cells(table, None, shown)
+    header, rows = _cells(table, None, shown, table.markdown_frame)
     numeric = _numeric_columns(table, shown)
     lines = [f"### {table.title}", ""]
     if rows:

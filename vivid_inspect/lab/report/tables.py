@@ -25,9 +25,9 @@ from typing import cast
 import pandas as pd
 
 from vivid_inspect.lab.report.corrected_tables import CORRECTED_COLUMNS, corrected_columns
-from vivid_inspect.lab.report.intervals import mean_interval
+from vivid_inspect.lab.report.intervals import MIN_N_MEAN, mean_interval
 from vivid_inspect.lab.report.judges import JudgeKey, latest, select
-from vivid_inspect.lab.report.render import Table
+from vivid_inspect.lab.report.render import Table, estimate_text
 from vivid_inspect.taxonomy import THEME_NAMES, TRAIT_NAMES
 
 # Table 3's column for each theme: the taxonomy's names, as in the task metrics and the viewer.
@@ -41,6 +41,10 @@ _COUNTS_NOTE = (
     "unscored, errors: judgements (item x epoch) without a readable score, or without a score at all; "
     "refused: values no judge can give (outside 0-5), never averaged; truncated: judged explanations "
     "the model was cut off in at the token limit (stop reason max_tokens or model_length), kept and judged"
+)
+_CELL_NOTE = (
+    "report.md's cells: mean [95 % interval] n=items with a score, as in the CSV (judge_mean, judge_mean_lo, "
+    f"judge_mean_hi, n_items); no interval below n={MIN_N_MEAN} (too few items for a 95 % interval)"
 )
 CELL_COLUMNS: tuple[str, ...] = (
     "generation",
@@ -133,6 +137,7 @@ def _cell_table(
     """A table of means per generation and cell: wide for the terminal, long (with intervals) in the CSV."""
     groups = _by_generation(rows, judge)
     wide: list[dict[str, object]] = []
+    texts: list[dict[str, object]] = []  # the markdown's cells: mean [interval] n=items
     long: list[dict[str, object]] = []
     for generation, group in groups:
         first = group.iloc[0]
@@ -145,12 +150,16 @@ def _cell_table(
         incomplete = _incomplete(group)
         log = ", ".join(sorted(group["log"].astype(str).unique()))
         record: dict[str, object] = dict(label)
+        text: dict[str, object] = dict(label)
         for cell, where in cells:
             mine = group[where(group, cell).astype(bool).to_numpy()]
             found, reason, per_item = _cell(mine)
             items = {int(str(i)) for i in mine["id"].unique()}
             corrected = corrected_columns(per_item, humans.get(generation), items)
             record[cell] = found["judge_mean"]
+            text[cell] = estimate_text(
+                found["judge_mean"], found["judge_mean_lo"], found["judge_mean_hi"], found["n_items"]
+            )
             long.append(
                 label
                 | {
@@ -163,11 +172,12 @@ def _cell_table(
                 | {"incomplete": incomplete, "log": log, "note": _note(reason, group)}
             )
         wide.append(record | _counts(group) | {"incomplete": incomplete})
+        texts.append(text | _counts(group) | {"incomplete": incomplete})
     columns = [*_label_columns(wide), *(cell for cell, _ in cells), *_COUNTS, "incomplete"]
     every = ["generation", "data", "model", "prompt", *(cell for cell, _ in cells), *_COUNTS, "incomplete"]
     frame = pd.DataFrame(wide, columns=every)[columns]
     cells_frame = pd.DataFrame(long, columns=list(CELL_COLUMNS))
-    notes = (*notes, *_data_note(frame), *_truncated_note(wide, groups))
+    notes = (*notes, _CELL_NOTE, *_data_note(frame), *_truncated_note(wide, groups))
     return Table(
         name,
         title,
@@ -176,6 +186,7 @@ def _cell_table(
         notes=notes,
         counts=(*_COUNTS, *_CELL_COUNTS, "n_human", "n_human_unscored"),
         csv_frame=cells_frame,
+        markdown_frame=pd.DataFrame(texts, columns=every)[columns],
     )
 
 
