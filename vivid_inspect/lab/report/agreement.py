@@ -3,14 +3,14 @@
 Point estimates come from the libraries the field uses: scikit-learn's Cohen's kappa and confusion
 matrix, SciPy's Spearman correlation and the ``krippendorff`` package's alpha. The 95 % intervals
 (kappa, weighted kappa, the means, the paired differences) are
-:mod:`~vivid_inspect.lab.report.intervals`': one method per statistic, printed only from the n where
+`intervals`': one method per statistic, printed only from the n where
 its simulated coverage holds; below it ``intervals`` gives the reason instead.
 
 Categorical statistics (kappa, weighted kappa, alpha, exact and within-one agreement, the confusion
 matrix) need whole scores 0-5. A score that is a mean over annotators (3.5) is rounded half up for
 them, as the paper does, and the notes say so; ``kappa_half_down`` is the same kappa with halves
 rounded down, a check of how much the rounding rule decides. Spearman's rho, the mean absolute
-error and the means use the scores as given. :func:`~vivid_inspect.lab.report.raters.rater_agreement`
+error and the means use the scores as given. `rater_agreement`
 needs no rounding at all: it treats each annotator as a rater of their own (Cohen's kappa of each
 annotator with the judge, averaged) and computes Krippendorff's ordinal alpha over the annotators
 and the judge together.
@@ -61,7 +61,7 @@ class Agreement:
     """How well one rater (the judge) agrees with another (the humans) on the items both scored.
 
     Every statistic is ``None`` when the data cannot define it; ``notes`` then says why. The
-    ``_lo``/``_hi`` ends are 95 % intervals (:mod:`~vivid_inspect.lab.report.intervals`), None where
+    ``_lo``/``_hi`` ends are 95 % intervals (`intervals`), None where
     none is printed; ``intervals`` holds each one with the reason when it is not.
     """
 

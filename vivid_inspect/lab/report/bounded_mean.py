@@ -50,7 +50,7 @@ def betting_interval(values: np.ndarray, low: float, high: float, alpha: float) 
 def betting_intervals(
     values: np.ndarray, low: float, high: float, alpha: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`betting_interval` of each row of ``values`` (samples of the same size), at once.
+    """`betting_interval` of each row of ``values`` (samples of the same size), at once.
 
     Returns:
         Lower and upper ends, one per row.

@@ -30,7 +30,7 @@ class Consistency:
     """Test-retest agreement of one judge run several times on the same items.
 
     ``mean_kappa_lo``/``_hi`` are its 95 % interval: the mean over run pairs of each pair's
-    kappa score interval (:func:`~vivid_inspect.lab.report.intervals.mean_kappa_interval`), None
+    kappa score interval (`mean_kappa_interval`), None
     where none is printed; ``interval`` holds it with the reason.
     """
 

@@ -1,7 +1,7 @@
 """The judge self-consistency table: the same judge run k times on the same items.
 
 Which runs count (repeats, repeated logs or epochs; cache replays excluded) is decided in
-:mod:`vivid_inspect.lab.report.repeats`; the statistics are :mod:`vivid_inspect.lab.report.consistency`'s.
+`vivid_inspect.lab.report.repeats`; the statistics are `vivid_inspect.lab.report.consistency`'s.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Which 95 % interval the report prints for each statistic, and from what n: one place for every table.
 
-Each statistic has one method and a smallest n (:data:`RULES`). Both were chosen by simulation in
+Each statistic has one method and a smallest n (`RULES`). Both were chosen by simulation in
 ``bench/coverage.py`` (table in ``bench/results.md`` and ``docs/reports.md``) on a grid of score
 shapes that includes skewed ones (75 % and 90 % of the scores at 5 or at 0, 95 % at 5 and the rest
 0) and items of varying difficulty: the method is the one whose coverage held best, and the
 smallest n is the smallest of n = 5, 8, 10, 15, 20, 30, 50, 100, 200 from which its measured
 coverage is 93 % or more on every shape (and stays so at every larger n). Below it a cell prints
-no interval and says why (:func:`too_few`); the bench prints whether these constants still match
+no interval and says why (`too_few`); the bench prints whether these constants still match
 what it measures. The ``*_intervals`` functions are the batched forms the bench runs.
 
 An interval is never of zero width: a statistic the items cannot vary (two judges whose scores
@@ -44,7 +44,7 @@ class Rule:
 
     Attributes:
         method: The method, in a few words (the docs and the bench print it).
-        min_n: Fewest items for an interval; below it the cell says :func:`too_few`.
+        min_n: Fewest items for an interval; below it the cell says `too_few`.
     """
 
     method: str
@@ -74,7 +74,7 @@ RULES: dict[str, Rule] = {
 _KAPPA_RULE = {"unweighted": "kappa", "quadratic": "weighted_kappa"}
 
 MIN_N_MEAN = RULES["mean"].min_n
-"""Fewest scores for a mean's interval; below it the cell gives :func:`too_few` instead."""
+"""Fewest scores for a mean's interval; below it the cell gives `too_few` instead."""
 
 IDENTICAL = "no interval: the two sides' scores are identical item for item"
 NO_VARIATION = "no interval: the items cannot vary this statistic"
@@ -123,7 +123,7 @@ def mean_interval(
         min_n: Fewest scores for an interval (default the rule's; the bench measures below it).
 
     Returns:
-        The mean and its betting interval; no interval below :data:`MIN_N_MEAN` scores.
+        The mean and its betting interval; no interval below `MIN_N_MEAN` scores.
     """
     return _mean(values, low, high, _fewest("mean", min_n))
 
@@ -136,9 +136,9 @@ def mean_intervals(
     min_n: int | None = None,
     statistic: str = "mean",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`mean_interval` of each row of ``values`` (samples of one size, no NaN), at once.
+    """`mean_interval` of each row of ``values`` (samples of one size, no NaN), at once.
 
-    ``statistic="mean_difference"`` with ``low=-5, high=5`` is :func:`mean_difference_interval`'s
+    ``statistic="mean_difference"`` with ``low=-5, high=5`` is `mean_difference_interval`'s
     interval of per-item differences (rows of zeros get none there: the caller checks).
 
     Returns:
@@ -182,7 +182,7 @@ def mean_difference_interval(
 def kappa_interval(
     first: np.ndarray, second: np.ndarray, *, weights: str = "unweighted", min_n: int | None = None
 ) -> Interval:
-    """Cohen's kappa between two sides' whole scores 0-5, with its 95 % interval (:data:`RULES`' method).
+    """Cohen's kappa between two sides' whole scores 0-5, with its 95 % interval (`RULES`' method).
 
     Args:
         first: One side's scores (whole, 0-5), one per item.
@@ -209,7 +209,7 @@ def kappa_intervals(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Kappa and its 95 % interval for each 6 x 6 confusion matrix of counts, at once.
 
-    The vectorised form of :func:`kappa_interval` (which calls it), for many tables at once.
+    The vectorised form of `kappa_interval` (which calls it), for many tables at once.
 
     Args:
         confusion: Counts, rows one side's score and columns the other's (last two axes 6 x 6).
@@ -262,7 +262,7 @@ def mean_kappa_interval(
 def mean_kappa_intervals(
     tables: Sequence[np.ndarray], *, statistic: str, min_n: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`mean_kappa_interval` of many draws at once: one array of confusion matrices per pair.
+    """`mean_kappa_interval` of many draws at once: one array of confusion matrices per pair.
 
     Args:
         tables: Per pair, its confusion matrices of counts (shape ``(draws, 6, 6)``).
@@ -325,7 +325,7 @@ def kappa_difference_interval(
 def kappa_difference_intervals(
     reference: np.ndarray, first: np.ndarray, second: np.ndarray, *, min_n: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`kappa_difference_interval` of many draws at once (rows of whole scores, one size).
+    """`kappa_difference_interval` of many draws at once (rows of whole scores, one size).
 
     Kappa without one item depends only on that item's cell of the 6 x 6 table, so each
     leave-one-out difference is read from two tables of 36 leave-one-out kappas.

@@ -3,7 +3,7 @@
 Kappa is one minus a ratio of disagreements: ``1 - D_o / D_e``, with ``D_o`` the mean weighted
 disagreement of the items and ``D_e`` the disagreement expected from the two sides' margins. The
 percentile bootstrap of kappa under-covers at small n (planted 0.84: 50 % at n=5) and cannot
-vary at all when every item agrees (``[1.000, 1.000]``). :func:`kappa_score_bounds` inverts a
+vary at all when every item agrees (``[1.000, 1.000]``). `kappa_score_bounds` inverts a
 score test of the ratio instead, as Wilson's interval does for a proportion: a candidate ratio
 ``R0`` is kept when ``|D_o - R0 D_e|`` is within the t quantile of its standard error, with the
 variance of ``D_o`` taken at the disagreement ``R0 D_e`` the candidate implies (not at the one
@@ -14,11 +14,11 @@ quadratic weights it is not: the variance is taken from a disagreement size esti
 items with one pseudo-disagreement added, of the size a disagreement has by chance under the two
 margins, which keeps it honest when the few disagreements seen are all small (or none).
 
-:func:`jackknife_z_bounds_of_counts` is the leave-one-out jackknife of kappa on Fisher's z
+`jackknife_z_bounds_of_counts` is the leave-one-out jackknife of kappa on Fisher's z
 scale; kappa without one item is read from the at most 36 cells of its table.
 
 Coverage is measured in ``bench/coverage_kappa.py``; which of these the report prints, and from
-what n, is :mod:`vivid_inspect.lab.report.intervals`.
+what n, is `vivid_inspect.lab.report.intervals`.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def kappa_score_bounds(
 def score_bounds_of_counts(
     confusion: np.ndarray, weights: str, confidence: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`kappa_score_bounds` of each 6 x 6 confusion matrix of counts (last two axes), at once.
+    """`kappa_score_bounds` of each 6 x 6 confusion matrix of counts (last two axes), at once.
 
     Every term is a sum over items, so it is a sum over the 36 cells weighted by their counts:
     many tables (the bench's draws) are bounded in one pass.

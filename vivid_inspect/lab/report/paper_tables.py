@@ -4,7 +4,7 @@ A number is comparable with the paper's only when it was made the way the paper 
 
 - Tables 3 and 4: the judge is the paper's (GPT-4.1, the aspect-based prompt, Vietnamese
   instructions), and the generation ran on every item of the pinned release
-  (:func:`vivid_inspect.data.sources.hf_label`, 1,636 items, less the items the task leaves out:
+  (`vivid_inspect.data.sources.hf_label`, 1,636 items, less the items the task leaves out:
   demonstrations and judge calibration examples) rather than the bundled sample, another file or a
   subset of the items;
 - Table 1: each judge row whose judge model is GPT-4.1, on a generation of GPT-4o's zero-shot

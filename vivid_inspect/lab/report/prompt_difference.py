@@ -2,7 +2,7 @@
 
 For each model, judge and data, the few-shot generation's score minus the zero-shot one's on every
 item both scored (an item's epochs averaged first), with a paired 95 % interval
-(:func:`vivid_inspect.lab.report.intervals.mean_difference_interval`: the report's interval for a mean
+(`vivid_inspect.lab.report.intervals.mean_difference_interval`: the report's interval for a mean
 difference of two 0-5 scores over paired items, with its rule's smallest n). Only generations of the same
 task version on the same data are paired (their sample ids may differ: the items both scored
 count); a model with one prompt on some data has no row for it.

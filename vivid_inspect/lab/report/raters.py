@@ -33,7 +33,7 @@ class RaterAgreement:
         kappa_mean: Unweighted mean over those annotators of Cohen's kappa between the annotator
             and the judge, each on the items that annotator scored.
         kappa_lo: Lower end of its 95 % interval: the mean over those annotators of each one's
-            kappa score interval (:func:`~vivid_inspect.lab.report.intervals.mean_kappa_interval`);
+            kappa score interval (`mean_kappa_interval`);
             None where none is printed (``interval.reason`` says why).
         kappa_hi: Upper end, likewise.
         alpha: Krippendorff's ordinal alpha over the annotators and the judge (one row each).

@@ -1,12 +1,12 @@
 """Judge reliability tables: every table that says how far a judge's scores can be trusted.
 
-Table 1 (each judge against humans, :mod:`vivid_inspect.lab.report.table1`), strategy against
-strategy with paired intervals and judge against judge (:mod:`vivid_inspect.lab.report.judge_pairs`),
-self-consistency (:mod:`vivid_inspect.lab.report.consistency_table`) and the per-judge summary of
+Table 1 (each judge against humans, `vivid_inspect.lab.report.table1`), strategy against
+strategy with paired intervals and judge against judge (`vivid_inspect.lab.report.judge_pairs`),
+self-consistency (`vivid_inspect.lab.report.consistency_table`) and the per-judge summary of
 scored, unscored and parse failures (here).
 
 Table 1 and the strategy differences are computed on one generation, the "reliability
-generation" (:func:`vivid_inspect.lab.report.reliability_rows.reliability_generation`).
+generation" (`vivid_inspect.lab.report.reliability_rows.reliability_generation`).
 """
 
 from __future__ import annotations
@@ -59,11 +59,11 @@ def build_reliability(
             included). Every table but self-consistency uses each judge's first repeat only.
         humans: Human scores (``id``, ``score``, optional ``annotator``), or None.
         generation: The reliability generation's key, already chosen (see
-            :func:`reliability_generation`).
+            `reliability_generation`).
         why: How it was chosen, added to Table 1's notes.
-        n_boot: 0 skips the intervals (:mod:`~vivid_inspect.lab.report.intervals`).
+        n_boot: 0 skips the intervals (`intervals`).
         run: The run of that generation the humans scored (None: the one ``rows`` holds).
-        run_rows: Judge rows of every run (:attr:`vivid_inspect.lab.report.logs.LogSet.runs`), where
+        run_rows: Judge rows of every run (`vivid_inspect.lab.report.logs.LogSet.runs`), where
             Table 1 finds ``run`` when ``rows`` read another run of the generation.
 
     Returns:

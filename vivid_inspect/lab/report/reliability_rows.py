@@ -2,8 +2,8 @@
 
 Table 1 and the strategy differences need the items the humans scored, so they are computed on
 one generation (the "reliability generation"): the one the human scores were drawn from, chosen by
-:mod:`vivid_inspect.lab.humans.binding`. With human scores and several judged generations and none
-chosen, :func:`reliability_generation` refuses to guess; without human scores it takes the
+`vivid_inspect.lab.humans.binding`. With human scores and several judged generations and none
+chosen, `reliability_generation` refuses to guess; without human scores it takes the
 generation judged by the most judges. Human ids are sample ids; when that generation ran several
 epochs, epoch 1 is compared.
 """
@@ -26,7 +26,7 @@ def reliability_generation(
         rows: Judge rows of explanation logs.
         human_ids: Sample ids the humans scored (empty without a human file).
         requested: The generation already chosen for the human scores (its ``generation`` key,
-            see :func:`vivid_inspect.lab.humans.binding.bind_generation`).
+            see `vivid_inspect.lab.humans.binding.bind_generation`).
 
     Returns:
         ``requested`` when given; else the only judged generation; else, without human scores,

@@ -5,7 +5,7 @@ LaTeX, four for CSV so the files keep more precision than the printed report); a
 an empty cell. Rows and columns are in the order the table builder gave, which is always an
 explicit sort, never a dict's or a groupby's accident.
 
-A wide table may name the columns its markdown shows (:attr:`Table.terminal`): the markdown is
+A wide table may name the columns its markdown shows (`Table.terminal`): the markdown is
 what ``vivid report`` prints, and a terminal cannot show 35 columns. Its CSV and LaTeX keep every
 column, and the markdown says so under the table.
 """
@@ -70,7 +70,7 @@ class Table:
     """False for a view printed in the markdown only, whose numbers another table's files hold."""
     markdown_frame: pd.DataFrame | None = None
     """The rows the markdown prints when they differ from ``frame`` (same columns; cells as text,
-    such as a mean with its interval and n, :func:`estimate_text`); None: ``frame``."""
+    such as a mean with its interval and n, `estimate_text`); None: ``frame``."""
 
     def __post_init__(self) -> None:
         for name in ("frame", "csv_frame"):
@@ -185,7 +185,7 @@ def to_markdown(table: Table) -> str:
 
 
 def to_csv(table: Table) -> str:
-    """The table as CSV (LF line ends, floats with four decimals, no notes; its :attr:`Table.csv_rows`)."""
+    """The table as CSV (LF line ends, floats with four decimals, no notes; its `Table.csv_rows`)."""
     header, rows = _cells(table, CSV_DECIMALS, frame=table.csv_rows)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")

@@ -1,11 +1,11 @@
 """The pieces every agreement statistic is made of: 0-5 score checks, Cohen's kappa, resampling helpers.
 
-Shared by :mod:`~vivid_inspect.lab.report.agreement` (judge and humans),
-:mod:`~vivid_inspect.lab.report.raters` (each annotator a rater) and
-:mod:`~vivid_inspect.lab.report.consistency` (a judge against itself). Each helper that finds a
+Shared by `agreement` (judge and humans),
+`raters` (each annotator a rater) and
+`consistency` (a judge against itself). Each helper that finds a
 statistic undefined appends the reason to the caller's ``notes`` instead of raising or warning.
-The report's intervals are :mod:`~vivid_inspect.lab.report.intervals`'; :func:`resamples` and
-:func:`percentile_ci` serve the audit's paired bootstrap.
+The report's intervals are `intervals`'; `resamples` and
+`percentile_ci` serve the audit's paired bootstrap.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The paper's result tables from the score frame, one row per generation.
 
 Table 3 (themes), 4 (traits), 5 (classification) and the counts of scored, unscored, refused and
-failed samples. Every row is one *generation* (:mod:`vivid_inspect.generation_key`: task, version,
+failed samples. Every row is one *generation* (`vivid_inspect.generation_key`: task, version,
 model, prompt or shots, data and sample ids): two data sets, or a run on a few items beside a run
 on all of them, are two rows, each labelled with its data and n, never merged by sample id. Each
-judgement is read once (:mod:`vivid_inspect.lab.report.counted_once`).
+judgement is read once (`vivid_inspect.lab.report.counted_once`).
 
 Means leave out unscored judge scores (NaN), refused values and samples without a score; each is
 counted in its own column, never as 0. An item's epochs are averaged first, then items, so an item
@@ -13,7 +13,7 @@ flagged ``incomplete``. Rows are sorted by model, then prompt in the paper's ord
 first), then data.
 
 Tables 3 and 4 print the paper's wide form (a column per theme or trait); their CSV files hold one
-row per (generation, cell) with the 95 % interval of the mean (:data:`CELL_COLUMNS`).
+row per (generation, cell) with the 95 % interval of the mean (`CELL_COLUMNS`).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ CELL_COLUMNS: tuple[str, ...] = (
 )
 """The CSV schema of Tables 3 and 4: one row per (generation, cell), a cell a theme, ``Average`` or a trait.
 
-The human, corrected and bias columns (:data:`~vivid_inspect.lab.report.corrected_tables.CORRECTED_COLUMNS`)
+The human, corrected and bias columns (`CORRECTED_COLUMNS`)
 are filled for the generations human scores are bound to, empty for the others."""
 _CELL_COUNTS = ("n_items", "unscored", "refused", "errors", "truncated")
 TABLE5_COLUMNS = (
@@ -113,7 +113,7 @@ def table4(rows: pd.DataFrame, judge: JudgeKey | None, why: str, humans: Humans 
     """Table 4: mean judge score per generation and complexity trait.
 
     An item counts toward each of its traits (sample metadata ``traits``), so the columns do not
-    partition the items. Arguments and result as :func:`table3`.
+    partition the items. Arguments and result as `table3`.
     """
     cells: list[tuple[str, Where]] = [(trait, _of_trait) for trait in TRAIT_COLUMNS]
     notes = (
