@@ -116,3 +116,8 @@ def bounded_config(config: GenerateConfig, limits: CallLimits = GENERATION) -> G
     """
     defaults = limits.config(batch=bool(config.batch))
     return defaults.merge(config)
+
+
+TRUNCATED_STOP_REASONS = frozenset({"max_tokens", "model_length"})
+"""Inspect's stop reasons of a reply cut at its token limit: the judge parser reads such a reply as
+unreadable, and the generate step counts a cut explanation (its ``truncated`` metadata)."""

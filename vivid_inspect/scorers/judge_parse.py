@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from vivid_inspect.call_limits import TRUNCATED_STOP_REASONS
 from vivid_inspect.scorers.verdict_text import (
     CITED,
     LESS_THAN,
@@ -59,9 +60,6 @@ reading it whole would let a verdict far from the end decide, so it is unreadabl
 
 SCORE_LINE_MAX = 200
 """Longest final line a chain-of-thought reply may end with; the score line is a few words."""
-
-TRUNCATED_STOP_REASONS = frozenset({"max_tokens", "model_length"})
-"""Stop reasons of a reply cut off by a token budget or the context window."""
 
 # A number as judges write it: a sign (refused, but read so the reason can say so), digits of any
 # script (refused unless 0-9), a Vietnamese decimal comma or a point.

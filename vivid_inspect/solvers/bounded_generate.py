@@ -21,13 +21,11 @@ from inspect_ai.model import ChatMessageAssistant, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from vivid_inspect.call_errors import UnreadableReply, is_call_failure, named_failure
-from vivid_inspect.call_limits import GENERATION
+from vivid_inspect.call_limits import GENERATION, TRUNCATED_STOP_REASONS
 from vivid_inspect.inspect_private import active_generate_config
 from vivid_inspect.reply_retries import NO_CHOICES, has_no_choices, retry_cache, retry_unreadable
 from vivid_inspect.stored_calls import sanitize_call
 
-# The judge parser's TRUNCATED_STOP_REASONS too; not imported from it, since scorers import solvers.
-_CUT_OFF = frozenset({"max_tokens", "model_length"})
 TRUNCATED_KEY = "truncated"
 """Sample metadata key set to the stop reason (``max_tokens``, ``model_length``) of a reply cut at the
 token limit; absent when the reply ended by itself."""
@@ -81,7 +79,7 @@ def bounded_generate() -> Solver:
             if not is_call_failure(error):
                 raise
             raise named_failure(model, error) from error
-        if state.output.stop_reason in _CUT_OFF:
+        if state.output.stop_reason in TRUNCATED_STOP_REASONS:
             state.metadata[TRUNCATED_KEY] = state.output.stop_reason
         return _stored_safely(state)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import tempfile
 import textwrap
@@ -482,14 +481,12 @@ def _audit(args: argparse.Namespace, command: str = "audit") -> int:
     except ValueError as exc:
         return _usage(str(exc), command)
     out = Path(args.out or DEFAULT_OUT)
-    log_dir = args.log_dir or os.environ.get("INSPECT_LOG_DIR") or "logs"
+    log_dir = args.log_dir  # fill_folders gave it a default under the output root
     problems = [
         problem
         for problem in (
             _writable_folder(str(out), "--out"),
-            _writable_folder(
-                log_dir, "--log-dir" if args.log_dir else "log folder (INSPECT_LOG_DIR, else ./logs)"
-            ),
+            _writable_folder(log_dir, "the log folder (--log-dir)"),
         )
         if problem
     ]

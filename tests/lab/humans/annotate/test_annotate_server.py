@@ -890,3 +890,31 @@ def test_a_client_that_sends_its_request_slowly_is_closed_and_others_are_still_a
     finally:
         running.should_exit = True
         thread.join(10)
+
+
+@pytest.mark.slow
+def test_connections_past_the_limit_get_503_at_once_and_the_server_recovers(log: Path) -> None:
+    """Held connections cannot starve the annotators: past the limit a request is refused, not queued."""
+    space = workspace(log)
+    sock = bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    running = server(space, request_timeout=5, max_connections=3)
+    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not running.started:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        held = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
+        time.sleep(0.2)  # the server has accepted them
+        refused = httpx.get(f"http://127.0.0.1:{port}/api/state", headers=token(space), timeout=5)
+        assert refused.status_code == 503
+        for conn in held:
+            conn.close()
+        time.sleep(0.2)
+        answer = httpx.get(f"http://127.0.0.1:{port}/api/state", headers=token(space), timeout=5)
+        assert answer.status_code == 200
+    finally:
+        running.should_exit = True
+        thread.join(10)

@@ -23,6 +23,9 @@ KEEP_ALIVE = 5
 """Seconds an idle connection stays open between requests."""
 MAX_HEADERS = 16 * 1024
 """Bytes of request line and headers; more gets 400 (h11's own default, said here)."""
+MAX_CONNECTIONS = 100
+"""Open connections at once; a request past them gets 503 at once, so held connections cannot starve
+the annotators (a team of a few people keeps a handful open)."""
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -131,12 +134,15 @@ def serve(workspace: Workspace, sock: socket.socket) -> None:
     server(workspace).run(sockets=[sock])
 
 
-def server(workspace: Workspace, request_timeout: float = REQUEST_TIMEOUT) -> uvicorn.Server:
+def server(
+    workspace: Workspace, request_timeout: float = REQUEST_TIMEOUT, max_connections: int = MAX_CONNECTIONS
+) -> uvicorn.Server:
     """The server of the workspace (run it with ``.run(sockets=[sock])``).
 
     Args:
         workspace: The annotation folder.
         request_timeout: Seconds a connection has to send a whole request.
+        max_connections: Open connections at once before a request gets 503.
     """
     config = uvicorn.Config(
         create_app(workspace),
@@ -146,5 +152,6 @@ def server(workspace: Workspace, request_timeout: float = REQUEST_TIMEOUT) -> uv
         http=type("Deadline", (_Deadline,), {"deadline": request_timeout}),
         timeout_keep_alive=KEEP_ALIVE,
         h11_max_incomplete_event_size=MAX_HEADERS,
+        limit_concurrency=max_connections,
     )
     return uvicorn.Server(config)
