@@ -10,6 +10,7 @@ A file, a download or a cached copy over the data size cap (`vivid_inspect.size_
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import stat
@@ -202,7 +203,9 @@ def _check_regular_file(path: Path, spec: str) -> None:
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        raise DataSourceError(f"{spec}: no such data file.") from None
+        close = difflib.get_close_matches(spec.strip().lower(), ("sample", "hf"), n=1, cutoff=0.6)
+        hint = f" (did you mean `{close[0]}`?)" if close and "/" not in spec else ""
+        raise DataSourceError(f"{spec}: no such data file{hint}.") from None
     except OSError as exc:
         raise DataSourceError(f"{spec}: cannot be read ({exc.strerror or exc}).") from None
     for is_kind, what in _NOT_REGULAR:

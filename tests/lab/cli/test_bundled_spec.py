@@ -93,3 +93,18 @@ def test_validate_offline_from_an_empty_folder_puts_the_logs_there(
     code, out, _ = _run(["validate", "offline"])
     assert code == 0
     assert f"logs in {tmp_path / 'vivid-out' / 'offline'}" in out
+
+
+@pytest.mark.parametrize(
+    "typed", ["offline.yaml", "offline.yml", "experiments/offline.yaml", "specs/offline.YAML"]
+)
+def test_a_missing_file_named_like_a_bundled_spec_points_to_its_name(
+    typed: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(["validate", typed])
+    assert code == 2
+    assert "runs from any folder as `vivid run offline`" in err and "Traceback" not in err
+    assert (
+        unknown_name_hint("elsewhere/other.yaml") is None
+    )  # no bundled spec of that name: the loader's message

@@ -100,12 +100,14 @@ def test_the_left_out_warning_is_printed_once_per_command(runs: tuple[Run, Run],
 def test_run_ends_saying_where_the_report_files_and_logs_are(runs: tuple[Run, Run], which: int) -> None:
     run = runs[which]
     report = run.log_dir / "report"
-    tail = run.out.strip().splitlines()[-2:]
-    assert tail[0].startswith(f"vivid run: report in {report}: report.md, "), tail
-    named = tail[0].split(": ", 2)[2].split(", ")
-    assert "themes_heatmap.png" in named and "table3_themes.csv" in named
-    assert all((report / name).is_file() for name in named)
-    assert f"inspect view --log-dir {run.log_dir}" in tail[1]
+    tail = run.out.strip().splitlines()[-3:]
+    csv, png = len(list(report.glob("*.csv"))), len(list(report.glob("*.png")))
+    assert csv and png
+    assert tail[0] == (
+        f"vivid run: report in {report}: report.md and judge_card.md; {csv} tables (.csv), {png} figures (.png)"
+    ), tail
+    assert tail[1] == f"vivid run: logs in {run.log_dir}"
+    assert f"inspect view --log-dir {run.log_dir}" in tail[2]
 
 
 @pytest.mark.slow

@@ -206,12 +206,17 @@ def _say_where(loaded: LoadedSpec, files: list[Path]) -> None:
     """Where the report, its files and the logs went: the last lines a run prints."""
     if files:
         folder = files[0].parent
-        names = ", ".join(path.name if path.parent == folder else str(path) for path in files)
-        print(f"vivid run: report in {folder}: {names}", file=sys.stderr)
-    print(
-        f"vivid run: logs in {loaded.log_dir}; browse them with `inspect view --log-dir {loaded.log_dir}`",
-        file=sys.stderr,
-    )
+        # Counted by kind, not listed: the list ran to 330 characters, past any terminal's width.
+        kinds = {".csv": "tables (.csv)", ".png": "figures (.png)", ".tex": "LaTeX tables (.tex)"}
+        counts = {label: sum(1 for path in files if path.suffix == suffix) for suffix, label in kinds.items()}
+        extra = ", ".join(f"{n} {label}" for label, n in counts.items() if n)
+        pages = " and ".join(path.name for path in files if path.suffix == ".md" and path.parent == folder)
+        print(
+            f"vivid run: report in {folder}: {pages or 'no markdown'}{'; ' + extra if extra else ''}",
+            file=sys.stderr,
+        )
+    print(f"vivid run: logs in {loaded.log_dir}", file=sys.stderr)
+    print(f"vivid run: browse them with `inspect view --log-dir {loaded.log_dir}`", file=sys.stderr)
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:

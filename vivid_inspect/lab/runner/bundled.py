@@ -46,10 +46,21 @@ def resolve_spec(spec: str, log_dir: str | None) -> tuple[str, str | None]:
 
 
 def unknown_name_hint(spec: str) -> str | None:
-    """For a bare name that is neither a file nor a bundled spec: what the user may have meant."""
-    if Path(spec).exists() or not _is_bare_name(spec) or (SPECS_DIR / f"{spec}.yaml").is_file():
+    """For a spec that is neither a file nor a bundled spec: what the user may have meant.
+
+    A missing path whose file name is a bundled spec's (``offline.yaml``, ``experiments/offline.yaml``
+    outside a checkout) points to the bundled name; a bare name gets the closest bundled one.
+    """
+    if Path(spec).exists() or (SPECS_DIR / f"{spec}.yaml").is_file():
         return None
     names = bundled_names()
+    if not _is_bare_name(spec):
+        path = Path(spec)
+        if path.suffix.lower() in (".yaml", ".yml") and path.stem in names:
+            return (
+                f"no such file; the bundled spec of that name runs from any folder as `vivid run {path.stem}`"
+            )
+        return None
     close = difflib.get_close_matches(spec, names, n=1, cutoff=0.6)
     guess = f"did you mean `{close[0]}`? " if close else ""
     return (
