@@ -507,6 +507,21 @@ DAMAGED = [
     pytest.param("json", lambda data: data[: len(data) * 3 // 4], "not JSON", id="json-truncated-in-samples"),
     pytest.param("json", lambda data: data[:200], "Unable to read log file", id="json-truncated-in-header"),
     pytest.param("json", lambda data: b"", "Unable to read log file", id="json-empty"),
+    # Inspect's .json reader crashed the process (a segmentation fault) on such a number.
+    pytest.param(
+        "json",
+        lambda data: data.replace(b'"status": "success"', b'"status": "success", "n": ' + b"9" * 5000, 1),
+        "more than 4,300 digits",
+        id="json-a-5000-digit-number",
+    ),
+    pytest.param(
+        "json",
+        lambda data: data.replace(
+            b'"status": "success"', b'"status": "success", "n": [-' + b"1" * 4301 + b"]", 1
+        ),
+        "more than 4,300 digits",
+        id="json-a-4301-digit-negative-in-a-list",
+    ),
     pytest.param("json", lambda data: b"[]", "Unable to read log file", id="json-a-list"),
     pytest.param("json", lambda data: b"null", "Unable to read log file", id="json-null"),
     pytest.param("json", lambda data: b'"log"', "Unable to read log file", id="json-a-string"),
@@ -686,3 +701,14 @@ def test_a_cap_that_is_not_a_size_leaves_other_readers_on_the_default(
     assert max_inflated() == 128 * 2**20
     with pytest.raises(SizeCapError, match=f"{MAX_INFLATED_ENV}='ten' is not a size"):
         max_inflated(strict=True)
+
+
+def test_digits_inside_a_text_are_no_number_and_the_log_is_read(source: Path, tmp_path: Path) -> None:
+    """A model may well write 5,000 digits in its answer: only a number where JSON puts one is refused."""
+    folder = tmp_path / "logs"
+    log = write_log(source, folder / "hand", "json")
+    data = log.read_bytes()
+    log.write_bytes(
+        data.replace(b'"status": "success"', b'"status": "success", "note": "' + b"7" * 5000 + b'"', 1)
+    )
+    assert read_logs(folder).skipped == ()

@@ -99,3 +99,12 @@ def test_every_summary_line_fits_a_terminal() -> None:
     assert (
         max(len(line) for line in text.splitlines() if "`" not in line) <= 120
     )  # a command is as long as its path
+
+
+@pytest.mark.parametrize("name", ["m/one\nforged line", "m/\x1b[2Jone", "m/one\r\n- forged", "m/\u202eeno"])
+def test_names_from_the_logs_are_printed_escaped_on_their_own_line(name: str) -> None:
+    judges = _judges([{"judge": name, "judge_model": name, "samples": 10, "unscored": 9, "refused": 0}])
+    text = _summary([_themes([{**ROW, "model": name, "judge": name, "judge_model": name}]), judges])
+    assert not any(line.startswith(("forged", "- forged")) for line in text.splitlines())
+    assert "\x1b" not in text and "\r" not in text and "\u202e" not in text
+    assert len(text.splitlines()) == len(_summary([_themes([ROW]), judges]).splitlines())

@@ -16,6 +16,7 @@ import json
 import math
 import os
 import re
+import sys
 import time
 import zipfile
 from collections import Counter
@@ -54,6 +55,8 @@ class LogContentError(ValueError):
 
 
 # Inspect's own rule for .json log names (an ISO timestamp first); .eval files are always logs.
+_INT_DIGITS = 4300
+"""Python's default ``sys.get_int_max_str_digits()``, for an interpreter that turned the limit off."""
 _JSON_LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
 
 
@@ -156,9 +159,34 @@ def read_header(path: Path, budget: Budget, written: list[tuple[float, int]] | N
         check_members(path, others, budget)
     else:
         check_size(path, budget)
+        check_number_lengths(path)
         if written is not None:
             written.append(_written(path, None))
     return read_eval_log(str(path), header_only=True)
+
+
+def check_number_lengths(path: Path, chunk: int = 1 << 20) -> None:
+    """Refuse a ``.json`` log holding a number longer than Python will parse as an integer.
+
+    Inspect's ``.json`` header reader crashed the whole process (a segmentation fault, no message)
+    on such a number; Python's own parser refuses it past ``sys.get_int_max_str_digits()``. Read in
+    chunks, the end of each carried into the next; digits inside a text are not a number.
+
+    Raises:
+        ValueError: A run of digits longer than that limit, with its length.
+    """
+    limit = sys.get_int_max_str_digits() or _INT_DIGITS
+    # A number where JSON puts a value (after a colon, a comma or a bracket), not digits in a text.
+    too_long = re.compile(rb"[:,\[][ \t\r\n]*-?[0-9]{%d,}" % (limit + 1))
+    carried = b""
+    with path.open("rb") as handle:
+        while block := handle.read(chunk):
+            text = carried + block
+            if too_long.search(text) is not None:
+                raise ValueError(
+                    f"holds a number of more than {limit:,} digits, which no log of Inspect's has"
+                )
+            carried = text[-(limit + 64) :]
 
 
 def read_summaries(

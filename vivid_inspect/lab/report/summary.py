@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from vivid_inspect.lab.report.render import Table
+from vivid_inspect.text import printable
 
 SUMMARY_HEADING = "## Summary"
 
@@ -53,12 +54,12 @@ def unreadable_lines(tables: Sequence[Table], limit: float) -> list[str]:
         missing = (_number(row.get("unscored")) or 0) + (_number(row.get("refused")) or 0)
         if samples and missing / samples > limit:
             model = (
-                f" [{row['judge_model']}]"
+                f" [{printable(row['judge_model'])}]"
                 if isinstance(row.get("judge_model"), str) and row["judge_model"]
                 else ""
             )
             lines += [
-                f"- **judge {row['judge']}{model} could not score**: {missing:.0f} of {samples:.0f} replies "
+                f"- **judge {printable(row['judge'])}{model} could not score**: {missing:.0f} of {samples:.0f} replies "
                 f"({missing / samples:.0%}) gave no readable score;",
                 "  its means below are not measurements (judge_summary.csv, judge_card.md)",
             ]
@@ -81,7 +82,7 @@ def headline_lines(tables: Sequence[Table]) -> list[str]:
         line = f"  - {row['model']} {row['prompt']}: {_interval(row, 'judge_mean')}, n={row['n_items']} (judge {judge})"
         if _number(row.get("corrected_mean")) is not None:
             line += f"; corrected by {row['n_human']} human labels: {_interval(row, 'corrected_mean')}"
-        lines.append(line)
+        lines.append(printable(line))  # names come from the logs: a newline there is shown, not obeyed
     return lines
 
 
@@ -93,7 +94,7 @@ def missing_lines(tables: Sequence[Table], *, has_humans: bool, log_dir: str) ->
     selector = ""
     if themes is not None and not themes.empty and {"model", "prompt"} <= set(themes.columns):
         first = themes.iloc[0]
-        generation = f"{first['model']} {first['prompt']}"
+        generation = printable(f"{first['model']} {first['prompt']}")
         selector = f" --generation {shlex.quote(generation)}"
     return [
         "- missing: human scores, so no judge is validated yet (agreement, corrected means, the card's verdict);",

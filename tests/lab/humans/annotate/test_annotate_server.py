@@ -918,3 +918,37 @@ def test_connections_past_the_limit_get_503_at_once_and_the_server_recovers(log:
     finally:
         running.should_exit = True
         thread.join(10)
+
+
+@pytest.mark.slow
+def test_a_client_that_leaves_mid_body_costs_no_traceback(
+    log: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Content-Length 100, 9 bytes, then gone: starlette's ClientDisconnect used to print a whole traceback."""
+    space = workspace(log)
+    sock = bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    running = server(space)
+    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not running.started:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        gone = socket.create_connection(("127.0.0.1", port))  # uvicorn prints an app's exception on stderr
+        gone.sendall(
+            b"POST /api/undo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + f"{TOKEN_HEADER}: {space.url_token('lan')}\r\n".encode()
+            + b'Content-Length: 100\r\n\r\n{"id": 1,'
+        )
+        time.sleep(0.2)
+        gone.close()
+        time.sleep(0.5)
+        answer = httpx.get(f"http://127.0.0.1:{port}/api/state", headers=token(space), timeout=5)
+        assert answer.status_code == 200
+        printed = capfd.readouterr()
+        assert "Traceback" not in printed.err and "Exception in ASGI" not in printed.err, printed.err
+    finally:
+        running.should_exit = True
+        thread.join(10)

@@ -29,7 +29,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -161,10 +161,13 @@ async def _body(request: Request, keys: set[str]) -> dict[str, Any] | Response:
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         return _error("send JSON (Content-Type: application/json)", 415)
     raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY:
-            return _error(f"request body over {MAX_BODY} bytes", 413)
+    try:
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_BODY:
+                return _error(f"request body over {MAX_BODY} bytes", 413)
+    except ClientDisconnect:  # gone before its body was whole: nothing to store, nobody to answer
+        return _error("the client left before its request body was whole")
     depth = _nesting(raw)
     if depth > MAX_DEPTH:
         return _error(
