@@ -169,9 +169,7 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
             "coverage, then the paper's judge model, then name"
         )
     limit = f"unscored above {UNSCORED_SHARE_LIMIT:.0%}"
-    listed = ", ".join(
-        f"{key.label} ({_share(*counts[key][1:])})" for key in unusable if key != best
-    )
+    listed = ", ".join(f"{key.label} ({_share(*counts[key][1:])})" for key in unusable if key != best)
     if not usable:
         why += f"; no judge can score ({limit}): {best.label} ({_share(*counts[best][1:])})"
         why += f", {listed}" if listed else ""
