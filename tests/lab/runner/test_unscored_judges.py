@@ -127,7 +127,10 @@ def test_a_judge_that_cannot_score_fails_the_run_after_keeping_everything(
     # the tables use the judge that scores, and the note names the one set aside
     report = (logs / "report" / "report.md").read_text(encoding="utf-8")
     assert "Tables 3 and 4 use judge good [vivid/chrf]: the aspect-based judge" in report
-    assert "set aside as unable to score (unscored above 20%): echo [vividmute/echo] (100% of 8 unscored)" in report
+    assert (
+        "set aside as unable to score (unscored above 20%): echo [vividmute/echo] (100% of 8 unscored)"
+        in report
+    )
 
     # a rerun makes no call (the judged logs stay as they were) and says the same
     judged = {path: path.stat().st_mtime_ns for path in (logs / "judged").rglob("*.eval")}
