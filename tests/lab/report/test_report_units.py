@@ -362,3 +362,79 @@ def test_stratified_sample_is_proportional_and_seeded() -> None:
     assert sorted(stratified_ids(themes, 500)) == list(range(1, 101))
     with pytest.raises(ValueError, match="positive"):
         stratified_ids(themes, 0)
+
+
+# --- a judge that cannot score is never silently chosen (issue 29 section 4) -------------------
+
+GOOD = {i: float(i % 6) for i in range(1, 26)}
+ECHO = dict.fromkeys(range(1, 26), math.nan)  # echoes the prompt: 100 % unscored
+MOSTLY = {i: (3.0 if i <= 6 else math.nan) for i in range(1, 26)}  # 76 % unscored
+
+
+def _three(good: str, echo: str, mostly: str, order: tuple[int, ...]) -> pd.DataFrame:
+    groups = [
+        _rows(GOOD, judge=good, model="vivid/chrf"),
+        _rows(ECHO, judge=echo, model="mockllm/echo"),
+        _rows(MOSTLY, judge=mostly, model="mockllm/mostly", strategy="cot"),
+    ]
+    return _frame(*(groups[i] for i in order))
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (1, 0, 2), (2, 1, 0), (1, 2, 0)])
+@pytest.mark.parametrize(
+    ("good", "echo", "mostly"),
+    [("good", "echo", "mostly"), ("zz_good", "aa_echo", "mm"), ("judge_aspect", "a", "judge_cot")],
+)
+def test_choose_judge_sets_aside_a_judge_that_cannot_score(
+    good: str, echo: str, mostly: str, order: tuple[int, ...]
+) -> None:
+    judge, why = choose_judge(_three(good, echo, mostly, order))
+    assert judge == JudgeKey(good, "vivid/chrf")
+    assert why.startswith(f"Tables 3 and 4 use judge {good} [vivid/chrf]: the aspect-based judge")
+    aside = why.split("set aside as unable to score (unscored above 20%): ")[1]
+    assert f"{echo} [mockllm/echo] (100% of 25 unscored)" in aside
+    assert f"{mostly} [mockllm/mostly] (76% of 25 unscored)" in aside
+
+
+def test_choose_judge_prefers_a_scoring_judge_of_another_strategy() -> None:
+    rows = _frame(_rows(ECHO, judge="echo", model="m/echo"), _rows(GOOD, judge="cot", strategy="cot"))
+    judge, why = choose_judge(rows)
+    assert judge == JudgeKey("cot", "m/judge") and "the only judge that can score" in why
+    assert "set aside as unable to score" in why and "echo [m/echo] (100% of 25 unscored)" in why
+
+
+def test_choose_judge_ranks_by_scored_coverage() -> None:
+    # Both under the limit (aa 10 % unscored); zz scores more (model, prompt) rows though it judged fewer.
+    few = _rows(dict.fromkeys(range(1, 10), 2.0), judge="aa") + _rows(
+        {1: math.nan}, judge="aa", generator="m/y", generation="y.eval"
+    )
+    many = _rows({1: 2.0}, judge="zz") + _rows({1: 2.0}, judge="zz", generator="m/y", generation="y.eval")
+    judge, why = choose_judge(_frame(few, many))
+    assert judge is not None and judge.name == "zz" and "set aside" not in why
+
+
+@pytest.mark.parametrize("order", [(1, 2), (2, 1)])
+def test_choose_judge_says_when_no_judge_can_score(order: tuple[int, ...]) -> None:
+    judge, why = choose_judge(_three("good", "echo", "mostly", order))
+    assert judge == JudgeKey("echo", "mockllm/echo")  # chosen as before: the aspect-based judge
+    assert "no judge can score (unscored above 20%): echo [mockllm/echo] (100% of 25 unscored), " in why
+    assert "mostly [mockllm/mostly] (76% of 25 unscored)" in why and "set aside" not in why
+
+
+@pytest.mark.parametrize(
+    ("requested", "expected", "noted"),
+    [
+        ("echo", JudgeKey("echo", "mockllm/echo"), "this judge cannot score (100% of 25 unscored)"),
+        ("cot", JudgeKey("mostly", "mockllm/mostly"), "this judge cannot score (76% of 25 unscored)"),
+        ("good", JudgeKey("good", "vivid/chrf"), None),
+    ],
+)
+def test_choose_judge_honours_judge_even_one_that_cannot_score(
+    requested: str, expected: JudgeKey, noted: str | None
+) -> None:
+    judge, why = choose_judge(_three("good", "echo", "mostly", (0, 1, 2)), requested)
+    assert judge == expected and why.startswith(
+        f"Tables 3 and 4 use judge {expected.label}: chosen with --judge"
+    )
+    assert (noted in why) if noted else "cannot score" not in why
+    assert "set aside as unable to score" in why and f"{expected.label} (" not in why.split("set aside")[1]

@@ -189,7 +189,14 @@ def _rows(*judges: tuple[str, str]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {"judge": name, "judge_model": "m/judge", "strategy": "aspect", "scorer": column}
-            | {"model": "m/gen", "prompt": "zero_shot", "id": item}
+            | {"model": "m/gen", "prompt": "zero_shot", "id": item, "epoch": 1, "value": 3.0, "error": False}
+            | {
+                "refused": False,
+                "status": "success",
+                "created": "2026-01-01",
+                "log": "g.eval",
+                "generation": "g.eval",
+            }
             for name, column in judges
             for item in (1, 2)
         ]

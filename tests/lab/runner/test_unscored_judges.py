@@ -88,7 +88,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         ],
         "judges": [
             {"name": "echo", "strategy": "aspect", "model": "vividmute/echo"},
-            {"name": "chrf", "strategy": "aspect", "model": "vivid/chrf"},
+            # named after echo, so that a tie-break by name would have chosen echo for the tables
+            {"name": "good", "strategy": "aspect", "model": "vivid/chrf"},
         ],
     }
     path = root / "spec.yaml"
@@ -122,8 +123,14 @@ def test_a_judge_that_cannot_score_fails_the_run_after_keeping_everything(
     # everything it could do is kept: both judged logs and the report
     logs = folder.parent / "logs"
     assert len(list((logs / "judged" / "echo").glob("*.eval"))) == 1
-    assert len(list((logs / "judged" / "chrf").glob("*.eval"))) == 1
-    assert (logs / "report" / "report.md").is_file()
+    assert len(list((logs / "judged" / "good").glob("*.eval"))) == 1
+    # the tables use the judge that scores, and the note names the one set aside
+    report = (logs / "report" / "report.md").read_text(encoding="utf-8")
+    assert "Tables 3 and 4 use judge good [vivid/chrf]: the aspect-based judge" in report
+    assert (
+        "set aside as unable to score (unscored above 20%): echo [vividmute/echo] (100% of 8 unscored)"
+        in report
+    )
 
     # a rerun makes no call (the judged logs stay as they were) and says the same
     judged = {path: path.stat().st_mtime_ns for path in (logs / "judged").rglob("*.eval")}

@@ -18,6 +18,7 @@ import pandas as pd
 
 from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JudgeId
 from vivid_inspect.lab.report.paper import paper_model
+from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT, mostly_unscored
 
 STRATEGY_ORDER: tuple[str, ...] = ("zero_shot", "cot", "demonstration", "aspect")
 """The paper's Table 1 row order; other strategies (``panel``, ``lexical``) follow by name."""
@@ -103,15 +104,18 @@ def latest(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[JudgeKey | None, str]:
     """The judge whose scores fill Tables 3 and 4.
 
-    By default the aspect-based judge (the paper's), else the only judge; among several
-    candidates, one with Vietnamese instructions (the paper's) over one with English ones, then
-    the one covering the most (model, prompt) rows, then the paper's judge model (GPT-4.1), then
-    the first by name.
+    A judge that cannot score (no readable score, or more than
+    `vivid_inspect.lab.unscored.UNSCORED_SHARE_LIMIT` of its judged items unscored) is set aside
+    while another judge can score, and the note names it. Among the rest, by default the
+    aspect-based judge (the paper's), else the only judge; among several candidates, one with
+    Vietnamese instructions (the paper's) over one with English ones, then the one scoring the most
+    (model, prompt) rows and then items, then the paper's judge model (GPT-4.1), then the first by name.
 
     Args:
         rows: Judge rows of explanation logs (`judge_rows`).
-        requested: ``NAME`` or ``NAME@MODEL`` to choose explicitly; NAME may be the judge's name,
-            its strategy, its column (``judge_aspect_en``) or its column without ``judge_`` (``aspect_en``).
+        requested: ``NAME`` or ``NAME@MODEL`` to choose explicitly (honoured even for a judge that
+            cannot score, which the note then says); NAME may be the judge's name, its strategy,
+            its column (``judge_aspect_en``) or its column without ``judge_`` (``aspect_en``).
 
     Returns:
         The judge (None when there is no judge at all) and a sentence saying which and why.
@@ -123,6 +127,9 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
     if not keys:
         return None, "no judge scores in the logs"
     strategies = {key: strategy_of(rows, key) for key in keys}
+    counts = {key: _scored_counts(select(rows, key)) for key in keys}
+    unusable = [key for key in keys if _cannot_score(*counts[key][1:])]
+    usable = [key for key in keys if key not in unusable]
     if requested:
         name, _, model = requested.partition("@")
         candidates = [
@@ -135,19 +142,22 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
             raise ValueError(f"no judge {requested!r} in the logs; available: {available}")
         why = f"chosen with --judge {requested}"
     else:
-        candidates = [key for key in keys if strategies[key] == DEFAULT_STRATEGY] or keys
+        pool = usable or keys
+        candidates = [key for key in pool if strategies[key] == DEFAULT_STRATEGY] or pool
         why = (
             "the aspect-based judge (the paper's default)"
             if strategies[candidates[0]] == DEFAULT_STRATEGY
-            else ("the only judge" if len(keys) == 1 else "no aspect-based judge in the logs")
+            else "the only judge"
+            if len(keys) == 1
+            else ("the only judge that can score" if len(pool) == 1 else "no aspect-based judge in the logs")
         )
-    coverage = {key: select(rows, key)[["model", "prompt"]].drop_duplicates().shape[0] for key in candidates}
     translated = {key: language_of(rows, key) not in (DEFAULT_LANGUAGE, None) for key in candidates}
     best = min(
         candidates,
         key=lambda key: (
             translated[key],
-            -coverage[key],
+            -counts[key][0],
+            -counts[key][2],
             paper_model(key.model) != PAPER_JUDGE,
             key.name,
             key.model,
@@ -155,10 +165,36 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
     )
     if len(candidates) > 1:
         why += (
-            f"; {len(candidates)} candidates, chosen by instruction language (Vietnamese first), coverage, "
-            "then the paper's judge model, then name"
+            f"; {len(candidates)} candidates, chosen by instruction language (Vietnamese first), scored "
+            "coverage, then the paper's judge model, then name"
         )
+    limit = f"unscored above {UNSCORED_SHARE_LIMIT:.0%}"
+    listed = ", ".join(f"{key.label} ({_share(*counts[key][1:])})" for key in unusable if key != best)
+    if not usable:
+        why += f"; no judge can score ({limit}): {best.label} ({_share(*counts[best][1:])})"
+        why += f", {listed}" if listed else ""
+    elif best in unusable:
+        why += f"; this judge cannot score ({_share(*counts[best][1:])})"
+    if usable and listed:
+        why += f"; set aside as unable to score ({limit}): {listed}"
     return best, f"Tables 3 and 4 use judge {best.label}: {why}"
+
+
+def _scored_counts(mine: pd.DataFrame) -> tuple[int, int, int]:
+    """A judge's (model, prompt) rows with a readable score, its judged items and its scored ones."""
+    mine = latest(mine, ["generation", "judge", "judge_model"])
+    # A refused value is a reply with no usable score (unreadable, as on the judge card).
+    replied = mine[~mine["error"].eq(True) | mine["refused"].eq(True)]
+    scored = replied[replied["value"].notna()]
+    return scored[["model", "prompt"]].drop_duplicates().shape[0], len(replied), len(scored)
+
+
+def _cannot_score(judged: int, scored: int) -> bool:
+    return scored == 0 or mostly_unscored(judged - scored, judged)
+
+
+def _share(judged: int, scored: int) -> str:
+    return f"{(judged - scored) / judged:.0%} of {judged} unscored" if judged else "no item judged"
 
 
 def _names_of(key: JudgeKey, strategy: str) -> set[str]:

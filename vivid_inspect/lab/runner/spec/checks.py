@@ -84,6 +84,20 @@ def _check_vivid_model(name: str, rest: str, path: Path_) -> list[Problem]:
     return [Problem(path, f"unknown vivid model {name!r}{hint}; the vivid models are {listed}")]
 
 
+def _check_judge_model(name: str, path: Path_) -> list[Problem]:
+    """A ``vivid/*`` baseline as a judge: it answers the tasks, so every judge call would fail."""
+    provider, _, rest = name.partition("/")
+    if provider != "vivid" or rest in GRADERS:
+        return []
+    graders = ", ".join(f"vivid/{grader}" for grader in GRADERS)
+    return [
+        Problem(
+            path,
+            f"{name} cannot judge: it answers the tasks, not a judge prompt; the vivid judges: {graders}",
+        )
+    ]
+
+
 def _check_model(name: str, path: Path_, providers: set[str]) -> list[Problem]:
     provider, _, rest = name.partition("/")
     if not rest:
@@ -335,7 +349,9 @@ def _check_judges(
                     )
                 )
         if judge.model is not None:
-            problems += _check_model(judge.model, ("judges", i, "model"), providers)
+            problems += _check_model(judge.model, ("judges", i, "model"), providers) or _check_judge_model(
+                judge.model, ("judges", i, "model")
+            )
         problems += _check_generate(judge.generate, ("judges", i, "generate"))
         problems += _check_model_args(judge.model_args, ("judges", i, "model_args"))
     if names and explains is False:
