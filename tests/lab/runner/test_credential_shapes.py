@@ -458,6 +458,7 @@ BY_SHAPE: list[Any] = [
     pytest.param(("judges", 0, "generate", "extra_body", "x"), {"y": [RANDOM]}, id="generate-extra-body"),
     pytest.param((*MODEL_ARGS, "base_url"), f"//user:{RANDOM}@gw.example/v1", id="schemeless-userinfo"),
     pytest.param((*MODEL_ARGS, "base_url"), f"user:{RANDOM}@gw.example:443/v1", id="bare-userinfo"),
+    pytest.param(("description",), f"the gateway: svc:{RANDOM}@gw.example/v1", id="bare-userinfo-in-text"),
 ]
 
 
@@ -554,7 +555,8 @@ EXEMPT: list[Any] = [
     ),
     pytest.param(
         ("description",),
-        "mail ops:oncall@example.org or git@github.com:org/vivid-inspect.git; see 2024-08-01 at 10:30",
+        "mail ops:oncall@example.org, mailto:firstname.lastname.long@example.org or "
+        "git@github.com:org/vivid-inspect.git; see 2024-08-01 at 10:30 (ratio 3:1@temperature:0.7)",
         id="emails-and-git-remotes",
     ),
 ]

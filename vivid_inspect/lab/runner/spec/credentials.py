@@ -79,9 +79,11 @@ _HINT = (
 # `code`): default_query, extra_query, params, default_headers, extra_headers, env, environment,
 # extra_body. Every value and every name at any depth below one is judged by its shape.
 _VALUE_MAPPINGS = (["query"], ["params"], ["headers"], ["env"], ["environment"], ["variables"], ["body"])
-# user:password@host without a scheme (`//user:KEY@host`, `user:KEY@host:443/v1`)
+# user:password@host without a scheme: `//user:KEY@host`, or `user:KEY@host` followed by a port or
+# a path (so that `mailto:first.last@example.org` and prose are not taken for one)
 _BARE_USERINFO = re.compile(
-    r"(?<![A-Za-z0-9+.-])(?://)?[A-Za-z0-9._~%!$&'()*+,;=-]+:([^\s@/\"'<>]+)@[A-Za-z0-9.-]"
+    r"(?<![A-Za-z0-9+.-])(?://[^\s/@:\"'<>]+:([^\s@/\"'<>]+)@"
+    r"|(?!mailto:)[A-Za-z0-9._~%!$&'()*+,;=-]+:([^\s@/\"'<>]+)@[A-Za-z0-9.-]+(?::[0-9]+|/))"
 )
 
 
@@ -261,7 +263,8 @@ def _value_problem(value: str, public: PublicText) -> tuple[str, list[str]] | No
         reason = _url_problem(url, public)
         if reason is not None:
             return reason, [url]
-    for password in _BARE_USERINFO.findall(value):
+    for found in _BARE_USERINFO.finditer(value):
+        password = found.group(1) or found.group(2)
         if placeholder_reason(password, public) is None:
             return "a URL-like user:password@host carries a credential", [password]
     return None
