@@ -486,7 +486,7 @@ MODEL_ARGS: list[tuple[dict[str, Any], str]] = [
     ({"timeout": 0.5}, "timeout must be a whole number from 1 to 86400"),
     (
         {"max_connections": "9" * 900},
-        "max_connections must be between 1 and 1,000, got a string of 900 digits",
+        "max_connections must be between 1 and 1000, got a string of 900 digits",
     ),
     ({"max_retries": "21"}, "max_retries must be between 0 and 20, got 21"),
     ({"temperature": 1e300}, "temperature must be from 0 to 2, got 1e+300"),

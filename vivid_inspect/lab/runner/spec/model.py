@@ -92,7 +92,7 @@ def option_number_problem(key: str, value: Any) -> str | None:
     if isinstance(value, str) and key in GENERATE_BOUNDS and re.fullmatch(r"\s*[+-]?[0-9]+\s*", value):
         digits = len(value.strip().lstrip("+-"))
         if digits > 20:  # past any 64-bit bound, and int() of it would be slow
-            return f"{key} must be between {low:,} and {high:,}, got a string of {digits:,} digits"
+            return f"{key} must be between {low} and {high}, got a string of {digits:,} digits"
         return count_problem(key, int(value), low, high)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
