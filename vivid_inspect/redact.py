@@ -178,7 +178,8 @@ KEY_SHAPES = re.compile("|".join(f"({pattern})" for _, pattern in KEY_SHAPE_KIND
 
 _BEARER = re.compile(r"(?i)" + _START + r"(bearer)(\s+)([A-Za-z0-9._~+/=-]{4,})")
 _BASIC = re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?basic)(\s+)([A-Za-z0-9+/=._-]{4,})")
-_URL_USERINFO = re.compile(r"(?i)" + _START + r"([a-z][a-z0-9+.-]*://)([^/\s@\"'<>\\]+)@")
+# with a scheme or without one (`//user:key@host`, a protocol-relative URL)
+_URL_USERINFO = re.compile(r"(?i)" + _START + r"((?:[a-z][a-z0-9+.-]*:)?//)([^/\s@\"'<>\\]+)@")
 _QUERY_PARAMETER = re.compile(
     r"(?i)([?&;](?:[a-z0-9]*[_.-])*(?:(?:api|access|private|secret|subscription)?key|token|secret|password|passwd|auth|sig|signature|credentials?)=)"
     r"([^&;#\s\"'<>\\]+)"

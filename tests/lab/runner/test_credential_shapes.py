@@ -600,6 +600,8 @@ def test_an_azure_functions_key_stops_every_command_before_anything_is_written(
         (f"https://api.telegram.org/{TELEGRAM}/send", f"https://api.telegram.org/{REDACTED}/send"),
         (json.dumps({"url": f"{URL}?code={AZURE}"}), json.dumps({"url": f"{URL}?code={REDACTED}"})),
         (f"{URL}?code={HEX40}", f"{URL}?code={REDACTED}"),
+        (f"POST //user:{RANDOM}@gw.example/v1", f"POST //user:{REDACTED}@gw.example/v1"),
+        ("see //git@github.com/org/vivid and https://ollama:ollama@localhost/v1",) * 2,
         (f"{URL}?code={DASHED}&x=1", f"{URL}?code={REDACTED}&x=1"),
         (f"{URL}?code=Zq81kLm09aQw+ErTy77PpXv4Nc", f"{URL}?code={REDACTED}"),
         (f"{URL}?revision={COMMIT}&id=550e8400-e29b-41d4-a716-446655440000",) * 2,
