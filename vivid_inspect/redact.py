@@ -178,7 +178,8 @@ KEY_SHAPES = re.compile("|".join(f"({pattern})" for _, pattern in KEY_SHAPE_KIND
 
 _BEARER = re.compile(r"(?i)" + _START + r"(bearer)(\s+)([A-Za-z0-9._~+/=-]{4,})")
 _BASIC = re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?basic)(\s+)([A-Za-z0-9+/=._-]{4,})")
-_URL_USERINFO = re.compile(r"(?i)" + _START + r"([a-z][a-z0-9+.-]*://)([^/\s@\"'<>\\]+)@")
+# with a scheme or without one (`//user:key@host`, a protocol-relative URL)
+_URL_USERINFO = re.compile(r"(?i)" + _START + r"((?:[a-z][a-z0-9+.-]*:)?//)([^/\s@\"'<>\\]+)@")
 _QUERY_PARAMETER = re.compile(
     r"(?i)([?&;](?:[a-z0-9]*[_.-])*(?:(?:api|access|private|secret|subscription)?key|token|secret|password|passwd|auth|sig|signature|credentials?)=)"
     r"([^&;#\s\"'<>\\]+)"
@@ -305,30 +306,53 @@ _HASH_LENGTHS = (40, 64)  # a git or Hugging Face commit, a SHA-256 digest
 _URL_TAIL = re.compile(r"(?i)" + _START + r"([a-z][a-z0-9+.-]*://[^/\s\"'<>\\?#]*)([^\s\"'<>\\]*)")
 
 
-def secret_shaped(value: str, *, query: bool = False) -> bool:
+_HASH_NAME = re.compile(r"(?i)revision|commit|sha|digest|hash|checksum|etag|\bref\b")
+_SEPARATORS = re.compile(r"[-_.~:+\s]+")
+
+
+def _random_parts(text: str) -> bool:
+    """A value split by separators into parts that each mix letters and digits: ``k7Qm-29xZ-p4Lw``."""
+    parts = [part for part in _SEPARATORS.split(text) if part]
+    joined = "".join(parts)
+    return (
+        len(parts) >= 2
+        and all(re.search("[A-Za-z]", part) and re.search("[0-9]", part) for part in parts)
+        and not _HEX.fullmatch(joined)  # a UUID (request ids): hexadecimal parts
+        and looks_random(joined)
+    )
+
+
+def secret_shaped(value: str, *, query: bool = False, name: str | None = None) -> bool:
     """Whether a value whose name says nothing looks like a generated key: judged by its shape alone.
 
     Used on every query value, fragment and path segment of a URL, and on the values of query,
     header and environment mappings, whatever their names (Azure Functions sends its key as
     ``?code=``). A run of 20 or more letters, digits, ``+`` and ``/`` that `looks_random`
-    (base64 and base62 keys) is one. Exempt, so that names and paths keep working: words joined
-    by ``-``, ``_`` or ``.`` (``Qwen2.5-7B-Instruct-GGUF``, a UUID), and hexadecimal, which in a
-    path is an id (a Hugging Face cache's 40-character snapshot folder, a Cloudflare account);
-    in a query or fragment (``query=True``) hexadecimal of 32 characters or more is a key unless
-    it is 40 or 64 long (a commit, a digest).
+    (base64 and base62 keys) is one; so is, in a query, header or environment value, a value
+    whose parts between ``-``, ``_``, ``.``, ``~``, ``:``, ``+`` or spaces each mix letters and
+    digits and whose parts joined look random (``k7Qm-29xZ-p4Lw-88Rt``). Exempt, so that names
+    and paths keep working: words joined by separators (``Qwen2.5-7B-Instruct-GGUF``), a UUID
+    (hexadecimal parts), and hexadecimal, which in a path is an id (a Hugging Face cache's
+    40-character snapshot folder, a Cloudflare account); in a query, header or environment value
+    (``query=True``) hexadecimal of 32 characters or more is a key unless it is 40 or 64 long
+    and its ``name`` says it is a revision, commit, SHA, digest or hash.
 
     Args:
         value: The value, URL-encoded or not.
         query: Whether it is a query value, fragment, header or environment value rather than a
             path segment.
+        name: The value's query parameter, header or variable name, when it has one.
 
     Returns:
         True when it looks like a key.
     """
     text = unquote(value).strip().rstrip(".,:;)!")  # the end of a sentence quoting the URL
     if _HEX.fullmatch(text):
-        return query and len(text) >= 32 and len(text) not in _HASH_LENGTHS
-    return any(looks_random(run) and not _HEX.fullmatch(run) for run in _RUN.findall(text))
+        hashed = len(text) in _HASH_LENGTHS and bool(name and _HASH_NAME.search(name))
+        return query and len(text) >= 32 and not hashed
+    if any(looks_random(run) and not _HEX.fullmatch(run) for run in _RUN.findall(text)):
+        return True
+    return query and _random_parts(text)
 
 
 def _url_parts(match: re.Match[str]) -> str:
@@ -343,15 +367,15 @@ def _url_parts(match: re.Match[str]) -> str:
 def _query_item(match: re.Match[str]) -> str:
     name, equals, value = match.group(0).partition("=")
     if equals and _keep_unless(name, query=True) == name:  # a bare key ends in "=" too (base64)
-        return f"{name}={_keep_unless(value, query=True)}"
+        return f"{name}={_keep_unless(value, query=True, name=name)}"
     return _keep_unless(match.group(0), query=True)
 
 
-def _keep_unless(part: str, *, query: bool) -> str:
+def _keep_unless(part: str, *, query: bool, name: str | None = None) -> str:
     core = part.rstrip(".,:;)!")
     return (
         REDACTED + part[len(core) :]
-        if secret_shaped(core, query=query) and not is_placeholder(core)
+        if secret_shaped(core, query=query, name=name) and not is_placeholder(core)
         else part
     )
 

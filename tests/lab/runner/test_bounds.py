@@ -480,6 +480,19 @@ MODEL_ARGS: list[tuple[dict[str, Any], str]] = [
     ({"sizes": [1, HUGE]}, "sizes must be between"),
     ({"temperature_floor": math.inf}, "temperature_floor must be a finite number, got inf"),
     ({"scale": math.nan}, "scale must be a finite number, got nan"),
+    # whole numbers where Inspect wants them, digit strings, and the fractions' ranges
+    ({"max_retries": 1.5}, "max_retries must be a whole number from 0 to 20, got 1.5"),
+    ({"max_connections": 2.0}, "max_connections must be a whole number from 1 to 1000"),
+    ({"timeout": 0.5}, "timeout must be a whole number from 1 to 86400"),
+    (
+        {"max_connections": "9" * 900},
+        "max_connections must be between 1 and 1000, got a string of 900 digits",
+    ),
+    ({"max_retries": "21"}, "max_retries must be between 0 and 20, got 21"),
+    ({"temperature": 1e300}, "temperature must be from 0 to 2, got 1e+300"),
+    ({"temperature": -5}, "temperature must be from 0 to 2, got -5"),
+    ({"top_p": 1.5}, "top_p must be from 0 to 1, got 1.5"),
+    ({"presence_penalty": -3}, "presence_penalty must be from -2 to 2"),
 ]
 
 
@@ -505,10 +518,43 @@ def test_ordinary_model_args_pass(tmp_path: Path, where: str) -> None:
         "base_url": "http://localhost:8000/v1",
         "data": "sample",
         "ratio": 0.5,
+        "temperature": 0.7,
+        "top_p": 1,
+        "max_connections": "8",
+        "project_id": "1234567890123456789012345",  # digits under a name that is no option
     }
     data = _with_model_args(where, args if where == "judges" else {"data": "sample"})
     if where == "judges":
         data["judges"][0]["model"] = "openai/gpt-4o"
     spec = tmp_path / "spec.yaml"
     spec.write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert load_spec(spec).spec.name == "bounds"
+
+
+GENERATE_OUT_OF_RANGE: list[Any] = [
+    pytest.param("temperature", -5, "temperature must be from 0 to 2, got -5", id="temperature-negative"),
+    pytest.param("temperature", 2.5, "temperature must be from 0 to 2, got 2.5", id="temperature-high"),
+    pytest.param("top_p", 1e300, "top_p must be from 0 to 1, got 1e+300", id="top_p-huge"),
+    pytest.param("top_p", -0.1, "top_p must be from 0 to 1", id="top_p-negative"),
+    pytest.param("frequency_penalty", 3, "frequency_penalty must be from -2 to 2", id="frequency_penalty"),
+    pytest.param("top_k", -2, "top_k must be between -1 and 1000000", id="top_k-below-disabled"),
+]
+
+
+@pytest.mark.parametrize("where", [("runs", 0, "generate"), ("judges", 0, "generate")], ids=format_path)
+@pytest.mark.parametrize(("key", "value", "message"), GENERATE_OUT_OF_RANGE)
+def test_a_generation_option_outside_its_range_is_refused(
+    tmp_path: Path, where: tuple[Any, ...], key: str, value: Any, message: str
+) -> None:
+    problems = _problems(tmp_path, _put(good(), (*where, key), value))
+    assert message in problems.get(format_path((*where, key)), ""), problems
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("temperature", 0), ("temperature", 2), ("top_p", 0.95), ("top_k", -1), ("presence_penalty", -2.0)],
+)
+def test_a_generation_option_at_its_range_passes(tmp_path: Path, key: str, value: Any) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(_put(good(), ("runs", 0, "generate", key), value)), encoding="utf-8")
     assert load_spec(spec).spec.name == "bounds"

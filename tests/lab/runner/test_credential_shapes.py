@@ -404,6 +404,8 @@ def test_colour_codes_are_kept_where_nothing_is_redacted() -> None:
 AZURE = "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2zA4bC6dE8fG0hJ2kL4m/Q=="  # base64, as Azure Functions' keys
 HEX32 = "9f86d081884c7d659a2feaa0c55ad015"  # an Azure subscription key's shape
 COMMIT = "0123456789abcdef0123456789abcdef01234567"  # a Hugging Face snapshot folder, a revision
+HEX40 = "3f7a9c2e8b1d4f6a0c5e7b9d2f4a6c8e0b1d3f5a"  # a key of 40 hexadecimal digits, as a commit
+DASHED = "k7Qm-29xZ-p4Lw-88Rt-vB3n-Yc61"
 TELEGRAM = "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
 URL = "https://fn.azurewebsites.net/api/judge"
 
@@ -434,6 +436,29 @@ BY_SHAPE: list[Any] = [
     ),
     pytest.param(("data",), f"https://files.example/{AZURE[:40]}/vivid.csv", id="data-url-path"),
     pytest.param(("description",), f"our gateway is {URL}?code={AZURE}", id="url-in-free-text"),
+    # found by an outside tester: nested, by name, 40/64 hex off paths, split by "+" or dashes, bodies
+    pytest.param((*MODEL_ARGS, "default_query", "code"), [AZURE], id="key-in-a-list"),
+    pytest.param((*MODEL_ARGS, "default_query", "code"), {"v": AZURE}, id="key-in-a-nested-mapping"),
+    pytest.param((*MODEL_ARGS, "default_headers", "X-Trace"), [AZURE], id="header-list"),
+    pytest.param((*MODEL_ARGS, "default_query"), {AZURE: "1"}, id="key-as-query-name"),
+    pytest.param((*JUDGE_ARGS, "default_headers"), {RANDOM + "Ab3": "1"}, id="key-as-header-name"),
+    pytest.param((*MODEL_ARGS, "default_query", "code"), HEX40, id="hex40-in-query"),
+    pytest.param((*MODEL_ARGS, "default_query", "code"), HEX40 + HEX40[:24], id="hex64-in-query"),
+    pytest.param((*MODEL_ARGS, "default_headers", "X-Trace"), HEX40, id="hex40-in-header"),
+    pytest.param((*MODEL_ARGS, "env", "GATEWAY"), HEX40, id="hex40-in-env"),
+    pytest.param((*MODEL_ARGS, "base_url"), f"{URL}?code={HEX40}", id="url-query-hex40"),
+    pytest.param((*MODEL_ARGS, "base_url"), f"{URL}?code=Zq81kLm09aQw+ErTy77PpXv4Nc", id="url-plus-split"),
+    pytest.param((*MODEL_ARGS, "base_url"), f"{URL}?{AZURE}=1", id="url-key-as-parameter-name"),
+    pytest.param((*MODEL_ARGS, "default_query", "code"), DASHED, id="dashed-in-query"),
+    pytest.param(
+        (*MODEL_ARGS, "default_headers", "X-Code"), DASHED.replace("-", "_"), id="underscored-header"
+    ),
+    pytest.param((*MODEL_ARGS, "base_url"), f"{URL}?code={DASHED}", id="url-dashed"),
+    pytest.param((*MODEL_ARGS, "extra_body", "blob"), AZURE, id="extra-body"),
+    pytest.param(("judges", 0, "generate", "extra_body", "x"), {"y": [RANDOM]}, id="generate-extra-body"),
+    pytest.param((*MODEL_ARGS, "base_url"), f"//user:{RANDOM}@gw.example/v1", id="schemeless-userinfo"),
+    pytest.param((*MODEL_ARGS, "base_url"), f"user:{RANDOM}@gw.example:443/v1", id="bare-userinfo"),
+    pytest.param(("description",), f"the gateway: svc:{RANDOM}@gw.example/v1", id="bare-userinfo-in-text"),
 ]
 
 
@@ -446,9 +471,11 @@ def test_a_key_shaped_value_is_refused_whatever_its_name(
     with pytest.raises(SpecError) as caught:
         load_spec(spec)
     problems = {format_path(p.path): p.message for p in caught.value.problems}
-    assert format_path(path) in problems, problems
-    assert "${env:NAME}" in problems[format_path(path)]
-    for fragment in _fragments(AZURE if AZURE[:20] in value else value):
+    at = [where for where in problems if where.startswith(format_path(path))]  # a list's item, a name
+    assert at, problems
+    assert all("${env:NAME}" in problems[where] for where in at)
+    written = json.dumps(value)
+    for fragment in _fragments(AZURE if AZURE[:20] in written else RANDOM if RANDOM in written else value):
         assert fragment not in str(caught.value)
 
 
@@ -506,6 +533,32 @@ EXEMPT: list[Any] = [
         {"HF_HOME": "/root/.cache/huggingface", "CUDA_VISIBLE_DEVICES": "0,1", "HF_REVISION": COMMIT},
         id="env-words",
     ),
+    pytest.param(
+        (*MODEL_ARGS, "default_query"),
+        {"request_id": "550e8400-e29b-41d4-a716-446655440000", "model": "gpt-4o-2024-08-06", "rev": "v1"},
+        id="uuid-and-dated-model-in-query",
+    ),
+    pytest.param(
+        (*MODEL_ARGS, "default_headers"),
+        {"X-Request-Id": "a1b2c3d4-e5f6-a7b8-c9d0-e1f2a3b4c5d6", "X-Model": "claude-3-5-sonnet-20241022"},
+        id="uuid-request-id-header",
+    ),
+    pytest.param(
+        (*MODEL_ARGS, "default_query"),
+        {"revision": COMMIT, "sha256": COMMIT + COMMIT[:24], "deployment": "llama3-70b-8192-instruct-v2"},
+        id="commit-and-digest-by-name",
+    ),
+    pytest.param(
+        (*MODEL_ARGS, "extra_body"),
+        {"chat_template_kwargs": {"enable_thinking": False}, "guided_choice": ["yes", "no"], "top_k": 20},
+        id="extra-body-options",
+    ),
+    pytest.param(
+        ("description",),
+        "mail ops:oncall@example.org, mailto:firstname.lastname.long@example.org or "
+        "git@github.com:org/vivid-inspect.git; see 2024-08-01 at 10:30 (ratio 3:1@temperature:0.7)",
+        id="emails-and-git-remotes",
+    ),
 ]
 
 
@@ -546,6 +599,12 @@ def test_an_azure_functions_key_stops_every_command_before_anything_is_written(
         (f"{URL}#{AZURE}", f"{URL}#{REDACTED}"),
         (f"https://api.telegram.org/{TELEGRAM}/send", f"https://api.telegram.org/{REDACTED}/send"),
         (json.dumps({"url": f"{URL}?code={AZURE}"}), json.dumps({"url": f"{URL}?code={REDACTED}"})),
+        (f"{URL}?code={HEX40}", f"{URL}?code={REDACTED}"),
+        (f"POST //user:{RANDOM}@gw.example/v1", f"POST //user:{REDACTED}@gw.example/v1"),
+        ("see //git@github.com/org/vivid and https://ollama:ollama@localhost/v1",) * 2,
+        (f"{URL}?code={DASHED}&x=1", f"{URL}?code={REDACTED}&x=1"),
+        (f"{URL}?code=Zq81kLm09aQw+ErTy77PpXv4Nc", f"{URL}?code={REDACTED}"),
+        (f"{URL}?revision={COMMIT}&id=550e8400-e29b-41d4-a716-446655440000",) * 2,
     ],
 )
 def test_key_shaped_url_parts_are_redacted_from_text(text: str, expected: str) -> None:

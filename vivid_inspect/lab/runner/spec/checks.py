@@ -17,10 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 from vivid_inspect.baselines.answers import BASELINES
 from vivid_inspect.baselines.model import GRADERS
 from vivid_inspect.bounds import (
-    GENERATE_BOUNDS,
-    GENERATE_INT_BOUND,
     MAX_CELLS,
-    count_problem,
     finite_problem,
     shown,
 )
@@ -44,6 +41,7 @@ from vivid_inspect.lab.runner.spec.model import (
     Panel,
     RunBlock,
     Spec,
+    option_number_problem,
 )
 from vivid_inspect.lab.runner.spec.problems import PathPart, Problem
 from vivid_inspect.tasks import argument_problem
@@ -150,12 +148,11 @@ def _check_generate(config: dict[str, Any], path: Path_) -> list[Problem]:
 
 
 def _generate_bound(key: str, value: Any) -> str | None:
-    """A generation option's count past its bound, or a float that is not finite."""
-    if isinstance(value, float):
+    """A generation option's number past its bound or range, or a float that is not finite."""
+    if isinstance(value, float) and finite_problem(key, value):
         return finite_problem(key, value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        low, high = GENERATE_BOUNDS.get(key, GENERATE_INT_BOUND)
-        problem = count_problem(key, value, low, high)
+    if isinstance(value, int | float | str) and not isinstance(value, bool):
+        problem = option_number_problem(key, value)
         return f"{problem} (docs/experiments.md, Bounds)" if problem else None
     if isinstance(value, dict | list):  # logit_bias, extra_body: no number in it may be infinite
         values = value.values() if isinstance(value, dict) else value

@@ -42,7 +42,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import httpx
 
@@ -76,8 +76,24 @@ _HINT = (
 
 
 # Mappings whose values are sent or exported under names this check cannot know (Azure Functions'
-# `code`): default_query, extra_query, params, default_headers, extra_headers, env, environment.
-_VALUE_MAPPINGS = (["query"], ["params"], ["headers"], ["env"], ["environment"], ["variables"])
+# `code`): default_query, extra_query, params, default_headers, extra_headers, env, environment,
+# extra_body. Every value and every name at any depth below one is judged by its shape.
+_VALUE_MAPPINGS = (["query"], ["params"], ["headers"], ["env"], ["environment"], ["variables"], ["body"])
+# user:password@host without a scheme: `//user:KEY@host`, or `user:KEY@host` followed by a port or
+# a path (so that `mailto:first.last@example.org` and prose are not taken for one)
+_BARE_USERINFO = re.compile(
+    r"(?<![A-Za-z0-9+.-])(?://[^\s/@:\"'<>]+:([^\s@/\"'<>]+)@"
+    r"|(?!mailto:)[A-Za-z0-9._~%!$&'()*+,;=-]+:([^\s@/\"'<>]+)@[A-Za-z0-9.-]+(?::[0-9]+|/))"
+)
+
+
+def _value_mapping(path: tuple[PathPart, ...]) -> str | None:
+    """The nearest mapping above the leaf of ``path`` whose values are judged by shape."""
+    for part in reversed(path[:-1]):
+        if isinstance(part, str) and name_parts(part)[-1:] in _VALUE_MAPPINGS:
+            return part
+    return None
+
 
 # Where a ${env:NAME} value is resolved: the header mappings the model's HTTP client sends.
 _HEADER_MAPPINGS = (("model_args", "default_headers"), ("generate", "extra_headers"))
@@ -198,6 +214,15 @@ def _url_problem(url: str, public: PublicText) -> str | None:
         query = parse_qsl(parts.query, keep_blank_values=True)
     except ValueError:
         return None
+    # as written too: parse_qsl reads "+" as a space, which splits a base64 key in two
+    for item in re.split("[&;]", parts.query):
+        name, _, value = item.partition("=")
+        if any(
+            secret_shaped(text, query=True, name=name) and placeholder_reason(unquote(text), public) is None
+            for text in (name, value)
+            if text
+        ):
+            return "a URL whose query string holds a key-shaped name or value"
     if "@" in parts.netloc:
         user, _, password = parts.netloc.rpartition("@")[0].partition(":")
         secret = password or user
@@ -207,7 +232,11 @@ def _url_problem(url: str, public: PublicText) -> str | None:
         kind = credential_name(name)
         if placeholder_reason(value, public) is not None or ENV_REFERENCE.match(value):
             continue
-        if kind == "credential" or (kind and looks_random(value)) or secret_shaped(value, query=True):
+        if (
+            kind == "credential"
+            or (kind and looks_random(value))
+            or secret_shaped(value, query=True, name=name)
+        ):
             return f"a URL whose query parameter {name!r} carries a credential"
     if parts.fragment and placeholder_reason(parts.fragment, public) is None:
         fragment = [value for _, value in parse_qsl(parts.fragment, keep_blank_values=True)]
@@ -234,7 +263,19 @@ def _value_problem(value: str, public: PublicText) -> tuple[str, list[str]] | No
         reason = _url_problem(url, public)
         if reason is not None:
             return reason, [url]
+    for found in _BARE_USERINFO.finditer(value):
+        password = found.group(1) or found.group(2)
+        if placeholder_reason(password, public) is None:
+            return "a URL-like user:password@host carries a credential", [password]
     return None
+
+
+def _shaped(text: str, name: Any, public: PublicText) -> bool:
+    """Whether a name or value in a query, header, environment or body mapping is key-shaped."""
+    return (
+        secret_shaped(text, query=True, name=name if isinstance(name, str) else None)
+        and placeholder_reason(unquote(text), public) is None
+    )
 
 
 def _named_value(value: Any) -> str | None:
@@ -270,6 +311,13 @@ def scan_credentials(data: Any, source: str | None = None) -> CredentialScan:
             continue  # inside a value refused already: one problem per place
         # a value is compared with the spec's texts written elsewhere, never with itself
         public = _Elsewhere(everything, by_path.get(path, []))
+        mapping = _value_mapping(path)
+        if mapping is not None and isinstance(key, str) and _shaped(key, None, public):
+            # the problem is at the mapping: its path would quote the name
+            problems.append(Problem(path[:-1], f"a name in {mapping} is shaped like a key; {_HINT}"))
+            values.add(key)
+            refused.add(path[:-1])
+            continue
         if isinstance(value, str) and ENV_REFERENCE.match(value.strip()):
             if not _is_header(path):
                 problems.append(Problem(path, _NOT_A_HEADER))
@@ -303,13 +351,7 @@ def scan_credentials(data: Any, source: str | None = None) -> CredentialScan:
             values.add(value)
             refused.add(path)
             continue
-        mapping = path[-2] if len(path) >= 2 else None
-        if (
-            isinstance(mapping, str)
-            and name_parts(mapping)[-1:] in _VALUE_MAPPINGS
-            and secret_shaped(value, query=True)
-            and placeholder_reason(value, public) is None
-        ):
+        if mapping is not None and _shaped(value, key, public):
             problems.append(
                 Problem(path, f"the value in {mapping} is shaped like a key, whatever its name; {_HINT}")
             )

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator
 
 from vivid_inspect.bounds import (
+    GENERATE_BOUNDS,
+    GENERATE_INT_BOUND,
     MAX_BATCH,
     MAX_CALL_RETRIES,
     MAX_CONNECTIONS,
@@ -31,6 +33,7 @@ from vivid_inspect.bounds import (
     MAX_SEED,
     MAX_TASKS,
     MAX_TIMEOUT,
+    count_problem,
     shown,
 )
 from vivid_inspect.call_limits import GENERATION, RUN_ATTEMPT_WAIT, RUN_ATTEMPTS
@@ -56,6 +59,49 @@ Aggregate = Literal["mean", "median", "majority"]
 
 JudgeLanguage = Language
 """Language of an LLM judge's instructions (`vivid_inspect.judge_id.Language`); the data stays Vietnamese."""
+
+
+GENERATE_RANGES: dict[str, tuple[float, float]] = {
+    "temperature": (0, 2),
+    "top_p": (0, 1),
+    "frequency_penalty": (-2, 2),
+    "presence_penalty": (-2, 2),
+    "repetition_penalty": (0, 10),
+    "min_p": (0, 1),
+}
+"""Generation options that are fractions, lowest and highest, in ``generate:`` and ``model_args``
+(the whole-number ones: `vivid_inspect.bounds.GENERATE_BOUNDS`)."""
+
+
+def option_number_problem(key: str, value: Any) -> str | None:
+    """What is wrong with a number given to a model or generation option, or None.
+
+    A value under a name of `vivid_inspect.bounds.GENERATE_BOUNDS` must be a whole number in its
+    bounds (``max_retries: 1.5`` would pass and fail ``vivid run``), and so must a string of
+    digits there (a provider may parse it); one under a name of `GENERATE_RANGES` must be a
+    number in its range; any other integer must fit in 64 bits.
+
+    Args:
+        key: The option's name.
+        value: Its value (anything: only numbers and digit strings are judged).
+
+    Returns:
+        The problem, or None.
+    """
+    low, high = GENERATE_BOUNDS.get(key, GENERATE_INT_BOUND)
+    if isinstance(value, str) and key in GENERATE_BOUNDS and re.fullmatch(r"\s*[+-]?[0-9]+\s*", value):
+        digits = len(value.strip().lstrip("+-"))
+        if digits > 20:  # past any 64-bit bound, and int() of it would be slow
+            return f"{key} must be between {low} and {high}, got a string of {digits:,} digits"
+        return count_problem(key, int(value), low, high)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if key in GENERATE_RANGES:
+        least, most = GENERATE_RANGES[key]
+        return None if least <= value <= most else f"{key} must be from {least} to {most}, got {shown(value)}"
+    if key in GENERATE_BOUNDS or isinstance(value, int):
+        return count_problem(key, value, low, high)
+    return None
 
 
 class _Strict(BaseModel):
