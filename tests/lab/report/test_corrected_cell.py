@@ -137,9 +137,11 @@ def test_with_few_labelled_unscored_items_their_share_spans_the_whole_range(
     share, (low, high) = 60 / 400, score_range
     hu = [human[i] for i in unscored if i in human]
     middle = float(np.clip(np.mean(hu), low, high)) if hu else scored.estimate
+    # the unscored stratum's mean: its labelled items as they are, the other ones anywhere in the range
+    bottom, top = ((sum(hu) + (60 - len(hu)) * end) / 60 for end in score_range)
     assert cell.corrected.estimate == pytest.approx((1 - share) * scored.estimate + share * middle, abs=1e-12)
-    assert cell.corrected.lo == pytest.approx(max((1 - share) * scored.lo + share * low, low), abs=1e-12)
-    assert cell.corrected.hi == pytest.approx(min((1 - share) * scored.hi + share * high, high), abs=1e-12)
+    assert cell.corrected.lo == pytest.approx(max((1 - share) * scored.lo + share * bottom, low), abs=1e-12)
+    assert cell.corrected.hi == pytest.approx(min((1 - share) * scored.hi + share * top, high), abs=1e-12)
     assert f"({share:.1%}) is bounded by the whole score range {low:g}-{high:g}" in cell.note
     assert cell.n_human_unscored == labelled_unscored
 
@@ -194,7 +196,10 @@ def test_a_narrow_range_clips_what_a_wide_one_leaves():
     wide = corrected_cell(dict(enumerate(judge.tolist())), labels, score_range=(0.0, 10.0))
     assert wide.corrected.hi > 5.0  # the interval of a mean near the top runs past it unless clipped
     narrow = corrected_cell(dict(enumerate(judge.tolist())), labels)
-    assert narrow.corrected.hi == 5.0 and narrow.corrected.lo == wide.corrected.lo
+    # no higher than if every one of the 160 unlabelled items scored 5
+    top = (sum(labels.values()) + 160 * 5.0) / 200
+    assert narrow.corrected.hi == pytest.approx(min(wide.corrected.hi, top)) and top < 5.0
+    assert narrow.corrected.lo == wide.corrected.lo
 
 
 def test_the_columns_count_the_unscored_labelled_items_and_say_how():
