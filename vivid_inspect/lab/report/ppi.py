@@ -266,7 +266,9 @@ def sampled_mean(
     return _within(result, labelled_bounds(float(array.sum()), array.size, n_items, bounds))
 
 
-def labelled_bounds(labelled_sum: float, n: int, n_items: int, bounds: tuple[float, float]) -> tuple[float, float]:
+def labelled_bounds(
+    labelled_sum: float, n: int, n_items: int, bounds: tuple[float, float]
+) -> tuple[float, float]:
     """Where the mean over ``n_items`` items must lie, whatever the unlabelled ones are, from the labelled ones alone.
 
     The ``n`` labelled items sum to ``labelled_sum`` and each of the other ``n_items - n`` lies in
