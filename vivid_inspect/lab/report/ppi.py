@@ -46,8 +46,12 @@ scores. Two guards (``bench/coverage_ppi.py``, part 4: coverage 0.55-0.73 withou
 0 when fewer than `OFF_MODE_MIN` labelled items lie off the judge's commonest score among
 them (a slope from a handful of rare scores is not trusted), and ``s^2`` gains ``(1 - lam)^2``
 times the part of the judge's variance over every item that its variance over the labelled items
-misses (`missed_spread`). With ``bounds`` the estimate and the interval are clipped to the
-score range. Items the judge left unscored are a stratum of their own (`with_unscored`).
+misses (`missed_spread`); like every term of ``s^2`` it is multiplied by ``1 - n/N``. With
+``bounds`` the estimate and the interval are clipped to the score range and to what the labelled
+items alone allow (`labelled_bounds`): near ``n = N`` the mean's skewness grows as
+``1/sqrt(N - n)`` and Hall's ends run far past it (40 of 46 items labelled: ``lo = 0`` where the
+labels alone put the mean above 0.217). Items the judge left unscored are a stratum of their own
+(`with_unscored`).
 
 Nothing here imports ``ppi_py``: it pulls in numba, llvmlite and statsmodels, and importing it
 turns off every warning of the process (``warnings.simplefilter("ignore")``). It is the tests'
