@@ -22,8 +22,12 @@ Two parts.
    dropped them.
 4. Skewed scores (issue 29.2): 90-95 % of human scores at one value, the judge's rare other values
    mostly on unlabelled items; coverage at every n, and every interval inside the 0-5 range.
+5. Most items labelled (round four): the skewed shapes, a literal baseline judged as the humans
+   judge it, and part 3's unscored items, in generations of 46 and 200 items with 20-45 and 100-190
+   of them labelled; coverage, width and how often the bound of the labelled items alone
+   (``ppi.labelled_bounds``) cut the interval.
 
-Parts 3 and 4 call ``corrected.corrected_arrays`` (what ``corrected_cell`` runs after it has built
+Parts 3-5 call ``corrected.corrected_arrays`` (what ``corrected_cell`` runs after it has built
 its arrays), with the draws made for every replication at once.
 """
 
@@ -39,7 +43,7 @@ from vivid_inspect.lab.humans.annotate.sheet_export import stratified_ids
 from vivid_inspect.lab.report.corrected import corrected_arrays, corrected_cell
 from vivid_inspect.lab.report.draw_check import check_draw
 from vivid_inspect.lab.report.intervals import RULES, mean_interval
-from vivid_inspect.lab.report.ppi import UNSCORED_MIN, ppi_mean
+from vivid_inspect.lab.report.ppi import UNSCORED_MIN, labelled_bounds, ppi_mean
 from vivid_inspect.taxonomy import THEME_NAMES
 
 REPS = 2000
@@ -110,6 +114,7 @@ def run(reps: int, quick: bool, seed: int) -> list[CoverageTable]:
     tables.append(_draws(min(reps, 1000), rng))
     tables.extend(_unscored(reps, quick, rng))
     tables.extend(_skewed(reps, quick, rng))
+    tables.extend(_most_labelled(reps, quick, rng))
     return tables
 
 
@@ -424,3 +429,75 @@ def _threshold(reps: int, quick: bool, rng: np.random.Generator) -> list[Coverag
         "interval and is not counted as made"
     )
     return [table, threshold_table({"corrected_mean": worst}, quick=quick)]
+
+
+def _literal_baseline(rng: np.random.Generator, n: int) -> Population:
+    human = rng.choice(6, size=n, p=[0.9, 0.03, 0.02, 0.02, 0.01, 0.02]).astype(float)
+    return human, human.copy()
+
+
+MOST_LABELLED = {46: (20, 30, 40, 45), 200: (100, 150, 190)}
+"""Generation size: labelled counts of part 5 (past half of the items, where the skew widening turns side)."""
+
+
+def _most_labelled(reps: int, quick: bool, rng: np.random.Generator) -> list[CoverageTable]:
+    sizes = {46: (30, 45), 200: (150,)} if quick else MOST_LABELLED
+    table = CoverageTable(
+        "Most items labelled: the corrected, human-only and bias intervals near n = N, cut to the bound of the "
+        "labelled items alone",
+        ["planted", "items", "n labelled", "interval", *ROW_COLUMNS, "cut by the bound"],
+    )
+    shapes = {**SKEWED, "literal baseline (90 % at 0), judge = humans": _literal_baseline}
+    worst: dict[int, float] = {}
+    for items, ns in sizes.items():
+        for name, draw in shapes.items():
+            human, judge = draw(np.random.default_rng(int(rng.integers(2**31))), items)
+            truths = {"corrected": human.mean(), "human-only": human.mean(), "bias": (judge - human).mean()}
+            for n in ns:
+                tallies = {key: Tally() for key in truths}
+                cut = 0
+                for mask in _draws_at_once(rng, items, n, reps):
+                    cell = corrected_arrays(human[mask], judge[mask], judge[~mask], human[:0], 0, min_n=2)
+                    intervals = {"corrected": cell.corrected, "human-only": cell.human, "bias": cell.bias}
+                    for key, interval in intervals.items():
+                        tallies[key].add(interval.estimate, interval.lo, interval.hi, float(truths[key]))
+                    bottom, top = labelled_bounds(float(human[mask].sum()), n, items, (0.0, 5.0))
+                    cut += cell.corrected.lo in (bottom, top) or cell.corrected.hi in (bottom, top)
+                for key, tally in tallies.items():
+                    table.rows.append(
+                        [*tally.row(name, items, n, key), f"{cut / reps:.2f}" if key == "corrected" else ""]
+                    )
+                    if tally.printed:
+                        worst[n] = min(worst.get(n, 1.0), tally.coverage)
+        # part 3's population with its 10 % lowest-scored items unscored
+        base = np.random.default_rng(int(rng.integers(2**31)))
+        human = base.choice(6, size=items, p=HUMAN_SCORES).astype(float)
+        judge = np.clip(np.rint(human + 0.3 + base.normal(0, 0.8, items)), 0, 5)
+        unscored = np.zeros(items, dtype=bool)
+        unscored[np.lexsort((base.random(items), human))[: round(0.1 * items)]] = True
+        for n in ns:
+            tally = Tally()
+            for mask in _draws_at_once(rng, items, n, reps):
+                labelled = mask & ~unscored
+                cell = corrected_arrays(
+                    human[labelled],
+                    judge[labelled],
+                    judge[~mask & ~unscored],
+                    human[mask & unscored],
+                    int(unscored.sum()),
+                    min_n=2,
+                )
+                tally.add(cell.corrected.estimate, cell.corrected.lo, cell.corrected.hi, float(human.mean()))
+            table.rows.append([*tally.row("10 % unscored (part 3's)", items, n, "corrected"), ""])
+            if tally.printed:
+                worst[n] = min(worst.get(n, 1.0), tally.coverage)
+    table.notes.append(
+        "cut by the bound: share of draws with an end of the corrected interval at the labelled items' bound (at 0 or 5 "
+        "too when the range clipped it)"
+    )
+    table.notes.append(
+        "worst coverage by n: "
+        + ", ".join(f"n={n}: {c:.3f}" for n, c in sorted(worst.items()))
+        + " (goal: at least 0.93)"
+    )
+    return [table]

@@ -137,9 +137,11 @@ def test_with_few_labelled_unscored_items_their_share_spans_the_whole_range(
     share, (low, high) = 60 / 400, score_range
     hu = [human[i] for i in unscored if i in human]
     middle = float(np.clip(np.mean(hu), low, high)) if hu else scored.estimate
+    # the unscored stratum's mean: its labelled items as they are, the other ones anywhere in the range
+    bottom, top = ((sum(hu) + (60 - len(hu)) * end) / 60 for end in score_range)
     assert cell.corrected.estimate == pytest.approx((1 - share) * scored.estimate + share * middle, abs=1e-12)
-    assert cell.corrected.lo == pytest.approx(max((1 - share) * scored.lo + share * low, low), abs=1e-12)
-    assert cell.corrected.hi == pytest.approx(min((1 - share) * scored.hi + share * high, high), abs=1e-12)
+    assert cell.corrected.lo == pytest.approx(max((1 - share) * scored.lo + share * bottom, low), abs=1e-12)
+    assert cell.corrected.hi == pytest.approx(min((1 - share) * scored.hi + share * top, high), abs=1e-12)
     assert f"({share:.1%}) is bounded by the whole score range {low:g}-{high:g}" in cell.note
     assert cell.n_human_unscored == labelled_unscored
 
@@ -194,7 +196,10 @@ def test_a_narrow_range_clips_what_a_wide_one_leaves():
     wide = corrected_cell(dict(enumerate(judge.tolist())), labels, score_range=(0.0, 10.0))
     assert wide.corrected.hi > 5.0  # the interval of a mean near the top runs past it unless clipped
     narrow = corrected_cell(dict(enumerate(judge.tolist())), labels)
-    assert narrow.corrected.hi == 5.0 and narrow.corrected.lo == wide.corrected.lo
+    # no higher than if every one of the 160 unlabelled items scored 5
+    top = (sum(labels.values()) + 160 * 5.0) / 200
+    assert narrow.corrected.hi == pytest.approx(min(wide.corrected.hi, top)) and top < 5.0
+    assert narrow.corrected.lo == wide.corrected.lo
 
 
 def test_the_columns_count_the_unscored_labelled_items_and_say_how():
@@ -244,3 +249,111 @@ def test_a_cell_labelled_whole_with_unscored_items_is_exact():
     cell = corrected_cell(judge, human, unscored=unscored)
     assert cell.corrected.lo is None and cell.corrected.reason == ALL_LABELLED
     assert cell.corrected.estimate == pytest.approx(np.mean(list(human.values())))
+
+
+def _bound(
+    labels: list[float], items: int, score_range: tuple[float, float] = SCORE_RANGE
+) -> tuple[float, float]:
+    """The mean over `items` items when the labelled ones are `labels` and the others anywhere in the range."""
+    return ((sum(labels) + (items - len(labels)) * end) / items for end in score_range)  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    "rare", [[5.0, 5.0], [2.0] * 5, [3.0, 3.0, 2.0, 1.0, 1.0], [4.0, 3.0, 2.0, 1.0], [1.0] * 10]
+)
+def test_most_items_labelled_the_interval_keeps_to_what_the_labels_imply(rare: list[float]):
+    """The tester's shape: 46 items, 40 labelled summing to 10, a literal baseline judged as the humans do."""
+    scores = [*rare, *[0.0] * (40 - len(rare)), 1.0, *[0.0] * 5]
+    judge = dict(enumerate(scores))
+    cell = corrected_cell(judge, {i: scores[i] for i in range(40)})
+    bottom, top = _bound(scores[:40], 46)
+    assert bottom == pytest.approx(10 / 46)
+    for interval in (cell.corrected, cell.human):
+        assert bottom - 1e-12 <= interval.lo <= interval.estimate <= interval.hi <= top + 1e-12
+    judge_mean = float(np.mean(scores))
+    assert judge_mean - top - 1e-12 <= cell.bias.lo <= cell.bias.hi <= judge_mean - bottom + 1e-12
+    assert cell.bias.lo <= 0.0 <= cell.bias.hi  # the judge is the humans here
+    whole = corrected_cell(judge, judge)
+    assert whole.corrected.estimate == pytest.approx(judge_mean) and whole.corrected.reason == ALL_LABELLED
+    assert whole.corrected.lo is None and whole.bias.estimate == pytest.approx(0.0)
+
+
+def _population(shape: str, seed: int, items: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    if shape == "literal baseline":  # mostly 0, a few higher, the judge the humans
+        human = rng.choice(6, size=items, p=[0.9, 0.03, 0.02, 0.02, 0.01, 0.02]).astype(float)
+        return human, human.copy()
+    if shape == "weak model":
+        human = rng.choice(6, size=items, p=[0.7, 0.15, 0.07, 0.04, 0.03, 0.01]).astype(float)
+        return human, np.clip(human + rng.choice([-1, 0, 1, 2], size=items, p=[0.05, 0.7, 0.2, 0.05]), 0, 5)
+    human = rng.choice(6, size=items, p=[0.05, 0.08, 0.12, 0.2, 0.3, 0.25]).astype(float)
+    return human, np.clip(np.rint(human + 0.6 + rng.normal(0, 0.9, items)), 0, 5)
+
+
+def _widths(
+    human: np.ndarray, judge: np.ndarray, order: np.ndarray, ns: tuple[int, ...]
+) -> list[dict[str, float]]:
+    widths = []
+    for n in ns:
+        cell = corrected_cell(dict(enumerate(judge.tolist())), {int(i): float(human[i]) for i in order[:n]})
+        widths.append(
+            {
+                key: 0.0 if interval.lo is None else interval.hi - interval.lo
+                for key, interval in (("corrected", cell.corrected), ("human", cell.human))
+            }
+        )
+        if n == human.size:  # every item labelled: the exact mean, said so
+            assert cell.corrected.estimate == pytest.approx(human.mean())
+            assert cell.corrected.reason == cell.human.reason == ALL_LABELLED
+    return widths
+
+
+NESTED = (20, 30, 40, 45, 46)
+
+
+@pytest.mark.parametrize("shape", ["literal baseline", "lenient"])
+@pytest.mark.parametrize("seed", range(4))
+def test_labelling_more_of_a_fixed_population_never_widens_the_interval(shape: str, seed: int):
+    """Labels added to the same 46 items (20, 30, 40, 45, then all): the interval narrows down to the exact mean."""
+    human, judge = _population(shape, seed, 46)
+    widths = _widths(human, judge, np.random.default_rng(seed + 100).permutation(46), NESTED)
+    for key in ("corrected", "human"):
+        series = [w[key] for w in widths]
+        assert all(later <= earlier + 1e-12 for earlier, later in zip(series, series[1:], strict=False)), (
+            key,
+            series,
+        )
+        assert series[-1] == 0.0
+
+
+@pytest.mark.parametrize("shape", ["literal baseline", "weak model", "lenient"])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_interval_is_never_wider_than_the_unlabelled_items_could_move_the_mean(shape: str, seed: int):
+    """(N - n)(max - min)/N: whatever the sample's spread, near N the interval shrinks to the exact mean."""
+    human, judge = _population(shape, seed, 46)
+    widths = _widths(human, judge, np.random.default_rng(seed + 200).permutation(46), NESTED)
+    for n, width in zip(NESTED, widths, strict=True):
+        assert max(width.values()) <= (46 - n) * 5 / 46 + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_every_interval_lies_within_the_bound_of_the_labelled_items_alone(seed: int):
+    """Over every item, unscored ones included, at any share labelled and any score range."""
+    rng = np.random.default_rng(seed)
+    items = int(rng.integers(30, 120))
+    human, judge = _population(("literal baseline", "weak model", "lenient")[seed % 3], seed, items)
+    score_range = ((0.0, 5.0), (0.0, 10.0), (-1.0, 5.0))[seed % 3]
+    unscored = set(rng.choice(items, size=int(rng.integers(0, items // 5)), replace=False).tolist())
+    chosen = rng.choice(items, size=int(rng.integers(items // 2, items)), replace=False)
+    labels = {int(i): float(human[i]) for i in chosen}
+    cell = corrected_cell(
+        {i: float(judge[i]) for i in range(items) if i not in unscored},
+        labels,
+        unscored=unscored,
+        min_n=2,
+        score_range=score_range,
+    )
+    bottom, top = _bound(list(labels.values()), items, score_range)
+    for interval in (cell.corrected, cell.human):
+        assert bottom - 1e-12 <= interval.estimate <= top + 1e-12
+        assert interval.lo is None or bottom - 1e-12 <= interval.lo <= interval.hi <= top + 1e-12

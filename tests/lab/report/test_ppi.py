@@ -19,6 +19,7 @@ from vivid_inspect.lab.report.ppi import (
     NO_SPREAD,
     OFF_MODE_MIN,
     PSEUDO,
+    labelled_bounds,
     mean_skewness,
     ppi_mean,
     sampled_mean,
@@ -271,3 +272,38 @@ def test_bad_arrays_are_refused_with_a_reason():
         ppi_mean(np.array([1.0, np.nan]), np.array([1.0, 2.0]), np.array([]))
     with pytest.raises(ValueError, match="only 2 items"):
         sampled_mean(np.array([1.0, 2.0, 3.0]), 2)
+
+
+def test_the_bound_of_the_labelled_items_alone():
+    assert labelled_bounds(10.0, 40, 46, (0.0, 5.0)) == pytest.approx((10 / 46, 40 / 46))
+    assert labelled_bounds(7.0, 4, 4, (1.0, 5.0)) == pytest.approx((7 / 4, 7 / 4))  # every item labelled
+
+
+@pytest.mark.parametrize("n", [30, 40, 45])
+def test_every_variance_term_carries_the_finite_population_factor(n: int):
+    """The spread the labels miss (`missed_spread`) is scaled by 1 - n/N like the sample's own."""
+    low = np.array([0.0, 1.0] * 23 + [0.0])  # 47 low scores; the judge's rare high ones all unlabelled
+    human, unlabelled = low[:n], np.array([5.0, 4.0, 3.0, *low[n:]])
+    result = ppi_mean(human, human + 0.0, unlabelled, lam=0.0)
+    missed = float(np.var(np.concatenate([human, unlabelled]), ddof=1)) - float(np.var(human, ddof=1))
+    spread = (np.sum((human - human.mean()) ** 2) + PSEUDO**2) / (n - 1) + missed
+    assert missed > 0 and result.se == pytest.approx(math.sqrt((1 - n / 50) * spread / n), rel=1e-12)
+
+
+@pytest.mark.parametrize("shape", ["lenient", "weak model", "halves", "continuous"])
+@pytest.mark.parametrize("n", [20, 40, 45])
+def test_with_bounds_the_estimate_and_interval_keep_to_the_labelled_items_bound(shape: str, n: int):
+    human, judge, unlabelled = _scores(np.random.default_rng(n), n, 46 - n, shape)
+    if shape == "continuous":
+        human, judge, unlabelled = (np.clip(a, 0, 5) for a in (human, judge, unlabelled))
+    bottom, top = labelled_bounds(float(human.sum()), n, 46, (0.0, 5.0))
+    free = ppi_mean(human, judge, unlabelled)
+    for result in (
+        ppi_mean(human, judge, unlabelled, bounds=(0.0, 5.0)),
+        sampled_mean(human, 46, bounds=(0.0, 5.0)),
+    ):
+        assert bottom - 1e-12 <= result.lo <= result.estimate <= result.hi <= top + 1e-12
+    cut = ppi_mean(human, judge, unlabelled, bounds=(0.0, 5.0))
+    assert cut.lo == pytest.approx(min(max(free.lo, bottom), top)) and cut.hi == pytest.approx(
+        max(min(free.hi, top), bottom)
+    )

@@ -18,7 +18,8 @@ All three estimate means over every item of the cell, so an interval is printed 
 Items of the cell the judge left unscored (or refused) are a stratum of their own
 (`with_unscored`): the estimand stays the mean human score over
 every item of the cell, not over the items the judge could score. Means and intervals are clipped
-to the score range (``score_range``, 0-5 by default; the bias to plus or minus its width).
+to the score range (``score_range``, 0-5 by default; the bias to plus or minus its width) and to
+what the labelled items alone allow (`vivid_inspect.lab.report.ppi.labelled_bounds`).
 """
 
 from __future__ import annotations

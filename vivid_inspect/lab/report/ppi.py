@@ -46,8 +46,12 @@ scores. Two guards (``bench/coverage_ppi.py``, part 4: coverage 0.55-0.73 withou
 0 when fewer than `OFF_MODE_MIN` labelled items lie off the judge's commonest score among
 them (a slope from a handful of rare scores is not trusted), and ``s^2`` gains ``(1 - lam)^2``
 times the part of the judge's variance over every item that its variance over the labelled items
-misses (`missed_spread`). With ``bounds`` the estimate and the interval are clipped to the
-score range. Items the judge left unscored are a stratum of their own (`with_unscored`).
+misses (`missed_spread`); like every term of ``s^2`` it is multiplied by ``1 - n/N``. With
+``bounds`` the estimate and the interval are clipped to the score range and to what the labelled
+items alone allow (`labelled_bounds`): near ``n = N`` the mean's skewness grows as
+``1/sqrt(N - n)`` and Hall's ends run far past it (40 of 46 items labelled: ``lo = 0`` where the
+labels alone put the mean above 0.217). Items the judge left unscored are a stratum of their own
+(`with_unscored`).
 
 Nothing here imports ``ppi_py``: it pulls in numba, llvmlite and statsmodels, and importing it
 turns off every warning of the process (``warnings.simplefilter("ignore")``). It is the tests'
@@ -57,7 +61,7 @@ reference instead.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -166,9 +170,10 @@ def with_unscored(
         lo = (1 - share) * scored.lo + share * middle
         hi = (1 - share) * scored.hi + share * middle
         se, note = (1 - share) * (scored.se or 0.0), None
-    else:
-        lo = (1 - share) * scored.lo + share * low
-        hi = (1 - share) * scored.hi + share * high
+    else:  # the unlabelled ones among them anywhere in the range, the labelled ones as they are
+        bottom, top = labelled_bounds(float(h.sum()), h.size, n_unscored, bounds)
+        lo = (1 - share) * scored.lo + share * bottom
+        hi = (1 - share) * scored.hi + share * top
         se = None
         note = (
             f"{h.size} labelled item(s) the judge left unscored (fewer than {min_n}): their share of the items "
@@ -220,9 +225,10 @@ def ppi_mean(
     # scores (95 % of scores at 5, no 0 among 20 labelled) their spread understates it; the part of the
     # judge's spread over every item that they miss is added back (coverage 0.55-0.73 without it).
     missed = missed_spread(yhat, judge_all) * (1 - chosen) ** 2
-    return _finite_interval(
+    result = _finite_interval(
         estimate, y - chosen * yhat, total, alpha, chosen, fitted, extra=missed, bounds=bounds
     )
+    return result if bounds is None else _within(result, labelled_bounds(float(y.sum()), n, total, bounds))
 
 
 def sampled_mean(
@@ -258,7 +264,45 @@ def sampled_mean(
         raise ValueError(f"{array.size} labelled items but only {n_items} items in all")
     if array.size == 0:
         return Estimate(None, None, None, None, 0.0, 0, n_items, "no labelled items")
-    return _finite_interval(float(array.mean()), array, n_items, alpha, 0.0, extra=extra, bounds=bounds)
+    result = _finite_interval(float(array.mean()), array, n_items, alpha, 0.0, extra=extra, bounds=bounds)
+    if bounds is None:
+        return result
+    return _within(result, labelled_bounds(float(array.sum()), array.size, n_items, bounds))
+
+
+def labelled_bounds(
+    labelled_sum: float, n: int, n_items: int, bounds: tuple[float, float]
+) -> tuple[float, float]:
+    """Where the mean over ``n_items`` items must lie, whatever the unlabelled ones are, from the labelled ones alone.
+
+    The ``n`` labelled items sum to ``labelled_sum`` and each of the other ``n_items - n`` lies in
+    ``bounds``: no sampling assumption, so every interval is cut to it. It narrows to the labelled
+    mean itself as ``n`` reaches ``n_items`` (40 of 46 items labelled summing to 10: at least 10/46).
+
+    Args:
+        labelled_sum: The sum of the labelled items' values.
+        n: Labelled items.
+        n_items: Items in all.
+        bounds: The lowest and highest value an item can have.
+
+    Returns:
+        The lowest and the highest possible mean.
+    """
+    low, high = bounds
+    return (labelled_sum + (n_items - n) * low) / n_items, (labelled_sum + (n_items - n) * high) / n_items
+
+
+def _within(result: Estimate, limits: tuple[float, float]) -> Estimate:
+    """``result`` with its estimate and interval cut to ``limits`` (`labelled_bounds`)."""
+    low, high = limits
+    if result.estimate is None:
+        return result
+    return replace(
+        result,
+        estimate=min(max(result.estimate, low), high),
+        lo=None if result.lo is None else min(max(result.lo, low), high),
+        hi=None if result.hi is None else min(max(result.hi, low), high),
+    )
 
 
 def residual_spread(human: np.ndarray, judge: np.ndarray) -> float | None:
