@@ -487,3 +487,31 @@ def test_misrank_is_said_only_when_the_orders_differ(a, b, says: str):
 
 def test_the_same_order_without_a_clear_lean_says_nothing():
     assert bias_leaning([("a", *_cell(3.1, 3.0, 2.7, 3.3)), ("b", *_cell(2.1, 2.0, 1.7, 2.3))]) is None
+
+
+def _exact_cell(judge: float, human: float) -> tuple[float, Corrected]:
+    """Every item labelled: no interval, the bias and the corrected mean exact."""
+    point = Interval(human, None, None, 46, "every item has a human score")
+    return judge, Corrected(point, point, Interval(judge - human, None, None, 46), 1.0, 46, 46)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "says"),
+    [
+        (
+            _exact_cell(5.0, 4.67),
+            _exact_cell(0.24, 1.1),
+            "lenient on a and harsh on b (the bias, or its interval",
+        ),
+        (
+            _exact_cell(3.5, 2.5),
+            _exact_cell(3.0, 3.6),
+            "its own means misrank a and b (the corrected means are apart)",
+        ),
+        (_exact_cell(3.0, 3.0), _exact_cell(2.0, 2.0), None),
+    ],
+    ids=["lenient-and-harsh", "misrank", "exact-judge"],
+)
+def test_an_exact_bias_leans_and_ranks_as_a_point(a, b, says: str | None):
+    sentence = bias_leaning([("a", *a), ("b", *b)])
+    assert sentence == says if says is None else says in (sentence or "")

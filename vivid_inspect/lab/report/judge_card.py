@@ -584,8 +584,8 @@ def bias_leaning(corrected: Sequence[tuple[str, float, Corrected]]) -> str | Non
     Returns:
         The sentence (lenient: the bias interval is above 0; harsh: below), or None when nothing is clear.
     """
-    lenient = [label for label, _, c in corrected if c.bias.lo is not None and c.bias.lo > 0]
-    harsh = [label for label, _, c in corrected if c.bias.hi is not None and c.bias.hi < 0]
+    lenient = [label for label, _, c in corrected if _side(c) > 0]
+    harsh = [label for label, _, c in corrected if _side(c) < 0]
     parts = [
         f"{side} on {', '.join(which)}" for side, which in (("lenient", lenient), ("harsh", harsh)) if which
     ]
@@ -597,12 +597,11 @@ def bias_leaning(corrected: Sequence[tuple[str, float, Corrected]]) -> str | Non
                 continue
             if (judged_a - judged_b) * (ca.corrected.estimate - cb.corrected.estimate) >= 0:
                 continue  # same order (or a tie)
-            apart = None not in (ca.corrected.lo, ca.corrected.hi, cb.corrected.lo, cb.corrected.hi) and (
-                ca.corrected.hi < cb.corrected.lo or cb.corrected.hi < ca.corrected.lo  # type: ignore[operator]
-            )
+            (lo_a, hi_a), (lo_b, hi_b) = _span(ca), _span(cb)
+            apart = lo_a is not None and lo_b is not None and (hi_a < lo_b or hi_b < lo_a)  # type: ignore[operator]
             (sure if apart else maybe).append(f"{a} and {b}")
     if sure:
-        rank = f"its own means misrank {'; '.join(sure)} (the corrected intervals do not overlap)"
+        rank = f"its own means misrank {'; '.join(sure)} (the corrected means are apart)"
     elif maybe:
         rank = f"its own means may misrank {'; '.join(maybe)} (reversed, but the corrected intervals overlap)"
     else:
@@ -614,7 +613,21 @@ def bias_leaning(corrected: Sequence[tuple[str, float, Corrected]]) -> str | Non
     lean = f"The judge is {' and '.join(parts)}"
     if rank:
         return f"{lean}: {rank}."
-    return f"{lean} (the bias interval excludes 0){'; its own means keep their order' if len(parts) == 2 else ''}."
+    return f"{lean} (the bias, or its interval, excludes 0){'; its own means keep their order' if len(parts) == 2 else ''}."
+
+
+def _span(c: Corrected) -> tuple[float | None, float | None]:
+    """The corrected mean's interval; a point when every item is labelled (the mean is then exact)."""
+    if exact_bias(c) is not None:
+        return c.corrected.estimate, c.corrected.estimate
+    return c.corrected.lo, c.corrected.hi
+
+
+def _side(c: Corrected) -> int:
+    """1 lenient (the bias interval above 0), -1 harsh (below), 0 neither; an exact bias by its sign."""
+    exact = exact_bias(c)
+    lo, hi = (exact, exact) if exact is not None else (c.bias.lo, c.bias.hi)
+    return 1 if lo is not None and lo > 0 else -1 if hi is not None and hi < 0 else 0
 
 
 def _audits(judge: JudgeScores, audits: Sequence[Table]) -> tuple[list[str], list[str]]:
