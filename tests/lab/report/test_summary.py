@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 
 import pandas as pd
@@ -132,6 +133,8 @@ def test_the_summary_and_every_card_recommend_one_and_the_same_command(folder: s
     judge = JudgeScores("aspect", "j/x", "aspect", {"g1": {i: 3.0 for i in range(1, 13)}})
     card = build_cards([judge], [], [], epsilon=0.2, log_dir="runs/my logs", generations=generations)[0][0]
     assert _serve(card.markdown) == [from_summary]
+    asked = re.findall(r"(\d+)\+? (?:shared items|explanations)", " ".join(card.settle))
+    assert asked and all(int(n) <= generations[0][1] for n in asked)  # never more than the generation holds
     first, items = generations[0]
     assert f"--generation {shlex.quote(first)}" in from_summary
     assert f"--overlap {min(30, items)}" in from_summary and " -n " not in from_summary

@@ -51,7 +51,7 @@ from vivid_inspect.lab.report.audit_tables import audited
 from vivid_inspect.lab.report.corrected import MIN_LABELLED, VARIANCE_NOTE, Corrected, corrected_cell
 from vivid_inspect.lab.report.intervals import Interval, interval_text
 from vivid_inspect.lab.report.render import Table
-from vivid_inspect.lab.report.summary import annotate_command
+from vivid_inspect.lab.report.summary import annotate_command, annotate_target
 from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT, mostly_unscored
 from vivid_inspect.scorers.judge_parse import MAX_SCORE, MIN_SCORE
 
@@ -271,6 +271,7 @@ def _verdict(
     generations: Sequence[tuple[str, int]],
 ) -> tuple[str, str, list[str]]:
     collect = _collect_command(log_dir, generations, humans)
+    shared = annotate_target(generations, [h.label for h in humans])[1]  # never more than the items
     if mostly_unscored(judge.unscored, judge.judged):
         return (
             NO,
@@ -286,7 +287,7 @@ def _verdict(
             "There are no human scores in this report, so nothing compares the judge with people; "
             "the judge's own means are all the tables show.",
             [
-                f"Scores by {RECOMMENDED_ANNOTATORS} or more annotators of the same {RECOMMENDED_ITEMS}+ explanations "
+                f"Scores by {RECOMMENDED_ANNOTATORS} or more annotators of the same {shared}+ explanations "
                 f"of a generation this judge scored: {collect}",
                 f"Then `vivid report {shlex.quote(log_dir)} --human HUMANS.csv` (repeat --human for each generation "
                 "scored).",
@@ -308,7 +309,7 @@ def _verdict(
             UNDECIDED,
             f"The alternative annotator test needs two or more annotators who scored the same items ({counts}).",
             [
-                f"Have {RECOMMENDED_ANNOTATORS} or more annotators score at least {RECOMMENDED_ITEMS} shared items: "
+                f"Have {RECOMMENDED_ANNOTATORS} or more annotators score at least {shared} shared items: "
                 f"{collect}"
             ],
         )

@@ -97,6 +97,15 @@ def report_generations(tables: Sequence[Table]) -> list[tuple[str, int]]:
     return list(found.items())
 
 
+def annotate_target(
+    generations: Sequence[tuple[str, int]], scored: Sequence[str] = ()
+) -> tuple[str | None, int]:
+    """The generation `annotate_command` names (None: none known) and the shared items it asks for."""
+    items = dict(generations)
+    chosen = next(iter(scored), None) or next(iter(items), None)
+    return chosen, min(RECOMMENDED_ITEMS, items.get(chosen or "", RECOMMENDED_ITEMS))
+
+
 def annotate_command(log_dir: str, generations: Sequence[tuple[str, int]], scored: Sequence[str] = ()) -> str:
     """The one ``vivid annotate serve`` command the summary and every judge card recommend, in backticks.
 
@@ -114,10 +123,8 @@ def annotate_command(log_dir: str, generations: Sequence[tuple[str, int]], score
     Returns:
         The command in backticks (without a selector when the report knows no generation).
     """
-    items = dict(generations)
-    chosen = next(iter(scored), None) or next(iter(items), None)
+    chosen, overlap = annotate_target(generations, scored)
     selector = f" --generation {shlex.quote(chosen)}" if chosen else ""
-    overlap = min(RECOMMENDED_ITEMS, items.get(chosen, RECOMMENDED_ITEMS)) if chosen else RECOMMENDED_ITEMS
     # Quoted for a POSIX shell: a folder or a selector with a space must stay one word.
     return f"`vivid annotate serve {shlex.quote(log_dir)}{selector} --annotators A,B,C --overlap {overlap}`"
 
