@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from vivid_inspect.lab.report.alt_test import BELOW_MINIMUM, alt_test, settling_design
+from vivid_inspect.lab.report.alt_test import BELOW_MINIMUM, AltTest, LeftOut, alt_test, settling_design
 from vivid_inspect.lab.report.audit_tables import _TITLE, audited
 from vivid_inspect.lab.report.cards import judge_scores
 from vivid_inspect.lab.report.corrected import Corrected
@@ -21,8 +23,11 @@ from vivid_inspect.lab.report.judge_card import (
     HumanLabels,
     JudgeScores,
     _labels_step,
+    _more_evidence,
+    bias_leaning,
     build_cards,
     cards_markdown,
+    exact_bias,
     labels_to_settle,
 )
 from vivid_inspect.lab.report.render import Table
@@ -80,7 +85,7 @@ def test_no_human_scores_says_exactly_what_is_missing():
         [],
         epsilon=0.2,
         log_dir="logs/offline",
-        generations=["vivid/literal zero_shot"],
+        generations=[("vivid/literal zero_shot", 400)],
     )
     card = cards[0]
     assert card.verdict == UNDECIDED
@@ -378,3 +383,135 @@ def test_the_cards_bias_counts_the_labelled_items_the_judge_left_unscored():
     row = bias.frame.iloc[0]
     assert row["corrected_mean"] == pytest.approx(4.0 * 28 / 40)  # every item, the unscored at 0
     assert row["bias"] == pytest.approx(0.0)  # on the items it scored the judge is exact
+
+
+# Issue: the card proposed "3 annotators on 776 shared items each" on a generation of 46 items.
+@pytest.mark.parametrize(
+    ("seed", "judge", "items"),
+    [(s, j, n) for s in range(4) for j in ("annotator", "random") for n in (34, 46, 60)],
+)
+def test_no_design_asks_for_more_shared_items_than_the_generation_has(seed: int, judge: str, items: int):
+    scores, humans = _world(seed, 3, 30, items=items, judge=judge)
+    card = build_cards([_judge({"g1": scores})], [HumanLabels("g1", "m p", humans, DRAWN)], [], epsilon=0.2)[
+        0
+    ][0]
+    for step in card.settle:
+        asked = [int(n) for n in re.findall(r"(\d+) shared items each", step)]
+        asked += [int(n) for n in re.findall(r"about (\d+) labelled items", step)]
+        assert all(n <= items for n in asked), step
+        if "no design of" in step:
+            assert f"the generation has {items}" in step and (
+                "too close to tell apart" in step or "annotators on" in step
+            )
+    design = settling_design(card.tests["g1"], max_items=items)
+    assert design is None or design.items is None or design.items <= items
+
+
+def _left_out_test(effects: tuple[float, ...], n: int = 30, spread: float = 0.5) -> AltTest:
+    """A test whose annotators beat the judge by ``effect`` beyond the handicap 0.2 (negative: the judge wins)."""
+    rows = tuple(LeftOut(f"a{i}", n, 0.5, 0.7 + e, 0.5, spread=spread) for i, e in enumerate(effects))
+    return AltTest(0.2, 0.05, rows, n, 0.5, 0.5, None)
+
+
+@pytest.mark.parametrize("effects", [(-0.9, -0.12, -0.12), (-1.0, -0.2, -0.05)])
+def test_more_annotators_are_proposed_when_they_fit_in_the_generation(effects: tuple[float, ...]):
+    test = _left_out_test(effects)
+    assert settling_design(test, max_items=40).items is None  # three annotators need more than 40 each
+    wider = settling_design(test, annotators=4, max_items=40)
+    assert wider is not None and wider.items is not None and wider.items <= 40
+    (step,) = _more_evidence("m p", test, 40)
+    assert "no design of 3 annotators on up to 40 shared items each (the generation has 40)" in step
+    assert f"4 annotators on {wider.items} shared items each" in step
+
+
+def test_a_judge_too_close_to_tell_apart_gets_no_design_within_the_generation():
+    (step,) = _more_evidence("m p", _left_out_test((-0.02, 0.01, -0.01)), 46)
+    assert "too close to tell apart on this data" in step and "(now " not in step  # no design proposed
+
+
+@pytest.mark.parametrize("n_items", [15, 46, 300])
+@pytest.mark.parametrize(("estimate", "half", "n"), [(0.0, 0.3, 10), (0.35, 0.3, 12), (0.1, 0.15, 14)])
+def test_no_labels_step_asks_for_more_labels_than_items(n_items: int, estimate: float, half: float, n: int):
+    c = _bias(estimate, estimate - half, estimate + half, n, n_items)
+    step = _labels_step("m p", c)
+    assert all(int(k) <= n_items for k in re.findall(r"(\d+) labelled items", step)), step
+    needed = labels_to_settle(c)
+    assert needed is None or needed <= n_items
+
+
+# Issue: with every item labelled the bias is exact, yet the card said "not enough evidence".
+@pytest.mark.parametrize(("shift", "verdict"), [(0.0, YES), (0.15, YES), (-0.2, YES), (0.5, NO), (-1.0, NO)])
+def test_every_item_labelled_makes_the_bias_exact(shift: float, verdict: str):
+    rng = np.random.default_rng(3)
+    human = {i: float(v) for i, v in enumerate(rng.integers(1, 5, size=46), start=1)}
+    judge = {i: v + shift for i, v in human.items()}  # scores 1-4, so the shift stays in 0-5
+    labels = HumanLabels("g1", "m p", {SINGLE: human}, DRAWN)
+    card = build_cards([_judge({"g1": judge})], [labels], [], epsilon=0.2)[0][0]
+    c = card.corrected["g1"]
+    assert c.n_human == c.n_items == 46 and exact_bias(c) == pytest.approx(shift)
+    assert card.means == verdict
+    assert f"{shift:.3f} exact, every item has a human score" in card.markdown
+    assert "labelled items for a bias interval" not in card.markdown
+
+
+def _cell(judge: float, corrected: float, lo: float | None, hi: float | None) -> tuple[float, Corrected]:
+    bias = Interval(
+        judge - corrected, None if hi is None else judge - hi, None if lo is None else judge - lo, 46
+    )
+    return judge, Corrected(
+        Interval(corrected, lo, hi, 46), Interval(corrected, lo, hi, 46), bias, 0.5, 40, 46
+    )
+
+
+# Issue: lenient on oracle and harsh on literal "misrank them" although the order is the same.
+@pytest.mark.parametrize(
+    ("a", "b", "says"),
+    [
+        # judge 5.00 on a (corrected 4.67), 0.24 on b (corrected 1.1): lenient and harsh, same order
+        (_cell(5.0, 4.67, 4.45, 4.9), _cell(0.24, 1.1, 0.85, 1.35), "keep their order"),
+        # the judge puts a above b, people b above a, and the corrected intervals are apart
+        (_cell(3.5, 2.5, 2.2, 2.8), _cell(3.0, 3.6, 3.3, 3.9), "its own means misrank a and b"),
+        # reversed, but the corrected intervals overlap: the true order is open
+        (_cell(3.5, 2.9, 2.5, 3.3), _cell(3.0, 3.2, 2.8, 3.6), "may misrank a and b"),
+        # reversed, one corrected mean without an interval
+        (_cell(3.5, 2.5, 2.2, 2.8), _cell(3.0, 3.6, None, None), "may misrank a and b"),
+    ],
+    ids=["same-order", "misrank", "overlap", "no-interval"],
+)
+def test_misrank_is_said_only_when_the_orders_differ(a, b, says: str):
+    sentence = bias_leaning([("a", *a), ("b", *b)])
+    assert sentence is not None and says in sentence
+    if says == "keep their order":
+        assert "misrank" not in sentence and "lenient on a and harsh on b" in sentence
+
+
+def test_the_same_order_without_a_clear_lean_says_nothing():
+    assert bias_leaning([("a", *_cell(3.1, 3.0, 2.7, 3.3)), ("b", *_cell(2.1, 2.0, 1.7, 2.3))]) is None
+
+
+def _exact_cell(judge: float, human: float) -> tuple[float, Corrected]:
+    """Every item labelled: no interval, the bias and the corrected mean exact."""
+    point = Interval(human, None, None, 46, "every item has a human score")
+    return judge, Corrected(point, point, Interval(judge - human, None, None, 46), 1.0, 46, 46)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "says"),
+    [
+        (
+            _exact_cell(5.0, 4.67),
+            _exact_cell(0.24, 1.1),
+            "lenient on a and harsh on b (the bias, or its interval",
+        ),
+        (
+            _exact_cell(3.5, 2.5),
+            _exact_cell(3.0, 3.6),
+            "its own means misrank a and b (the corrected means are apart)",
+        ),
+        (_exact_cell(3.0, 3.0), _exact_cell(2.0, 2.0), None),
+    ],
+    ids=["lenient-and-harsh", "misrank", "exact-judge"],
+)
+def test_an_exact_bias_leans_and_ranks_as_a_point(a, b, says: str | None):
+    sentence = bias_leaning([("a", *a), ("b", *b)])
+    assert sentence == says if says is None else says in (sentence or "")

@@ -80,7 +80,12 @@ def test_every_command_a_judge_card_recommends_parses(name: str, model: str, str
     unscored = 150 if evidence == "unreadable" else 0
     scores = JudgeScores(name, model, strategy, {"g1": judge}, 200, unscored)
     cards, _ = build_cards(
-        [scores], humans, [], epsilon=0.2, log_dir="logs/my run", generations=["vivid/literal zero_shot"]
+        [scores],
+        humans,
+        [],
+        epsilon=0.2,
+        log_dir="logs/my run",
+        generations=[("vivid/literal zero_shot", 400)],
     )
     text = cards[0].markdown
     assert recommended(text)  # every card names at least one command

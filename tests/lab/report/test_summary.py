@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 
 import pandas as pd
 import pytest
 
 from vivid_inspect.lab.cli.main import build_parser
+from vivid_inspect.lab.report.judge_card import SINGLE, HumanLabels, JudgeScores, build_cards
 from vivid_inspect.lab.report.render import Table
-from vivid_inspect.lab.report.summary import summary_markdown
+from vivid_inspect.lab.report.summary import annotate_command, report_generations, summary_markdown
 
 
 def _themes(rows: list[dict[str, object]]) -> Table:
@@ -108,3 +110,50 @@ def test_names_from_the_logs_are_printed_escaped_on_their_own_line(name: str) ->
     assert not any(line.startswith(("forged", "- forged")) for line in text.splitlines())
     assert "\x1b" not in text and "\r" not in text and "\u202e" not in text
     assert len(text.splitlines()) == len(_summary([_themes([ROW]), judges]).splitlines())
+
+
+def _folder(generations: list[tuple[str, str, int]]) -> list[Table]:
+    return [_themes([{**ROW, "model": m, "prompt": p, "n_items": n} for m, p, n in generations])]
+
+
+FOLDERS = {
+    "literal-first": [
+        ("vivid/literal", "zero_shot", 46),
+        ("vivid/literal", "few_shot", 46),
+        ("vivid/oracle", "zero_shot", 46),
+    ],
+    "oracle-first": [("vivid/oracle", "zero_shot", 250), ("vivid/literal", "zero_shot", 250)],
+    "small": [("m/x y", "cot", 12)],
+    "large": [("m/one", "zero_shot", 1200), ("m/two", "few_shot", 12)],
+}
+
+
+def _serve(text: str) -> list[str]:
+    return [part for part in text.split("`") if part.startswith("vivid annotate serve")]
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=list(FOLDERS))
+def test_the_summary_and_every_card_recommend_one_and_the_same_command(folder: str) -> None:
+    """Following the summary and then a card must never ask ``serve`` for two generations of one folder."""
+    tables = _folder(FOLDERS[folder])
+    generations = report_generations(tables)
+    assert [g for g, _ in generations] == [f"{m} {p}" for m, p, _ in FOLDERS[folder]]  # the report's order
+    (from_summary,) = _serve(_summary(tables))
+    judge = JudgeScores("aspect", "j/x", "aspect", {"g1": {i: 3.0 for i in range(1, 13)}})
+    card = build_cards([judge], [], [], epsilon=0.2, log_dir="runs/my logs", generations=generations)[0][0]
+    assert _serve(card.markdown) == [from_summary]
+    asked = re.findall(r"(\d+)\+? (?:shared items|explanations)", " ".join(card.settle))
+    assert asked and all(int(n) <= generations[0][1] for n in asked)  # never more than the generation holds
+    first, items = generations[0]
+    assert f"--generation {shlex.quote(first)}" in from_summary
+    assert f"--overlap {min(30, items)}" in from_summary and " -n " not in from_summary
+    build_parser().parse_args(shlex.split(from_summary)[1:])
+    # Once people scored a generation, the card asks for more of that one, not for the first.
+    scored, _ = generations[-1]
+    humans = [HumanLabels("g1", scored, {SINGLE: {1: 3.0, 2: 4.0}}, "drawn")]
+    card = build_cards([judge], humans, [], epsilon=0.2, log_dir="runs/my logs", generations=generations)[0][
+        0
+    ]
+    (step,) = _serve(card.markdown)
+    assert f"`{step}`" == annotate_command("runs/my logs", generations, [scored])
+    assert f"--generation {shlex.quote(scored)}" in step

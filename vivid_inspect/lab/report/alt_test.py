@@ -162,7 +162,12 @@ class Design:
 
 
 def settling_design(
-    result: AltTest, power: float = POWER, confidence: float = PLANNING_CONFIDENCE
+    result: AltTest,
+    power: float = POWER,
+    confidence: float = PLANNING_CONFIDENCE,
+    *,
+    annotators: int = RECOMMENDED_ANNOTATORS,
+    max_items: int = MAX_ITEMS,
 ) -> Design | None:
     """The fewest shared items per annotator with which the test gives its likely answer with ``power``.
 
@@ -183,9 +188,13 @@ def settling_design(
         result: A test with at least one annotator tested.
         power: The wanted probability of settling.
         confidence: One-sided confidence of the lower bound on each annotator's distance.
+        annotators: Fewest annotators of the design (added ones are like the present ones).
+        max_items: The most shared items per annotator a design may have (a generation's items:
+            no design may ask for more items than there are).
 
     Returns:
-        The design, or None when nobody was tested.
+        The design (its ``items`` None when none up to ``max_items`` settles it), or None when
+        nobody was tested.
     """
     tested = [a for a in result.annotators if a.p_value is not None]
     if not tested:
@@ -196,7 +205,7 @@ def settling_design(
         for a in tested
     ]
     added = tuple(float(np.mean(column)) for column in zip(*effects, strict=True))
-    effects += [(added[0], added[1], int(added[2]))] * max(0, RECOMMENDED_ANNOTATORS - len(effects))
+    effects += [(added[0], added[1], int(added[2]))] * max(0, annotators - len(effects))
     m = len(effects)
     answer = "yes" if sum(e < 0 for e, _, _ in effects) >= math.ceil(m / 2) else "no"
     k = math.ceil(m / 2) if answer == "yes" else m // 2 + 1
@@ -216,12 +225,13 @@ def settling_design(
         )
         return each[k - 1]
 
-    low = max(RECOMMENDED_ITEMS, max(a.n for a in tested))
+    low, high = max(RECOMMENDED_ITEMS, max(a.n for a in tested)), min(max_items, MAX_ITEMS)
+    if low > high:  # the authors' minimum does not fit in the generation
+        return Design(m, None, answer, 0.0, gap)
     if design_power(low) >= power:
         return Design(m, low, answer, design_power(low), gap)
-    if design_power(MAX_ITEMS) < power:
-        return Design(m, None, answer, design_power(MAX_ITEMS), gap)
-    high = MAX_ITEMS
+    if design_power(high) < power:
+        return Design(m, None, answer, design_power(high), gap)
     while high - low > 1:  # design_power(low) < power <= design_power(high)
         middle = (low + high) // 2
         low, high = (low, middle) if design_power(middle) >= power else (middle, high)

@@ -50,7 +50,7 @@ from vivid_inspect.lab.report.render import (
     to_markdown,
 )
 from vivid_inspect.lab.report.repeats import first_repeat
-from vivid_inspect.lab.report.summary import summary_markdown
+from vivid_inspect.lab.report.summary import report_generations, summary_markdown
 from vivid_inspect.lab.report.tables import counts, table3, table4, table5
 from vivid_inspect.lab.report.usage import usage_table
 from vivid_inspect.lab.report.versions import stale_judgements
@@ -298,7 +298,7 @@ def _build(
         audits,
         epsilon=epsilon,
         log_dir=log_dir,
-        generations=sorted({f"{g.model} {g.prompt}" for g in generations if (g.key, g.eval_id) in judged}),
+        generations=report_generations([t3]),  # the summary's order and items: one recommended command
     )
     table1_tables = _with_bias_pointer(reliability.tables[0], cards.tables)
     identities = {key: ref.identity for key, ref in refs.items() if ref.identity is not None}

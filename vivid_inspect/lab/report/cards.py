@@ -16,7 +16,6 @@ import pandas as pd
 from vivid_inspect.lab.report.judge_card import (
     HumanLabels,
     JudgeScores,
-    bias_leaning,
     build_cards,
     cards_markdown,
 )
@@ -91,7 +90,7 @@ def judge_cards(
     *,
     epsilon: float,
     log_dir: str,
-    generations: Sequence[str],
+    generations: Sequence[tuple[str, int]],
 ) -> CardResult:
     """The cards of every judge in the rows, and the tables with rows.
 
@@ -101,7 +100,7 @@ def judge_cards(
         audits: The report's audit card tables.
         epsilon: The alternative annotator test's handicap.
         log_dir: The log folder as the user named it, for the commands a card proposes.
-        generations: ``MODEL PROMPT`` of the folder's explanation generations.
+        generations: ``MODEL PROMPT`` and item count of the folder's generations, in the report's order.
 
     Returns:
         The card file's text and the tables.
@@ -109,12 +108,7 @@ def judge_cards(
     cards, tables = build_cards(
         judge_scores(rows), humans, audits, epsilon=epsilon, log_dir=log_dir, generations=generations
     )
-    labels = {h.generation: h.label for h in humans}
-    leanings = []
-    for card in cards:
-        sentence = bias_leaning([(labels[g], c) for g, c in card.corrected.items()])
-        if sentence:
-            leanings.append(f"{card.judge.label}: {sentence}")
+    leanings = [f"{card.judge.label}: {card.leaning}" for card in cards if card.leaning]
     kept = []
     for table in sorted(tables, key=lambda t: t.name != "judge_bias"):  # the bias first: Table 1's story
         if table.frame.empty:

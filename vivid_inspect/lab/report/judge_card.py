@@ -51,6 +51,7 @@ from vivid_inspect.lab.report.audit_tables import audited
 from vivid_inspect.lab.report.corrected import MIN_LABELLED, VARIANCE_NOTE, Corrected, corrected_cell
 from vivid_inspect.lab.report.intervals import Interval, interval_text
 from vivid_inspect.lab.report.render import Table
+from vivid_inspect.lab.report.summary import annotate_command, annotate_target
 from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT, mostly_unscored
 from vivid_inspect.scorers.judge_parse import MAX_SCORE, MIN_SCORE
 
@@ -138,6 +139,7 @@ class Card:
         markdown: The page.
         tests: The alternative annotator test per generation key.
         corrected: The corrected columns per generation key.
+        leaning: The sentence of `bias_leaning` on those generations (None: nothing clear).
     """
 
     judge: JudgeScores
@@ -148,6 +150,7 @@ class Card:
     markdown: str
     tests: dict[str, AltTest] = field(default_factory=dict)
     corrected: dict[str, Corrected] = field(default_factory=dict)
+    leaning: str | None = None
 
 
 def build_cards(
@@ -157,7 +160,7 @@ def build_cards(
     *,
     epsilon: float,
     log_dir: str = "LOG_DIR",
-    generations: Sequence[str] = (),
+    generations: Sequence[tuple[str, int]] = (),
 ) -> tuple[list[Card], list[Table]]:
     """Every judge's card, and the tables ``alt_test`` and ``judge_bias``.
 
@@ -167,7 +170,8 @@ def build_cards(
         audits: The report's audit tables.
         epsilon: The alternative annotator test's handicap.
         log_dir: The log folder, for the commands the card proposes.
-        generations: ``MODEL PROMPT`` of the folder's explanation generations, for those commands.
+        generations: ``MODEL PROMPT`` and item count of the folder's explanation generations in the
+            report's order (`vivid_inspect.lab.report.summary.report_generations`), for those commands.
 
     Returns:
         The cards, in the judges' order, and the two tables.
@@ -189,7 +193,7 @@ def _card(
     audits: Sequence[Table],
     epsilon: float,
     log_dir: str,
-    generations: Sequence[str],
+    generations: Sequence[tuple[str, int]],
 ) -> Card:
     mine = [h for h in humans if h.generation in judge.by_generation]
     cases = {
@@ -223,13 +227,23 @@ def _card(
         lines += ["What would settle it:", "", *(f"- {step}" for step in (*settle, *means_settle)), ""]
     lines += _agreement_section(judge, mine)
     lines += _alt_test_section(mine, tests, epsilon)
-    lines += _bias_section(mine, corrected)
+    leaning = bias_leaning(
+        [
+            (
+                h.label,
+                float(np.mean(list(judge.by_generation[h.generation].values()))),
+                corrected[h.generation],
+            )
+            for h in mine
+        ]
+    )
+    lines += _bias_section(mine, corrected, leaning)
     lines += ["## Audit", "", *audit_lines, ""]
     lines += ["## What this rests on", ""]
     lines += [f"- {h.label}: {h.drawn}" for h in mine] or ["- no human scores were given"]
     lines.append(f"- {VARIANCE_NOTE}")
     steps = (*settle, *means_settle)
-    return Card(judge, verdict, why, steps, means, "\n".join(lines) + "\n", dict(tests), corrected)
+    return Card(judge, verdict, why, steps, means, "\n".join(lines) + "\n", dict(tests), corrected, leaning)
 
 
 def _unreadable(judge: JudgeScores) -> str:
@@ -254,9 +268,10 @@ def _verdict(
     tests: Mapping[str, AltTest],
     audit_failed: Sequence[str],
     log_dir: str,
-    generations: Sequence[str],
+    generations: Sequence[tuple[str, int]],
 ) -> tuple[str, str, list[str]]:
-    collect = _collect_command(log_dir, generations)
+    collect = _collect_command(log_dir, generations, humans)
+    shared = annotate_target(generations, [h.label for h in humans])[1]  # never more than the items
     if mostly_unscored(judge.unscored, judge.judged):
         return (
             NO,
@@ -272,7 +287,7 @@ def _verdict(
             "There are no human scores in this report, so nothing compares the judge with people; "
             "the judge's own means are all the tables show.",
             [
-                f"Scores by {RECOMMENDED_ANNOTATORS} or more annotators of the same {RECOMMENDED_ITEMS}+ explanations "
+                f"Scores by {RECOMMENDED_ANNOTATORS} or more annotators of the same {shared}+ explanations "
                 f"of a generation this judge scored: {collect}",
                 f"Then `vivid report {shlex.quote(log_dir)} --human HUMANS.csv` (repeat --human for each generation "
                 "scored).",
@@ -283,7 +298,10 @@ def _verdict(
         return (
             UNDECIDED,
             f"The human scores are of generations this judge did not score ({labels}).",
-            [f"Judge those generations with this judge, or score one it judged: {collect}"],
+            [
+                "Judge those generations with this judge, then report again; more human scores of the same "
+                f"generation: {collect}"
+            ],
         )
     if not tests:
         counts = ", ".join(f"{h.label}: {len(_several(h.annotators))} named annotator(s)" for h in mine)
@@ -291,7 +309,7 @@ def _verdict(
             UNDECIDED,
             f"The alternative annotator test needs two or more annotators who scored the same items ({counts}).",
             [
-                f"Have {RECOMMENDED_ANNOTATORS} or more annotators score at least {RECOMMENDED_ITEMS} shared items: "
+                f"Have {RECOMMENDED_ANNOTATORS} or more annotators score at least {shared} shared items: "
                 f"{collect}"
             ],
         )
@@ -312,7 +330,7 @@ def _verdict(
         step
         for generation, test in tests.items()
         if test.passed is not True
-        for step in _more_evidence(by_key[generation], test)
+        for step in _more_evidence(by_key[generation], test, _items(judge, generation))
     ]
     if audit_failed:
         settle.append(
@@ -332,22 +350,42 @@ def _verdict(
     return UNDECIDED, why + ".", settle
 
 
-def _more_evidence(label: str, test: AltTest) -> list[str]:
-    """The design that would settle an open test, as the card's step."""
-    design = settling_design(test)
+def _items(judge: JudgeScores, generation: str) -> int:
+    """The generation's items the judge judged, scored or not: no design may ask for more."""
+    return len(judge.by_generation[generation]) + len(judge.unscored_items.get(generation, ()))
+
+
+def _more_evidence(label: str, test: AltTest, items: int) -> list[str]:
+    """The design that would settle an open test within the generation's ``items``, as the card's step."""
+    design = settling_design(test, max_items=items)
     if design is None:
         return [
-            f"{label}: {RECOMMENDED_ANNOTATORS} or more annotators on {RECOMMENDED_ITEMS}+ shared items each"
+            f"{label}: {RECOMMENDED_ANNOTATORS} or more annotators on {min(RECOMMENDED_ITEMS, items)} shared items "
+            "each"
         ]
     fewest = min(a.n for a in test.annotators if a.p_value is not None)
     if design.items is None:
-        return [
-            f"{label}: no design up to {MAX_ITEMS} shared items per annotator is sure to settle it from what "
-            f"{fewest} shared items show: the judge is close to the annotators' level less the handicap (epsilon "
-            f"{test.epsilon}), or too few items say which side it is on; score more shared items and look again"
-        ]
+        # More annotators can lower the items each must share: the fewest that fit in the generation.
+        more = (
+            settling_design(test, annotators=m, max_items=items) for m in range(design.annotators + 1, 11)
+        )
+        wider = next((d for d in more if d is not None and d.items is not None), None)
+        within = (
+            f"no design of {design.annotators} annotators on up to {min(items, MAX_ITEMS)} shared items each "
+            f"(the generation has {items}) settles it"
+        )
+        if wider is not None:
+            design, within = wider, f"{within}; "
+        else:
+            return [
+                f"{label}: {within}, nor one of up to 10 annotators, from what {fewest} shared items show: the judge "
+                f"and the annotators less the handicap (epsilon {test.epsilon}) are too close to tell apart on this "
+                "data; only a larger generation could settle it"
+            ]
+    else:
+        within = ""
     return [
-        f"{label}: {design.annotators} annotators on {design.items} shared items each (now {test.tested} on "
+        f"{label}: {within}{design.annotators} annotators on {design.items} shared items each (now {test.tested} on "
         f"{fewest} or more) would answer {design.answer} with probability {design.power:.0%} or more, if the judge "
         f"is at least {design.gap:.2f} from the handicap (the {PLANNING_CONFIDENCE:.0%} lower bound of what these "
         "items show; a power calculation of the same test, checked in bench/coverage_alt_test.py)"
@@ -359,18 +397,36 @@ def _means_verdict(corrected: Sequence[tuple[str, Corrected]]) -> tuple[str, str
     if not corrected:
         return UNDECIDED, "No human scores of a generation it scored: its bias cannot be measured.", []
     verdicts = [(label, c, bias_verdict(c)) for label, c in corrected]
-    shown = "; ".join(f"{label}: {_num(c.bias.estimate)} {_ci(c.bias)}" for label, c, _ in verdicts)
+    shown = "; ".join(
+        f"{label}: {_num(c.bias.estimate)} "
+        + ("exact, every item has a human score" if exact_bias(c) is not None else _ci(c.bias))
+        for label, c, _ in verdicts
+    )
     if all(v == YES for _, _, v in verdicts):
-        return YES, f"Every bias interval lies inside ±{BIAS_TOLERANCE:g} ({shown}).", []
+        return YES, f"Every bias is known to lie inside ±{BIAS_TOLERANCE:g} ({shown}).", []
     verdict = NO if any(v == NO for _, _, v in verdicts) else UNDECIDED
-    where = "lies wholly outside" if verdict == NO else "is not inside"
-    why = f"The bias interval {where} ±{BIAS_TOLERANCE:g} on some generation ({shown}): {READ_CORRECTED}."
+    where = "lies wholly outside" if verdict == NO else "is not shown inside"
+    why = (
+        f"The bias (its interval) {where} ±{BIAS_TOLERANCE:g} on some generation ({shown}): {READ_CORRECTED}."
+    )
     settle = [_labels_step(label, c) for label, c, v in verdicts if v == UNDECIDED]
     return verdict, why, settle
 
 
+def exact_bias(c: Corrected) -> float | None:
+    """The bias when every item the judge scored has a human score (then it is exact), else None."""
+    labelled = c.n_human - c.n_human_unscored
+    return c.bias.estimate if c.n_items > 0 and labelled >= c.n_items else None
+
+
 def bias_verdict(c: Corrected) -> str:
-    """Whether a generation's bias interval lies inside ±`BIAS_TOLERANCE` (yes), wholly outside (no), or neither."""
+    """Whether a generation's bias lies inside ±`BIAS_TOLERANCE` (yes), wholly outside (no), or neither.
+
+    With every item labelled the bias is exact and compared as it is; otherwise its interval is.
+    """
+    exact = exact_bias(c)
+    if exact is not None:
+        return YES if abs(exact) <= BIAS_TOLERANCE + 1e-12 else NO
     lo, hi = c.bias.lo, c.bias.hi
     if lo is None or hi is None:
         return UNDECIDED
@@ -380,14 +436,20 @@ def bias_verdict(c: Corrected) -> str:
 
 
 def _labels_step(label: str, c: Corrected) -> str:
+    # Labelling every item makes the bias exact: no step ever asks for more labels than the items.
+    every = f"labelling all {c.n_items} items makes the bias exact"
     if c.bias.lo is None:
-        return f"{label}: at least {MIN_LABELLED} labelled items for a bias interval ({c.n_human} now)"
+        if c.n_items <= MIN_LABELLED:
+            return f"{label}: {every} (no interval below {MIN_LABELLED} labelled items; {c.n_human} now)"
+        return f"{label}: at least {MIN_LABELLED} labelled items of {c.n_items} for a bias interval ({c.n_human} now)"
     needed = labels_to_settle(c)
     if needed is None:
         return (
             f"{label}: the bias is too close to ±{BIAS_TOLERANCE:g} for {c.n_human} labelled items to say on which "
-            "side it lies; label more items and look again"
+            f"side it lies; label more items and look again ({every})"
         )
+    if needed >= c.n_items:
+        return f"{label}: no sample short of every item settles it from what {c.n_human} labelled items show: {every}"
     return (
         f"{label}: about {needed} labelled items of {c.n_items} would put the bias interval inside or outside "
         f"±{BIAS_TOLERANCE:g} with probability {POWER:.0%}, if the bias is at least as far from the tolerance as "
@@ -428,13 +490,12 @@ def labels_to_settle(
     return min(total, int(np.ceil(1 / (target**2 / spread2 + 1 / total))))
 
 
-def _collect_command(log_dir: str, generations: Sequence[str]) -> str:
-    # Quoted for a POSIX shell: a folder or a selector with a space must stay one word.
-    selector = f" --generation {shlex.quote(generations[0])}" if generations else ""
-    return (
-        f"`vivid annotate serve {shlex.quote(log_dir)}{selector} --annotators A,B,C --overlap {RECOMMENDED_ITEMS} -n 200` "
-        "(or `vivid annotate export` sheets for each annotator)"
-    )
+def _collect_command(
+    log_dir: str, generations: Sequence[tuple[str, int]], humans: Sequence[HumanLabels]
+) -> str:
+    # The summary's rule (annotate_command): following both never asks serve for two generations.
+    command = annotate_command(log_dir, generations, [h.label for h in humans])
+    return f"{command} (or `vivid annotate export` sheets for each annotator)"
 
 
 def _agreement_section(judge: JudgeScores, mine: Sequence[HumanLabels]) -> list[str]:
@@ -488,7 +549,9 @@ def _alt_test_section(mine: Sequence[HumanLabels], tests: Mapping[str, AltTest],
     return [*lines, ""]
 
 
-def _bias_section(mine: Sequence[HumanLabels], corrected: Mapping[str, Corrected]) -> list[str]:
+def _bias_section(
+    mine: Sequence[HumanLabels], corrected: Mapping[str, Corrected], leaning: str | None
+) -> list[str]:
     lines = ["## Bias and the corrected means", ""]
     if not mine:
         return [*lines, "No human scores: the judge's bias cannot be measured.", ""]
@@ -502,29 +565,70 @@ def _bias_section(mine: Sequence[HumanLabels], corrected: Mapping[str, Corrected
             f"| {h.label} | {c.n_human} | {c.n_items} | {_num(c.human.estimate)} | {_num(c.corrected.estimate)} | "
             f"{_ci(c.corrected)} | {_num(c.bias.estimate)} | {_ci(c.bias)} |"
         )
-    sentence = bias_leaning([(h.label, corrected[h.generation]) for h in mine])
-    if sentence:
-        lines += ["", sentence]
+    if leaning:
+        lines += ["", leaning]
     return [*lines, ""]
 
 
-def bias_leaning(corrected: Sequence[tuple[str, Corrected]]) -> str | None:
-    """One sentence naming the generations a judge is lenient or harsh on, or None when none is clear.
+def bias_leaning(corrected: Sequence[tuple[str, float, Corrected]]) -> str | None:
+    """One sentence naming the generations a judge is lenient or harsh on, and whether its means misrank them.
+
+    Leaning alone does not misrank: a judge lenient on a strong generation and harsh on a weak one
+    keeps their order. The sentence says its own means *misrank* two generations only when the
+    judge's order of them is the reverse of the corrected means' and the corrected intervals do not
+    overlap (the corrected order is then known); *may misrank* when the orders differ but the
+    intervals overlap or one is missing (the true order is open).
 
     Args:
-        corrected: Each generation's label and corrected columns.
+        corrected: Each generation's label, the judge's own mean on it and its corrected columns.
 
     Returns:
-        The sentence (lenient: the bias interval is above 0; harsh: below), or None.
+        The sentence (lenient: the bias interval is above 0; harsh: below), or None when nothing is clear.
     """
-    lenient = [label for label, c in corrected if c.bias.lo is not None and c.bias.lo > 0]
-    harsh = [label for label, c in corrected if c.bias.hi is not None and c.bias.hi < 0]
-    if lenient and harsh:
-        return f"The judge is lenient on {', '.join(lenient)} and harsh on {', '.join(harsh)}: its own means misrank them."
-    if lenient or harsh:
-        side, which = ("lenient", lenient) if lenient else ("harsh", harsh)
-        return f"The judge is {side} on {', '.join(which)} (the bias interval excludes 0)."
-    return None
+    lenient = [label for label, _, c in corrected if _side(c) > 0]
+    harsh = [label for label, _, c in corrected if _side(c) < 0]
+    parts = [
+        f"{side} on {', '.join(which)}" for side, which in (("lenient", lenient), ("harsh", harsh)) if which
+    ]
+    sure: list[str] = []
+    maybe: list[str] = []
+    for i, (a, judged_a, ca) in enumerate(corrected):
+        for b, judged_b, cb in corrected[i + 1 :]:
+            if ca.corrected.estimate is None or cb.corrected.estimate is None:
+                continue
+            if (judged_a - judged_b) * (ca.corrected.estimate - cb.corrected.estimate) >= 0:
+                continue  # same order (or a tie)
+            (lo_a, hi_a), (lo_b, hi_b) = _span(ca), _span(cb)
+            apart = lo_a is not None and lo_b is not None and (hi_a < lo_b or hi_b < lo_a)  # type: ignore[operator]
+            (sure if apart else maybe).append(f"{a} and {b}")
+    if sure:
+        rank = f"its own means misrank {'; '.join(sure)} (the corrected means are apart)"
+    elif maybe:
+        rank = f"its own means may misrank {'; '.join(maybe)} (reversed, but the corrected intervals overlap)"
+    else:
+        rank = ""
+    if not parts and not rank:
+        return None
+    if not parts:
+        return f"{rank[0].upper()}{rank[1:]}."
+    lean = f"The judge is {' and '.join(parts)}"
+    if rank:
+        return f"{lean}: {rank}."
+    return f"{lean} (the bias, or its interval, excludes 0){'; its own means keep their order' if len(parts) == 2 else ''}."
+
+
+def _span(c: Corrected) -> tuple[float | None, float | None]:
+    """The corrected mean's interval; a point when every item is labelled (the mean is then exact)."""
+    if exact_bias(c) is not None:
+        return c.corrected.estimate, c.corrected.estimate
+    return c.corrected.lo, c.corrected.hi
+
+
+def _side(c: Corrected) -> int:
+    """1 lenient (the bias interval above 0), -1 harsh (below), 0 neither; an exact bias by its sign."""
+    exact = exact_bias(c)
+    lo, hi = (exact, exact) if exact is not None else (c.bias.lo, c.bias.hi)
+    return 1 if lo is not None and lo > 0 else -1 if hi is not None and hi < 0 else 0
 
 
 def _audits(judge: JudgeScores, audits: Sequence[Table]) -> tuple[list[str], list[str]]:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from vivid_inspect.lab.report.alt_test import RECOMMENDED_ITEMS
 from vivid_inspect.lab.report.render import Table
 from vivid_inspect.text import printable
 
@@ -86,20 +87,60 @@ def headline_lines(tables: Sequence[Table]) -> list[str]:
     return lines
 
 
+def report_generations(tables: Sequence[Table]) -> list[tuple[str, int]]:
+    """``MODEL PROMPT`` and item count of each generation of Table 3, in the report's order."""
+    themes = _table(tables, "table3_themes")
+    if themes is None or themes.empty or not {"model", "prompt", "cell", "n_items"} <= set(themes.columns):
+        return []
+    found: dict[str, int] = {}
+    for _, row in themes[themes["cell"] == "Average"].iterrows():
+        found.setdefault(f"{row['model']} {row['prompt']}", int(_number(row["n_items"]) or 0))
+    return list(found.items())
+
+
+def annotate_target(
+    generations: Sequence[tuple[str, int]], scored: Sequence[str] = ()
+) -> tuple[str | None, int]:
+    """The generation `annotate_command` names (None: none known) and the shared items it asks for."""
+    items = dict(generations)
+    chosen = next(iter(scored), None) or next(iter(items), None)
+    return chosen, min(RECOMMENDED_ITEMS, items.get(chosen or "", RECOMMENDED_ITEMS))
+
+
+def annotate_command(log_dir: str, generations: Sequence[tuple[str, int]], scored: Sequence[str] = ()) -> str:
+    """The one ``vivid annotate serve`` command the summary and every judge card recommend, in backticks.
+
+    One rule, so that a user who follows the summary and then a card is never refused by ``serve``
+    (both write the same annotation folder): the generation people already scored when there is one
+    (more of the same), else the first generation in the report's order. ``--overlap`` (the items
+    every annotator shares, the alternative annotator test's minimum) never exceeds the generation's
+    items, and ``-n`` is left to its default, which takes every item of a smaller generation.
+
+    Args:
+        log_dir: The log folder as the user named it.
+        generations: ``MODEL PROMPT`` and item count of each generation, in the report's order.
+        scored: ``MODEL PROMPT`` of the generations with human scores.
+
+    Returns:
+        The command in backticks (without a selector when the report knows no generation).
+    """
+    chosen, overlap = annotate_target(generations, scored)
+    selector = f" --generation {shlex.quote(chosen)}" if chosen else ""
+    # Quoted for a POSIX shell: a folder or a selector with a space must stay one word.
+    # Escaped last: a newline in a name from the logs is shown, never a second line.
+    return printable(
+        f"`vivid annotate serve {shlex.quote(log_dir)}{selector} --annotators A,B,C --overlap {overlap}`"
+    )
+
+
 def missing_lines(tables: Sequence[Table], *, has_humans: bool, log_dir: str) -> list[str]:
     """What the report could not say, each with the one command that adds it."""
     if has_humans:
         return []
-    themes = _table(tables, "table3_themes")
-    selector = ""
-    if themes is not None and not themes.empty and {"model", "prompt"} <= set(themes.columns):
-        first = themes.iloc[0]
-        generation = printable(f"{first['model']} {first['prompt']}")
-        selector = f" --generation {shlex.quote(generation)}"
     return [
         "- missing: human scores, so no judge is validated yet (agreement, corrected means, the card's verdict);",
         "  collect them, then report with them:",
-        f"  `vivid annotate serve {shlex.quote(log_dir)}{selector} --annotators A,B,C`",
+        f"  {annotate_command(log_dir, report_generations(tables))}",
         f"  `vivid report {shlex.quote(log_dir)} --human humans.csv`",
     ]
 
