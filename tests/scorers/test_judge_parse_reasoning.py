@@ -1,4 +1,4 @@
-r"""Reasoning in judge replies, the way real models write it, and tags the judge only cites (parser version 4).
+r"""Reasoning in judge replies, the way real models write it, and tags the judge only cites (parser versions 4 and 5).
 
 Issue 30.1: the parser took everything before the *last* ``</think>`` as reasoning, so a reply
 quoting the candidate in a fence holding ``</think>Điểm: 5`` and then giving ``Điểm: 1`` read 5; a
