@@ -283,6 +283,8 @@ def test_ordinals_and_stars_beside_a_bare_verdict_are_unreadable(reply: str) -> 
         pytest.param("Điểm: 4\nGiải thích vi phạm sắc thái.", id="lower-case-vi"),
         pytest.param("Điểm: 4\nMức vi phạm nhẹ.", id="muc-vi-pham"),
         pytest.param("Điểm: 4\nBài làm tứ tung, tam sao thất bản.", id="sino-vietnamese-syllables-alone"),
+        pytest.param("Điểm: 4\nĐúng ở mức nhất định.", id="muc-nhat-dinh"),
+        pytest.param("Điểm: 2\nỞ mức thất bại.", id="muc-that-bai"),
         pytest.param("Điểm: 5\n***", id="three-asterisks-are-a-rule"),
         pytest.param("Điểm: 4\n● Đúng nghĩa.", id="one-bullet"),
         pytest.param("Score: 4\nIt is the lowest grade C answer", id="word-meanings-stay-readable"),

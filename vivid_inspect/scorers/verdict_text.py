@@ -302,9 +302,10 @@ _LEVEL_NUMERAL = re.compile(
 )
 # "thứ nhất"/"thứ nhứt" (first), "hạng nhì" (second rank), "hạng bét" (last), "đệ tứ" (fourth): the
 # Sino-Vietnamese numerals only after a rank word ("nhất" alone is "most", "tứ" and "tam" are
-# common syllables).
+# common syllables); not "mức nhất định" (to a certain extent), nor "thất" (mức thất bại, failure).
 _VIETNAMESE_ORDINAL = re.compile(
-    r"(?<!\w)(?:thứ|hạng|đệ|bậc|mức)\s++(?:nhất|nhứt|nhì|nhị|tam|tứ|ngũ|lục|thất|bát|cửu|thập|bét)(?!\w)",
+    r"(?<!\w)(?:thứ|hạng|đệ|bậc|mức)\s++(?:nhất|nhứt|nhì|nhị|tam|tứ|ngũ|lục|bát|cửu|thập|bét)(?!\w)"
+    r"(?!\s++định)",
     re.IGNORECASE,
 )
 STARS = "★☆⭐⭑⭒✩✪✫✬✭✮✯✰🌟⍟⋆"
