@@ -216,6 +216,10 @@ SMALL_MODELS = [
     pytest.param('Bài làm ghi "Điểm: 5', False, None, UNREADABLE, id="cut-quote-bare"),
     pytest.param('Đúng nghĩa.\nBài làm ghi "Điểm: 5', True, None, UNREADABLE, id="cut-quote-cot"),
     pytest.param("Đúng nghĩa.\nĐiểm: 4", True, "max_tokens", UNREADABLE, id="cut-off-at-the-budget"),
+    # parser version 5: an indented line inside a list is its item's text, not a code block
+    pytest.param("Điểm: 4\n\n- Lý do:\n\n    có lẽ 5", False, None, UNREADABLE, id="list-content-is-read"),
+    pytest.param("Điểm: 4\n\n* Lý do:\n\n\tcó lẽ 5", False, None, UNREADABLE, id="tab-in-starred-list"),
+    pytest.param("Điểm: 4\n\n- Lý do\n\nBài làm:\n\n    Điểm: 5", False, None, 4, id="code-after-a-list"),
 ]
 
 

@@ -222,6 +222,7 @@ def _ends_inside_fence(text: str) -> bool:
 
 
 _QUOTE_START = ">\uff1e\ufe65"  # what folds to ">"
+_LIST_ITEM = re.compile(r"[^\S\n]{0,3}+(?:[-+*•]|\d{1,9}+[.)])(?:[^\S\n]|$)")
 
 
 def _indent(line: str) -> int:
@@ -233,24 +234,30 @@ def _block_lines(text: str, *, lazy_quotes: bool) -> set[int]:
     """Numbers of the lines of ``text`` inside a cited block, as Markdown reads them.
 
     Fenced code blocks (fence lines included, `_fence_blocks`) and indented code blocks (lines
-    indented four columns or more after a blank line, a fence or the start); with ``lazy_quotes``,
+    indented four columns or more after a blank line, a fence or the start, outside a list, whose
+    indented lines are its items' content); with ``lazy_quotes``,
     also blockquote lines and the lines that continue them lazily (every line after one, up to a
     blank line: CommonMark's lazy continuation, since which of them the judge meant as quoted
     cannot be told).
     """
     cited = {number for first, last in _fence_blocks(text) for number in range(first, last + 1)}
-    can_code, quoted = True, False
+    can_code, quoted, listed, after_blank = True, False, False, True
     for number, line in enumerate(text.split("\n")):
         blank = not line.strip()
         if number in cited:
-            can_code, quoted = True, False
-        elif not blank and can_code and _indent(line) >= 4:
+            can_code, quoted, listed = True, False, False
+        elif not blank and can_code and not listed and _indent(line) >= 4:
             cited.add(number)
         else:
+            if _LIST_ITEM.match(line):
+                listed = True  # its indented lines are its content, read as the judge's text
+            elif not blank and after_blank and not _indent(line):
+                listed = False
             quoted = not blank and (line.lstrip()[0] in _QUOTE_START or quoted)
             if lazy_quotes and quoted:
                 cited.add(number)
             can_code = blank
+        after_blank = blank
     return cited
 
 
