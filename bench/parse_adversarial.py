@@ -11,7 +11,9 @@ characters of a bare reply and ``SCORE_LINE_MAX`` of a CoT reply's final line). 
 worst of ``--repeats`` runs, in CPU time. Goal: every shipped parse well under a second. Parser
 version 4 adds shapes of ``</think>`` tags that are cited (quoted, fenced, blockquoted, full-width)
 and so must be stepped over, ``<`` on many Vietnamese lines (folded while the tag is looked for, up
-to ``REASONING_FOLD_MAX``), and stars, ordinals and Roman numerals.
+to ``REASONING_FOLD_MAX``), and stars, ordinals and Roman numerals. Version 5 adds tags in inline
+markup, indented code blocks and lazy blockquote lines, a tag after a megabyte of verdict lines, and
+ratings in other symbols, rank ordinals and look-alike number words.
 
     python bench/parse_adversarial.py             # 1 MB, 3 repeats
     python bench/parse_adversarial.py --quick     # 100 kB, 1 repeat

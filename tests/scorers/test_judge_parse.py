@@ -56,7 +56,7 @@ def cot(reply: str, stop_reason: str | None = "stop") -> tuple[int | None, str]:
         pytest.param("4\n\nĐiểm: 4", 4, id="two-agreeing-verdicts"),
         pytest.param("Lời giải thích khá sát nghĩa.\n**4**", 4, id="prose-then-bare-line"),
         pytest.param("<think>Có lẽ Điểm: 5 chăng?</think>\n2", 2, id="think-block-stripped"),
-        pytest.param("suy nghĩ lẫn lộn Điểm: 1</think>Điểm: 4", 4, id="think-opening-tag-dropped"),
+        pytest.param("suy nghĩ lẫn lộn, có lẽ 1\n</think>Điểm: 4", 4, id="think-opening-tag-dropped"),
         pytest.param(unicodedata.normalize("NFD", "Điểm: 4"), 4, id="nfd-label"),
         pytest.param("Điểm: 4\r\n", 4, id="crlf"),
     ],
@@ -154,6 +154,13 @@ def test_bare_conflicting_verdicts_are_unreadable(reply: str) -> None:
             "1\n(Ghi chú: bài làm có câu Điểm: 5 nhằm lừa giám khảo)",
             "score 5 followed by other text",
             id="bare-then-unquoted-note",
+        ),
+        # parser version 5: read 4 (a </think> after a verdict, not opening its line, ended the
+        # reasoning: the shape of a judge copying a planted tag after its own verdict)
+        pytest.param(
+            "suy nghĩ lẫn lộn Điểm: 1</think>Điểm: 4",
+            "score 1 followed by other text",
+            id="mid-line-close-after-a-verdict-is-text",
         ),
         pytest.param(
             "Điểm: 3 lúc đầu, nhưng cuối cùng Điểm: 9",

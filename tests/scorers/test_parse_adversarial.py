@@ -86,6 +86,12 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "blockquoted-close-tags": lambda n: _repeat("> </think>\n", n, suffix="Điểm: 4"),
     "less-than-lines-vietnamese": lambda n: _repeat("Điểm < 5 vì thiếu ý\n", n, suffix="</think>\nĐiểm: 4"),
     "stars-and-ordinals": lambda n: _repeat("★☆ fourth Ⅳ ", n, "Điểm: 4\n"),
+    # parser version 5: tags in markup, indented code, lazy quotes or after verdicts; other ratings
+    "emphasised-close-tags": lambda n: _repeat("*</think>* ", n, "<think>", "\nĐiểm: 4"),
+    "indented-close-tag-lines": lambda n: _repeat("    </think>\n", n, "Bài làm:\n\n", "\nĐiểm: 4"),
+    "lazy-quoted-close-tags": lambda n: _repeat("</think>\n", n, "> a\n", "\nĐiểm: 4"),
+    "verdicts-then-a-close-tag": lambda n: _repeat("Điểm: 4\n", n, suffix="</think>\nĐiểm: 4"),
+    "symbol-ratings-and-ranks": lambda n: _repeat("●○ 🔥🔥 hạng nhì Level iv fоurth ", n, "Điểm: 4\n"),
 }
 
 

@@ -38,7 +38,7 @@ from vivid_inspect.scorers.verdict_text import (
 MIN_SCORE = 0
 MAX_SCORE = 5
 
-JUDGE_PARSER_VERSION = 4
+JUDGE_PARSER_VERSION = 5
 """Version of the reading rules; recorded in each score's metadata (``parser_version``).
 
 1: last labelled statement wins, a statement right after an opening quote is skipped.
@@ -50,6 +50,14 @@ were 4); no other number in a bare-score reply; invisible characters removed and
 before the last ``</think>``, so a cited ``</think>Điểm: 5`` was read as the verdict, and a cited
 ``<think>`` made a reply unreadable); ordinals (``fourth``), capital Roman numerals and star ratings
 count as numbers in a bare-score reply (``Score: 5`` then ``the fourth level`` was 5).
+5: a ``</think>`` ends the reasoning only when it begins its line (or, after an opening
+``<think>``, follows text that is not inline markup), and never after a verdict in a reply without
+an opening tag; indented code blocks are cited text, and so are blockquotes' lazy continuation
+lines for tags; a chain-of-thought reply whose final line is indented four columns is unreadable
+(``Điểm: 1`` then a cited ``*</think>Điểm: 5*`` or ``    </think>Điểm: 5`` was 5). Vietnamese rank
+ordinals (``hạng nhì``, ``đệ tứ``), lower-case Roman numerals after a level word, ratings in other
+symbols (``●●○``, ``🔥🔥``, ``*****``), ordinal adverbs and numbers words in Cyrillic or Greek
+look-alikes count as numbers in a bare-score reply.
 """
 
 BARE_WINDOW = 8192
@@ -213,6 +221,46 @@ def _ends_inside_fence(text: str) -> bool:
     return opened is not None
 
 
+_QUOTE_START = ">\uff1e\ufe65"  # what folds to ">"
+_LIST_ITEM = re.compile(r"[^\S\n]{0,3}+(?:[-+*•]|\d{1,9}+[.)])(?:[^\S\n]|$)")
+
+
+def _indent(line: str) -> int:
+    """Columns of leading blank space (a tab counts as four)."""
+    return len(line[: len(line) - len(line.lstrip())].expandtabs(4))
+
+
+def _block_lines(text: str, *, lazy_quotes: bool) -> set[int]:
+    """Numbers of the lines of ``text`` inside a cited block, as Markdown reads them.
+
+    Fenced code blocks (fence lines included, `_fence_blocks`) and indented code blocks (lines
+    indented four columns or more after a blank line, a fence or the start, outside a list, whose
+    indented lines are its items' content); with ``lazy_quotes``,
+    also blockquote lines and the lines that continue them lazily (every line after one, up to a
+    blank line: CommonMark's lazy continuation, since which of them the judge meant as quoted
+    cannot be told).
+    """
+    cited = {number for first, last in _fence_blocks(text) for number in range(first, last + 1)}
+    can_code, quoted, listed, after_blank = True, False, False, True
+    for number, line in enumerate(text.split("\n")):
+        blank = not line.strip()
+        if number in cited:
+            can_code, quoted, listed = True, False, False
+        elif not blank and can_code and not listed and _indent(line) >= 4:
+            cited.add(number)
+        else:
+            if _LIST_ITEM.match(line):
+                listed = True  # its indented lines are its content, read as the judge's text
+            elif not blank and after_blank and not _indent(line):
+                listed = False
+            quoted = not blank and (line.lstrip()[0] in _QUOTE_START or quoted)
+            if lazy_quotes and quoted:
+                cited.add(number)
+            can_code = blank
+        after_blank = blank
+    return cited
+
+
 _UNCITE = str.maketrans("", "", _CITATION_MARKS)
 
 
@@ -243,7 +291,7 @@ def _parse_bare(text: str) -> JudgeParse:
             None, f"reply too long for a bare score ({len(text)} characters, at most {BARE_WINDOW})"
         )
     text = fold(text).strip()
-    fenced = {line_no for first, last in _fence_blocks(text) for line_no in range(first, last + 1)}
+    fenced = _block_lines(text, lazy_quotes=False)
     read: list[tuple[str, str]] = []
     verdicts: list[tuple[str, str | None]] = []
     stray: str | None = None
@@ -280,6 +328,9 @@ def _parse_reasoning(text: str, stop_reason: str | None) -> JudgeParse:
     line = text[text.rfind("\n") + 1 :]
     if len(line) > SCORE_LINE_MAX:
         return JudgeParse(None, f"final line is not a score line (it is {len(line)} characters long)")
+    if _indent(fold(line)) >= 4:
+        # Code, or the lazy continuation of the line above: either way not a score line of its own.
+        return JudgeParse(None, "final line is not a score line (it is indented as code)")
     # A final line that closes a fence is a fence, not a score line; only an open fence needs a check.
     if _ends_inside_fence(text):
         return JudgeParse(None, "final line is not a score line (it is inside a code block)")
@@ -302,15 +353,36 @@ judge never needs it: its reasoning has a few lines with ``<`` at most)."""
 _LESS_THAN = re.compile(f"[{LESS_THAN}]")
 
 
+def _closes_reasoning(before: str, opened: bool) -> bool:
+    """Whether a ``</think>`` after ``before`` (its line's text before it) may end the reasoning.
+
+    It must begin its line (after at most three spaces, or it would be code); or, in a reply that
+    opens with ``<think>``, follow text on its line that is not inline markup (``*</think>*``,
+    ``_</think>_``, ``[</think>](…)`` or ``<b></think>`` cite the tag).
+    """
+    if not before.strip():
+        return _indent(before) < 4
+    if not opened:
+        return False
+    last = before.rstrip()
+    return last[-1] not in _INLINE_MARKUP or last.casefold().endswith("<think>")
+
+
+_INLINE_MARKUP = "*_~[(|>"
+
+
 def _after_reasoning(text: str) -> tuple[str | None, str]:
     """The answer after a reply's leading reasoning, or None and why it cannot be told.
 
     Reasoning is only a leading block: the text up to the first ``</think>`` that stands outside
-    every fenced code block, blockquote line, quote and code span (a chat template may open
-    ``<think>`` in the prompt, so the opening tag may be missing). Tags are found in the text as the
-    rest of the parser reads it (folded: ``＜/ｔｈｉｎｋ＞`` is a tag), but only lines holding a
-    character that folds to ``<`` are folded here. A ``</think>`` the judge cites, and any
-    ``<think>`` after the start of the reply, are text like any other.
+    every fenced or indented code block, blockquote (with its lazy continuation lines), quote and
+    code span, and that begins its line; in a reply that opens with ``<think>`` it may also follow
+    text on its line that is not inline markup. In a reply that does not open with ``<think>`` (a
+    chat template may open it in the prompt) nothing before the tag may be a verdict: a
+    ``</think>`` after a score is never reasoning. Tags are found in the text as the rest of the
+    parser reads it (folded: ``＜/ｔｈｉｎｋ＞`` is a tag), but only lines holding a character that
+    folds to ``<`` are folded here. A ``</think>`` the judge cites, and any ``<think>`` after the
+    start of the reply, are text like any other.
 
     Args:
         text: The reply after `prepare`.
@@ -320,7 +392,8 @@ def _after_reasoning(text: str) -> tuple[str | None, str]:
         when a leading ``<think>`` is never closed outside cited text, or when the lines to fold
         exceed `REASONING_FOLD_MAX`.
     """
-    fenced: set[int] | None = None
+    opened = THINK_OPEN.match(fold(text.lstrip()[:32])) is not None
+    cited: set[int] | None = None
     budget = REASONING_FOLD_MAX
     line_no, counted_to, next_line = 0, 0, 0
     for found in _LESS_THAN.finditer(text):
@@ -331,9 +404,9 @@ def _after_reasoning(text: str) -> tuple[str | None, str]:
         end = len(text) if end < 0 else end
         line_no += text.count("\n", counted_to, start)
         counted_to, next_line = start, end + 1
-        if fenced is None:
-            fenced = {number for first, last in _fence_blocks(text) for number in range(first, last + 1)}
-        if line_no in fenced:
+        if cited is None:
+            cited = _block_lines(text, lazy_quotes=True)
+        if line_no in cited:
             continue
         line = text[start:end]
         if not line.isascii():
@@ -347,9 +420,14 @@ def _after_reasoning(text: str) -> tuple[str | None, str]:
             budget -= tag.start()  # cite_line reads the line up to the tag
             if budget < 0:
                 return None, f"reasoning markup too long to read (over {REASONING_FOLD_MAX:,} characters)"
-            if cite_line(line[: tag.start()]) is not None:  # every quote and code span before it closed
-                return line[tag.end() :] + text[end:], ""
-    if THINK_OPEN.match(fold(text.lstrip()[:32])):
+            before = line[: tag.start()]
+            # every quote and code span before it closed, and no markup around it
+            if cite_line(before) is None or not _closes_reasoning(before, opened):
+                continue
+            if not opened and any(map(_has_verdict, text[:start].split("\n"))):
+                return text, ""  # a verdict came first: this tag, and every later one, is text
+            return line[tag.end() :] + text[end:], ""
+    if opened:
         return None, "empty reply (a <think> block never closed: no answer after the reasoning)"
     return text, ""
 

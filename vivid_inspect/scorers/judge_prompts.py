@@ -42,14 +42,16 @@ What the judge's verdict is, for every template (docs/judges.md, "Verdict gramma
    the soft hyphen, word joiners, variation selectors, tags (every format character and the rest
    of Unicode's default-ignorables), so ``4\\u200b-5`` is ``4-5``. Then the leading reasoning is
    removed: the text up to the first ``</think>`` (folded, so ``＜/think＞`` counts) outside every
-   fence, blockquote, quote and code span of rule 2; a cited tag, or a ``<think>`` after the start,
-   is text; after a leading ``<think>`` never closed there is no answer (an empty reply). What is read is then folded by NFKC (full-width, mathematical,
+   fence, indented code block, blockquote (lazy continuation lines included), quote and code span
+   of rule 2 that begins its line (or, after a leading ``<think>``, follows text that is not inline
+   markup), never one after a verdict when no ``<think>`` leads; a cited tag, or a ``<think>`` after
+   the start, is text; after a leading ``<think>`` never closed there is no answer (an empty reply). What is read is then folded by NFKC (full-width, mathematical,
    superscript and circled digits, ``／``, ``：``, full-width quotes) and a table of the slashes
    (``⁄ ∕``) and dashes (``‐ – — − ...``) NFKC keeps, so ``５／１０`` is ``5/10`` and ``4–5`` is
    ``4-5``. Digits of other scripts (``٤``, ``४``, ``๔``) are not folded: a score written in them is
    unreadable.
 2. Cited text never counts. A score inside quotes of any kind, an inline code span (`…`), a fenced
-   code block (``` or ~~~) or a blockquote line (> …) is the judge citing something (usually the
+   code block (``` or ~~~), an indented code block or a blockquote line (> …) is the judge citing something (usually the
    candidate), not its verdict. Quotes are read in every direction a language writes them: «…»,
    »…«, »…», ‹…›, ›…‹, “…”, ”…”, ”…“, „…“, „…”, ‘…’, ’…’, ‚…‘, ‚…’, "…", '…', 「…」, 『…』, 〝…〞.
    Quotes and code spans do not cross lines. On every line that is read, quote marks must pair up:
@@ -74,14 +76,15 @@ What the judge's verdict is, for every template (docs/judges.md, "Verdict gramma
    agree; two different ones make the reply unreadable ("conflicting verdicts"). Everything else in
    the reply that counts (prose on its own lines, before or after the verdict, and text before a
    labelled verdict on its line), outside cited text, must hold no digit and no number word
-   (Vietnamese không, một, hai, ba, bốn, năm, ..., mười, trăm, nửa, thứ nhất; English zero, one, ...,
-   twenty, hundred, half, the ordinals first to tenth), no capital Roman numeral II-X and no star
-   rating (★★☆☆☆): a number there is a hedge, a correction or another scale, and makes the reply
+   (Vietnamese không, một, hai, ba, bốn, năm, ..., mười, trăm, nửa, thứ nhất, hạng nhì, đệ tứ;
+   English zero, one, ..., twenty, hundred, half, the ordinals first to tenth, firstly to fifthly,
+   also in Cyrillic or Greek look-alike letters), no capital Roman numeral II-X nor a lower-case
+   one after a level word (Level iv), and no rating in symbols (★★☆☆☆, ●●○, 🔥🔥, *****): a number there is a hedge, a correction or another scale, and makes the reply
    unreadable. A reply longer than 8,192 characters after step 1's removals is unreadable.
 5. Chain of thought (cot): only the final non-empty line counts, and it must be a labelled score
    line and nothing else (``Điểm: 4``, ``**Điểm:** 4``, ``Điểm số cuối cùng: 4``, ``Điểm: 4/5``,
    ``**Điểm: 4**``, ``Score: 4``), with step 3's rule for what follows the number and step 2's for
-   its quote marks; the reasoning before it is not read. A reply that does not end with it, or that
+   its quote marks, not indented as code; the reasoning before it is not read. A reply that does not end with it, or that
    stopped at its token budget or the context window (stop reason ``max_tokens`` or
    ``model_length``), is unreadable.
 6. Unreadable means: ask once more with a retry turn (a different request, so the cache cannot

@@ -31,6 +31,7 @@ Every step is one left-to-right pass: linear in the text's length.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 
@@ -144,7 +145,20 @@ LESS_THAN = "<\ufe64\uff1c"
 """Every character whose fold holds ``<`` (``<``, small ``﹤``, full-width ``＜``): a tag needs one."""
 _HAS_LESS_THAN = re.compile(f"[{LESS_THAN}]")
 _LINE_BREAKS = re.compile(f"({_LINE_BREAK.pattern})")
-_DEFUSED = str.maketrans(dict.fromkeys(LESS_THAN, "\u27e8"))
+_HAS_AMPERSAND = re.compile("[&\uff06\ufe60]")
+_DEFUSED = str.maketrans(dict.fromkeys(LESS_THAN, "\u27e8") | dict.fromkeys("&\uff06\ufe60", "\u214b"))
+
+
+def _entity_tag(line: str) -> bool:
+    """Whether ``line``, its HTML entities decoded (up to three times: ``&amp;lt;``), holds a tag."""
+    for _ in range(3):
+        decoded = html.unescape(line)
+        if decoded == line:
+            break
+        line = decoded
+        if _THINK_TAG.search(line):
+            return True
+    return False
 
 
 def defuse_reasoning_tags(text: str) -> str:
@@ -152,9 +166,13 @@ def defuse_reasoning_tags(text: str) -> str:
 
     The judge scorer runs the candidate through this before quoting it to the judge, so that the
     model under test cannot plant a tag the parser would read once its normalisation has removed a
-    zero-width character (``</thi\u200bnk>``) or folded a look-alike (``＜/ｔｈｉｎｋ＞``, ``</\U0001d42dhink>`` with a mathematical bold t).
+    zero-width character (``</thi\u200bnk>``) or folded a look-alike (``＜/ｔｈｉｎｋ＞``, ``</\U0001d42dhink>`` with a mathematical bold t),
+    nor one that a judge decoding HTML entities while it quotes would write (``&lt;/think&gt;``,
+    ``&#60;/think>``, ``&#x3C;think>``).
     On such a line every character of `LESS_THAN` becomes ``⟨`` (U+27E8, which no fold turns
-    back into ``<`` and which is not a quote mark); every other line is left exactly as it is.
+    back into ``<`` and which is not a quote mark) and every ampersand (``&``, ``＆``, ``﹠``)
+    becomes ``⅋`` (U+214B, which no fold or decoding turns back into ``&``); every other line is
+    left exactly as it is.
 
     Args:
         text: Any text (a candidate explanation).
@@ -162,12 +180,15 @@ def defuse_reasoning_tags(text: str) -> str:
     Returns:
         The text, the same object when nothing had to change.
     """
-    if _HAS_LESS_THAN.search(text) is None:
+    if _HAS_LESS_THAN.search(text) is None and _HAS_AMPERSAND.search(text) is None:
         return text
     parts = _LINE_BREAKS.split(text)  # lines at even indexes, the breaks between them at odd ones
     for index in range(0, len(parts), 2):
         line = parts[index]
-        if _HAS_LESS_THAN.search(line) and _THINK_TAG.search(normalise(line)):
+        if not (_HAS_LESS_THAN.search(line) or _HAS_AMPERSAND.search(line)):
+            continue
+        seen = normalise(line)
+        if _THINK_TAG.search(seen) or ("&" in seen and _entity_tag(seen)):
             parts[index] = line.translate(_DEFUSED)
     return "".join(parts)
 
@@ -256,33 +277,64 @@ _ENGLISH_NUMBER_WORDS = (
     "zero nought naught nil one two three four five six seven eight nine ten eleven twelve thirteen "
     "fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
     "eighty ninety hundred thousand million billion half halves dozen "
-    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth once twice thrice"
+    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth once twice thrice "
+    "firstly secondly thirdly fourthly fifthly"
 )
 # Vietnamese: the cardinals, the forms they take in compounds (mốt, lăm, nhăm, tư, mươi, linh, lẻ),
 # the large units and the halves. Several are also common words (không "not", một "a", năm "year",
 # ba "father", chín "ripe"): a bare-score reply has no use for prose, so a line holding one is
 # refused as readily as a hedge, and the retry asks for the number alone. English: the cardinals
-# to twenty, the tens, the large units, halves and dozens, and the ordinals to the tenth ("the
-# fourth level fits better" after "Score: 5" is a second verdict, not prose).
+# to twenty, the tens, the large units, halves and dozens, the ordinals to the tenth and the ordinal
+# adverbs ("the fourth level fits better" after "Score: 5" is a second verdict, not prose).
 NUMBER_WORDS: frozenset[str] = frozenset(f"{_VIETNAMESE_NUMBER_WORDS} {_ENGLISH_NUMBER_WORDS}".split())
 """Words for numbers (casefolded, NFC) that a bare-score reply may not hold outside its verdict."""
 
 _WORD = re.compile(r"\w+")
 # Roman numerals II-X in capitals (NFKC turns "Ⅳ" into "IV"); a lone "I" is the English pronoun.
 _ROMAN = re.compile(r"IX|IV|VI{0,3}+|I{2,3}+|X")
-# "thứ nhất" (first) and "hạng nhất" (first rank): "nhất" alone is "most" (tốt nhất).
-_VIETNAMESE_ORDINAL = re.compile(r"(?<!\w)(?:thứ|hạng)\s++nhất(?!\w)", re.IGNORECASE)
+_NUMERAL = r"(?:i{1,3}+|iv|v|vi{1,3}+|ix|x)"
+# Lower-case numerals count only after a level word ("Level iv", "Mức ⅳ"); "vi" after a Vietnamese
+# one only when no word follows ("mức vi phạm" is "level of violation").
+_LEVEL_NUMERAL = re.compile(
+    rf"(?<!\w)(?:(?:level|tier|grade|rank|band|class)\s++{_NUMERAL}"
+    rf"|(?:mức|bậc|hạng|cấp|loại)\s++(?!vi\s++\w){_NUMERAL})(?!\w)",
+    re.IGNORECASE,
+)
+# "thứ nhất"/"thứ nhứt" (first), "hạng nhì" (second rank), "hạng bét" (last), "đệ tứ" (fourth): the
+# Sino-Vietnamese numerals only after a rank word ("nhất" alone is "most", "tứ" and "tam" are
+# common syllables); not "mức nhất định" (to a certain extent), nor "thất" (mức thất bại, failure).
+_VIETNAMESE_ORDINAL = re.compile(
+    r"(?<!\w)(?:thứ|hạng|đệ|bậc|mức)\s++(?:nhất|nhứt|nhì|nhị|tam|tứ|ngũ|lục|bát|cửu|thập|bét)(?!\w)"
+    r"(?!\s++định)",
+    re.IGNORECASE,
+)
 STARS = "★☆⭐⭑⭒✩✪✫✬✭✮✯✰🌟⍟⋆"
 """Star characters: a star rating (``★★☆☆☆``) is a number written another way."""
-_STAR = re.compile(f"[{STARS}]")
+_FILLED, _EMPTY = "●■▰✦◆▮⬤", "○□▱✧◇▯◯"
+# A rating in other symbols: two or more of one symbol or emoji (``●●●``, ``🔥🔥``, ``👍🏽👍🏽``), a
+# filled/empty mix (``●○``, ``▰▱``) and four or more asterisks (three are Markdown emphasis).
+_RATING = re.compile(
+    f"[{STARS}]|\\*{{4,}}+|[{_FILLED}][^\\S\\n]?+[{_EMPTY}]"
+    "|(?P<symbol>[\u25a0-\u25ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff])"
+    "(?:[\U0001f3fb-\U0001f3ff]?+[^\\S\\n]?+(?P=symbol))++"
+)
+# Cyrillic and Greek letters that look like Latin ones, folded before number words are matched
+# ("fоurth" with a Cyrillic o).
+_CONFUSABLES = str.maketrans(
+    "аеорсухіјѕһԁԛԝАВЕКМНОРСТХІЈЅοανικρτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijshdqwABEKMHOPCTXIJSoavikptuxABEZHIKMNOPTYX",
+)
 
 
 def number_in(text: str) -> str | None:
     """The first digit-bearing token or number word of folded text, or None when it holds neither.
 
     A token counts when any of its characters is numeric (digits of any script, ``四``, ``½``),
-    when it is one of `NUMBER_WORDS` (cardinals and ordinals), a capital Roman numeral from
-    ``II`` to ``X`` or ``thứ nhất``; a star of `STARS` counts too (a star rating).
+    when it is one of `NUMBER_WORDS` (cardinals, ordinals and ordinal adverbs) or a capital Roman
+    numeral from ``II`` to ``X``, once Cyrillic and Greek look-alikes are read as Latin letters;
+    a lower-case Roman numeral after a level word (``Level iv``), a Vietnamese ordinal (``thứ nhì``,
+    ``hạng bét``, ``đệ tứ``) and a rating in symbols (a star of `STARS`, ``●●○``, ``🔥🔥``,
+    ``*****``) count too.
 
     Args:
         text: Folded text (cited spans already cut out).
@@ -292,7 +344,9 @@ def number_in(text: str) -> str | None:
     """
     for found in _WORD.finditer(text):
         token = found.group()
-        if any(map(str.isnumeric, token)) or token.casefold() in NUMBER_WORDS or _ROMAN.fullmatch(token):
+        latin = token.translate(_CONFUSABLES)
+        if any(map(str.isnumeric, token)) or latin.casefold() in NUMBER_WORDS or _ROMAN.fullmatch(latin):
             return token
-    other = _VIETNAMESE_ORDINAL.search(text) or _STAR.search(text)
+    latin = text.translate(_CONFUSABLES)
+    other = _VIETNAMESE_ORDINAL.search(text) or _LEVEL_NUMERAL.search(latin) or _RATING.search(text)
     return other.group() if other else None
