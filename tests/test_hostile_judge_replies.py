@@ -352,7 +352,8 @@ def test_every_reply_end_to_end_and_unscored_never_counts(server: FakeOpenAIServ
     scored_values = [expected for _, expected, _ in rows if expected is not None] + [0]
     unscored = sum(expected is None for _, expected, _ in rows)
     assert log.results is not None
-    (column,) = log.results.scores
+    # the judge's column; its companion unscored_* column counts the unscored share beside it
+    (column,) = [s for s in log.results.scores if s.name.startswith("judge_")]
     assert (column.scored_samples, column.unscored_samples) == (len(scored_values), unscored)
     assert column.metrics["mean"].value == pytest.approx(sum(scored_values) / len(scored_values))
 
@@ -469,15 +470,17 @@ def test_a_poisoned_reply_under_vivid_run_keeps_the_cell_and_a_rerun_calls_nothi
     server.responder = _poisoned_responder(bad, "4\ud800")
     spec = write_spec(tmp_path, server, limit=len(items))
 
+    # 1 of 4 unscored is over the default limit (20 %): the run keeps everything and says so (exit 1);
+    # with the limit raised, the same run is a plain success.
     code, err = vivid_run(spec, capsys, "--no-report")
 
-    assert code == 0, err
+    assert code == 1 and "judge aspect: 1 of 4 explanations unscored" in err, err
     judged = single_log(tmp_path / "logs" / "judged" / "aspect")
     _check_poisoned(judged, bad, None, POISONED_REPLY)
     asked = dict(server.model_counts)
     assert asked[JUDGE] == len(items) + 1
 
-    code, err = vivid_run(spec, capsys, "--no-report")
+    code, err = vivid_run(spec, capsys, "--no-report", "--unscored-limit", "0.5")
 
     assert code == 0, err
     assert server.model_counts == asked
