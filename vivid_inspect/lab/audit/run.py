@@ -27,6 +27,7 @@ from inspect_ai.model import GenerateConfig, Model, get_model
 from inspect_ai.util import DisplayType
 
 from vivid_inspect.baselines.answers import BASELINES
+from vivid_inspect.baselines.model import GRADERS
 from vivid_inspect.call_errors import readable_error
 from vivid_inspect.data import VividItem, load_items, load_vivid
 from vivid_inspect.endpoints import check_models
@@ -279,10 +280,6 @@ def audit_id(
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
-JUDGE_GRADERS = ("vivid/chrf",)
-"""The offline models that can judge: they read a judge prompt's reference and candidate."""
-
-
 def check_retries(retries: object) -> int:
     """The judge's retries, when a whole number 0 or more.
 
@@ -382,7 +379,7 @@ def check_roles(judge: Model | str, translator: Model | str | None) -> None:
     # An unknown vivid/* name is left to the provider, whose message lists the models it has.
     if name == "none/none" or name in {f"vivid/{baseline}" for baseline in BASELINES}:
         raise ValueError(
-            f"{name} cannot judge: of the offline models only {', '.join(JUDGE_GRADERS)} reads a judge prompt"
+            f"{name} cannot judge: of the offline models only {', '.join(f'vivid/{g}' for g in GRADERS)} reads a judge prompt"
         )
     if translator is not None and str(translator).split("/", 1)[0] in ("vivid", "none"):
         raise ValueError(

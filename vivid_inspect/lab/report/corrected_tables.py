@@ -145,16 +145,7 @@ def corrected_view(table: Table, number: str) -> Table | None:
         records.append(
             {
                 key: row[key]
-                for key in (
-                    "model",
-                    "prompt",
-                    "data",
-                    "generation",
-                    "cell",
-                    "n_human",
-                    "n_human_unscored",
-                    "n_items",
-                )
+                for key in VIEW_COLUMNS[: VIEW_COLUMNS.index("n_items") + 1]  # the cell and its counts
             }
             | {"judge_mean": row["judge_mean"]}
             | {

@@ -372,18 +372,6 @@ def under(path: tuple[PathPart, ...], places: set[tuple[PathPart, ...]]) -> bool
     return any(path[:depth] in places for depth in range(len(path) + 1))
 
 
-def secret_problems(data: Any) -> list[Problem]:
-    """Credentials written anywhere in a parsed spec, one problem per place.
-
-    Args:
-        data: The spec as parsed from YAML (any shape: this runs before type checks).
-
-    Returns:
-        A problem at each YAML path that holds, or is named like, a credential.
-    """
-    return scan_credentials(data).problems
-
-
 # Providers that name their variables after the service in the model name, not the provider.
 _SERVICE_PROVIDERS = ("openai-api", "openai-api-completions")
 
