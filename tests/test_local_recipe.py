@@ -149,3 +149,12 @@ def test_a_service_or_model_name_that_cannot_be_printed_is_one_line_and_exit_2(
     assert code == 2
     (line,) = err.getvalue().strip().splitlines()
     assert says in line and "\x1b" not in line
+
+
+@pytest.mark.parametrize("port", ["٣٣٠٨٧", "８０８０", "१", "80 80", "0x10"])
+def test_a_port_in_other_digits_is_refused_with_exit_2(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """int() reads Arabic-Indic or full-width digits; a port is written in 0-9 only."""
+    with pytest.raises(SystemExit) as exit:
+        server_main([f"--port={port}"])
+    assert exit.value.code == 2
+    assert "is not a port: give 0 to 65535 in the digits 0-9" in capsys.readouterr().err

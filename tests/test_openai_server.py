@@ -418,6 +418,29 @@ HOSTILE_REQUESTS = {
         "Content-Length must be one whole number",
     ),
     "length-huge": (_length(99999999999), b"", 413, "over the"),
+    # JSON that Python reads but a real API refuses: the answer must not depend on which copy wins.
+    **{
+        name: (_length(len(body)), body, 400, says)
+        for name, body, says in [
+            (
+                "key-twice",
+                b'{"model": "gen", "model": "judge", "messages": []}',
+                "the key 'model' is given twice",
+            ),
+            (
+                "key-twice-nested",
+                b'{"model": "gen", "messages": [{"role": "user", "role": "x"}]}',
+                "given twice",
+            ),
+            ("nan", b'{"model": "gen", "messages": [], "temperature": NaN}', "NaN is not a JSON number"),
+            ("infinity", b'{"model": "gen", "messages": [], "top_p": -Infinity}', "-Infinity is not"),
+            (
+                "lone-surrogate",
+                b'{"model": "gen", "messages": [{"role": "user", "content": "a\\ud800"}]}',
+                "lone surrogate",
+            ),
+        ]
+    },
     "length-40-digits": (_length("9" * 40), b"", 413, "over the"),
     "length-just-over": (_length(8 * 2**20 + 1), b"", 413, "over the"),
     "chunked": (

@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from vivid_inspect.scorers.answers import final_answer, lenient_topic, read_traits
+from vivid_inspect.scorers.answers import final_answer, read_topic, read_traits
 from vivid_inspect.text import strip_reasoning
 
 
@@ -42,7 +42,7 @@ def test_final_answer_only_strips_reasoning_and_whitespace(raw: str, expected: s
     ],
 )
 def test_lenient_topic(answer: str, expected: int | None) -> None:
-    assert lenient_topic(answer) == expected
+    assert read_topic(answer).code == expected
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vivid_inspect.scorers.answers import final_answer, lenient_topic, read_traits
+from vivid_inspect.scorers.answers import final_answer, read_topic, read_traits
 from vivid_inspect.solvers.classify_prompts import (
     DEMONSTRATIONS,
     INSTRUCTIONS,
@@ -42,7 +42,7 @@ def test_traits_prompt_lists_the_five_traits_and_the_empty_answer() -> None:
 def test_demonstration_answers_read_back_by_both_parsers(demo) -> None:
     topic = topic_answer(demo.theme_id)
     traits = traits_answer(demo.trait_ids)
-    assert final_answer(topic) == topic and lenient_topic(topic) == demo.theme_id
+    assert final_answer(topic) == topic and read_topic(topic).code == demo.theme_id
     assert final_answer(traits) == traits and read_traits(traits).codes == demo.trait_ids
 
 

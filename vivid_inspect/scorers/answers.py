@@ -177,11 +177,6 @@ def read_topic(answer: str) -> TopicReading:
     return TopicReading(int(value), "ok")
 
 
-def lenient_topic(answer: str) -> int | None:
-    """The theme code `read_topic` reads, or None."""
-    return read_topic(answer).code
-
-
 TraitsStatus = Literal["ok", "empty", "no_code", "out_of_range", "several", "echo"]
 
 # What the traits prompt ends with; a model that repeats it and adds nothing answered "no traits".

@@ -33,6 +33,13 @@ DEFAULT_SERVICE = "local"
 PROG = "python -m vivid_inspect.testing"
 
 
+def _port(text: str) -> int:
+    """A port as digits 0-9 only: ``int()`` would also take ``٣٣٠٨٧`` or ``８０８０``."""
+    if not re.fullmatch(r"-?[0-9]+", text, re.ASCII):  # a sign is left to the range check
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: give 0 to {MAX_PORT} in the digits 0-9")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line of the test server."""
     parser = argparse.ArgumentParser(
@@ -43,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         "No key, no network. Ctrl-C stops it.",
     )
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 picks a free one)"
+        "--port", type=_port, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 picks a free one)"
     )
     parser.add_argument(
         "--data",

@@ -61,9 +61,26 @@ from vivid_inspect.testing.faults import (
     fail_prompts,
     fault_queue,
 )
-from vivid_inspect.text import nfc
+from vivid_inspect.text import has_lone_surrogate, nfc
 
 _FAULT_STATUS: dict[str, int] = {"rate_limit": 429, "server_error": 500, "unavailable": 503}
+
+
+class _Refused(ValueError):
+    """JSON that parses in Python but that a real API refuses: a repeated key, NaN or Infinity."""
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    repeated = next((key for key in keys if keys.count(key) > 1), None)
+    if repeated is not None:
+        raise _Refused(f"the key {repeated!r} is given twice")
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> Any:
+    raise _Refused(f"{name} is not a JSON number")
+
 
 # The fault plans live in faults.py; tests and bench scripts may import them from here too.
 __all__ = [
@@ -281,9 +298,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_error_json(404, f"no route POST {self.path}", "not_found")
             return
         try:
-            body = json.loads(raw)
+            body = json.loads(raw, object_pairs_hook=_once, parse_constant=_no_constant)
+        except _Refused as refused:  # a repeated key, NaN or Infinity: JSON that a real API refuses too
+            self.send_error_json(400, f"request body: {refused}", "invalid_request_error")
+            return
         except (ValueError, RecursionError):  # not JSON or not UTF-8; nested past Python's recursion
             self.send_error_json(400, "request body is not JSON", "invalid_request_error")
+            return
+        if has_lone_surrogate(json.dumps(body, ensure_ascii=False)):  # "\ud800": no UTF-8 text holds it
+            self.send_error_json(
+                400, "request body holds a lone surrogate (\\ud800-\\udfff)", "invalid_request_error"
+            )
             return
         model, messages = (body.get("model"), body.get("messages")) if isinstance(body, dict) else ("", "")
         if (

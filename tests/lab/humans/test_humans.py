@@ -336,6 +336,10 @@ SPELLINGS = {
     "cyrillic-with-a-mark": ("Lân", "L\u0430\u0302n"),
     "greek-capitals": ("Kim", "\u039aim"),
     "greek-omicron": ("Son", "S\u03bfn"),
+    # default-ignorable but not format characters: a mark that joins nothing, fillers, selectors
+    "grapheme-joiner": ("an", "an\u034f"),
+    "variation-selector": ("Lan", "La\ufe0fn"),
+    "hangul-filler": ("Lan", "\u3164Lan"),
 }
 
 
@@ -378,7 +382,7 @@ def test_the_server_and_the_files_share_one_rule() -> None:
         if (
             " " in first
             or "\u00a0" in second
-            or any(c in second for c in "\u200b\u200d\ufeff\u00ad\u200e\u0302")
+            or any(c in second for c in "\u200b\u200d\ufeff\u00ad\u200e\u0302\u034f\ufe0f")
         ):
             continue  # not a valid server name at all (a file name): refused for that reason
         assert any(

@@ -16,7 +16,6 @@ from vivid_inspect.lab.report.allocation import (
     equal,
     first_batch,
     half_width,
-    labels_needed,
     plan_lines,
     variance,
     width,
@@ -130,19 +129,11 @@ def test_the_plan_shares_equally_where_the_spreads_would_not_help():
     assert any("predicted gain over equal allocation" in note for note in planned.notes)
 
 
-def test_equal_allocation_and_the_labels_it_would_save():
+def test_equal_allocation_shares_the_budget_alike():
     strata = [Stratum(f"g{i}", 1636, spread=s) for i, s in enumerate((1.0,) * 6 + (0.05,) * 2)]
     plain = equal(strata, 1600)
     assert [s.new for s in plain.shares] == [200] * 8
-    needed = labels_needed(strata, plain.objective or 0.0, minimum=30)
-    assert needed is not None and needed < 1600
-    assert (allocate(strata, needed, minimum=30).objective or 0) <= (plain.objective or 0)
-    assert (allocate(strata, needed - 1, minimum=30).objective or 0) > (plain.objective or 0)
-    assert 1 - needed / 1600 > 0.1  # two near-constant generations of eight
-
-
-def test_labels_needed_says_when_no_budget_reaches_the_target():
-    assert labels_needed([Stratum("a", 10, spread=1.0)], -1.0) is None
+    assert (allocate(strata, 1600, minimum=30).objective or 0) <= (plain.objective or 0)
 
 
 def test_a_first_batch_shares_a_short_budget_evenly():

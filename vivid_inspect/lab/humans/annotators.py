@@ -12,6 +12,7 @@ looking whether ``Lan`` and ``La\u200bn`` were meant as one person or two.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from vivid_inspect.text import nfc
@@ -21,6 +22,13 @@ from vivid_inspect.text import nfc
 _LOOK_LATIN = str.maketrans(
     "аеорсухѕіјԁԛԝһӏвкмнт" + "αβεζηικμνορτυχ",
     "aeopcyxsijdqwhlbkmht" + "abezhikmnoptyx",
+)
+
+
+# Default-ignorable characters that are not format characters (Cf): the combining grapheme joiner,
+# Hangul fillers, Khmer inherent vowels, variation selectors. They show nothing either.
+_IGNORABLE = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
 )
 
 
@@ -39,7 +47,9 @@ def annotator_key(name: str) -> str:
         The key; names with the same key are one annotator. Empty for a name with nothing visible.
     """
     folded = unicodedata.normalize("NFKC", name)
-    visible = "".join(char for char in folded if unicodedata.category(char) not in ("Cf", "Cc"))
+    visible = _IGNORABLE.sub(
+        "", "".join(char for char in folded if unicodedata.category(char) not in ("Cf", "Cc"))
+    )
     cased = unicodedata.normalize("NFKD", " ".join(visible.split()).casefold())
     return unicodedata.normalize("NFKC", cased.translate(_LOOK_LATIN))  # marks kept: Lân is not Lan
 

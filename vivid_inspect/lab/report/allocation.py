@@ -276,33 +276,6 @@ def equal(strata: Sequence[Stratum], budget: int) -> Plan:
     return _plan(strata, new, "equal", ["equal allocation"])
 
 
-def labels_needed(
-    strata: Sequence[Stratum], target: float, *, minimum: int = MIN_PER_GENERATION
-) -> int | None:
-    """The fewest new labels whose allocation by the spreads reaches an objective of ``target`` or less.
-
-    Args:
-        strata: The generations, each with its spread.
-        target: The sum of variances to reach.
-        minimum: As in `allocate`.
-
-    Returns:
-        The number of labels, or None when even labelling every item does not reach it.
-    """
-    room = sum(s.items - s.labelled for s in strata)
-    if allocate(strata, room, minimum=minimum, fallback=False).objective > target:  # type: ignore[operator]
-        return None
-    low, high = 0, room  # the greedy plans are nested, so the objective falls as the budget grows
-    while low < high:
-        middle = (low + high) // 2
-        objective = allocate(strata, middle, minimum=minimum, fallback=False).objective
-        if objective is not None and objective <= target:
-            high = middle
-        else:
-            low = middle + 1
-    return low
-
-
 def _gain(stratum: Stratum, n: int) -> float:
     """How much one more label lowers the squared half-width at n labels."""
     if n <= 2:
