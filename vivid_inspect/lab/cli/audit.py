@@ -230,7 +230,7 @@ def register_sanity(subparsers: Any) -> argparse.ArgumentParser:
             "perfect answer), the reference again (the control: its own noise) and vivid/literal's "
             "word-for-word restatement of the idiom (a wrong answer for a figurative idiom). It "
             "passes (exit 0) when both probes pass: the reference scored high, the literal reading at "
-            "most 1 (docs/audit.md); a probe that fails or is inconclusive is exit 1. "
+            "most 1 (docs/audit.md); a probe that fails or is inconclusive is exit 1, inconclusive from unreadable replies 3. "
             "The endpoint is checked first; the card is printed and written to --out.",
             width=88,
         ),
