@@ -486,7 +486,7 @@ def _audit(args: argparse.Namespace, command: str = "audit") -> int:
         problem
         for problem in (
             _writable_folder(str(out), "--out"),
-            _writable_folder(log_dir, "the log folder (--log-dir)"),
+            _writable_folder(log_dir, "--log-dir"),
         )
         if problem
     ]
