@@ -21,6 +21,7 @@ from vivid_inspect.lab.report.agreement import Agreement, agreement
 from vivid_inspect.lab.report.build import _figures_markdown
 from vivid_inspect.lab.report.judges import JudgeKey
 from vivid_inspect.lab.report.tables import THEME_COLUMNS, TRAIT_COLUMNS
+from vivid_inspect.text import printable
 
 GOOD = agreement({1: 0, 2: 1, 3: 3, 4: 4, 5: 5, 6: 2}, {1: 0, 2: 2, 3: 3, 4: 4, 5: 5, 6: 2}, n_boot=50)
 ONE_ITEM = agreement({1: 3}, {1: 3}, n_boot=50)
@@ -121,6 +122,21 @@ def test_theme_and_trait_figures_draw_degenerate_tables(
             _table(TRAIT_COLUMNS, [(m, p, v[:5]) for m, p, v in rows]), tmp_path / "b.png"
         )
     assert heatmap == tmp_path / "h.png" and bars == tmp_path / "b.png"
+
+
+@pytest.mark.parametrize("name", ["m\x1b[2J\x9b31m", "m\nforged", "m\u202eeno\r"])
+def test_names_from_the_logs_are_drawn_escaped_and_no_warning_prints_them(name: str, tmp_path: Path) -> None:
+    """A control character in a model or judge name is drawn as its escape; matplotlib's warning used to print it raw."""
+    rows = [(name, "zero_shot", [3.0] * 8)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plots.theme_heatmap(_themes(rows), tmp_path / "h.png", judge=name)
+        plots.trait_bars(
+            _table(TRAIT_COLUMNS, [(m, p, v[:5]) for m, p, v in rows]), tmp_path / "b.png", judge=name
+        )
+    raw = [str(w.message) for w in caught if any(c in str(w.message) for c in "\x1b\x9b\n\r\u202e")]
+    assert raw == []
+    assert plots._row_labels(_themes(rows))[0].startswith(printable(name))
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ that does not contain its estimate): it is drawn with what is defined, or not dr
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from vivid_inspect.lab.report.tables import (
     THEME_COLUMNS,
     TRAIT_COLUMNS,
 )
+from vivid_inspect.text import printable
 
 DPI = 100
 _PNG_METADATA: dict[str, str | None] = {"Software": None}
@@ -106,18 +108,22 @@ def draw_figures(
 
 def _save(figure: Figure, path: Path) -> Path:
     FigureCanvasAgg(figure)
-    figure.savefig(path, dpi=DPI, format="png", metadata=_PNG_METADATA)
+    # A missing glyph's warning would print a raw character (an escape in a name) on the terminal.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
+        figure.savefig(path, dpi=DPI, format="png", metadata=_PNG_METADATA)
     return path
 
 
 def _row_labels(frame: pd.DataFrame) -> list[str]:
     """``model / prompt``, with the data (and the generation key) where the table shows them."""
     shown = [c for c in ("model", "prompt", "data", "generation") if c in frame.columns]
-    return [" / ".join(str(v) for v in values) for values in frame[shown].itertuples(index=False, name=None)]
+    rows = frame[shown].itertuples(index=False, name=None)
+    return [printable(" / ".join(str(v) for v in values)) for values in rows]  # names from the logs, shown
 
 
 def _judged_by(title: str, judge: str) -> str:
-    return f"{title}\njudge: {judge}" if judge else title
+    return f"{title}\njudge: {printable(judge)}" if judge else title
 
 
 def theme_heatmap(table3: pd.DataFrame, path: Path, judge: str = "") -> Path | str:
