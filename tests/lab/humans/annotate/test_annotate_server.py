@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pandas as pd
@@ -851,12 +852,11 @@ SLOW_STARTS = {
 }
 
 
-@pytest.mark.slow
-def test_a_client_that_sends_its_request_slowly_is_closed_and_others_are_still_answered(log: Path) -> None:
-    space = workspace(log)
+@contextlib.contextmanager
+def serving(space: Workspace, **options: Any) -> Iterator[int]:
+    """The annotation server of ``space`` in a thread, started, on a free port (yielded); stopped after."""
     sock = bind("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    running = server(space, request_timeout=0.5)
+    running = server(space, **options)
     thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
@@ -864,6 +864,16 @@ def test_a_client_that_sends_its_request_slowly_is_closed_and_others_are_still_a
         while not running.started:
             assert time.monotonic() < deadline
             time.sleep(0.02)
+        yield sock.getsockname()[1]
+    finally:
+        running.should_exit = True
+        thread.join(10)
+
+
+@pytest.mark.slow
+def test_a_client_that_sends_its_request_slowly_is_closed_and_others_are_still_answered(log: Path) -> None:
+    space = workspace(log)
+    with serving(space, request_timeout=0.5) as port:
         slow = {name: socket.create_connection(("127.0.0.1", port)) for name in SLOW_STARTS}
         started = time.monotonic()
         for name, sent in SLOW_STARTS.items():
@@ -887,25 +897,13 @@ def test_a_client_that_sends_its_request_slowly_is_closed_and_others_are_still_a
         assert answer.status_code == 200
         for conn in slow.values():
             conn.close()
-    finally:
-        running.should_exit = True
-        thread.join(10)
 
 
 @pytest.mark.slow
 def test_connections_past_the_limit_get_503_at_once_and_the_server_recovers(log: Path) -> None:
     """Held connections cannot starve the annotators: past the limit a request is refused, not queued."""
     space = workspace(log)
-    sock = bind("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    running = server(space, request_timeout=5, max_connections=3)
-    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 10
-        while not running.started:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+    with serving(space, request_timeout=5, max_connections=3) as port:
         held = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
         time.sleep(0.2)  # the server has accepted them
         refused = httpx.get(f"http://127.0.0.1:{port}/api/state", headers=token(space), timeout=5)
@@ -915,9 +913,6 @@ def test_connections_past_the_limit_get_503_at_once_and_the_server_recovers(log:
         time.sleep(0.2)
         answer = httpx.get(f"http://127.0.0.1:{port}/api/state", headers=token(space), timeout=5)
         assert answer.status_code == 200
-    finally:
-        running.should_exit = True
-        thread.join(10)
 
 
 @pytest.mark.slow
@@ -926,16 +921,7 @@ def test_a_client_that_leaves_mid_body_costs_no_traceback(
 ) -> None:
     """Content-Length 100, 9 bytes, then gone: starlette's ClientDisconnect used to print a whole traceback."""
     space = workspace(log)
-    sock = bind("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    running = server(space)
-    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 10
-        while not running.started:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+    with serving(space, request_timeout=10.0) as port:
         gone = socket.create_connection(("127.0.0.1", port))  # uvicorn prints an app's exception on stderr
         gone.sendall(
             b"POST /api/undo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -949,6 +935,3 @@ def test_a_client_that_leaves_mid_body_costs_no_traceback(
         assert answer.status_code == 200
         printed = capfd.readouterr()
         assert "Traceback" not in printed.err and "Exception in ASGI" not in printed.err, printed.err
-    finally:
-        running.should_exit = True
-        thread.join(10)
