@@ -16,6 +16,7 @@ import pandas as pd
 
 from vivid_inspect.lab.report.alt_test import RECOMMENDED_ITEMS
 from vivid_inspect.lab.report.render import Table
+from vivid_inspect.lab.unscored import mostly_unscored
 from vivid_inspect.text import printable
 
 SUMMARY_HEADING = "## Summary"
@@ -53,7 +54,7 @@ def unreadable_lines(tables: Sequence[Table], limit: float) -> list[str]:
     for row in judges.to_dict("records"):
         samples = _number(row.get("samples")) or 0
         missing = (_number(row.get("unscored")) or 0) + (_number(row.get("refused")) or 0)
-        if samples and missing / samples > limit:
+        if mostly_unscored(int(missing), int(samples), limit):
             model = (
                 f" [{printable(row['judge_model'])}]"
                 if isinstance(row.get("judge_model"), str) and row["judge_model"]
@@ -126,8 +127,7 @@ def annotate_command(log_dir: str, generations: Sequence[tuple[str, int]], score
     """
     chosen, overlap = annotate_target(generations, scored)
     selector = f" --generation {shlex.quote(chosen)}" if chosen else ""
-    # Quoted for a POSIX shell: a folder or a selector with a space must stay one word.
-    # Escaped last: a newline in a name from the logs is shown, never a second line.
+    # Shell-quoted (a folder with a space stays one word), then escaped (a newline in a name is shown).
     return printable(
         f"`vivid annotate serve {shlex.quote(log_dir)}{selector} --annotators A,B,C --overlap {overlap}`"
     )
@@ -157,7 +157,7 @@ def summary_markdown(
         unscored_limit: The share of unreadable replies above which a judge is named first.
 
     Returns:
-        Markdown: a heading and its bullet lines, ending with a blank line.
+        Markdown: a heading and its bullet lines, ending with a newline.
     """
     lines = [
         SUMMARY_HEADING,
