@@ -147,7 +147,7 @@ def test_the_card_and_plot_name_the_level_of_their_intervals(
         return original(self, text, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Axes, "set_xlabel", record)
-    plot.render_png(card)
+    card.png()
     assert len(labels) == 2 and all(" ".join(label.split()).endswith(f", {level} CI") for label in labels), (
         labels
     )
@@ -355,7 +355,7 @@ def test_writing_again_replaces_the_files(tmp_path: Path) -> None:
 def test_a_plot_that_cannot_be_drawn_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "audit.md").write_text("an earlier card\n", "utf-8")
 
-    def broken(card: AuditCard) -> bytes:
+    def broken(*args: object) -> bytes:
         raise RuntimeError("no canvas")
 
     monkeypatch.setattr(card_module, "render_png", broken)  # the card's own import of it
@@ -370,12 +370,12 @@ def test_a_plot_that_cannot_be_drawn_writes_nothing(tmp_path: Path, monkeypatch:
 
 def test_the_plot_is_the_same_bytes_for_the_same_card(written: tuple[AuditCard, Path]) -> None:
     _, out = written
-    assert plot.render_png(card_of(length_rewarding())) == (out / "audit_shifts.png").read_bytes()
+    assert card_of(length_rewarding()).png() == (out / "audit_shifts.png").read_bytes()
 
 
 def test_the_plot_grows_with_the_probes(written: tuple[AuditCard, Path]) -> None:
     two = card_of({k: v for k, v in sound().items() if k in ("reference", "spelling")})
-    _, small = png_size(plot.render_png(two))
+    _, small = png_size(two.png())
     _, large = png_size((written[1] / "audit_shifts.png").read_bytes())
     assert large > small
 
@@ -390,7 +390,7 @@ def test_the_plot_grows_with_the_probes(written: tuple[AuditCard, Path]) -> None
     ],
 )
 def test_the_plot_draws_degenerate_cards(scores: Scores) -> None:
-    assert png_size(plot.render_png(card_of(scores)))[0] > 0
+    assert png_size(card_of(scores).png())[0] > 0
 
 
 @pytest.mark.parametrize(
@@ -455,7 +455,7 @@ def test_every_text_of_the_plot_stays_inside_the_canvas(scores: Scores, identity
 
     card = card_of(scores, **identity)
     with matplotlib.style.context("default"):
-        figure = plot.build_figure(card)
+        figure = plot.build_figure(card.results, card.thresholds.confidence, card.plot_title)
         figure.canvas.draw()
         renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
         width, height = figure.bbox.width, figure.bbox.height

@@ -122,6 +122,18 @@ class AuditCard:
         """How many probes got ``verdict``."""
         return sum(result.verdict == verdict for result in self.results)
 
+    @property
+    def plot_title(self) -> str:
+        """The forest plot's title: the judge, its strategy and instructions, the items and data."""
+        return (
+            f"Judge audit: {self.judge} (strategy {self.strategy}, instructions {self.language}), "
+            f"{self.n_items} items of {self.data}"
+        )
+
+    def png(self) -> bytes:
+        """The forest plot of the probes (``audit_shifts.png``), as PNG bytes."""
+        return render_png(self.results, self.thresholds.confidence, self.plot_title)
+
     def markdown(self) -> str:
         """The card: verdict, one row per probe, why each probe did not pass, thresholds, notes, logs.
 
@@ -276,7 +288,7 @@ class AuditCard:
         contents: dict[str, str | bytes] = {
             "audit.md": self.markdown(),
             "audit.csv": self.csv_text(),
-            "audit_shifts.png": render_png(self),
+            "audit_shifts.png": self.png(),
         }
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)

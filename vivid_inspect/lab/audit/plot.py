@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import math
 import textwrap
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from vivid_inspect.lab.audit.verdicts import OWN_SCORE, ProbeResult, share_text
@@ -25,8 +26,6 @@ from vivid_inspect.scorers.judge_parse import MAX_SCORE
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-
-    from vivid_inspect.lab.audit.card import AuditCard
 
 DPI = 100
 WIDTH = 12.0
@@ -52,11 +51,13 @@ def label(result: ProbeResult) -> str:
     return f"{result.probe}: {_SHORT[result.expectation].format(c=result.comparison)}"
 
 
-def render_png(card: AuditCard) -> bytes:
-    """The forest plot of a card, as PNG bytes.
+def render_png(results: Sequence[ProbeResult], confidence: float, title: str) -> bytes:
+    """The forest plot of an audit card's probes, as PNG bytes.
 
     Args:
-        card: The audit card (at least one probe).
+        results: The card's probe results (at least one).
+        confidence: The card's confidence level (0.95), named on the axes.
+        title: The figure's title (the card's judge and data).
 
     Returns:
         The PNG file's bytes.
@@ -64,7 +65,7 @@ def render_png(card: AuditCard) -> bytes:
     import matplotlib.style
 
     with matplotlib.style.context("default"):
-        figure = build_figure(card)
+        figure = build_figure(results, confidence, title)
         buffer = io.BytesIO()
         figure.savefig(buffer, dpi=DPI, format="png", metadata={"Software": None})
     return buffer.getvalue()
@@ -74,11 +75,13 @@ def _wrap(text: str, inches: float) -> str:
     return textwrap.fill(text, width=max(20, int(inches * _CHARS_PER_INCH)), break_on_hyphens=False)
 
 
-def build_figure(card: AuditCard) -> Figure:
-    """The forest plot of a card as a matplotlib figure, drawn on an Agg canvas (call in a style context).
+def build_figure(results: Sequence[ProbeResult], confidence: float, title: str) -> Figure:
+    """The forest plot as a matplotlib figure, drawn on an Agg canvas (call in a style context).
 
     Args:
-        card: The audit card (at least one probe).
+        results: The card's probe results (at least one).
+        confidence: The card's confidence level.
+        title: The figure's title.
 
     Returns:
         The figure.
@@ -88,7 +91,6 @@ def build_figure(card: AuditCard) -> Figure:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    results = card.results
     rows = len(results)
     figure = Figure(figsize=(WIDTH, 0.5 * rows + 2.6), layout="constrained")
     FigureCanvasAgg(figure)
@@ -100,7 +102,7 @@ def build_figure(card: AuditCard) -> Figure:
         _row(mean_axes, y, result, result.mean, (result.mean_ci_low, result.mean_ci_high), decides_mean)
     shift_axes.axvline(0.0, color="black", linewidth=0.8)
     shift_axes.set_xlim(*_shift_limits(results))
-    level = share_text(card.thresholds.confidence)
+    level = share_text(confidence)
     # The labels are wrapped to their panel's share of the width (the tick labels take about a
     # quarter of it), so the right one no longer runs past the canvas.
     shift_axes.set_xlabel(
@@ -126,13 +128,7 @@ def build_figure(card: AuditCard) -> Figure:
         Patch(color=_BAND, alpha=0.15, label="accepted range"),
     ]
     figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), frameon=False)
-    figure.suptitle(
-        _wrap(
-            f"Judge audit: {card.judge} (strategy {card.strategy}, instructions {card.language}), "
-            f"{card.n_items} items of {card.data}",
-            WIDTH * 0.95,
-        )
-    )
+    figure.suptitle(_wrap(title, WIDTH * 0.95))
     return figure
 
 
