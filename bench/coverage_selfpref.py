@@ -8,7 +8,7 @@ and its score is rounded and kept within 0-5. The generators sit near the top, s
 judge gives about half of the best generator's items a 5 (the ceiling). A planted self-preference
 raises a judge's scores of its own family's explanations before the rounding.
 
-Every folder is estimated with :func:`vivid_inspect.lab.audit.self_preference.estimate`, the function
+Every folder is estimated with :func:`vivid_inspect.lab.self_preference.run.estimate`, the function
 ``vivid audit --from`` calls, and its flags, excesses and 95 % intervals counted. Rates carry their
 Wilson 95 % interval.
 
@@ -27,7 +27,7 @@ import numpy as np
 from coverage_common import CoverageTable, wilson
 from threadpoolctl import threadpool_limits
 
-from vivid_inspect.lab.audit.self_preference import MIN_ITEMS, Participant, SelfPreferenceError, estimate
+from vivid_inspect.lab.self_preference.run import MIN_ITEMS, Participant, SelfPreferenceError, estimate
 
 REPS = 240
 QUICK_REPS = 10

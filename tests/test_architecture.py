@@ -4,8 +4,9 @@
   report imports nothing from the runner, the runner only the report's entry point;
 - the contract's names are defined once, in the contract module;
 - Inspect's private modules are imported by the adapter alone (:mod:`vivid_inspect.inspect_private`);
-- no import cycle between modules, nor between packages, counting imports inside functions
-  (type-only imports under ``if TYPE_CHECKING:`` are no import at run time and are left out).
+- no import cycle between modules, nor between packages, and no package importing one on a floor
+  above its own (`FLOORS`), counting imports inside functions and type-only imports under
+  ``if TYPE_CHECKING:`` (a type names the module it comes from as much as a call does).
 """
 
 from __future__ import annotations
@@ -89,13 +90,11 @@ def _name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _runtime_imports(path: Path, known: set[str]) -> Iterator[str]:
-    """The package's modules a file imports at run time, at any depth; ``from pkg import mod`` names ``mod``."""
+def _package_imports(path: Path, known: set[str]) -> Iterator[str]:
+    """The package's modules a file imports, at any depth and for types too; ``from pkg import mod`` names ``mod``."""
 
     def walk(node: ast.AST) -> Iterator[str]:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-                continue
             if isinstance(child, ast.ImportFrom) and child.module:
                 for alias in child.names:
                     yield (
@@ -114,7 +113,7 @@ def _runtime_imports(path: Path, known: set[str]) -> Iterator[str]:
 def _module_graph() -> dict[str, frozenset[str]]:
     paths = {_name(path): path for path in _modules()}
     known = set(paths)
-    return {name: frozenset(_runtime_imports(path, known)) - {name} for name, path in paths.items()}
+    return {name: frozenset(_package_imports(path, known)) - {name} for name, path in paths.items()}
 
 
 def _package(module: str) -> str:
@@ -157,24 +156,73 @@ def test_no_import_cycle_between_modules() -> None:
         pytest.fail(f"modules import each other: {' -> '.join(error.args[1])}")
 
 
-KNOWN_PACKAGE_CYCLES = {frozenset({"lab.audit", "lab.report"})}
-"""Package cycles the layout still has, each with its way out (issue 25's two floors).
+FLOORS: tuple[frozenset[str], ...] = (
+    frozenset(
+        {
+            "lab.bounded_zip",
+            "lab.folder_lock",
+            "lab.interrupt",
+            "lab.output_root",
+            "lab.ticker",
+            "lab.unscored",
+            "lab.usage_events",
+            "lab.writable",
+        }
+    ),
+    frozenset({"lab.humans", "lab.audit"}),
+    frozenset({"lab.report"}),
+    frozenset({"lab.self_preference", "lab.humans.annotate"}),
+    frozenset({"lab.runner"}),
+    frozenset({"lab.cli"}),
+)
+"""The laboratory's floors, bottom first, above the core (every package outside ``lab``, floor 0).
 
-``audit`` <-> ``report``: the report shows each audit's card, built by ``audit.card`` from
-``audit.logs``; ``audit.self_preference`` (``vivid audit --from``) reads a log folder with the
-report's reader and statistics. No module cycle: the self-preference modules sit above the
-report, the probes below it; moving them to the laboratory floor ends the cycle.
+Shared laboratory helpers; reading human scores and the audit's probes and card; the report;
+what reads a log folder through the report (``vivid audit --from``, ``vivid annotate``); the
+runner, which calls the report at the end of a run; the command line. A package imports from its
+own floor or below, never from above.
 """
 
 
-def test_no_import_cycle_between_packages() -> None:
+def _floor(package: str) -> int:
+    if not package.startswith("lab."):
+        return 0
+    (floor,) = [number for number, floor in enumerate(FLOORS, start=1) if package in floor]
+    return floor
+
+
+def _package_graph() -> dict[str, frozenset[str]]:
     packages: dict[str, set[str]] = {}
     for module, imported in _module_graph().items():
         packages.setdefault(_package(module), set()).update(
             _package(other) for other in imported if _package(other) != _package(module)
         )
-    cycles = _in_cycles({name: frozenset(imports) for name, imports in packages.items()})
-    assert cycles == KNOWN_PACKAGE_CYCLES, [sorted(cycle) for cycle in cycles]
+    return {name: frozenset(imports) for name, imports in packages.items()}
+
+
+def test_no_import_cycle_between_packages() -> None:
+    cycles = _in_cycles(_package_graph())
+    assert cycles == set(), [sorted(cycle) for cycle in cycles]
+
+
+def test_every_laboratory_package_has_a_floor() -> None:
+    listed = frozenset().union(*FLOORS)
+    assert {name for name in _package_graph() if name.startswith("lab.")} == listed
+
+
+def test_the_floors_run_from_the_core_up_to_the_command_line() -> None:
+    order = ["data", "lab.ticker", "lab.audit", "lab.report", "lab.self_preference", "lab.runner", "lab.cli"]
+    assert [_floor(name) for name in order] == sorted({_floor(name) for name in order})
+
+
+def test_no_package_imports_from_a_floor_above_its_own() -> None:
+    upward = sorted(
+        f"{name} (floor {_floor(name)}) imports {other} (floor {_floor(other)})"
+        for name, imports in _package_graph().items()
+        for other in imports
+        if _floor(other) > _floor(name)
+    )
+    assert upward == []
 
 
 @pytest.mark.parametrize(
@@ -191,7 +239,7 @@ def test_the_cycle_finder_finds_pairs_and_circles(
     assert _in_cycles({name: frozenset(them) for name, them in imports.items()}) == cycle
 
 
-def test_lazy_imports_are_read_with_the_rest(tmp_path: Path) -> None:
+def test_lazy_and_type_only_imports_are_read_with_the_rest(tmp_path: Path) -> None:
     source = tmp_path / "m.py"
     source.write_text(
         "from typing import TYPE_CHECKING\n"
@@ -207,8 +255,9 @@ def test_lazy_imports_are_read_with_the_rest(tmp_path: Path) -> None:
         "vivid_inspect.lab.runner.plan",
         "vivid_inspect.log_contract",
     }
-    assert set(_runtime_imports(source, known)) == {
+    assert set(_package_imports(source, known)) == {
         "vivid_inspect.text",
+        "vivid_inspect.lab.report.logs",
         "vivid_inspect.lab.runner.plan",
         "vivid_inspect.log_contract",
     }

@@ -27,11 +27,11 @@ from vivid_inspect.generation_key import (
 )
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.humans.annotate.sheets import export_sheet, import_sheets
-from vivid_inspect.lab.humans.binding import Binding, bind_generation, generations_in
+from vivid_inspect.lab.humans.binding import Binding, bind_generation
 from vivid_inspect.lab.humans.scores_file import HumanScoresError, read_human_scores, record_path
 from vivid_inspect.lab.report.build import write_report
 from vivid_inspect.lab.report.judges import judge_rows
-from vivid_inspect.lab.report.logs import read_logs
+from vivid_inspect.lab.report.logs import generations_in, read_logs
 from vivid_inspect.lab.report.reliability import reliability_generation
 from vivid_inspect.tasks import TASK_VERSION
 

@@ -162,7 +162,7 @@ def _row(
     )
 
 
-def _shift_limits(results: tuple[ProbeResult, ...]) -> tuple[float, float]:
+def _shift_limits(results: Sequence[ProbeResult]) -> tuple[float, float]:
     """Room for every finite shift, interval and bound, with a margin, within ±5 points."""
     ends = [0.0]
     for r in results:

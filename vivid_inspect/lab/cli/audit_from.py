@@ -34,8 +34,8 @@ def handle_from(args: argparse.Namespace) -> int:
         The card's exit code (0 or 1), or 2 on bad input, with the reason on stderr.
     """
     from vivid_inspect.lab.audit.family import FamilyError, parse_family_args
-    from vivid_inspect.lab.audit.self_preference import SelfPreferenceError, run_self_preference
     from vivid_inspect.lab.audit.verdicts import seed_problem
+    from vivid_inspect.lab.self_preference.run import SelfPreferenceError, run_self_preference
 
     seed = getattr(args, "seed", None)
     out = getattr(args, "out", None)

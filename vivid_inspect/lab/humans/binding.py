@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
@@ -37,10 +37,6 @@ from vivid_inspect.generation_key import (
     matches,
 )
 from vivid_inspect.lab.humans.scores_file import generation_key
-
-if TYPE_CHECKING:
-    # A type only: the report reads the logs and hands them here, so binding sits below it.
-    from vivid_inspect.lab.report.logs import LogSet
 
 OPTION = "--human-generation"
 SHOWN_IDS = 5
@@ -79,40 +75,6 @@ def names_generation(key: str, generation: Generation) -> bool:
     return key in (generation.key, generation.legacy_key)
 
 
-def generations_in(logset: LogSet) -> list[Generation]:
-    """Every run of every explanation generation of a log folder, one entry each.
-
-    Args:
-        logset: The logs read.
-
-    Returns:
-        One generation per run (`Generation.eval_id` is the run), its ``log`` the run's
-        generation log when the folder holds it (the earliest written of the run's logs that are
-        not the runner's judged copies), else a judged copy; sorted by log.
-    """
-    found: dict[tuple[str, str], Generation] = {}
-    # A log the runner did not write as a judged copy first, the earliest written of them (the
-    # generation log, not a copy `inspect score --output-file` made of it), then by name.
-    for ref in sorted(logset.logs, key=lambda ref: (ref.rel != ref.generation_log, ref.written, ref.rel)):
-        if ref.identity is not None and ref.task == "explain":
-            identity = ref.identity
-            found.setdefault(
-                (identity.key, ref.run),
-                Generation(
-                    identity.task,
-                    identity.task_version,
-                    identity.model,
-                    identity.prompt,
-                    identity.data,
-                    identity.sample_ids,
-                    ref.run,
-                    ref.rel,
-                    identity.data_digest,
-                ),
-            )
-    return sorted(found.values(), key=lambda g: g.log)
-
-
 def bind_generation(
     generations: Sequence[Generation],
     judged: Collection[tuple[str, str]],
@@ -123,7 +85,7 @@ def bind_generation(
     """The generation to compare the human scores with, and a note saying how it was chosen.
 
     Args:
-        generations: Every run of every explanation generation (see `generations_in`).
+        generations: Every run of every explanation generation (see `generations_in`, in the report).
         judged: (generation key, run) of the runs some judge scored.
         humans: The human scores, or None.
         record: The generation record beside the human file, if any (its eval id names the run;

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from vivid_inspect.lab.humans.binding import NOT_COMPARED, bind_generation, generations_in
+from vivid_inspect.lab.humans.binding import NOT_COMPARED, bind_generation
 from vivid_inspect.lab.interrupt import rewriting_report
 from vivid_inspect.lab.report import plots
 from vivid_inspect.lab.report.alt_test import DEFAULT_EPSILON, epsilon_of
@@ -37,7 +37,7 @@ from vivid_inspect.lab.report.judge_card import CARD_FILE
 from vivid_inspect.lab.report.judges import choose_judge, judge_rows, language_of, select, strategy_of
 from vivid_inspect.lab.report.log_files import AUDIT, CLASSIFICATION_TASKS, NOT_GENERATIONS, SANITY
 from vivid_inspect.lab.report.log_refs import LogRef
-from vivid_inspect.lab.report.logs import LogSet, one_line, read_logs
+from vivid_inspect.lab.report.logs import LogSet, generations_in, one_line, read_logs
 from vivid_inspect.lab.report.paper_tables import comparisons
 from vivid_inspect.lab.report.prompt_difference import prompt_differences
 from vivid_inspect.lab.report.reliability import Reliability, build_reliability

@@ -108,7 +108,7 @@ def bind_files(
     """Bind each file to the generation it scored.
 
     Args:
-        generations: Every run of every explanation generation (``binding.generations_in``).
+        generations: Every run of every explanation generation (``logs.generations_in``).
         judged: (generation key, run) of the runs some judge scored.
         files: The human files.
 

@@ -34,6 +34,7 @@ from typing import Any
 import pandas as pd
 from inspect_ai.log import EvalLog
 
+from vivid_inspect.generation_key import Generation
 from vivid_inspect.lab.bounded_zip import Budget, max_inflated
 from vivid_inspect.lab.report.counted_once import counted_once
 from vivid_inspect.lab.report.log_files import (
@@ -240,3 +241,37 @@ def one_line(text: str, limit: int = _SKIPPED_LIMIT) -> str:
     """
     joined = " | ".join(part.strip() for part in redact(text).splitlines() if part.strip())
     return joined if len(joined) <= limit else joined[: limit - 1] + "…"
+
+
+def generations_in(logset: LogSet) -> list[Generation]:
+    """Every run of every explanation generation of a log folder, one entry each.
+
+    Args:
+        logset: The logs read.
+
+    Returns:
+        One generation per run (`Generation.eval_id` is the run), its ``log`` the run's
+        generation log when the folder holds it (the earliest written of the run's logs that are
+        not the runner's judged copies), else a judged copy; sorted by log.
+    """
+    found: dict[tuple[str, str], Generation] = {}
+    # A log the runner did not write as a judged copy first, the earliest written of them (the
+    # generation log, not a copy `inspect score --output-file` made of it), then by name.
+    for ref in sorted(logset.logs, key=lambda ref: (ref.rel != ref.generation_log, ref.written, ref.rel)):
+        if ref.identity is not None and ref.task == "explain":
+            identity = ref.identity
+            found.setdefault(
+                (identity.key, ref.run),
+                Generation(
+                    identity.task,
+                    identity.task_version,
+                    identity.model,
+                    identity.prompt,
+                    identity.data,
+                    identity.sample_ids,
+                    ref.run,
+                    ref.rel,
+                    identity.data_digest,
+                ),
+            )
+    return sorted(found.values(), key=lambda g: g.log)

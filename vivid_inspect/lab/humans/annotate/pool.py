@@ -45,7 +45,6 @@ from vivid_inspect.lab.humans.annotate.items import Item, Sheet, read_sheet
 from vivid_inspect.lab.humans.annotate.queues import assign, check_annotators, normalise_name
 from vivid_inspect.lab.humans.annotate.sheets import SHEET_COLUMNS, export_sheet, import_sheets
 from vivid_inspect.lab.humans.annotate.workspace import Workspace, quoted
-from vivid_inspect.lab.humans.binding import generations_in
 from vivid_inspect.lab.humans.scores_file import read_generation_record, read_human_scores, record_path
 from vivid_inspect.lab.humans.sheet_files import cut, neutralise
 from vivid_inspect.lab.humans.sheet_lock import hold_annotation_folder
@@ -58,7 +57,7 @@ from vivid_inspect.lab.report.allocation import (
     plan_lines,
 )
 from vivid_inspect.lab.report.judges import choose_judge, judge_rows, latest, select
-from vivid_inspect.lab.report.logs import read_logs
+from vivid_inspect.lab.report.logs import generations_in, read_logs
 from vivid_inspect.lab.report.ppi import residual_spread
 
 POOL_FILE = "pool.json"

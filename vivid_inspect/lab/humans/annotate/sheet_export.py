@@ -22,12 +22,11 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log_sample, read_eval_
 from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.generation_key import Generation, candidate_list, choose, generation_of, matches
 from vivid_inspect.lab.bounded_zip import Budget, InflationError, check_members, max_inflated
-from vivid_inspect.lab.humans.binding import generations_in
 from vivid_inspect.lab.humans.scores_file import record_path
 from vivid_inspect.lab.humans.sheet_files import check_output, cut, neutralise
 from vivid_inspect.lab.humans.sheet_lock import not_served
 from vivid_inspect.lab.report.log_files import NOT_GENERATIONS, not_generations, read_header
-from vivid_inspect.lab.report.logs import read_logs, read_summaries
+from vivid_inspect.lab.report.logs import generations_in, read_logs, read_summaries
 from vivid_inspect.log_contract import sample_idiom, sample_meaning, short_task
 from vivid_inspect.taxonomy import THEME_NAMES
 from vivid_inspect.text import nfc, strip_reasoning

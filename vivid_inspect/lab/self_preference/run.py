@@ -4,7 +4,7 @@ Judges ``j`` score the same items of generators ``g``. A cell where judge and ge
 family may hold self-preference; the others are assumed free of it. Each judge's leniency and
 scale and each generator's quality are fitted on the others, and an own-family cell's *excess*,
 its shift beyond them, is the self-preference estimate (the model and why it is identified:
-`vivid_inspect.lab.audit.self_preference_model`). Because the suspect cells have shifts of their
+`vivid_inspect.lab.self_preference.model`). Because the suspect cells have shifts of their
 own, one judge's preference moves its own cell's excess and no other's.
 
 Designs the estimate accepts, and what it says otherwise (`SelfPreferenceError`, exit 2):
@@ -49,7 +49,9 @@ import yaml
 from threadpoolctl import threadpool_limits
 
 from vivid_inspect.lab.audit.family import NO_FAMILY, FamilyError, normalise_family, resolve_family
-from vivid_inspect.lab.audit.self_preference_card import (
+from vivid_inspect.lab.report.judges import JudgeKey, judge_keys, judge_rows, latest, strategy_of
+from vivid_inspect.lab.report.logs import read_logs
+from vivid_inspect.lab.self_preference.card import (
     CellResult,
     GeneratorFit,
     JudgeFit,
@@ -57,7 +59,7 @@ from vivid_inspect.lab.audit.self_preference_card import (
     SelfPreferenceCard,
     SelfPreferenceError,
 )
-from vivid_inspect.lab.audit.self_preference_model import (
+from vivid_inspect.lab.self_preference.model import (
     SCORE_MAX,
     SCORE_MIN,
     ModelError,
@@ -65,8 +67,6 @@ from vivid_inspect.lab.audit.self_preference_model import (
     fit,
     linked,
 )
-from vivid_inspect.lab.report.judges import JudgeKey, judge_keys, judge_rows, latest, strategy_of
-from vivid_inspect.lab.report.logs import read_logs
 from vivid_inspect.log_contract import LEXICAL, PANEL_STRATEGY, SPEC_FILE
 
 if TYPE_CHECKING:  # a type only: the estimate from scores needs no log reader

@@ -30,7 +30,10 @@ from inspect_ai.model import (
     get_model,
 )
 
-from vivid_inspect.lab.audit.self_preference import (
+from vivid_inspect.lab.cli.audit_from import handle_from
+from vivid_inspect.lab.cli.main import main
+from vivid_inspect.lab.report.logs import SCORE_COLUMNS
+from vivid_inspect.lab.self_preference.run import (
     MIN_ITEMS,
     Participant,
     SelfPreferenceCard,
@@ -42,9 +45,6 @@ from vivid_inspect.lab.audit.self_preference import (
     run_self_preference,
     spec_families,
 )
-from vivid_inspect.lab.cli.audit_from import handle_from
-from vivid_inspect.lab.cli.main import main
-from vivid_inspect.lab.report.logs import SCORE_COLUMNS
 from vivid_inspect.log_contract import AUDIT_TAG, SANITY_TAG
 from vivid_inspect.scorers.judge import judge_scorer
 from vivid_inspect.tasks import explain

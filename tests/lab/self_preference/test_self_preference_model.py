@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import optimize, special
 
-from vivid_inspect.lab.audit import self_preference_model as model
+from vivid_inspect.lab.self_preference import model
 
 
 def draw(n: int, *, seed: int = 0, scales=(1.4, 1.0, 0.7), quality=(3.6, 3.0, 2.4), noise=0.5, shift=None):

@@ -1,6 +1,6 @@
 """The self-preference card: each judge's excess score of each generator, who is flagged, its files.
 
-Built by [`vivid_inspect.lab.audit.self_preference`][vivid_inspect.lab.audit.self_preference]; printed by ``vivid audit --from LOG_DIR`` and
+Built by [`vivid_inspect.lab.self_preference.run`][vivid_inspect.lab.self_preference.run]; printed by ``vivid audit --from LOG_DIR`` and
 written as ``self_preference.md`` and ``self_preference.csv``.
 """
 

@@ -404,7 +404,7 @@ def _grid(whole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The quality grid and its log weights (a standard normal, trapezoid rule).
 
     A step of 0.1 integrates an item's likelihood to 1e-6 even when three judges agree up to their
-    rounding (tests/lab/audit/test_audit_self_preference_model.py); continuous scores, whose densities can be
+    rounding (tests/lab/self_preference/test_self_preference_model.py); continuous scores, whose densities can be
     narrower, get 0.05.
     """
     step = _WHOLE_STEP if whole.all() else _CONTINUOUS_STEP
