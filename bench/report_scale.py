@@ -1,20 +1,23 @@
-"""Item 4 — reports at scale: ``vivid report`` over the logs of the paper's runs.
+"""Item 4 — reports at scale: ``vivid report`` over a paper-scale folder of logs.
 
-The log folder holds what ``vivid run`` writes for ``paper_generative.yaml`` (8 models × 2
-prompts × 1,636 items: 16 generation logs and their 16 judged copies) and ``judge_ablation.yaml``
-(200 items judged with the 4 strategies: 1 generation log, 4 judged copies), 37 logs in all.
+The folder holds what ``vivid run`` writes for ``paper_generative.yaml`` with the four LLM judge
+strategies of ``judge_ablation.yaml`` (zero-shot, demonstration, CoT, aspect): 8 models × 2
+prompts = 16 generation logs of 1,636 items, each judged by the 4 judges, so 16 + 64 = 80 logs
+and 104,704 judge scores (issue 32's "16 generations × 1,636 items, 4 judges").
 
-Making 37 logs with Inspect would take most of the bench budget, so one generation log and its
+Making 80 logs with Inspect would take most of the bench budget, so one generation log and its
 judged copy are made for real by ``vivid run`` (vivid/oracle generating, the offline vivid/chrf
-grader judging, all 1,636 synthetic items), and the others are copies of those two files with
-the model, prompt, ids and judge rewritten and every judge score shifted per model (in the
-header and summaries, which the report reads; sample bodies are copied as they are). Then the
-real ``vivid report`` command runs in a fresh process; the script reports its wall time, peak
-RSS, and which members of the ``.eval`` zips it opened (to show it reads only what it needs).
+grader judging with the aspect prompt, all 1,636 synthetic items), and the others are copies of
+those two files with the model, prompt, ids, judge and scorer name rewritten and every judge score
+shifted per model, prompt and judge (in the header and summaries, which the report reads; sample
+bodies are copied as they are). Then the real ``vivid report`` command runs in a fresh process;
+the script reports its wall time, peak RSS, and which members of the ``.eval`` zips it opened
+(to show it reads only what it needs).
 
     python bench/report_scale.py            # 1,636 items per log
     python bench/report_scale.py --quick    # 100 items per log
     python bench/report_scale.py --routes   # also: the same folder read by Inspect's public readers
+    python bench/report_scale.py --against ../before --keep /tmp/paper-folder   # before/after
 
 ``--routes`` times four ways of reading the folder's headers and per-sample scores, each alone in
 a fresh process: the report's reader (``read_logs``, which builds the score frame too), the
@@ -22,6 +25,18 @@ public per-log route (``read_eval_log(header_only=True)`` + ``read_eval_log_samp
 the same with the members first inflated within the cap (what switching would cost to keep the
 decompression-bomb protection) and ``inspect_ai.analysis`` (``evals_df`` + ``samples_df``,
 summaries only).
+
+``--against DIR`` compares this checkout's report with another checkout's (DIR: a second
+worktree of the repository, e.g. ``git worktree add --detach ../before COMMIT``). The folder is
+built once; then ``vivid report FOLDER --out OUT`` runs alternately with each checkout's code
+(this, DIR, this, DIR, ...; ``--runs`` of each, 3 by default), each in a fresh process whose
+``PYTHONPATH`` is the checkout and whose entry point is the checkout's own ``vivid`` script, each
+into a fresh ``--out``. It prints each run's wall and CPU time, peak RSS and the 1-minute load
+average at its start, the median wall times, their ratio this / DIR (the goal: at most 1.05),
+and ``diff -rq`` of the two checkouts' first report folders and printed reports (the evidence
+that the change moved no output; this checkout's first and second runs are compared too, as
+the control). ``--keep DIR`` builds the folder there and leaves it, or reuses it when it was
+built there before with the same number of items (building takes a minute or more).
 """
 
 from __future__ import annotations
@@ -35,15 +50,17 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import uuid
 import zipfile
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import yaml
-from _common import GIB, Section, emit, finish, peak_rss_mib, run_worker, scratch_env
+from _common import GIB, REPO_DIR, Section, emit, finish, median, peak_rss_mib, run_worker, scratch_env
 from synthetic import FULL_ROWS, write_synthetic
 
 MODELS = (
@@ -58,9 +75,12 @@ MODELS = (
 )
 PROMPTS = ("zero_shot", "few_shot")
 STRATEGIES = ("zero_shot", "demonstration", "cot", "aspect")
-ABLATION_ITEMS = 200
+BASE_SCORER = "judge_aspect"
+"""The score column of the one judged log made for real (the aspect strategy)."""
 GOAL_SECONDS = 30.0
 GOAL_BYTES = 2 * GIB
+GOAL_RATIO = 1.05
+"""Issue 32: the report after the move takes at most 1.05 × the time it took before."""
 
 Edit = Callable[[dict[str, Any]], None]
 
@@ -79,7 +99,7 @@ def base_spec(data: Path, log_dir: Path) -> dict[str, Any]:
     }
 
 
-def copy_log(source: Path, target: Path, header: Edit, summary: Edit, keep: set[str] | None = None) -> None:
+def copy_log(source: Path, target: Path, header: Edit, summary: Edit) -> None:
     """Copy an ``.eval`` zip, editing its header (and journal start) and each sample summary.
 
     Args:
@@ -87,7 +107,6 @@ def copy_log(source: Path, target: Path, header: Edit, summary: Edit, keep: set[
         target: Where the copy goes.
         header: Edits ``header.json`` and the ``eval`` part of ``_journal/start.json`` in place.
         summary: Edits each summary dict in place.
-        keep: Sample ids to keep (all when None); sample files of other ids are left out.
     """
     import inspect_ai.log  # noqa: F401  (registers zstd with zipfile)
 
@@ -96,8 +115,7 @@ def copy_log(source: Path, target: Path, header: Edit, summary: Edit, keep: set[
         for info in old.infolist():
             name = info.filename
             if name.startswith("samples/"):
-                if keep is None or name[len("samples/") :].split("_epoch_")[0] in keep:
-                    _copy_raw(old, info, new)
+                _copy_raw(old, info, new)
                 continue
             data = old.read(info)
             if name == "header.json" or name == "_journal/start.json":
@@ -105,17 +123,10 @@ def copy_log(source: Path, target: Path, header: Edit, summary: Edit, keep: set[
                 header(content)
                 data = json.dumps(content, ensure_ascii=False).encode()
             elif name == "summaries.json" or name.startswith("_journal/summaries/"):
-                rows = [row for row in json.loads(data) if keep is None or str(row.get("id")) in keep]
+                rows = json.loads(data)
                 for row in rows:
                     summary(row)
                 data = json.dumps(rows, ensure_ascii=False).encode()
-            elif name == "reductions.json" and keep is not None:
-                content = json.loads(data)
-                for reduction in content:
-                    reduction["samples"] = [
-                        s for s in reduction.get("samples", []) if str(s.get("sample_id")) in keep
-                    ]
-                data = json.dumps(content, ensure_ascii=False).encode()
             new.writestr(_info_like(info), data)
 
 
@@ -184,8 +195,46 @@ def rename_scorer(old: str, new: str) -> Edit:
     return edit
 
 
+def judged_summary(scorer: str, seed: str, shift: float) -> Edit:
+    """An edit of the base judged log's summary: the score column renamed, the score shifted."""
+    rename, move = rename_scorer(BASE_SCORER, scorer), shift_scores(scorer, seed, shift)
+
+    def edit(row: dict[str, Any]) -> None:
+        rename(row)
+        move(row)
+
+    return edit
+
+
+def judged_header(gen_header: Edit, gen_rel: str, gen_eval_id: str, strategy: str) -> Edit:
+    """An edit of the base judged log's header into the ``strategy`` judge's log of one generation."""
+    scorer = f"judge_{strategy}"
+
+    def edit(content: dict[str, Any]) -> None:
+        gen_header(content)
+        spec = content.get("eval", content)
+        spec["eval_id"] = uuid.uuid4().hex[:22]
+        record = (spec.get("metadata") or {}).get("vivid_judge")
+        if record is not None:
+            record.update(
+                name=f"gpt41_{strategy}",
+                strategy=strategy,
+                generation_log=gen_rel,
+                generation_eval_id=gen_eval_id,
+            )
+            # A real judged log records its judge's usage under its own scorer name.
+            usage = record.get("usage") or {}
+            if BASE_SCORER in usage:
+                usage[scorer] = usage.pop(BASE_SCORER)
+        for part in ((content.get("results") or {}).get("scores") or []) + (spec.get("scorers") or []):
+            if part.get("name") == BASE_SCORER:
+                part["name"] = scorer
+
+    return edit
+
+
 def build_log_dir(root: Path, items: int) -> dict[str, Any]:
-    """Make the base cell for real, then the paper's 37 logs from it; return what was made."""
+    """Make the base cell for real, then the paper-scale folder from it; return what was made."""
     data = write_synthetic(root / "vivid_synthetic.csv", items)
     base_dir = root / "base"
     spec = root / "base.yaml"
@@ -214,6 +263,7 @@ def build_log_dir(root: Path, items: int) -> dict[str, Any]:
     (judged,) = sorted((base_dir / "judged" / "gpt41_aspect").glob("*.eval"))
 
     logs = root / "logs"
+    paper = logs / "paper_generative"
     made = 0
     for m, model in enumerate(MODELS):
         for p, prompt in enumerate(PROMPTS):
@@ -227,76 +277,26 @@ def build_log_dir(root: Path, items: int) -> dict[str, Any]:
                 spec = _set_eval(content, model=model, eval_id=eval_id, run_id=uuid.uuid4().hex[:22])
                 spec["task_args"] = {**(spec.get("task_args") or {}), "prompt": prompt}
 
-            def judged_header(
-                content: dict[str, Any],
-                gen_header: Edit = gen_header,
-                gen_rel: str = gen_rel,
-                eval_id: str = eval_id,
-            ) -> None:
-                gen_header(content)
-                spec = content.get("eval", content)
-                spec["eval_id"] = uuid.uuid4().hex[:22]
-                record = (spec.get("metadata") or {}).get("vivid_judge")
-                if record is not None:
-                    record.update(generation_log=gen_rel, generation_eval_id=eval_id)
-
-            paper = logs / "paper_generative"
             copy_log(generation, paper / gen_rel, gen_header, lambda row: None)
-            copy_log(
-                judged,
-                paper / "judged" / "gpt41_aspect" / name,
-                judged_header,
-                shift_scores("judge_aspect", f"{model}|{prompt}", 0.3 * m + 0.2 * p),
-            )
-            made += 2
+            made += 1
+            for s, strategy in enumerate(STRATEGIES):
+                scorer = f"judge_{strategy}"
 
-    ablation = logs / "judge_ablation"
-    keep = {str(i) for i in random.Random(0).sample(range(1, items + 1), min(ABLATION_ITEMS, items))}
-    eval_id = uuid.uuid4().hex[:22]
-    name = f"2026-01-02T00-00-00-00-00_explain_{eval_id}.eval"
-
-    def planned(spec: dict[str, Any]) -> None:
-        # The ablation ran on 200 items: its header plans those (the report keys a generation on them).
-        dataset = spec.setdefault("dataset", {})
-        dataset["sample_ids"] = [i for i in dataset.get("sample_ids") or [] if str(i) in keep]
-
-    def ablation_header(content: dict[str, Any]) -> None:
-        planned(_set_eval(content, model="openai/gpt-4o", eval_id=eval_id))
-
-    copy_log(generation, ablation / "generations" / name, ablation_header, lambda row: None, keep)
-    made += 1
-    for s, strategy in enumerate(STRATEGIES):
-        scorer = f"judge_{strategy}"
-
-        def strategy_header(content: dict[str, Any], strategy: str = strategy, scorer: str = scorer) -> None:
-            spec = _set_eval(content, model="openai/gpt-4o", eval_id=uuid.uuid4().hex[:22])
-            planned(spec)
-            record = (spec.get("metadata") or {}).get("vivid_judge")
-            if record is not None:
-                record.update(
-                    name=f"gpt41_{strategy}",
-                    strategy=strategy,
-                    generation_log=f"generations/{name}",
-                    generation_eval_id=eval_id,
+                copy_log(
+                    judged,
+                    paper / "judged" / f"gpt41_{strategy}" / name,
+                    judged_header(gen_header, gen_rel, eval_id, strategy),
+                    judged_summary(scorer, f"{model}|{prompt}|{strategy}", 0.3 * m + 0.2 * p + 0.25 * s),
                 )
-                # A real judged log records its judge's usage under its own scorer name.
-                usage = record.get("usage") or {}
-                if "judge_aspect" in usage:
-                    usage[scorer] = usage.pop("judge_aspect")
-            for part in ((content.get("results") or {}).get("scores") or []) + (spec.get("scorers") or []):
-                if part.get("name") == "judge_aspect":
-                    part["name"] = scorer
-
-        def strategy_summary(row: dict[str, Any], scorer: str = scorer, s: int = s) -> None:
-            rename_scorer("judge_aspect", scorer)(row)
-            shift_scores(scorer, scorer, 0.25 * s)(row)
-
-        copy_log(
-            judged, ablation / "judged" / f"gpt41_{strategy}" / name, strategy_header, strategy_summary, keep
-        )
-        made += 1
+                made += 1
     total = sum(f.stat().st_size for f in logs.rglob("*.eval"))
-    return {"logs_dir": str(logs), "logs": made, "bytes": total, "base_seconds": base_seconds}
+    return {
+        "logs_dir": str(logs),
+        "items": items,
+        "logs": made,
+        "bytes": total,
+        "base_seconds": base_seconds,
+    }
 
 
 def report_worker(log_dir: Path, out: Path) -> dict[str, Any]:
@@ -419,17 +419,72 @@ def measure_routes(section: Section, logs_dir: Path, scratch: Path) -> None:
         section.figures[f"route_{route}"] = {**result, "wall_s": wall}
 
 
-def measure(items: int, routes: bool = False) -> Section:
+FOLDER_RECORD = "built.json"
+"""What ``--keep DIR`` writes beside the folder it built, to reuse it next time."""
+
+
+def kept_folder(keep: Path, items: int) -> dict[str, Any] | None:
+    """The folder built in ``keep`` before, None when ``keep`` is new or empty.
+
+    Raises:
+        ValueError: ``keep`` holds something else, or a folder of another size.
+    """
+    record = keep / FOLDER_RECORD
+    if record.is_file():
+        built = dict(json.loads(record.read_text(encoding="utf-8")))
+        if built.get("items") != items:
+            raise ValueError(
+                f"--keep {keep}: the folder there has {built.get('items')} items per log, not {items}; "
+                "pass the same size or another folder"
+            )
+        return built
+    if keep.exists() and (not keep.is_dir() or any(keep.iterdir())):
+        raise ValueError(f"--keep {keep}: not empty and no {FOLDER_RECORD} in it; pass a new or empty folder")
+    return None
+
+
+@contextmanager
+def log_folder(items: int, keep: Path | None) -> Iterator[dict[str, Any]]:
+    """The paper-scale folder: built in a scratch folder and deleted after, or kept in ``keep``."""
+    if keep is None:
+        with tempfile.TemporaryDirectory(prefix="vivid-bench-report-") as scratch:
+            yield build_log_dir(Path(scratch), items)
+        return
+    built = kept_folder(keep, items)
+    if built is None:
+        keep.mkdir(parents=True, exist_ok=True)
+        built = build_log_dir(keep.resolve(), items)
+        (keep / FOLDER_RECORD).write_text(json.dumps(built, indent=2) + "\n", encoding="utf-8")
+    else:
+        built = {**built, "base_seconds": None}  # reused: nothing was built in this run
+    yield built
+
+
+def folder_note(built: dict[str, Any]) -> str:
+    """Where the folder came from, for the section's notes."""
+    if built["base_seconds"] is None:
+        return f"The folder was reused from {Path(built['logs_dir']).parent} (built by an earlier run)."
+    return (
+        f"The base generation and judged logs were made by `vivid run` in {built['base_seconds']:.0f} s; "
+        "the other logs are edited copies (see the script's docstring)."
+    )
+
+
+def folder_shape(items: int) -> str:
+    logs = len(MODELS) * len(PROMPTS)
+    return (
+        f"{logs} explanation logs of {items:,} items (8 models × 2 prompts), each judged by the "
+        f"{len(STRATEGIES)} LLM judge strategies ({logs} + {logs * len(STRATEGIES)} logs)"
+    )
+
+
+def measure(items: int, routes: bool = False, keep: Path | None = None) -> Section:
     """Build the log folder, then time the report over it in a fresh process."""
     section = Section(
-        "report_scale",
-        "4. Reports at scale: `vivid report` over the paper's logs",
-        f"16 explanation logs of {items:,} items (8 models × 2 prompts) with their 16 judged copies, "
-        f"plus a 4-judge ablation on {min(ABLATION_ITEMS, items)} items (1 + 4 logs)",
+        "report_scale", "4. Reports at scale: `vivid report` over a paper-scale folder", folder_shape(items)
     )
-    with tempfile.TemporaryDirectory(prefix="vivid-bench-report-") as scratch_dir:
-        scratch = Path(scratch_dir)
-        built = build_log_dir(scratch, items)
+    with log_folder(items, keep) as built, tempfile.TemporaryDirectory(prefix="vivid-bench-report-") as out:
+        scratch = Path(out)
         started = time.monotonic()
         result = run_worker(
             Path(__file__), ["--worker", built["logs_dir"], str(scratch / "report")], env=scratch_env(scratch)
@@ -463,16 +518,185 @@ def measure(items: int, routes: bool = False) -> Section:
     section.goal(
         "reads only what it needs", f"{summaries} summaries.json, {samples} sample files opened", samples == 0
     )
-    section.notes.append(
-        f"The base generation and judged logs were made by `vivid run` in {built['base_seconds']:.0f} s; "
-        "the other logs are edited copies (see the script's docstring)."
-    )
+    section.notes.append(folder_note(built))
     section.notes.append(f"zip members opened: {json.dumps(result['opened'])}")
     return section
 
 
+# --------------------------------------------------------------------------- before / after (--against)
+
+
+def checkout_commit(checkout: Path) -> str:
+    """The checkout's short commit, marked when its files differ from it."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(checkout), *args], capture_output=True, text=True, timeout=30)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown commit"
+    return f"{commit} + uncommitted changes" if git("status", "--porcelain") else commit
+
+
+def vivid_command(checkout: Path) -> list[str]:
+    """The checkout's own ``vivid`` console script (from its pyproject.toml), run by this interpreter.
+
+    Run with the checkout as ``PYTHONPATH`` (and a working directory outside it), the entry point
+    and everything it imports are the checkout's, wherever the move put the CLI.
+    """
+    project = tomllib.loads((checkout / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    module, function = project["scripts"]["vivid"].split(":")
+    code = f"import sys; from {module} import {function}; sys.argv[0] = 'vivid'; sys.exit({function}())"
+    return [sys.executable, "-c", code]
+
+
+def checkout_env(checkout: Path, scratch: Path) -> dict[str, str]:
+    return {**os.environ, **scratch_env(scratch), "PYTHONPATH": str(checkout)}
+
+
+def check_imports_from(checkout: Path, scratch: Path) -> None:
+    """Fail unless a process set up as the timed runs are imports the package from ``checkout``."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import vivid_inspect; print(vivid_inspect.__file__)"],
+        capture_output=True,
+        text=True,
+        env=checkout_env(checkout, scratch),
+        cwd=scratch,
+        timeout=120,
+    )
+    where = Path(done.stdout.strip() or "?").resolve()
+    if checkout.resolve() not in where.parents:
+        raise RuntimeError(
+            f"with PYTHONPATH={checkout}, vivid_inspect is imported from {where}, not the checkout"
+        )
+
+
+def timed_report(checkout: Path, logs: Path, out: Path, scratch: Path) -> dict[str, Any]:
+    """``vivid report LOGS --out OUT`` with the checkout's code in a fresh process, timed.
+
+    The printed report goes to ``OUT.stdout`` (beside the folder, so the folders compare alone).
+    """
+    load = os.getloadavg()[0]
+    command = [*vivid_command(checkout), "report", str(logs), "--out", str(out)]
+    stdout_path, stderr_path = out.with_name(out.name + ".stdout"), out.with_name(out.name + ".stderr")
+    with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
+        started = time.monotonic()
+        process = subprocess.Popen(
+            command, stdout=stdout, stderr=stderr, env=checkout_env(checkout, scratch), cwd=scratch
+        )
+        # wait4 gives this child's own CPU time and peak RSS (RUSAGE_CHILDREN pools every run).
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.monotonic() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        tail = "\n".join(stderr_path.read_text(errors="replace").splitlines()[-20:])
+        raise RuntimeError(f"vivid report with {checkout} failed (exit {process.returncode}):\n{tail}")
+    return {
+        "load_1min": load,
+        "wall_s": wall,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "peak_rss_mib": usage.ru_maxrss / 1024,
+    }
+
+
+def compare_reports(a: Path, b: Path) -> list[str]:
+    """``diff -rq`` of two report folders, plus whether their printed reports differ; [] when equal.
+
+    The printed report names its ``--out`` folder, which differs by construction: that path is
+    replaced before comparing.
+    """
+    done = subprocess.run(["diff", "-rq", str(a), str(b)], capture_output=True, text=True, timeout=300)
+    lines = [line.replace(str(a.parent) + os.sep, "") for line in done.stdout.splitlines()]
+    printed = [
+        path.with_name(path.name + ".stdout")
+        .read_text(encoding="utf-8", errors="replace")
+        .replace(str(path), "OUT")
+        for path in (a, b)
+    ]
+    if printed[0] != printed[1]:
+        lines.append(f"printed reports {a.name}.stdout and {b.name}.stdout differ")
+    return lines
+
+
+def measure_against(against: Path, items: int, runs: int, keep: Path | None) -> Section:
+    """Time the report with this checkout's code and ``against``'s, alternately, on one folder."""
+    this = REPO_DIR
+    labels = {"this": checkout_commit(this), "against": checkout_commit(against)}
+    section = Section(
+        "report_scale_against",
+        f"4. Reports at scale, before and after: this checkout ({labels['this']}) "
+        f"against {against} ({labels['against']})",
+        f"{folder_shape(items)}; `vivid report FOLDER --out OUT`, {runs} runs each, alternating",
+    )
+    by_code: dict[str, list[dict[str, Any]]] = {"this": [], "against": []}
+    with log_folder(items, keep) as built, tempfile.TemporaryDirectory(prefix="vivid-bench-report-") as out:
+        scratch = Path(out)
+        logs = Path(built["logs_dir"])
+        for checkout in (this, against):
+            check_imports_from(checkout, scratch)
+        for run in range(1, runs + 1):
+            for code, checkout in (("this", this), ("against", against)):
+                result = timed_report(checkout, logs, scratch / f"{code}-{run}", scratch)
+                by_code[code].append(result)
+                print(
+                    f"run {run} {code}: {result['wall_s']:.1f} s wall, {result['cpu_s']:.1f} s CPU, "
+                    f"load {result['load_1min']:.1f} at start",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                section.rows.append(
+                    {
+                        "run": run,
+                        "code": f"{code} ({labels[code]})",
+                        "load at start": result["load_1min"],
+                        "wall s": result["wall_s"],
+                        "CPU s": result["cpu_s"],
+                        "peak RSS MiB": result["peak_rss_mib"],
+                    }
+                )
+        outputs = compare_reports(scratch / "this-1", scratch / "against-1")
+        control = compare_reports(scratch / "this-1", scratch / "this-2") if runs > 1 else []
+        files = sum(1 for f in (scratch / "this-1").rglob("*") if f.is_file())
+    wall = {code: median([r["wall_s"] for r in results]) for code, results in by_code.items()}
+    cpu = {code: median([r["cpu_s"] for r in results]) for code, results in by_code.items()}
+    ratio, cpu_ratio = wall["this"] / wall["against"], cpu["this"] / cpu["against"]
+    section.goal(
+        f"this / against ≤ {GOAL_RATIO:.2f} (after / before when DIR is the older commit), "
+        f"median wall of {runs} interleaved runs each",
+        f"{ratio:.3f} × ({wall['this']:.1f} s / {wall['against']:.1f} s)",
+        ratio <= GOAL_RATIO,
+    )
+    section.goal(
+        "CPU time, this / against (median; less moved by other load than wall time)",
+        f"{cpu_ratio:.3f} × ({cpu['this']:.1f} s / {cpu['against']:.1f} s)",
+        None,
+    )
+    section.goal(
+        "the same output (`diff -rq` of the first runs' folders and printed reports)",
+        f"identical ({files} files)" if not outputs else f"{len(outputs)} differences",
+        not outputs,
+    )
+    section.notes.append(folder_note(built))
+    section.notes += [f"this-1 vs against-1: {line}" for line in outputs]
+    if runs > 1:
+        section.notes.append(
+            f"control, this-1 vs this-2: {'identical' if not control else '; '.join(control)}"
+        )
+    section.figures = {
+        **built,
+        "commits": labels,
+        "runs": by_code,
+        "median_wall_s": wall,
+        "median_cpu_s": cpu,
+        "ratio": ratio,
+        "cpu_ratio": cpu_ratio,
+        "differences": outputs,
+        "control_differences": control,
+    }
+    return section
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the report measurement, or the report worker."""
+    """Run the report measurement, the before/after comparison, or a worker."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -480,6 +704,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=None, help=f"items per log (default {FULL_ROWS})")
     parser.add_argument("--json", type=Path, default=None, help="also write the section as JSON here")
     parser.add_argument("--routes", action="store_true", help="also time Inspect's public log readers")
+    parser.add_argument(
+        "--against", type=Path, default=None, metavar="DIR", help="compare with another checkout's report"
+    )
+    parser.add_argument(
+        "--runs", type=int, default=3, help="runs of each checkout with --against (default 3)"
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="build the folder here and keep it, or reuse it",
+    )
     parser.add_argument("--route", nargs=2, metavar=("ROUTE", "LOG_DIR"), help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs=2, type=Path, metavar=("LOG_DIR", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -489,9 +726,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.worker:
         emit(report_worker(*args.worker))
         return 0
-    started = time.monotonic()
     items = args.items or (100 if args.quick else FULL_ROWS)
-    return finish(measure(items, routes=args.routes), started, args.json)
+    if args.against is not None:
+        if args.routes:
+            parser.error("--routes and --against measure different things: run them separately")
+        if not (args.against / "pyproject.toml").is_file():
+            parser.error(
+                f"--against {args.against}: no pyproject.toml there; pass a checkout of this repository"
+            )
+        if args.runs < 1:
+            parser.error("--runs must be at least 1")
+    if args.keep is not None:
+        try:
+            kept_folder(args.keep, items)
+        except ValueError as error:
+            parser.error(str(error))
+    started = time.monotonic()
+    if args.against is not None:
+        section = measure_against(args.against, items, args.runs, args.keep)
+    else:
+        section = measure(items, routes=args.routes, keep=args.keep)
+    return finish(section, started, args.json)
 
 
 if __name__ == "__main__":
