@@ -195,9 +195,16 @@ def rename_scorer(old: str, new: str) -> Edit:
     return edit
 
 
-def judged_summary(scorer: str, seed: str, shift: float) -> Edit:
-    """An edit of the base judged log's summary: the score column renamed, the score shifted."""
-    rename, move = rename_scorer(BASE_SCORER, scorer), shift_scores(scorer, seed, shift)
+def judged_summary(m: int, p: int, s: int) -> Edit:
+    """How the copy of model ``m``, prompt ``p`` and judge strategy ``s`` edits each base summary.
+
+    The score column is renamed to the strategy's scorer and the score shifted (each copy its
+    own mean, and its own noise per item).
+    """
+    strategy = STRATEGIES[s]
+    scorer = f"judge_{strategy}"
+    rename = rename_scorer(BASE_SCORER, scorer)
+    move = shift_scores(scorer, f"{MODELS[m]}|{PROMPTS[p]}|{strategy}", 0.3 * m + 0.2 * p + 0.25 * s)
 
     def edit(row: dict[str, Any]) -> None:
         rename(row)
@@ -280,13 +287,11 @@ def build_log_dir(root: Path, items: int) -> dict[str, Any]:
             copy_log(generation, paper / gen_rel, gen_header, lambda row: None)
             made += 1
             for s, strategy in enumerate(STRATEGIES):
-                scorer = f"judge_{strategy}"
-
                 copy_log(
                     judged,
                     paper / "judged" / f"gpt41_{strategy}" / name,
                     judged_header(gen_header, gen_rel, eval_id, strategy),
-                    judged_summary(scorer, f"{model}|{prompt}|{strategy}", 0.3 * m + 0.2 * p + 0.25 * s),
+                    judged_summary(m, p, s),
                 )
                 made += 1
     total = sum(f.stat().st_size for f in logs.rglob("*.eval"))
@@ -299,7 +304,58 @@ def build_log_dir(root: Path, items: int) -> dict[str, Any]:
     }
 
 
-def report_worker(log_dir: Path, out: Path) -> dict[str, Any]:
+HUMAN_GENERATION = f"{MODELS[0]} {PROMPTS[0]}"
+HUMAN_ITEMS = 250
+"""The generation ``--human`` scores belong to (the paper's people scored one model's explanations)."""
+
+
+def human_file(logs_dir: Path) -> Path:
+    """Where ``--human`` keeps its scores: beside the log folder, not in it."""
+    return logs_dir.parent / "humans.csv"
+
+
+def write_human_scores(logs_dir: Path, items: int) -> Path:
+    """Human scores shaped like the paper's: 2 annotators, 150 items each, 50 of them scored by both.
+
+    A score is the aspect judge's score of the item in that generation (as its copy holds it),
+    lowered by 0.5 with seeded noise of up to ±1 per annotator and item, so people agree with the
+    judge in part and score a little lower (a judge bias to correct). With fewer than
+    250 items (``--quick``) every item is scored, a fifth of them by both.
+    """
+    import csv
+
+    import inspect_ai.log  # noqa: F401  (registers zstd with zipfile)
+
+    (judged,) = sorted((logs_dir.parent / "base" / "judged" / "gpt41_aspect").glob("*.eval"))
+    with zipfile.ZipFile(judged) as log:
+        rows = json.loads(log.read("summaries.json"))
+    aspect = STRATEGIES.index("aspect")
+    edit = judged_summary(0, 0, aspect)  # as the copy for HUMAN_GENERATION's aspect judge
+    for row in rows:
+        edit(row)
+    judge = {str(row["id"]): row["scores"][f"judge_{STRATEGIES[aspect]}"]["value"] for row in rows}
+    ids = sorted(judge, key=lambda id: random.Random(f"humans|{id}").random())[:HUMAN_ITEMS]
+    shared = len(ids) // 5
+    annotators = {"A": ids[: (len(ids) + shared) // 2], "B": ids[(len(ids) - shared) // 2 :]}
+    path = human_file(logs_dir)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "score", "annotator"])
+        for annotator, scored in annotators.items():
+            for id in scored:
+                noise = random.Random(f"{annotator}|{id}").uniform(-1, 1)
+                writer.writerow([id, int(min(5, max(0, round(judge[id] - 0.5 + noise)))), annotator])
+    return path
+
+
+def report_options(logs_dir: Path, human: bool) -> list[str]:
+    """The options every timed ``vivid report`` gets after ``LOG_DIR --out OUT``."""
+    if not human:
+        return []
+    return ["--human", str(human_file(logs_dir)), "--human-generation", HUMAN_GENERATION]
+
+
+def report_worker(log_dir: Path, out: Path, human: bool = False) -> dict[str, Any]:
     """Run ``vivid report LOG_DIR`` in this process; count the zip members it opens."""
     started = time.monotonic()
     opened: Counter[str] = Counter()
@@ -329,7 +385,7 @@ def report_worker(log_dir: Path, out: Path) -> dict[str, Any]:
 
         subparsers = parser._subparsers._group_actions[0]  # type: ignore[union-attr]
         report.register(subparsers)
-    args = parser.parse_args(["report", str(log_dir), "--out", str(out)])
+    args = parser.parse_args(["report", str(log_dir), "--out", str(out), *report_options(log_dir, human)])
     imported = time.monotonic()
     with open(os.devnull, "w") as sink:
         stdout, sys.stdout = sys.stdout, sink
@@ -470,25 +526,34 @@ def folder_note(built: dict[str, Any]) -> str:
     )
 
 
-def folder_shape(items: int) -> str:
+def folder_shape(items: int, human: bool) -> str:
     logs = len(MODELS) * len(PROMPTS)
-    return (
+    shape = (
         f"{logs} explanation logs of {items:,} items (8 models × 2 prompts), each judged by the "
         f"{len(STRATEGIES)} LLM judge strategies ({logs} + {logs * len(STRATEGIES)} logs)"
     )
+    if human:
+        scored = min(HUMAN_ITEMS, items)
+        shape += (
+            f"; `--human`: 2 annotators on {scored} items of {HUMAN_GENERATION}, {scored // 5} scored by both"
+        )
+    return shape
 
 
-def measure(items: int, routes: bool = False, keep: Path | None = None) -> Section:
+def measure(items: int, routes: bool = False, keep: Path | None = None, human: bool = False) -> Section:
     """Build the log folder, then time the report over it in a fresh process."""
     section = Section(
-        "report_scale", "4. Reports at scale: `vivid report` over a paper-scale folder", folder_shape(items)
+        "report_scale",
+        "4. Reports at scale: `vivid report` over a paper-scale folder",
+        folder_shape(items, human),
     )
     with log_folder(items, keep) as built, tempfile.TemporaryDirectory(prefix="vivid-bench-report-") as out:
         scratch = Path(out)
+        if human:
+            write_human_scores(Path(built["logs_dir"]), items)
         started = time.monotonic()
-        result = run_worker(
-            Path(__file__), ["--worker", built["logs_dir"], str(scratch / "report")], env=scratch_env(scratch)
-        )
+        worker = ["--worker", built["logs_dir"], str(scratch / "report"), *(["--human"] if human else [])]
+        result = run_worker(Path(__file__), worker, env=scratch_env(scratch))
         wall = time.monotonic() - started
         section.figures = {**built, **result, "wall_s": wall}
         if routes:
@@ -570,13 +635,13 @@ def check_imports_from(checkout: Path, scratch: Path) -> None:
         )
 
 
-def timed_report(checkout: Path, logs: Path, out: Path, scratch: Path) -> dict[str, Any]:
-    """``vivid report LOGS --out OUT`` with the checkout's code in a fresh process, timed.
+def timed_report(checkout: Path, logs: Path, out: Path, scratch: Path, options: list[str]) -> dict[str, Any]:
+    """``vivid report LOGS --out OUT OPTIONS`` with the checkout's code in a fresh process, timed.
 
     The printed report goes to ``OUT.stdout`` (beside the folder, so the folders compare alone).
     """
     load = os.getloadavg()[0]
-    command = [*vivid_command(checkout), "report", str(logs), "--out", str(out)]
+    command = [*vivid_command(checkout), "report", str(logs), "--out", str(out), *options]
     stdout_path, stderr_path = out.with_name(out.name + ".stdout"), out.with_name(out.name + ".stderr")
     with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
         started = time.monotonic()
@@ -617,7 +682,7 @@ def compare_reports(a: Path, b: Path) -> list[str]:
     return lines
 
 
-def measure_against(against: Path, items: int, runs: int, keep: Path | None) -> Section:
+def measure_against(against: Path, items: int, runs: int, keep: Path | None, human: bool = False) -> Section:
     """Time the report with this checkout's code and ``against``'s, alternately, on one folder."""
     this = REPO_DIR
     labels = {"this": checkout_commit(this), "against": checkout_commit(against)}
@@ -625,17 +690,21 @@ def measure_against(against: Path, items: int, runs: int, keep: Path | None) -> 
         "report_scale_against",
         f"4. Reports at scale, before and after: this checkout ({labels['this']}) "
         f"against {against} ({labels['against']})",
-        f"{folder_shape(items)}; `vivid report FOLDER --out OUT`, {runs} runs each, alternating",
+        f"{folder_shape(items, human)}; `vivid report FOLDER --out OUT{' --human FILE' if human else ''}`, "
+        f"{runs} runs each, alternating",
     )
     by_code: dict[str, list[dict[str, Any]]] = {"this": [], "against": []}
     with log_folder(items, keep) as built, tempfile.TemporaryDirectory(prefix="vivid-bench-report-") as out:
         scratch = Path(out)
         logs = Path(built["logs_dir"])
+        if human:
+            write_human_scores(logs, items)
+        options = report_options(logs, human)
         for checkout in (this, against):
             check_imports_from(checkout, scratch)
         for run in range(1, runs + 1):
             for code, checkout in (("this", this), ("against", against)):
-                result = timed_report(checkout, logs, scratch / f"{code}-{run}", scratch)
+                result = timed_report(checkout, logs, scratch / f"{code}-{run}", scratch, options)
                 by_code[code].append(result)
                 print(
                     f"run {run} {code}: {result['wall_s']:.1f} s wall, {result['cpu_s']:.1f} s CPU, "
@@ -717,6 +786,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="DIR",
         help="build the folder here and keep it, or reuse it",
     )
+    parser.add_argument(
+        "--human",
+        action="store_true",
+        help=f"also pass human scores shaped like the paper's ({HUMAN_ITEMS} items of one generation, 2 annotators)",
+    )
     parser.add_argument("--route", nargs=2, metavar=("ROUTE", "LOG_DIR"), help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs=2, type=Path, metavar=("LOG_DIR", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -724,7 +798,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         emit(route_worker(args.route[0], Path(args.route[1])))
         return 0
     if args.worker:
-        emit(report_worker(*args.worker))
+        log_dir, out = args.worker
+        emit(report_worker(log_dir, out, human=args.human))
         return 0
     items = args.items or (100 if args.quick else FULL_ROWS)
     if args.against is not None:
@@ -743,9 +818,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(str(error))
     started = time.monotonic()
     if args.against is not None:
-        section = measure_against(args.against, items, args.runs, args.keep)
+        section = measure_against(args.against, items, args.runs, args.keep, human=args.human)
     else:
-        section = measure(items, routes=args.routes, keep=args.keep)
+        section = measure(items, routes=args.routes, keep=args.keep, human=args.human)
     return finish(section, started, args.json)
 
 
