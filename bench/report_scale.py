@@ -18,6 +18,7 @@ the script reports its wall time, peak RSS, and which members of the ``.eval`` z
     python bench/report_scale.py --quick    # 100 items per log
     python bench/report_scale.py --routes   # also: the same folder read by Inspect's public readers
     python bench/report_scale.py --against ../before --keep /tmp/paper-folder   # before/after
+    python bench/report_scale.py --human    # also human scores on one generation (see below)
 
 ``--routes`` times four ways of reading the folder's headers and per-sample scores, each alone in
 a fresh process: the report's reader (``read_logs``, which builds the score frame too), the
@@ -37,6 +38,11 @@ and ``diff -rq`` of the two checkouts' first report folders and printed reports 
 that the change moved no output; this checkout's first and second runs are compared too, as
 the control). ``--keep DIR`` builds the folder there and leaves it, or reuses it when it was
 built there before with the same number of items (building takes a minute or more).
+
+``--human`` (either mode) also passes ``--human FILE --human-generation "openai/gpt-4o zero_shot"``
+with scores shaped like the paper's human study (2 annotators, 150 items each, 50 of them shared),
+so that Table 1's agreement for the 4 judges, the corrected means, the alternative annotator test
+and the judge card are in the timing.
 """
 
 from __future__ import annotations
