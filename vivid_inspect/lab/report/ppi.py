@@ -413,14 +413,6 @@ def _finite_interval(
         # a mean whose skewness k is the absolute third moment's (bench part 5: 0.87-0.93 without it).
         skew = mean_skewness(residuals, total, absolute=True)
         below = above = quantile + skew * (quantile**2 - 1) / 6
-        left = total - n
-        if 2 * left <= alpha * (n + 1):
-            # So few unlabelled items that, exchangeable with the labelled ones, each leaves the labelled
-            # residuals' range with probability at most 2/(n + 1), all of them with at most alpha: their
-            # mean anywhere in that range is an exact prediction set (1 of 46 left: 0.92 without it, bench).
-            middle = float(residuals.mean())
-            below = max(below, left / total * (middle - float(residuals.min())) / se)
-            above = max(above, left / total * (float(residuals.max()) - middle) / se)
     return Estimate(
         estimate,
         max(estimate - se * max(quantile, below), low),
