@@ -120,10 +120,8 @@ class Plan:
     @property
     def mean_width(self) -> float | None:
         """The mean of the expected interval widths (None without every ``S``)."""
-        widths = [share.width for share in self.shares]
-        if not widths or any(w is None for w in widths):
-            return None
-        return sum(w for w in widths if w is not None) / len(widths)
+        widths = [share.width for share in self.shares if share.width is not None]
+        return sum(widths) / len(widths) if widths and len(widths) == len(self.shares) else None
 
 
 def variance(spread: float, n: int, items: int) -> float:

@@ -413,15 +413,9 @@ def _finite_interval(
         # a mean whose skewness k is the absolute third moment's (bench part 5: 0.87-0.93 without it).
         skew = mean_skewness(residuals, total, absolute=True)
         below = above = quantile + skew * (quantile**2 - 1) / 6
-    return Estimate(
-        estimate,
-        max(estimate - se * max(quantile, below), low),
-        min(estimate + se * max(quantile, above), high),
-        se,
-        lam,
-        n,
-        total,
-    )
+    lo = max(estimate - se * max(quantile, below), low)
+    hi = min(estimate + se * max(quantile, above), high)
+    return Estimate(estimate, lo, hi, se, lam, n, total)
 
 
 def mean_skewness(values: np.ndarray, total: int, *, absolute: bool = False) -> float:
