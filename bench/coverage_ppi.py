@@ -501,3 +501,26 @@ def _most_labelled(reps: int, quick: bool, rng: np.random.Generator) -> list[Cov
         + " (goal: at least 0.93)"
     )
     return [table]
+
+
+PARTS: dict[str, Callable[[int, bool, np.random.Generator], list[CoverageTable]]] = {
+    "3": _unscored,
+    "4": _skewed,
+    "5": _most_labelled,
+}
+
+
+if __name__ == "__main__":
+    # One part alone, as in bench/results.md: python bench/coverage_ppi.py 5 --reps 2000
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        description="Parts 3-5 of the ppi section alone (coverage.py runs them all)"
+    )
+    parser.add_argument("parts", help="comma-separated: " + ", ".join(PARTS))
+    parser.add_argument("--reps", type=int, default=REPS)
+    parser.add_argument("--seed", type=int, default=20261201)
+    args = parser.parse_args()
+    for part in args.parts.split(","):
+        for table in PARTS[part](args.reps, False, np.random.default_rng(args.seed)):
+            print("\n".join(table.markdown()), flush=True)

@@ -114,7 +114,11 @@ def test_the_plans_width_is_the_width_the_report_prints(n: int, items: int, seed
     assert mean_skewness(human[:n] - cell.lam * judge[:n], items) == pytest.approx(0.0, abs=1e-12)
     spread = residual_spread(human[:n], judge[:n])
     assert spread is not None and cell.corrected.lo is not None and cell.corrected.hi is not None
-    assert width(spread, n, items) == pytest.approx(cell.corrected.hi - cell.corrected.lo, rel=1e-9)
+    printed = cell.corrected.hi - cell.corrected.lo
+    if 2 * n <= items:
+        assert width(spread, n, items) == pytest.approx(printed, rel=1e-9)
+    else:  # past half both ends widen a little for the few unlabelled items (ppi), which the plan leaves out
+        assert width(spread, n, items) < printed < 1.01 * width(spread, n, items)
 
 
 def test_the_plan_shares_equally_where_the_spreads_would_not_help():

@@ -307,3 +307,52 @@ def test_with_bounds_the_estimate_and_interval_keep_to_the_labelled_items_bound(
     assert cut.lo == pytest.approx(min(max(free.lo, bottom), top)) and cut.hi == pytest.approx(
         max(min(free.hi, top), bottom)
     )
+
+
+def test_every_item_but_one_labelled_reaches_the_mean_with_a_rare_score_left():
+    """45 of 46 labelled, 3 of them 0 and the rest 5: the last item may be a 0 too.
+
+    It is one as often as 1 in 15 of the labels, so the interval must reach the mean with it at 0,
+    the labelled items' bound (it stopped at 4.61 before).
+    """
+    human = np.array([5.0] * 42 + [0.0] * 3)
+    bottom, top = labelled_bounds(float(human.sum()), 45, 46, (0.0, 5.0))
+    for result in (
+        sampled_mean(human, 46, bounds=(0.0, 5.0)),
+        ppi_mean(human, human + 0.0, np.array([5.0]), bounds=(0.0, 5.0)),
+    ):
+        assert result.lo == pytest.approx(bottom) and result.estimate < result.hi <= top
+
+
+def _past_half(shape: str, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """Human and judge scores of a skewed shape: about 1 in 15 off the commonest score, on one side or both."""
+    index = np.arange(total)
+    rare = index % 15 == 7
+    if shape == "rare 0s":
+        human = np.where(rare, 0.0, 5.0)
+    elif shape == "rare 5s":
+        human = np.where(rare, 5.0, 0.0)
+    else:  # rare on both sides of the commonest score
+        human = np.where(rare, np.where(index % 30 == 7, 0.0, 5.0), 2.0)
+    return human, np.clip(human + np.where(index % 7 == 3, 1.0, 0.0), 0, 5)
+
+
+@pytest.mark.parametrize("shape", ["rare 0s", "rare 5s", "rare on both sides"])
+@pytest.mark.parametrize(("n", "total"), [(30, 46), (40, 46), (150, 200), (190, 200)])
+def test_past_half_of_the_items_both_ends_widen_alike(shape: str, n: int, total: int):
+    """Past half of the items the rare scores' side is widened too, as far as the other (it kept the t end).
+
+    The unlabelled remainder is a mean of a few items that may hold the rare scores of either side;
+    the interval stays inside what the labelled items alone allow.
+    """
+    human, judge = _past_half(shape, total)
+    bottom, top = labelled_bounds(float(human[:n].sum()), n, total, (0.0, 5.0))
+    for result, df in (
+        (sampled_mean(human[:n], total, bounds=(0.0, 5.0)), n - 1),
+        (ppi_mean(human[:n], judge[:n], judge[n:], bounds=(0.0, 5.0)), n - 2),
+    ):
+        assert result.estimate is not None and result.lo is not None and result.hi is not None and result.se
+        reach = max(result.estimate - result.lo, result.hi - result.estimate)
+        assert reach > stats.t.ppf(0.975, df) * result.se + 1e-9  # wider than the t interval
+        assert result.lo == pytest.approx(max(result.estimate - reach, bottom), abs=1e-12)
+        assert result.hi == pytest.approx(min(result.estimate + reach, top), abs=1e-12)

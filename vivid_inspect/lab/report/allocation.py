@@ -5,10 +5,10 @@ prints a 95 % interval of half-width ``t_(n-2) sqrt((1 - n/N) (S^2 + PSEUDO^2 / 
 (`vivid_inspect.lab.report.ppi`: ``S`` the spread, standard deviation, of the residual
 ``human - lam * judge`` over its items; one pseudo-residual ``PSEUDO`` a whole score from the mean;
 the ``t`` quantile with ``n - 2`` degrees of freedom). The plan predicts exactly that
-(`half_width`); what it cannot predict is the widening for a skewed residual and for the judge's
-spread the labels miss, which the bench measures (``bench/coverage_allocation.py``). Labels are worth
-most where ``S`` is large; the pseudo-residual and the quantile make every generation's first labels
-worth something too, however small its ``S``.
+(`half_width`); what it cannot predict is the widening for a skewed residual (for any residual past
+half of the items labelled) and for the judge's spread the labels miss, which the bench measures
+(``bench/coverage_allocation.py``). Labels are worth most where ``S`` is large; the pseudo-residual
+and the quantile make every generation's first labels worth something too, however small its ``S``.
 
 **Objective**: the sum of the generations' squared half-widths ``sum_g h_g(n_g)^2`` for a given
 number of labels: the mean squared half-width of the printed intervals and, up to the quantile, the
@@ -37,7 +37,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from scipy import stats
@@ -120,10 +120,8 @@ class Plan:
     @property
     def mean_width(self) -> float | None:
         """The mean of the expected interval widths (None without every ``S``)."""
-        widths = [share.width for share in self.shares]
-        if not widths or any(w is None for w in widths):
-            return None
-        return sum(w for w in widths if w is not None) / len(widths)
+        widths = [share.width for share in self.shares if share.width is not None]
+        return sum(widths) / len(widths) if widths and len(widths) == len(self.shares) else None
 
 
 def variance(spread: float, n: int, items: int) -> float:
@@ -166,14 +164,9 @@ def first_batch(strata: Sequence[Stratum], budget: int, *, minimum: int = MIN_PE
         The plan; labels left over wait for the first batch's spreads.
     """
     _check(strata, budget)
-    wanted = {s.key: max(min(minimum, s.items) - s.labelled, 0) for s in strata}
-    new = dict.fromkeys(wanted, 0)
-    left = budget
-    while left > 0 and any(new[k] < wanted[k] for k in wanted):
-        for key in wanted:  # round robin: a short budget is shared evenly
-            if left and new[key] < wanted[key]:
-                new[key] += 1
-                left -= 1
+    new = dict.fromkeys((s.key for s in strata), 0)
+    upto = [replace(s, items=max(min(minimum, s.items), s.labelled)) for s in strata]
+    left = _round_robin(upto, new, budget)  # a short budget is shared evenly
     notes = [f"first batch: up to {minimum} labels per generation to estimate the spread of human - judge"]
     if left:
         notes.append(
@@ -259,13 +252,14 @@ def _minimum_first(strata: Sequence[Stratum], budget: int, minimum: int) -> tupl
     return new, left
 
 
-def _round_robin(strata: Sequence[Stratum], new: dict[str, int], left: int) -> None:
-    """Deal ``left`` more labels one per generation in turn, as far as each one's items allow."""
+def _round_robin(strata: Sequence[Stratum], new: dict[str, int], left: int) -> int:
+    """Deal ``left`` more labels one per generation in turn, as far as each one's items allow; the rest."""
     while left > 0 and any(s.labelled + new[s.key] < s.items for s in strata):
         for s in strata:
             if left and s.labelled + new[s.key] < s.items:
                 new[s.key] += 1
                 left -= 1
+    return left
 
 
 def equal(strata: Sequence[Stratum], budget: int) -> Plan:

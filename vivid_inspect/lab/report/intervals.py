@@ -33,7 +33,6 @@ from vivid_inspect.lab.report.kappa_bounds import (
 )
 
 CONFIDENCE = 0.95
-Z95 = 1.959963984540054
 MIN_COVERAGE = 0.93
 """An interval is printed only for the n where its simulated coverage is at least this."""
 
