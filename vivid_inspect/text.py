@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 _THINK_TAG = re.compile(r"<(/?)think>", re.IGNORECASE)
@@ -69,6 +71,39 @@ def has_lone_surrogate(text: str) -> bool:
         True when at least one surrogate is present.
     """
     return _SURROGATE.search(text) is not None
+
+
+class RepeatedKey(ValueError):
+    """A JSON object gives ``key`` twice; Python's ``json`` would keep its last value silently."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def unique_keys(
+    pairs: list[tuple[str, Any]], refuse: Callable[[str], Exception] = RepeatedKey
+) -> dict[str, Any]:
+    """``json``'s ``object_pairs_hook`` for untrusted JSON: an object that gives a key twice is refused.
+
+    Which of its values counts would be a guess, so a log, an annotation request and a request to
+    the test server are all refused by this one rule, naming the key.
+
+    Args:
+        pairs: The object's keys and values, in order.
+        refuse: Makes the error raised from the key: of the repeated keys, the one given first.
+
+    Returns:
+        The object as a dict.
+
+    Raises:
+        RepeatedKey: A key is given twice (or the error ``refuse`` makes).
+    """
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        counts = Counter(key for key, _ in pairs)
+        raise refuse(next(key for key, count in counts.items() if count > 1))
+    return found
 
 
 def sanitize(value: Any) -> Any:

@@ -47,6 +47,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -61,7 +62,7 @@ from vivid_inspect.testing.faults import (
     fail_prompts,
     fault_queue,
 )
-from vivid_inspect.text import has_lone_surrogate, nfc
+from vivid_inspect.text import has_lone_surrogate, nfc, unique_keys
 
 _FAULT_STATUS: dict[str, int] = {"rate_limit": 429, "server_error": 500, "unavailable": 503}
 
@@ -70,12 +71,7 @@ class _Refused(ValueError):
     """JSON that parses in Python but that a real API refuses: a repeated key, NaN or Infinity."""
 
 
-def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [key for key, _ in pairs]
-    repeated = next((key for key in keys if keys.count(key) > 1), None)
-    if repeated is not None:
-        raise _Refused(f"the key {repeated!r} is given twice")
-    return dict(pairs)
+_unique_keys = partial(unique_keys, refuse=lambda key: _Refused(f"the key {key!r} is given twice"))
 
 
 def _no_constant(name: str) -> Any:
@@ -298,7 +294,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_error_json(404, f"no route POST {self.path}", "not_found")
             return
         try:
-            body = json.loads(raw, object_pairs_hook=_once, parse_constant=_no_constant)
+            body = json.loads(raw, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
         except _Refused as refused:  # a repeated key, NaN or Infinity: JSON that a real API refuses too
             self.send_error_json(400, f"request body: {refused}", "invalid_request_error")
             return

@@ -19,8 +19,8 @@ import re
 import sys
 import time
 import zipfile
-from collections import Counter
 from collections.abc import Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,6 +29,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from vivid_inspect.inspect_private import eval_header_members, eval_summary_members
 from vivid_inspect.lab.bounded_zip import Budget, check_members, check_size, max_inflated, read_members
 from vivid_inspect.log_contract import SANITY_TAG, is_audit_log, short_task
+from vivid_inspect.text import unique_keys
 
 CLASSIFICATION_TASKS = ("topic", "traits")
 VIVID_TASKS = ("explain", *CLASSIFICATION_TASKS)
@@ -235,15 +236,11 @@ _SUMMARY_KEYS = ("id", "epoch", "input", "target", "metadata", "scores", "error"
 """What a summary keeps of a ``.json`` log's sample (its events and messages are left behind)."""
 
 
-def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found = dict(pairs)
-    if len(found) < len(pairs):
-        (key, _), *_ = [(k, n) for k, n in Counter(k for k, _ in pairs).items() if n > 1]
-        raise LogContentError(f"the key {_shown(key)} is repeated in one object (which value counts?)")
-    return found
+def _repeated(key: str) -> LogContentError:
+    return LogContentError(f"the key {_shown(key)} is repeated in one object (which value counts?)")
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_no_repeats)
+_DECODER = json.JSONDecoder(object_pairs_hook=partial(unique_keys, refuse=_repeated))
 
 
 def _loads(data: bytes, name: str) -> Any:

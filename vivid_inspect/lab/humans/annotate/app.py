@@ -35,6 +35,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from vivid_inspect.lab.humans.annotate.workspace import SaveError, ScoreError, Workspace
+from vivid_inspect.text import RepeatedKey, unique_keys
 
 TOKEN_HEADER = "x-vivid-token"
 MAX_BODY = 4096
@@ -175,9 +176,9 @@ async def _body(request: Request, keys: set[str]) -> dict[str, Any] | Response:
             "a request is one flat JSON object"
         )
     try:
-        body = json.loads(raw or b"{}", object_pairs_hook=_once)
-    except _Repeated as repeated:
-        return _error(f"the request body repeats the key {repeated.key!r}; each key is given once")
+        body = json.loads(raw or b"{}", object_pairs_hook=unique_keys)
+    except RepeatedKey as repeated:
+        return _error(f"the request body repeats the key {repeated.key[:40]!r}; each key is given once")
     except (ValueError, RecursionError):  # not JSON, not UTF-8, or a number too long to read
         return _error("the request body is not JSON")
     if not isinstance(body, dict):
@@ -190,22 +191,6 @@ async def _body(request: Request, keys: set[str]) -> dict[str, Any] | Response:
             else f"a {request.url.path.rsplit('/', 1)[-1]} request is an empty JSON object {{}}"
         )
     return body
-
-
-class _Repeated(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key[:40]
-
-
-def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object whose keys are all different: Python keeps the last of a repeated key silently."""
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _Repeated(key)
-        seen[key] = value
-    return seen
 
 
 def _nesting(raw: bytes) -> int:
