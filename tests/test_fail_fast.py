@@ -31,7 +31,7 @@ from vivid_inspect.call_errors import (
     innermost,
     is_call_failure,
 )
-from vivid_inspect.call_limits import GENERATION, JUDGE, RUN_ATTEMPTS, bounded_config
+from vivid_inspect.call_limits import GENERATION, JUDGE, RUN_ATTEMPTS
 from vivid_inspect.lab.runner.prepare.models import generate_config
 from vivid_inspect.lab.runner.spec.model import Retries, Spec
 from vivid_inspect.tasks import explain, topic, traits
@@ -69,7 +69,6 @@ def test_every_limit_in_the_table_is_finite(limits: Any) -> None:
     assert 0 < limits.max_retries < 10
     assert 0 < limits.attempt_timeout <= limits.timeout
     assert limits.config().attempt_timeout == limits.attempt_timeout
-    assert limits.config(batch=True).attempt_timeout is None  # a cut batch wait would resubmit
 
 
 def test_spec_retries_defaults_are_the_table() -> None:
@@ -80,22 +79,6 @@ def test_spec_retries_defaults_are_the_table() -> None:
         GENERATION.attempt_timeout,
     )
     assert defaults.attempts == RUN_ATTEMPTS and RUN_ATTEMPTS < 10  # eval_set's own default is 10
-
-
-@pytest.mark.parametrize(
-    ("given", "expected"),
-    [
-        pytest.param(GenerateConfig(), (3, 300, 180), id="nothing-set"),
-        pytest.param(GenerateConfig(max_retries=0, attempt_timeout=5), (0, 300, 5), id="user-values-win"),
-        pytest.param(GenerateConfig(batch=True), (3, 300, None), id="batch-has-no-attempt-timeout"),
-        pytest.param(
-            GenerateConfig(batch=True, attempt_timeout=60), (3, 300, 60), id="batch-with-chosen-timeout"
-        ),
-    ],
-)
-def test_bounded_config_fills_only_what_is_unset(given: GenerateConfig, expected: tuple[Any, ...]) -> None:
-    config = bounded_config(given)
-    assert (config.max_retries, config.timeout, config.attempt_timeout) == expected
 
 
 TASKS = [

@@ -5,9 +5,9 @@ stalls a run silently (a closed port kept ``inspect eval`` busy for more than 15
 place that makes model calls takes its limits from here:
 
 - the ``explain``/``topic``/``traits`` tasks: ``max_retries`` and ``timeout`` in their
-  ``GenerateConfig`` and ``attempt_timeout`` from their generate step (see
-  `bounded_config`), all overridden by ``--max-retries``, ``--timeout`` and
-  ``--attempt-timeout``;
+  ``GenerateConfig`` (`CallLimits.retry_config`) and ``attempt_timeout`` from their generate step
+  (`vivid_inspect.solvers.bounded_generate`), all overridden by ``--max-retries``, ``--timeout``
+  and ``--attempt-timeout``;
 - the judge scorer (a ``grader`` role's model does not inherit the task's config, and
   ``inspect score`` has no retry flags): `JUDGE`;
 - ``vivid run``: the defaults of a spec's ``retries:`` block, and ``eval_set``'s task attempts.
@@ -60,14 +60,12 @@ class CallLimits:
     timeout: int
     attempt_timeout: int
 
-    def config(self, *, batch: bool = False) -> GenerateConfig:
-        """These limits as generation options (without ``attempt_timeout`` for batch calls)."""
+    def config(self) -> GenerateConfig:
+        """These limits as generation options (a caller that batches its calls drops ``attempt_timeout``)."""
         from inspect_ai.model import GenerateConfig
 
         return GenerateConfig(
-            max_retries=self.max_retries,
-            timeout=self.timeout,
-            attempt_timeout=None if batch else self.attempt_timeout,
+            max_retries=self.max_retries, timeout=self.timeout, attempt_timeout=self.attempt_timeout
         )
 
     def retry_config(self) -> GenerateConfig:
@@ -99,23 +97,6 @@ retried a dead endpoint for hours); the failed samples of a task are run once mo
 
 RUN_ATTEMPT_WAIT = 30.0
 """Seconds ``eval_set`` waits before that attempt (Inspect's default)."""
-
-
-def bounded_config(config: GenerateConfig, limits: CallLimits = GENERATION) -> GenerateConfig:
-    """``config`` with every limit it leaves unset filled in from ``limits``.
-
-    Settings already in ``config`` win (a ``--max-retries`` on the command line, a spec's
-    ``generate:``). ``attempt_timeout`` is left unset when ``config`` asks for batch calls.
-
-    Args:
-        config: The effective generation options of a call.
-        limits: The defaults.
-
-    Returns:
-        A new config; ``config`` is not changed.
-    """
-    defaults = limits.config(batch=bool(config.batch))
-    return defaults.merge(config)
 
 
 TRUNCATED_STOP_REASONS = frozenset({"max_tokens", "model_length"})
