@@ -127,7 +127,6 @@ def make_audit_plan(
     translator: str | None = None,
     retries: int = 1,
     price: Price | None = None,
-    translator_price: Price | None = None,
 ) -> AuditPlan:
     """Work out an audit's calls without making any.
 
@@ -141,8 +140,7 @@ def make_audit_plan(
         probes: Probes to run (default all).
         translator: The translator model's name, when the english probe uses one.
         retries: The judge's retries after an unreadable reply (the judge scorer's default, 1).
-        price: The judge's price.
-        translator_price: The translator's price.
+        price: The judge's price (the translator's calls are shown without one).
 
     Returns:
         The plan.
@@ -188,7 +186,6 @@ def make_audit_plan(
                 count * TRANSLATION_ATTEMPTS,  # an unusable translation is asked again
                 sum(tokens(TRANSLATOR_PROMPT.format(meaning=item.meaning)) for item in prepared.items),
                 (TRANSLATOR_CONFIG.max_tokens or 0) * count,
-                translator_price,
             )
         )
     return AuditPlan(
