@@ -215,11 +215,6 @@ def iter_records(path: Path, what: str, empty_hint: str, cap: SizeCap) -> Iterat
         raise HumanScoresError(path, f"the file is empty; {empty_hint}")
 
 
-def read_records(path: Path, what: str, empty_hint: str, cap: SizeCap) -> list[tuple[int, list[str]]]:
-    """Every record of `iter_records` at once (for a reader that needs all its cells)."""
-    return list(iter_records(path, what, empty_hint, cap))
-
-
 def _first_bad_byte(path: Path) -> tuple[int, str, int]:
     """Where a file stops being UTF-8: byte offset, reason and line, found in chunks."""
     carry, base, lines = b"", 0, 1
@@ -281,19 +276,6 @@ def whole_number(cell: str) -> int | None:
     if point and fraction.strip("0"):
         return None
     return -int(whole) if sign == "-" else int(whole)
-
-
-def read_id(cell: str) -> tuple[int | None, str | None]:
-    """A cell as a sample id (a whole number 1 to `MAX_ID`), or why it is not one.
-
-    Args:
-        cell: The cell's text, already stripped.
-
-    Returns:
-        ``(id, None)``, or ``(None, message)`` saying what the cell holds instead.
-    """
-    value = id_value(cell)
-    return (value, None) if value is not None else (None, id_problem(cell))
 
 
 def id_value(cell: str) -> int | None:

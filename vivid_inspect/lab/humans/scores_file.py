@@ -44,8 +44,6 @@ from vivid_inspect.lab.humans.csv_records import (
     id_problem,
     id_value,
     iter_records,
-    read_id,
-    read_records,
     shown,
     whole_number,
 )
@@ -68,8 +66,6 @@ __all__ = [
     "load_record",
     "read_generation_record",
     "read_human_scores",
-    "read_id",
-    "read_records",
     "record_path",
     "whole_number",
 ]
