@@ -144,7 +144,6 @@ def open_pool(
     seed: int = 0,
     folder: str | os.PathLike[str] | None = None,
     judge: str | None = None,
-    minimum: int = MIN_PER_GENERATION,
 ) -> Workspace:
     """Open (or reopen) a pool's annotation folder and the round to score now.
 
@@ -158,7 +157,6 @@ def open_pool(
         folder: The annotation folder; default `default_pool_folder`.
         judge: The judge whose scores the spreads are measured against (``NAME[@MODEL]``;
             default the report's choice).
-        minimum: Labels per generation in the first batch.
 
     Returns:
         The workspace of the round being scored, holding the pool folder.
@@ -187,7 +185,7 @@ def open_pool(
     target.mkdir(parents=True, exist_ok=True)
     held = hold_annotation_folder(target)
     try:
-        pool = _Pool(root, target, chosen, names, overlap, n, seed, judge, minimum)
+        pool = _Pool(root, target, chosen, names, overlap, n, seed, judge)
         return pool.open(held)
     except BaseException:
         held.release()
@@ -202,7 +200,6 @@ def plan_pool(
     seed: int = 0,
     folder: str | os.PathLike[str] | None = None,
     judge: str | None = None,
-    minimum: int = MIN_PER_GENERATION,
 ) -> PoolPlan:
     """The plan of the pool's next round, writing nothing.
 
@@ -214,7 +211,7 @@ def plan_pool(
     root = Path(source)
     chosen = pool_generations(root, generations)
     target = Path(folder) if folder is not None else default_pool_folder(root)
-    pool = _Pool(root, target, chosen, [], 0, n, seed, judge, minimum, planning=True)
+    pool = _Pool(root, target, chosen, [], 0, n, seed, judge, planning=True)
     return pool.next_plan()
 
 
@@ -231,7 +228,6 @@ class _Pool:
         n: int,
         seed: int,
         judge: str | None,
-        minimum: int,
         *,
         planning: bool = False,
     ) -> None:
@@ -246,7 +242,7 @@ class _Pool:
             "n": n,
             "seed": seed,
             "judge": judge,
-            "minimum": minimum,
+            "minimum": MIN_PER_GENERATION,  # in pool.json: a pool started under another minimum is refused
         }
         self._sizes: dict[str, int] | None = None
         self.state = self._read_state()
