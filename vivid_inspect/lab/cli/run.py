@@ -28,21 +28,24 @@ EXIT_BUSY = 75  # sysexits' EX_TEMPFAIL: another run holds the log folder; try a
 DISPLAYS = ("compact", "full", "rich", "plain", "log", "none")  # eval_set refuses "conversation"
 
 
+def _nothing_run(message: object, code: int) -> int:
+    """Print why the command stopped before running anything, and return its exit code."""
+    print(message, file=sys.stderr)
+    print("Nothing was run.", file=sys.stderr)
+    return code
+
+
 def _load(args: argparse.Namespace) -> LoadedSpec | int:
     from vivid_inspect.lab.runner.spec.load import load_spec
 
     hint = unknown_name_hint(args.spec)
     if hint is not None:
-        print(f"{args.spec}: {hint}", file=sys.stderr)
-        print("Nothing was run.", file=sys.stderr)
-        return EXIT_BAD_SPEC
+        return _nothing_run(f"{args.spec}: {hint}", EXIT_BAD_SPEC)
     spec, log_dir = resolve_spec(args.spec, args.log_dir)
     try:
         loaded = load_spec(spec, log_dir=log_dir)
     except SpecError as error:
-        print(error, file=sys.stderr)
-        print("Nothing was run.", file=sys.stderr)
-        return EXIT_BAD_SPEC
+        return _nothing_run(error, EXIT_BAD_SPEC)
     for note in loaded.notes:  # placeholders written under a credential's name
         print(f"note: {note}", file=sys.stderr)
     return loaded
@@ -113,13 +116,9 @@ def _run(args: argparse.Namespace) -> int:
             unscored_limit=args.unscored_limit,
         )
     except SetupError as error:
-        print(error, file=sys.stderr)
-        print("Nothing was run.", file=sys.stderr)
-        return EXIT_INCOMPLETE
+        return _nothing_run(error, EXIT_INCOMPLETE)
     except SpecError as error:
-        print(error, file=sys.stderr)
-        print("Nothing was run.", file=sys.stderr)
-        return EXIT_BAD_SPEC
+        return _nothing_run(error, EXIT_BAD_SPEC)
     except VividDataError as error:
         from vivid_inspect.lab.runner.prepare.data_message import spec_data_message
 
@@ -127,9 +126,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"vivid run: the data cannot be used, nothing was run:\n{message}", file=sys.stderr)
         return EXIT_BAD_SPEC
     except FolderBusy as error:
-        print(f"vivid run: {error}", file=sys.stderr)
-        print("Nothing was run.", file=sys.stderr)
-        return EXIT_BUSY
+        return _nothing_run(f"vivid run: {error}", EXIT_BUSY)
     except FolderNotWritable as error:
         print(
             f"vivid run: cannot write to the log folder {error.folder}: {error.reason}. Nothing was run "
