@@ -155,15 +155,8 @@ def run_export(args: argparse.Namespace) -> int:
         sheet = export_sheet(
             args.source, args.out, n=n, seed=args.seed, generation=args.generation, force=args.force
         )
-    except FolderBusy as error:
-        print(f"vivid annotate export: {error}. Nothing was written.", file=sys.stderr)
-        return EXIT_BUSY
-    except ValueError as error:
-        print(f"vivid annotate export: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as error:
-        print(f"vivid annotate export: cannot write {args.out} ({error.strerror or error})", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except (FolderBusy, ValueError, OSError) as error:
+        return _refused("export", error, args.out, "written")
     key = sheet["generation"].iloc[0] if len(sheet) else "-"
     print(
         f"vivid annotate export: wrote {len(sheet)} item(s) of generation {key} to {args.out} "
@@ -183,15 +176,8 @@ def run_import(args: argparse.Namespace) -> int:
 
     try:
         scores = import_sheets(args.sheets, args.out, annotator=args.annotator, force=args.force)
-    except FolderBusy as error:
-        print(f"vivid annotate import: {error}. Nothing was written.", file=sys.stderr)
-        return EXIT_BUSY
-    except ValueError as error:
-        print(f"vivid annotate import: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as error:
-        print(f"vivid annotate import: cannot write {args.out} ({error.strerror or error})", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except (FolderBusy, ValueError, OSError) as error:
+        return _refused("import", error, args.out, "written")
     annotators = scores["annotator"].nunique() if "annotator" in scores.columns else 1
     bound = (
         f" of generation {scores['generation'].iloc[0]}"
@@ -236,16 +222,9 @@ def run_serve(args: argparse.Namespace) -> int:
     names = [name.strip() for name in args.annotators.split(",")]
     try:
         workspace = _open(args, names, DEFAULT_N)
-    except FolderBusy as error:
-        print(f"vivid annotate serve: {error}. Nothing was started.", file=sys.stderr)
-        return EXIT_BUSY
-    except ValueError as error:
-        print(f"vivid annotate serve: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as error:
-        where = error.filename or args.out_dir or "the annotation folder"
-        print(f"vivid annotate serve: cannot write {where} ({error.strerror or error})", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except (FolderBusy, ValueError, OSError) as error:
+        where = getattr(error, "filename", None) or args.out_dir or "the annotation folder"
+        return _refused("serve", error, where, "started")
     try:
         try:
             sock = bind(args.host, args.port)
@@ -264,6 +243,20 @@ def run_serve(args: argparse.Namespace) -> int:
         return EXIT_OK
     finally:
         workspace.close()
+
+
+def _refused(command: str, error: Exception, where: object, nothing: str) -> int:
+    """Print why the command stopped before ``nothing`` happened; 75 for a held folder, else 2."""
+    from vivid_inspect.lab.folder_lock import FolderBusy
+
+    if isinstance(error, FolderBusy):
+        message, code = f"{error}. Nothing was {nothing}.", EXIT_BUSY
+    elif isinstance(error, OSError):
+        message, code = f"cannot write {where} ({error.strerror or error})", EXIT_BAD_INPUT
+    else:
+        message, code = str(error), EXIT_BAD_INPUT
+    print(f"vivid annotate {command}: {message}", file=sys.stderr)
+    return code
 
 
 def _open(args: argparse.Namespace, names: list[str], default_n: int) -> Any:
