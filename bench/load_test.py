@@ -36,7 +36,8 @@ from vivid_inspect.data import COLUMNS
 from vivid_inspect.scorers.judge import STRATEGIES
 from vivid_inspect.solvers.markers import last_item
 from vivid_inspect.tasks import explain
-from vivid_inspect.testing.openai_server import FakeOpenAIServer, RequestRecord, fail_fraction
+from vivid_inspect.testing.faults import fail_fraction
+from vivid_inspect.testing.openai_server import FakeOpenAIServer, RequestRecord
 
 FULL_ITEMS = 1636
 DEFAULT_ITEMS = 300

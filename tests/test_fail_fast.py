@@ -35,7 +35,8 @@ from vivid_inspect.call_limits import GENERATION, JUDGE, RUN_ATTEMPTS
 from vivid_inspect.lab.runner.prepare.models import generate_config
 from vivid_inspect.lab.runner.spec.model import Retries, Spec
 from vivid_inspect.tasks import explain, topic, traits
-from vivid_inspect.testing.openai_server import FakeOpenAIServer, Fault, fail_prompts
+from vivid_inspect.testing.faults import Fault, fail_prompts
+from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
 SECRET = "sk-fail-fast-canary-0123456789"
 

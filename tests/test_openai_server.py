@@ -24,16 +24,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.solver import generate
 
-from vivid_inspect.testing.openai_server import (
-    DEFAULT_ANSWER,
-    FakeOpenAIServer,
-    Fault,
-    combine,
-    fail_first,
-    fail_fraction,
-    fail_prompts,
-    fault_queue,
-)
+from vivid_inspect.testing.faults import Fault, combine, fail_first, fail_fraction, fail_prompts, fault_queue
+from vivid_inspect.testing.openai_server import DEFAULT_ANSWER, FakeOpenAIServer
 
 SECRET_KEY = "sk-test-never-print-me"
 

@@ -29,14 +29,8 @@ from tests.fake_api import GEN, JUDGE, Item, explain_items, explanation_of, fake
 from tests.scripted import scripted_model
 from vivid_inspect.call_errors import first_sample_error
 from vivid_inspect.tasks import explain
-from vivid_inspect.testing.openai_server import (
-    FakeOpenAIServer,
-    FaultKind,
-    FaultPlan,
-    combine,
-    fail_first,
-    fail_prompts,
-)
+from vivid_inspect.testing.faults import FaultKind, FaultPlan, combine, fail_first, fail_prompts
+from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
 # Each fault kind and what the failure says of it.
 KINDS: dict[FaultKind, str] = {

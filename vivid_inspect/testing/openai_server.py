@@ -51,17 +51,7 @@ from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from vivid_inspect.testing.faults import (
-    FAULT_KINDS,
-    Fault,
-    FaultKind,
-    FaultPlan,
-    combine,
-    fail_first,
-    fail_fraction,
-    fail_prompts,
-    fault_queue,
-)
+from vivid_inspect.testing.faults import Fault, FaultKind, FaultPlan
 from vivid_inspect.text import has_lone_surrogate, nfc, unique_keys
 
 _FAULT_STATUS: dict[str, int] = {"rate_limit": 429, "server_error": 500, "unavailable": 503}
@@ -77,25 +67,6 @@ _unique_keys = partial(unique_keys, refuse=lambda key: _Refused(f"the key {key!r
 def _no_constant(name: str) -> Any:
     raise _Refused(f"{name} is not a JSON number")
 
-
-# The fault plans live in faults.py; tests and bench scripts may import them from here too.
-__all__ = [
-    "DEFAULT_ANSWER",
-    "DUMMY_API_KEY",
-    "FAULT_KINDS",
-    "FakeOpenAIServer",
-    "Fault",
-    "FaultKind",
-    "FaultPlan",
-    "RequestRecord",
-    "Responder",
-    "combine",
-    "fail_first",
-    "fail_fraction",
-    "fail_prompts",
-    "fault_queue",
-    "last_user_text",
-]
 
 DEFAULT_ANSWER = "This is a scripted answer."
 _TRUNCATED_BODY = b'{"id": "chatcmpl-fake", "object": "chat.completion", "choices": [{"mess'
@@ -331,7 +302,7 @@ class FakeOpenAIServer:
         responder: Returns the answer for (model, messages); an exception becomes a 500.
         latency: Seconds each 200 reply waits: one number for all models, or per model, where the
             key ``"*"`` covers models not named.
-        faults: Fault plan consulted per request (see `fail_fraction`, `fail_first`, ...).
+        faults: Fault plan consulted per request (`vivid_inspect.testing.faults`: `fail_fraction`, `fail_first`, ...).
         models: Model ids listed by ``GET /v1/models``.
         port: Port to bind; 0 picks a free one.
         api_key: When set, every request without ``Authorization: Bearer <api_key>`` gets a 401

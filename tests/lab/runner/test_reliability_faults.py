@@ -34,7 +34,8 @@ from tests.fake_api import (
 )
 from vivid_inspect.scorers.judge import judge
 from vivid_inspect.tasks import explain
-from vivid_inspect.testing.openai_server import FakeOpenAIServer, Fault, fail_fraction, fail_prompts
+from vivid_inspect.testing.faults import Fault, fail_fraction, fail_prompts
+from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
 RETRY_AFTER = 1.0
 # Server timestamps are taken just before a reply is sent and just after a request is read.

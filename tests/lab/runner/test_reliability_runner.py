@@ -33,7 +33,8 @@ from tests.fake_api import (
 )
 from tests.lab.runner.test_secrets import CANARY, files_containing
 from vivid_inspect.lab.cli.main import main
-from vivid_inspect.testing.openai_server import FakeOpenAIServer, Fault, fail_prompts
+from vivid_inspect.testing.faults import Fault, fail_prompts
+from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
 SPEC = """\
 name: {name}

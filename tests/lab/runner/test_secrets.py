@@ -20,13 +20,8 @@ from inspect_ai.model import get_model
 
 from tests.fake_api import GEN, JUDGE, default_responder, explain_items, idiom_of
 from vivid_inspect.tasks import explain
-from vivid_inspect.testing.openai_server import (
-    FakeOpenAIServer,
-    Fault,
-    combine,
-    fail_first,
-    fail_prompts,
-)
+from vivid_inspect.testing.faults import Fault, combine, fail_first, fail_prompts
+from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
 CANARY = "sk-vivid-SECRET-canary-1234"
 

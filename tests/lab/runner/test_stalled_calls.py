@@ -26,7 +26,8 @@ from vivid_inspect.call_limits import JUDGE as JUDGE_LIMITS
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.scorers.judge import judge
 from vivid_inspect.tasks import explain
-from vivid_inspect.testing.openai_server import FakeOpenAIServer, Fault
+from vivid_inspect.testing.faults import Fault
+from vivid_inspect.testing.openai_server import FakeOpenAIServer
 
 ATTEMPT_TIMEOUT = 3
 MAX_RETRIES = 1
