@@ -259,7 +259,7 @@ elif kind == "json-log":
         read_header(Path(path), budget)
         return read_summaries(Path(path), budget)
 elif kind == "sheet":
-    from vivid_inspect.lab.humans.annotate.sheets import import_sheets
+    from vivid_inspect.lab.humans.sheet_import import import_sheets
     out = path + ".humans.csv"
     def read(path):
         return import_sheets([path], out, force=True)

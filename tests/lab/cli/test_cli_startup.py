@@ -89,7 +89,7 @@ def test_validate_imports_inspect_but_no_data_science(tmp_path: Path) -> None:
 def test_help_texts_state_the_defaults_they_do_not_import() -> None:
     # `vivid annotate export -n` states a default that lives in a heavy module, `vivid sanity` the strategies.
     from vivid_inspect.lab.cli.audit import SANITY_LIMIT
-    from vivid_inspect.lab.humans.annotate.sheets import DEFAULT_N
+    from vivid_inspect.lab.humans.annotate.sheet_export import DEFAULT_N
     from vivid_inspect.scorers.judge import STRATEGIES
 
     annotate = _probe("annotate", "export", "--help")["out"]

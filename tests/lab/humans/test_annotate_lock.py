@@ -38,8 +38,9 @@ from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.folder_lock import FolderBusy, read_holder
 from vivid_inspect.lab.humans.annotate.app import TOKEN_HEADER
 from vivid_inspect.lab.humans.annotate.opening import default_folder, open_workspace
-from vivid_inspect.lab.humans.annotate.sheets import export_sheet, import_sheets
+from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.scores_file import record_path
+from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.humans.sheet_lock import LOCK_FILE, hold_annotation_folder, not_served
 
 HOLD = """\

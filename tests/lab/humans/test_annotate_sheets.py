@@ -19,9 +19,10 @@ from tests.fake_api import explain_items, idiom_of
 from tests.scripted import scripted_model
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.humans import sheet_files
-from vivid_inspect.lab.humans.annotate.sheets import SHEET_COLUMNS, export_sheet, import_sheets
+from vivid_inspect.lab.humans.annotate.sheet_export import SHEET_COLUMNS, export_sheet
 from vivid_inspect.lab.humans.scores_file import HumanScoresError, read_human_scores, record_path
 from vivid_inspect.lab.humans.sheet_files import MAX_CELL, neutralise
+from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.tasks import explain
 
 # Every way a cell can start a formula: ASCII and full-width/small marks, and marks behind what

@@ -26,9 +26,10 @@ from vivid_inspect.generation_key import (
     matches,
 )
 from vivid_inspect.lab.cli.main import main
-from vivid_inspect.lab.humans.annotate.sheets import export_sheet, import_sheets
+from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.binding import Binding, bind_generation
 from vivid_inspect.lab.humans.scores_file import HumanScoresError, read_human_scores, record_path
+from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.report.build import write_report
 from vivid_inspect.lab.report.judges import judge_rows
 from vivid_inspect.lab.report.logs import generations_in, read_logs

@@ -20,9 +20,9 @@ import pytest
 from vivid_inspect.data import VividDataError, _load_cached, load_vivid
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.humans.annotate.items import read_sheet
-from vivid_inspect.lab.humans.annotate.sheets import import_sheets
 from vivid_inspect.lab.humans.csv_records import iter_records
 from vivid_inspect.lab.humans.scores_file import HumanScoresError, read_human_scores
+from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.size_caps import DATA, HUMAN_SCORES, SHEETS, SizeCap
 
 GIB = 2**30

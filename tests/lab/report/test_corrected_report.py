@@ -21,7 +21,8 @@ import pytest
 
 from tests.recommended_commands import failing, recommended
 from tests.report_runs import SAMPLE, explain_run
-from vivid_inspect.lab.humans.annotate.sheets import export_sheet, import_sheets
+from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
+from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.report.build import Report, write_report
 from vivid_inspect.lab.report.corrected import MIN_LABELLED, SCORE_RANGE
 from vivid_inspect.lab.report.corrected_tables import ASSUMPTION, CORRECTED_COLUMNS

@@ -26,7 +26,7 @@ from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from vivid_inspect.lab.audit.card import AuditCard
 from vivid_inspect.lab.audit.run import run_audit
 from vivid_inspect.lab.cli.main import main
-from vivid_inspect.lab.humans.annotate.sheets import export_sheet
+from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.report.audit_tables import AUDIT_COLUMNS
 from vivid_inspect.lab.report.build import Report, write_report
 from vivid_inspect.lab.report.logs import generations_in, read_logs

@@ -26,7 +26,7 @@ from inspect_ai.log import read_eval_log, write_eval_log
 
 from tests.report_runs import classification_runs, explain_run
 from vivid_inspect.lab.cli.main import main
-from vivid_inspect.lab.humans.annotate.sheets import export_sheet
+from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.report.build import write_report
 from vivid_inspect.lab.report.logs import read_logs
 

@@ -36,8 +36,9 @@ from sklearn.metrics import cohen_kappa_score
 from vivid_inspect.data import load_vivid
 from vivid_inspect.lab.cli import annotate as annotate_cli
 from vivid_inspect.lab.cli import report as report_cli
-from vivid_inspect.lab.humans.annotate.sheets import SHEET_COLUMNS, export_sheet, import_sheets
+from vivid_inspect.lab.humans.annotate.sheet_export import SHEET_COLUMNS, export_sheet
 from vivid_inspect.lab.humans.scores_file import read_human_scores
+from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.report.build import Report, write_report
 from vivid_inspect.scorers.judge import judge as judge_scorer
 from vivid_inspect.solvers.explain_prompts import FEW_SHOT

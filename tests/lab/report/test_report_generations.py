@@ -33,7 +33,8 @@ from tests.report_runs import (
     same_name_data,
 )
 from tests.scripted import output
-from vivid_inspect.lab.humans.annotate.sheets import export_sheet, import_sheets
+from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
+from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.report import plots
 from vivid_inspect.lab.report.build import Report, write_report
 from vivid_inspect.lab.report.intervals import mean_interval

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from vivid_inspect.lab.humans.annotate.sheets import stratified_ids
+from vivid_inspect.lab.humans.annotate.sheet_export import stratified_ids
 from vivid_inspect.lab.report.judges import JudgeKey, choose_judge, judge_rows, latest
 from vivid_inspect.lab.report.logs import SCORE_COLUMNS
 from vivid_inspect.lab.report.paper import compare, paper_model, paper_results, paper_value

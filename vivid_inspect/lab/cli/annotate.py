@@ -147,7 +147,7 @@ def run_export(args: argparse.Namespace) -> int:
     75 when ``--out`` is in an annotation folder a running server holds.
     """
     from vivid_inspect.lab.folder_lock import FolderBusy
-    from vivid_inspect.lab.humans.annotate.sheets import DEFAULT_N, export_sheet
+    from vivid_inspect.lab.humans.annotate.sheet_export import DEFAULT_N, export_sheet
     from vivid_inspect.lab.humans.scores_file import record_path
 
     n = DEFAULT_N if args.n is None else args.n
@@ -172,7 +172,7 @@ def run_import(args: argparse.Namespace) -> int:
     75 when ``--out`` is in an annotation folder a running server holds.
     """
     from vivid_inspect.lab.folder_lock import FolderBusy
-    from vivid_inspect.lab.humans.annotate.sheets import import_sheets
+    from vivid_inspect.lab.humans.sheet_import import import_sheets
 
     try:
         scores = import_sheets(args.sheets, args.out, annotator=args.annotator, force=args.force)
@@ -198,7 +198,7 @@ def run_serve(args: argparse.Namespace) -> int:
     """
     from vivid_inspect.lab.folder_lock import FolderBusy
     from vivid_inspect.lab.humans.annotate.serve import announce, bind, serve
-    from vivid_inspect.lab.humans.annotate.sheets import DEFAULT_N
+    from vivid_inspect.lab.humans.annotate.sheet_export import DEFAULT_N
 
     if args.plan or args.generations is not None:
         if args.generations is None:
@@ -292,7 +292,7 @@ def _open(args: argparse.Namespace, names: list[str], default_n: int) -> Any:
 def _print_plan(args: argparse.Namespace) -> int:
     """``--plan``: the next round's labels per generation and expected widths; writes nothing."""
     from vivid_inspect.lab.humans.annotate.pool import plan_pool
-    from vivid_inspect.lab.humans.annotate.sheets import DEFAULT_N
+    from vivid_inspect.lab.humans.annotate.sheet_export import DEFAULT_N
 
     try:
         planned = plan_pool(

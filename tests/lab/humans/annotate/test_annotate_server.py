@@ -42,10 +42,11 @@ from vivid_inspect.lab.humans.annotate.items import read_sheet, shown
 from vivid_inspect.lab.humans.annotate.opening import default_folder, open_workspace
 from vivid_inspect.lab.humans.annotate.queues import assign, check_annotators
 from vivid_inspect.lab.humans.annotate.serve import announce, bind, server
-from vivid_inspect.lab.humans.annotate.sheets import export_sheet, import_sheets
+from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.annotate.workspace import Workspace
 from vivid_inspect.lab.humans.scores_file import read_human_scores, record_path
 from vivid_inspect.lab.humans.sheet_files import neutralise
+from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.scorers.judge_prompts import ASPECT
 from vivid_inspect.tasks import explain
 

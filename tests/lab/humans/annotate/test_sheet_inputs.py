@@ -16,9 +16,9 @@ import pytest
 from tests.lab.humans.test_humans import ABSURD_IDS, SPELLINGS
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.humans.annotate.items import read_sheet
-from vivid_inspect.lab.humans.annotate.sheets import import_sheets
 from vivid_inspect.lab.humans.annotate.workspace import _read_scores
 from vivid_inspect.lab.humans.scores_file import HumanScoresError
+from vivid_inspect.lab.humans.sheet_import import import_sheets
 
 
 def sheet(folder: Path, name: str, rows: str, header: str = "id,score,annotator") -> Path:

@@ -1,6 +1,6 @@
 """``vivid annotate serve``: a small local web page for scoring explanations 0-5, one at a time.
 
-The server reuses the annotation sheets of `vivid_inspect.lab.humans.annotate.sheets`: it serves the
+The server reuses the annotation sheets of `vivid_inspect.lab.humans.annotate.sheet_export`: it serves the
 items of an exported sheet (or exports one from a generation log first), keeps each annotator's
 scores in a sheet of their own in the format ``vivid annotate import`` reads, and writes the human
 scores file for ``vivid report --human`` with that same import, bound to its generation.

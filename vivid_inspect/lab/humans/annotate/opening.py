@@ -27,7 +27,7 @@ from vivid_inspect.lab.humans.annotate.queues import (
     check_annotators,
     normalise_name,
 )
-from vivid_inspect.lab.humans.annotate.sheets import export_sheet
+from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.annotate.workspace import PLAN_FILE, Workspace
 from vivid_inspect.lab.humans.scores_file import record_path
 from vivid_inspect.lab.humans.sheet_lock import hold_annotation_folder

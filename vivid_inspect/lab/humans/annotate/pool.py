@@ -43,10 +43,11 @@ from vivid_inspect.generation_key import Generation, choose
 from vivid_inspect.lab.folder_lock import HeldFolder
 from vivid_inspect.lab.humans.annotate.items import Item, Sheet, read_sheet
 from vivid_inspect.lab.humans.annotate.queues import assign, check_annotators, normalise_name
-from vivid_inspect.lab.humans.annotate.sheets import SHEET_COLUMNS, export_sheet, import_sheets
+from vivid_inspect.lab.humans.annotate.sheet_export import SHEET_COLUMNS, export_sheet
 from vivid_inspect.lab.humans.annotate.workspace import Workspace, quoted
 from vivid_inspect.lab.humans.scores_file import read_generation_record, read_human_scores, record_path
 from vivid_inspect.lab.humans.sheet_files import cut, neutralise
+from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.humans.sheet_lock import hold_annotation_folder
 from vivid_inspect.lab.report.allocation import (
     MIN_PER_GENERATION,

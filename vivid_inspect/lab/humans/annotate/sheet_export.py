@@ -1,8 +1,21 @@
 """Export a blind annotation sheet: a theme-stratified sample of one generation's explanations.
 
-The sheet's columns and what it hides from annotators are described in
-`vivid_inspect.lab.humans.annotate.sheets`; the record written beside it (``SHEET.csv.generation.json``)
-names the generation, so that import can check the ids and carry its key into the scores file.
+Import (`vivid_inspect.lab.humans.sheet_import`) turns the filled sheets into a human scores file
+(``id, score, annotator, generation``).
+
+A sheet shows what an annotator needs and nothing that reveals who wrote the explanation or what
+a judge thought: ``id`` (the sample id), ``idiom``, ``reference_meaning``, ``explanation``, the
+empty columns ``score`` (0-5) and ``annotator``, and ``generation``, the opaque key of the
+generation the sheet was drawn from (`vivid_inspect.generation_key`). The rest (model,
+prompt, data, log, eval id, sample ids) goes to a record beside the sheet,
+``SHEET.csv.generation.json``, which annotators need not see; import reads it back to check the
+ids and carries the key into the human scores file, so that ``vivid report`` compares the humans
+with the generation they scored.
+
+Sheets are UTF-8 with a byte-order mark so spreadsheet programs open the Vietnamese text
+correctly. Every text cell that a spreadsheet would evaluate as a formula is written with a
+leading ``'`` (`vivid_inspect.lab.humans.sheet_files.neutralise`); import reads only ids, scores,
+annotators and the generation key, so this never changes what is scored.
 """
 
 from __future__ import annotations

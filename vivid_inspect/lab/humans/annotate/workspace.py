@@ -38,11 +38,12 @@ from vivid_inspect.lab.humans.annotate.guidelines import guidelines
 from vivid_inspect.lab.humans.annotate.human_log import LOGS_FOLDER, generation_logs, write_human_log
 from vivid_inspect.lab.humans.annotate.items import Item, Sheet
 from vivid_inspect.lab.humans.annotate.queues import Plan
-from vivid_inspect.lab.humans.annotate.sheets import SHEET_COLUMNS, import_sheets
+from vivid_inspect.lab.humans.annotate.sheet_export import SHEET_COLUMNS
 from vivid_inspect.lab.humans.csv_records import Problems, id_problem, id_value, iter_records, whole_number
 from vivid_inspect.lab.humans.csv_records import shown as shown_cell
 from vivid_inspect.lab.humans.scores_file import HumanScoresError, Problem, record_path
 from vivid_inspect.lab.humans.sheet_files import cut, neutralise
+from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.report.agreement import agreement
 from vivid_inspect.lab.report.raters import raters_alpha
 from vivid_inspect.size_caps import SHEETS
