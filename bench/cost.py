@@ -52,7 +52,8 @@ def _chars_per_token() -> float:
 
 def plan_totals(spec_path: Path) -> dict[str, Any]:
     """Plan a spec in this process; totals per role and the batch saving on priced calls."""
-    from vivid_inspect.lab.runner import load_spec, make_plan
+    from vivid_inspect.lab.runner.plan import make_plan
+    from vivid_inspect.lab.runner.spec.load import load_spec
 
     started = time.monotonic()
     plan = make_plan(load_spec(spec_path))

@@ -97,12 +97,3 @@ def test_help_texts_state_the_defaults_they_do_not_import() -> None:
     sanity = " ".join(str(_probe("sanity", "--help")["out"]).split())
     assert f"(default: {SANITY_LIMIT})" in sanity
     assert "{" + ",".join(STRATEGIES) + "}" in sanity
-
-
-def test_runner_package_still_exports_its_names() -> None:
-    from vivid_inspect.lab import runner
-
-    for name in runner.__all__:
-        assert getattr(runner, name) is not None
-    with pytest.raises(AttributeError):
-        runner.no_such_name  # noqa: B018

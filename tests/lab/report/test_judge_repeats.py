@@ -30,7 +30,9 @@ from vivid_inspect.lab.report.judges import judge_rows
 from vivid_inspect.lab.report.logs import SCORE_COLUMNS
 from vivid_inspect.lab.report.reliability import build_reliability
 from vivid_inspect.lab.report.repeats import first_repeat
-from vivid_inspect.lab.runner import load_spec, make_plan, run_spec
+from vivid_inspect.lab.runner.execute import run_spec
+from vivid_inspect.lab.runner.plan import make_plan
+from vivid_inspect.lab.runner.spec.load import load_spec
 from vivid_inspect.scorers import judge_parse
 from vivid_inspect.testing.openai_server import FakeOpenAIServer
 

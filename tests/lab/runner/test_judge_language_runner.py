@@ -18,8 +18,10 @@ from inspect_ai.log import EvalLog, read_eval_log
 
 from vivid_inspect.lab.report.build import write_report
 from vivid_inspect.lab.report.judges import choose_judge, judge_keys, language_of
-from vivid_inspect.lab.runner import load_spec, make_plan, run_spec
 from vivid_inspect.lab.runner.cells import config_hash, expand
+from vivid_inspect.lab.runner.execute import run_spec
+from vivid_inspect.lab.runner.plan import make_plan
+from vivid_inspect.lab.runner.spec.load import load_spec
 from vivid_inspect.lab.runner.spec.model import JudgeLanguage
 from vivid_inspect.lab.runner.spec.problems import SpecError, format_path
 from vivid_inspect.log_contract import JUDGE_LANGUAGES, read_judged_record

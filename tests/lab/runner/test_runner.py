@@ -32,16 +32,18 @@ from inspect_ai.solver import TaskState
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from vivid_inspect.lab.cli.main import main
-from vivid_inspect.lab.runner import RunResult, load_spec, make_plan, run_spec
 from vivid_inspect.lab.runner.cells import expand
+from vivid_inspect.lab.runner.execute import RunResult, run_spec
 from vivid_inspect.lab.runner.generate import eval_set_groups
 from vivid_inspect.lab.runner.judging.cell import write_log_atomic
 from vivid_inspect.lab.runner.judging.panel import panel_scorer, run_panel_cell
 from vivid_inspect.lab.runner.judging.phase import prune_orphans
+from vivid_inspect.lab.runner.plan import make_plan
 from vivid_inspect.lab.runner.plan_text import render_plan
 from vivid_inspect.lab.runner.prepare.models import generate_config, make_judge_model
 from vivid_inspect.lab.runner.prepare.prepared import prepare
 from vivid_inspect.lab.runner.record import FREEZE_FILE
+from vivid_inspect.lab.runner.spec.load import load_spec
 from vivid_inspect.lab.runner.spec.problems import SpecError, format_path
 from vivid_inspect.lab.usage_events import USAGE_KEY, read_usage_record, scorer_usage
 from vivid_inspect.log_contract import SPEC_FILE

@@ -18,9 +18,9 @@ from tests.recommended_commands import failing
 from vivid_inspect.lab.audit.run import run_audit
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.runner import audits as runner_audits
-from vivid_inspect.lab.runner import load_spec
 from vivid_inspect.lab.runner.audits import AUDITS_DIR, CARD_DIR
 from vivid_inspect.lab.runner.execute import run_spec
+from vivid_inspect.lab.runner.spec.load import load_spec
 from vivid_inspect.lab.runner.spec.problems import SpecError, format_path
 
 AUDIT = {"judge": "chrf_aspect", "probes": ["partial", "wrong"], "limit": 6}
@@ -226,7 +226,8 @@ def test_an_audit_whose_judge_failed_leaves_the_run_incomplete_and_says_why(
 def test_vivid_plan_counts_each_audits_judge_calls_until_it_is_done(
     run: tuple[Path, Any, Any], tmp_path: Path
 ) -> None:
-    from vivid_inspect.lab.runner import make_plan, render_plan
+    from vivid_inspect.lab.runner.plan import make_plan
+    from vivid_inspect.lab.runner.plan_text import render_plan
 
     log_dir, _, _ = run
     fresh = load_spec(_write(tmp_path, _spec()))
@@ -248,7 +249,7 @@ def test_an_audit_runs_with_its_judges_retries_as_vivid_plan_counts_them(
     retries: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from vivid_inspect.lab.audit import run as audit_run
-    from vivid_inspect.lab.runner import make_plan
+    from vivid_inspect.lab.runner.plan import make_plan
 
     seen: dict[str, Any] = {}
     real = audit_run.run_audit
@@ -292,8 +293,8 @@ def _judge_changed(log_dir: Path, **changes: Any) -> dict[str, Any]:
 def test_a_changed_judge_is_audited_again_not_rebuilt_from_old_logs(
     run: tuple[Path, Any, Any], tmp_path: Path, changes: dict[str, Any], done: bool
 ) -> None:
-    from vivid_inspect.lab.runner import make_plan
     from vivid_inspect.lab.runner.audits import _from_logs, judge_identity
+    from vivid_inspect.lab.runner.plan import make_plan
 
     log_dir, _, _ = run
     loaded = load_spec(_write(tmp_path, _judge_changed(log_dir, **changes)))
