@@ -20,8 +20,9 @@ import pytest
 
 from tests.fake_api import default_responder, isolate_inspect
 from tests.test_fail_fast import SECRET, closed_port
+from vivid_inspect.endpoints import Probe
 from vivid_inspect.lab.cli.main import main
-from vivid_inspect.lab.runner.prepare.preflight import Probe, Target, probe_for
+from vivid_inspect.lab.runner.prepare.preflight import Target, probe_for
 from vivid_inspect.testing.openai_server import FakeOpenAIServer
 from vivid_inspect.text import printable
 

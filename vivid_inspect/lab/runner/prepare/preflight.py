@@ -20,14 +20,7 @@ from typing import TYPE_CHECKING
 
 from inspect_ai.model import GenerateConfig, Model
 
-from vivid_inspect.endpoints import (
-    CONNECT_TIMEOUT,
-    OFFLINE_PROVIDERS,
-    READ_TIMEOUT,
-    Probe,
-    check_models,
-    provider,
-)
+from vivid_inspect.endpoints import OFFLINE_PROVIDERS, Probe, check_models, provider
 from vivid_inspect.endpoints import probe_for as endpoint_probe
 from vivid_inspect.lab.runner.cells import resolved_model, split_model_args
 from vivid_inspect.lab.runner.plan import make_plan
@@ -38,20 +31,6 @@ from vivid_inspect.lab.runner.spec.yaml_source import with_lines
 
 if TYPE_CHECKING:
     from vivid_inspect.lab.runner.plan import Plan
-
-__all__ = [
-    "CONNECT_TIMEOUT",
-    "READ_TIMEOUT",
-    "Preflight",
-    "PreflightError",
-    "Probe",
-    "Target",
-    "check",
-    "planned",
-    "probe_for",
-    "run_preflight",
-    "targets",
-]
 
 
 class PreflightError(SetupError):
