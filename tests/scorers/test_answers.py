@@ -61,7 +61,7 @@ def test_lenient_topic(answer: str, expected: int | None) -> None:
 )
 def test_lenient_traits_reads_codes_in_any_decoration(answer: str, expected: tuple[int, ...]) -> None:
     reading = read_traits(answer)
-    assert (reading.codes, reading.status, reading.readable) == (expected, "ok", True)
+    assert (reading.codes, reading.status) == (expected, "ok")
 
 
 @pytest.mark.parametrize(
@@ -77,7 +77,7 @@ def test_lenient_traits_reads_codes_in_any_decoration(answer: str, expected: tup
 )
 def test_explicit_empty_answer_means_no_traits(answer: str) -> None:
     reading = read_traits(answer)
-    assert (reading.codes, reading.status, reading.readable) == ((), "empty", True)
+    assert (reading.codes, reading.status) == ((), "empty")
 
 
 @pytest.mark.parametrize(
@@ -97,7 +97,7 @@ def test_explicit_empty_answer_means_no_traits(answer: str) -> None:
 )
 def test_answer_without_valid_codes_is_a_parse_failure(answer: str, status: str) -> None:
     reading = read_traits(answer)
-    assert (reading.codes, reading.status, reading.readable) == (None, status, False)
+    assert (reading.codes, reading.status) == (None, status)
 
 
 def test_strip_reasoning_keeps_text_after_last_block() -> None:

@@ -199,11 +199,6 @@ class TraitsReading:
     codes: tuple[int, ...] | None
     status: TraitsStatus
 
-    @property
-    def readable(self) -> bool:
-        """True when the answer names a trait set (possibly empty)."""
-        return self.codes is not None
-
 
 def read_traits(answer: str) -> TraitsReading:
     """Read a traits answer leniently: codes 1-5 in any order, spacing or decoration.
