@@ -31,7 +31,9 @@ from vivid_inspect.lab.audit.verdicts import (
     bound_text,
     check_seed,
     evaluate,
+    percent_text,
     share_text,
+    signed_percent_text,
 )
 from vivid_inspect.lab.humans.sheet_files import neutralise
 from vivid_inspect.scorers.judge_parse import MAX_SCORE
@@ -204,14 +206,14 @@ class AuditCard:
             shift = (
                 f"{shift if own else f'**{shift}**'} [{_num(r.ci_low, '+.2f')}, {_num(r.ci_high, '+.2f')}]"
             )
-        rate = f"{r.rate_name} {_pct(r.rate)} [{_pct(r.rate_ci_low)}, {_pct(r.rate_ci_high)}]"
+        rate = f"{r.rate_name} {percent_text(r.rate)} [{percent_text(r.rate_ci_low)}, {percent_text(r.rate_ci_high)}]"
         if r.expectation in INVARIANCE and not math.isnan(r.excess_flips):
             rate = (
-                f"flips {_pct(1 - r.rate)} − control {_pct(r.control_flips)}: **{_spct(r.excess_flips)}** "
-                f"[{_spct(r.excess_ci_low)}, {_spct(r.excess_ci_high)}] (≤ {_pct(r.flip_bound)})"
+                f"flips {percent_text(1 - r.rate)} − control {percent_text(r.control_flips)}: **{signed_percent_text(r.excess_flips)}** "
+                f"[{signed_percent_text(r.excess_ci_low)}, {signed_percent_text(r.excess_ci_high)}] (≤ {percent_text(r.flip_bound)})"
             )
         elif r.expectation in INVARIANCE:
-            rate = f"flips {_pct(1 - r.rate)}, no control (≤ {_pct(r.flip_bound)})"
+            rate = f"flips {percent_text(1 - r.rate)}, no control (≤ {percent_text(r.flip_bound)})"
         elif r.expectation != CONTROL:
             rate = f"**{rate}** (≥ {share_text(self.thresholds.min_rate)})"
         unscored = str(r.unscored) if r.comparison is None else f"{r.unscored} / {r.comparison_unscored}"
@@ -233,7 +235,7 @@ class AuditCard:
             return [f"Noise floor (`{control.probe}`): no item scored in both calls.", ""]
         return [
             f"Noise floor (`{control.probe}`, `{control.comparison}` judged again as a fresh call): the two "
-            f"calls agree on {_pct(control.rate)} [{_pct(control.rate_ci_low)}, {_pct(control.rate_ci_high)}] "
+            f"calls agree on {percent_text(control.rate)} [{percent_text(control.rate_ci_low)}, {percent_text(control.rate_ci_high)}] "
             f"of {control.n_paired} items, shift {_num(control.shift, '+.2f')}; each invariance probe's flips "
             "are counted beyond the control's.",
             "",
@@ -358,14 +360,6 @@ def build_card(
 
 def _num(value: float, spec: str = ".2f") -> str:
     return "n/a" if math.isnan(value) else format(value, spec)
-
-
-def _pct(value: float) -> str:
-    return "n/a" if math.isnan(value) else f"{100 * value:.0f} %"
-
-
-def _spct(value: float) -> str:
-    return "n/a" if math.isnan(value) else f"{100 * value + 0.0:+.0f} %"
 
 
 def _weight(value: float) -> str:

@@ -922,26 +922,26 @@ def _rate_criterion(
     if expectation == CONTROL:
         return None
     if expectation in INVARIANCE:
-        bound = f"≤ {_pct(flips.bound)}"
+        bound = f"≤ {percent_text(flips.bound)}"
         if flips.control_name is None:
             # Without a control the raw flips are an upper bound on the flips beyond noise: they can
             # show that the probe is within its bound, never that it is not.
             side: Side = "inside" if flips.raw_high <= flips.bound + _EPS else "straddles"
             return (
-                f"flips {_pct(flips.raw)} (up to {_pct(flips.raw_high)}) {_relation(side)} {bound} with no "
+                f"flips {percent_text(flips.raw)} (up to {percent_text(flips.raw_high)}) {_relation(side)} {bound} with no "
                 "control to tell the judge's noise from a bias",
                 side,
             )
         side = _side((flips.low, flips.high), -1.0, flips.bound)
         return (
-            f"flips beyond the control `{flips.control_name}` {_signed_pct(flips.excess)} "
-            f"[{_signed_pct(flips.low)}, {_signed_pct(flips.high)}] {_relation(side)} {bound}",
+            f"flips beyond the control `{flips.control_name}` {signed_percent_text(flips.excess)} "
+            f"[{signed_percent_text(flips.low)}, {signed_percent_text(flips.high)}] {_relation(side)} {bound}",
             side,
         )
     value, low, high = rate
     side = _side((low, high), t.min_rate, 1.0)
     return (
-        f"{RATE_NAMES[expectation]} {_pct(value)} [{_pct(low)}, {_pct(high)}] {_relation(side)} "
+        f"{RATE_NAMES[expectation]} {percent_text(value)} [{percent_text(low)}, {percent_text(high)}] {_relation(side)} "
         f"≥ {share_text(t.min_rate)}",
         side,
     )
@@ -988,7 +988,7 @@ def _verdict(
     shown = list(sides)
     if criterion is None:  # the control: its agreement is reported, not held to a bound
         shown.append(
-            f"{RATE_NAMES[probe.expectation]} {_pct(rate_value)} [{_pct(rate_low)}, {_pct(rate_high)}], "
+            f"{RATE_NAMES[probe.expectation]} {percent_text(rate_value)} [{percent_text(rate_low)}, {percent_text(rate_high)}], "
             "the noise floor of the invariance probes"
         )
     left_out = n_items - n_decided
@@ -1011,9 +1011,11 @@ def _fmt(value: float, sign: str) -> str:
     return "n/a" if math.isnan(value) else format(value, f"{sign}.2f")
 
 
-def _pct(value: float) -> str:
+def percent_text(value: float) -> str:
+    """A share as a whole percentage (``42 %``), ``n/a`` for NaN."""
     return "n/a" if math.isnan(value) else f"{100 * value:.0f} %"
 
 
-def _signed_pct(value: float) -> str:
+def signed_percent_text(value: float) -> str:
+    """A change of a share as a signed whole percentage (``+5 %``, ``-3 %``, ``+0 %``), ``n/a`` for NaN."""
     return "n/a" if math.isnan(value) else f"{100 * value + 0.0:+.0f} %"
