@@ -14,8 +14,6 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from vivid_inspect.lab.humans.annotate.app import create_app
 from vivid_inspect.lab.humans.annotate.workspace import Workspace
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 REQUEST_TIMEOUT = 10.0
 """Seconds a connection has to send a whole request (line, headers and body) before it is closed."""
