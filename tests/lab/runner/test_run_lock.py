@@ -21,12 +21,8 @@ from pathlib import Path
 import pytest
 
 from vivid_inspect.lab.cli.main import main
-from vivid_inspect.lab.runner.lock import (
-    LOCK_FILE,
-    FolderBusy,
-    log_folder_lock,
-    read_holder,
-)
+from vivid_inspect.lab.folder_lock import FolderBusy, read_holder
+from vivid_inspect.lab.runner.lock import LOCK_FILE, log_folder_lock
 
 SPEC = """\
 name: {name}

@@ -102,8 +102,8 @@ def _run(args: argparse.Namespace) -> int:
     if isinstance(loaded, int):
         return loaded
     from vivid_inspect.data import VividDataError
+    from vivid_inspect.lab.folder_lock import FolderBusy
     from vivid_inspect.lab.runner.execute import run_spec
-    from vivid_inspect.lab.runner.lock import FolderBusy
     from vivid_inspect.lab.writable import FolderNotWritable
 
     try:

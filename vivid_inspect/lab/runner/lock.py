@@ -17,9 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from vivid_inspect.lab.folder_lock import FolderBusy, Holder, hold, read_holder
-
-__all__ = ["LOCK_FILE", "FolderBusy", "Holder", "describe", "log_folder_lock", "read_holder"]
+from vivid_inspect.lab.folder_lock import FolderBusy, Holder, hold
 
 LOCK_FILE = ".vivid-run.lock"
 _BUSY = (
