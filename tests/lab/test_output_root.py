@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from vivid_inspect.lab.cli.audit import fill_folders
+from vivid_inspect.lab.cli.audit import fill_defaults
 from vivid_inspect.lab.cli.main import build_parser
 from vivid_inspect.lab.output_root import DEFAULT_OUTPUT_DIR, OUTPUT_ENV, output_root
 from vivid_inspect.lab.runner.bundled import resolve_spec
@@ -24,7 +24,7 @@ def _defaults(argv: list[str]) -> dict[str, Path]:
     """The folders a command writes to when no option names them, as the command resolves them."""
     args = build_parser().parse_args(argv)
     if argv[0] in ("audit", "sanity"):
-        fill_folders(args, argv[0])
+        fill_defaults(args, argv[0])
         return {"out": Path(args.out), "logs": Path(args.log_dir)}
     _, log_dir = resolve_spec(args.spec, args.log_dir)
     assert log_dir is not None

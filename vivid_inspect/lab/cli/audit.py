@@ -322,16 +322,20 @@ def _folder_options(parser: argparse.ArgumentParser, name: str, note: str = "") 
     )
 
 
-def fill_folders(args: argparse.Namespace, name: str) -> None:
-    """Fill in ``--out`` (``<output root>/NAME``) and ``--log-dir`` (``<output root>/NAME/logs``) where not given.
+def fill_defaults(args: argparse.Namespace, name: str) -> None:
+    """Fill in the JUDGE mode's options not given: strategy, language, data, and the two folders.
 
-    The logs' default does not follow ``--out``: a card written elsewhere keeps its logs under the
-    root, and an unusable ``--out`` is one problem, not two.
+    ``--out`` is ``<output root>/NAME`` and ``--log-dir`` ``<output root>/NAME/logs``. The logs'
+    default does not follow ``--out``: a card written elsewhere keeps its logs under the root, and
+    an unusable ``--out`` is one problem, not two.
 
     Args:
         args: The parsed arguments of ``vivid audit JUDGE`` or ``vivid sanity``; changed in place.
         name: The card's folder under the output root (`vivid_inspect.lab.output_root`).
     """
+    args.strategy = args.strategy or DEFAULT_STRATEGY
+    args.language = args.language or DEFAULT_LANGUAGE
+    args.data = args.data or "sample"
     args.out = args.out or str(output_dir(name))
     args.log_dir = args.log_dir or str(output_dir(name) / LOGS)
 
@@ -353,10 +357,7 @@ def run_sanity(args: argparse.Namespace) -> int:
             "reading), max_unscored=... (docs/audit.md lists them)",
             "sanity",
         )
-    args.strategy = args.strategy or DEFAULT_STRATEGY
-    args.language = args.language or DEFAULT_LANGUAGE
-    args.data = args.data or "sample"
-    fill_folders(args, SANITY_OUT)
+    fill_defaults(args, SANITY_OUT)
     return _audit(args, "sanity")
 
 
@@ -429,10 +430,7 @@ def run(args: argparse.Namespace) -> int:
         from vivid_inspect.lab.cli.audit_from import handle_from
 
         return handle_from(args)
-    args.strategy = args.strategy or DEFAULT_STRATEGY
-    args.language = args.language or DEFAULT_LANGUAGE
-    args.data = args.data or "sample"
-    fill_folders(args, DEFAULT_OUT)
+    fill_defaults(args, DEFAULT_OUT)
     if args.plan:
         return _plan(args)
     return _audit(args)
@@ -481,7 +479,7 @@ def _audit(args: argparse.Namespace, command: str = "audit") -> int:
     except ValueError as exc:
         return _usage(str(exc), command)
     out = Path(args.out or DEFAULT_OUT)
-    log_dir = args.log_dir  # fill_folders gave it a default under the output root
+    log_dir = args.log_dir  # fill_defaults gave it a default under the output root
     problems = [
         problem
         for problem in (
