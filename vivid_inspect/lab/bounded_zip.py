@@ -25,10 +25,9 @@ import zstandard
 
 from vivid_inspect.size_caps import LOGS, SizeCapError
 
-DEFAULT_MAX_INFLATED = LOGS.default
-"""Bytes one log may hold (128 MiB): its members a report reads, together, once inflated; a ``.json`` log's size."""
 MAX_INFLATED_ENV = LOGS.env
-"""Environment variable that overrides `DEFAULT_MAX_INFLATED` (bytes, or a number with K, M or G)."""
+"""Environment variable that overrides the bytes one log may hold (128 MiB: its members a report reads,
+together, once inflated; a ``.json`` log's size), in bytes or a number with K, M or G."""
 _CHUNK = 1 << 20
 _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
 _ZSTD = 93

@@ -3,7 +3,7 @@
 Kappa is one minus a ratio of disagreements: ``1 - D_o / D_e``, with ``D_o`` the mean weighted
 disagreement of the items and ``D_e`` the disagreement expected from the two sides' margins. The
 percentile bootstrap of kappa under-covers at small n (planted 0.84: 50 % at n=5) and cannot
-vary at all when every item agrees (``[1.000, 1.000]``). `kappa_score_bounds` inverts a
+vary at all when every item agrees (``[1.000, 1.000]``). `score_bounds_of_counts` inverts a
 score test of the ratio instead, as Wilson's interval does for a proportion: a candidate ratio
 ``R0`` is kept when ``|D_o - R0 D_e|`` is within the t quantile of its standard error, with the
 variance of ``D_o`` taken at the disagreement ``R0 D_e`` the candidate implies (not at the one
@@ -47,37 +47,10 @@ def t_quantile(n: int, confidence: float) -> float:
     return float(stats.t.ppf(0.5 + confidence / 2, max(n - 1, 1)))
 
 
-def kappa_score_bounds(
-    first: np.ndarray, second: np.ndarray, weights: str, confidence: float
-) -> tuple[float, float]:
-    """The score interval of Cohen's kappa between two sides' whole scores 0-5.
-
-    Args:
-        first: One side's scores (whole, 0-5), one per item.
-        second: The other side's, for the same items.
-        weights: ``"unweighted"`` or ``"quadratic"``.
-        confidence: The confidence level (0.95).
-
-    Returns:
-        The interval's ends, within [-1, 1]; the upper end is 1 when every item agrees, the
-        lower below it.
-
-    Raises:
-        ValueError: Fewer than two items, or no disagreement expected by chance (a side that
-            gives a single score, where kappa is undefined).
-    """
-    if np.asarray(first).size < 2:
-        raise ValueError("a kappa interval needs at least 2 items")
-    lo, hi = score_bounds_of_counts(confusion_of(first, second), weights, confidence)
-    if not np.isfinite(lo):
-        raise ValueError("kappa is undefined: no disagreement is expected by chance")
-    return float(lo), float(hi)
-
-
 def score_bounds_of_counts(
     confusion: np.ndarray, weights: str, confidence: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """`kappa_score_bounds` of each 6 x 6 confusion matrix of counts (last two axes), at once.
+    """The score interval of Cohen's kappa of each 6 x 6 confusion matrix of counts (last two axes), at once.
 
     Every term is a sum over items, so it is a sum over the 36 cells weighted by their counts:
     many tables (the bench's draws) are bounded in one pass.

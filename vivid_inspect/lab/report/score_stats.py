@@ -1,11 +1,10 @@
-"""The pieces every agreement statistic is made of: 0-5 score checks, Cohen's kappa, resampling helpers.
+"""The pieces every agreement statistic is made of: 0-5 score checks, Cohen's kappa.
 
 Shared by `agreement` (judge and humans),
 `raters` (each annotator a rater) and
 `consistency` (a judge against itself). Each helper that finds a
 statistic undefined appends the reason to the caller's ``notes`` instead of raising or warning.
-The report's intervals are `intervals`'; `resamples` and
-`percentile_ci` serve the audit's paired bootstrap.
+The report's intervals are `intervals`'.
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ ScoreMap = Mapping[Any, Score]
 Row = dict[str, float | int | str | None]
 KappaWeights = Literal["unweighted", "quadratic"]
 _SKLEARN_WEIGHTS: dict[KappaWeights, str | None] = {"unweighted": None, "quadratic": "quadratic"}
-_CI_PERCENTILES = (2.5, 97.5)
 
 
 def kappa_point(
@@ -56,20 +54,6 @@ def kappa_point(
         reason = "scikit-learn returned NaN"
     notes.append(f"{name} undefined: {reason}")
     return None
-
-
-def resamples(n: int, n_boot: int, seed: int) -> np.ndarray:
-    """``n_boot`` bootstrap resamples of ``n`` item indices, one per row, from ``seed``."""
-    return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
-
-
-def percentile_ci(replicates: np.ndarray) -> tuple[float | None, float | None]:
-    """The 95% percentile interval of the finite replicates; (None, None) when none is finite."""
-    finite = replicates[np.isfinite(replicates)]
-    if finite.size == 0:
-        return None, None
-    lo, hi = np.percentile(finite, _CI_PERCENTILES)
-    return float(lo), float(hi)
 
 
 def constant_reason(first: np.ndarray, second: np.ndarray, first_label: str, second_label: str) -> str | None:
