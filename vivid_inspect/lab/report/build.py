@@ -15,8 +15,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from vivid_inspect.lab.humans.binding import NOT_COMPARED, bind_generation
 from vivid_inspect.lab.interrupt import rewriting_report
 from vivid_inspect.lab.report import plots
@@ -194,35 +192,6 @@ def _one(selectors: list[str | None]) -> str | None:
     return selectors[0] if selectors else None
 
 
-def build_tables(
-    logset: LogSet,
-    *,
-    humans: pd.DataFrame | None = None,
-    judge: str | None = None,
-    human_generation: str | None = None,
-    human_record: dict[str, object] | None = None,
-) -> tuple[tuple[Table, ...], Reliability]:
-    """Every table of the report, in order, from logs already read.
-
-    Args:
-        logset: The logs.
-        humans: Human scores (as from ``read_human_scores``), or None.
-        judge: Judge for Tables 3 and 4 (see `vivid_inspect.lab.report.judges.choose_judge`).
-        human_generation: Selector of the generation of Table 1 (see `write_report`).
-        human_record: The generation record beside the human file, whose eval id is checked.
-
-    Returns:
-        The tables and the reliability results (agreements for the figures).
-    """
-    files = (
-        [HumanFile(Path("human scores"), humans, human_record, human_generation)]
-        if humans is not None
-        else []
-    )
-    built = _build(logset, files, judge, None if files else human_generation)
-    return built.tables, built.reliability
-
-
 @dataclass(frozen=True)
 class _Built:
     """The tables, the reliability results, the lines report.md says about them, the judge of Tables 3-4."""
@@ -246,8 +215,8 @@ def _build(
     log_dir: str = "LOG_DIR",
 ) -> _Built:
     """Every table from the logs read, with what report.md says about them."""
-    rows = judge_rows(logset.scores[logset.scores["task"] == "explain"])
-    run_rows = judge_rows(logset.run_scores[logset.run_scores["task"] == "explain"])
+    rows = judge_rows(logset.scores)  # VIVID's explanation judges, and any other task's scorers
+    run_rows = judge_rows(logset.run_scores)
     first = first_repeat(rows)  # a judge's further repeats feed self-consistency only
     # A copy holding only further repeats (inspect score -S repeat=r --output-file) is no candidate.
     every_first = first_repeat(run_rows)

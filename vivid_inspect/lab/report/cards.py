@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
+from vivid_inspect.lab.judged import item_key
 from vivid_inspect.lab.report.judge_card import (
     HumanLabels,
     JudgeScores,
@@ -51,7 +52,7 @@ def judge_scores(rows: pd.DataFrame) -> list[JudgeScores]:
             for generation, group in mine.groupby("generation", sort=True)
         }
         by_generation = {
-            generation: {int(str(item)): float(value) for item, value in values.dropna().items()}
+            generation: {item_key(item): float(value) for item, value in values.dropna().items()}
             for generation, values in means.items()
         }
         # An item is unscored when no epoch of it got a readable score; its reasons are the parser's.
@@ -74,7 +75,7 @@ def judge_scores(rows: pd.DataFrame) -> list[JudgeScores]:
                 judged=judged,
                 unscored=unscored,
                 unscored_items={
-                    generation: frozenset(int(str(item)) for item in values[values.isna()].index)
+                    generation: frozenset(map(item_key, values[values.isna()].index))
                     for generation, values in means.items()
                 },
                 reasons=tuple(f"{reason} ({count})" for reason, count in reasons.head(3).items()),

@@ -237,7 +237,7 @@ _SUMMARY_KEYS = ("id", "epoch", "input", "target", "metadata", "scores", "error"
 
 
 def _repeated(key: str) -> LogContentError:
-    return LogContentError(f"the key {_shown(key)} is repeated in one object (which value counts?)")
+    return LogContentError(f"the key {shown(key)} is repeated in one object (which value counts?)")
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=partial(unique_keys, refuse=_repeated))
@@ -320,7 +320,7 @@ def json_samples(path: Path, keep: tuple[str, ...] = _SUMMARY_KEYS) -> Iterator[
         while stream.peek() != "}":
             key = stream.value()
             if key in keys:
-                raise LogContentError(f"the key {_shown(key)} is repeated in the log (which value counts?)")
+                raise LogContentError(f"the key {shown(key)} is repeated in the log (which value counts?)")
             keys.add(key)
             stream.take(":")
             if key == "samples" and stream.peek() == "[":
@@ -350,9 +350,9 @@ def _dedupe(summaries: Iterable[Any], repeated: list[str] | None = None) -> list
     if repeated is not None:
         for (_, epoch), held in ids.items():
             if len(held) > 1:
-                shown = ", ".join(_shown(i) for i in held)
+                shown = ", ".join(shown(i) for i in held)
                 repeated.append(
-                    f"sample {_shown(held[0])} epoch {epoch} is held {len(held)} times (ids {shown})"
+                    f"sample {shown(held[0])} epoch {epoch} is held {len(held)} times (ids {shown})"
                 )
     return list(by_key.values())
 
@@ -362,38 +362,47 @@ def _checked(summary: Any) -> tuple[str, int]:
     if not isinstance(summary, dict):
         raise LogContentError(f"a sample summary is a {type(summary).__name__}, not an object")
     sample_id, epoch = summary.get("id"), summary.get("epoch", 1)
-    if isinstance(sample_id, bool) or not isinstance(sample_id, int | str):
-        raise LogContentError(f"sample id {_shown(sample_id)} is neither a whole number nor a string")
-    if isinstance(sample_id, int) and not -_INT64 <= sample_id < _INT64:
-        raise LogContentError(f"sample id {_shown(sample_id)} is too large a number for a sample id")
-    if isinstance(sample_id, str) and not 0 < len(sample_id) <= MAX_ID_CHARS:
-        raise LogContentError(
-            f"sample id {_shown(sample_id)} is empty or longer than {MAX_ID_CHARS:,} characters"
-        )
+    check_id(sample_id, "sample id")
     if epoch is None:
         epoch = 1
     if isinstance(epoch, bool) or not isinstance(epoch, int) or not 1 <= epoch <= MAX_EPOCH:
         raise LogContentError(
-            f"sample {_shown(sample_id)}: epoch {_shown(epoch)} is not a whole number from 1 to {MAX_EPOCH:,}"
+            f"sample {shown(sample_id)}: epoch {shown(epoch)} is not a whole number from 1 to {MAX_EPOCH:,}"
         )
     for field in ("scores", "metadata"):
         if not isinstance(summary.get(field) or {}, dict):
             raise LogContentError(
-                f"sample {_shown(sample_id)}: {field} is a {type(summary[field]).__name__}, not an object"
+                f"sample {shown(sample_id)}: {field} is a {type(summary[field]).__name__}, not an object"
             )
     for name, score in (summary.get("scores") or {}).items():
         if score is not None and not isinstance(score, dict):
             raise LogContentError(
-                f"sample {_shown(sample_id)}: score {_shown(name)} is a {type(score).__name__}, not a score"
+                f"sample {shown(sample_id)}: score {shown(name)} is a {type(score).__name__}, not a score"
             )
         if score is not None and not isinstance(score.get("metadata") or {}, dict):
             raise LogContentError(
-                f"sample {_shown(sample_id)}: score {_shown(name)}'s metadata is not an object"
+                f"sample {shown(sample_id)}: score {shown(name)}'s metadata is not an object"
             )
     return str(sample_id), epoch
 
 
-def _shown(value: Any, limit: int = 40) -> str:
+def check_id(sample_id: Any, what: str) -> None:
+    """Refuse an id Inspect could not have written: not a whole number or a string, out of int64, empty or long.
+
+    Raises:
+        LogContentError: Naming ``what`` (``sample id``, ``header sample id``) and the id.
+    """
+    if isinstance(sample_id, bool) or not isinstance(sample_id, int | str):
+        raise LogContentError(f"{what} {shown(sample_id)} is neither a whole number nor a string")
+    if isinstance(sample_id, int) and not -_INT64 <= sample_id < _INT64:
+        raise LogContentError(f"{what} {shown(sample_id)} is too large a number for a sample id")
+    if isinstance(sample_id, str) and not 0 < len(sample_id) <= MAX_ID_CHARS:
+        raise LogContentError(
+            f"{what} {shown(sample_id)} is empty or longer than {MAX_ID_CHARS:,} characters"
+        )
+
+
+def shown(value: Any, limit: int = 40) -> str:
     """A value quoted in a message, cut short (a crafted number may have thousands of digits)."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
         return f"an integer of more than {limit} digits"

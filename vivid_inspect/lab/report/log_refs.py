@@ -29,7 +29,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelConfig, ModelUsage
 
 from vivid_inspect.generation_key import ITEMS_KEY, Generation, generation_of
-from vivid_inspect.lab.report.log_files import CLASSIFICATION_TASKS, MAX_EPOCH, LogContentError
+from vivid_inspect.lab.report.log_files import CLASSIFICATION_TASKS, MAX_EPOCH, LogContentError, check_id
 from vivid_inspect.log_contract import (
     GRADER_ROLE,
     JudgedRecord,
@@ -89,6 +89,8 @@ class LogRef:
             ``data_items``; for an older log, the kept items plus those left out).
         kept_items: Items the task kept (``dataset.samples``): a run of every one has as many
             planned sample ids.
+        generic: A log of a task that is not VIVID's, read by the generic adapter
+            (`vivid_inspect.lab.report.any_eval`).
     """
 
     path: Path
@@ -113,6 +115,7 @@ class LogRef:
     written: tuple[float, int] = (0.0, 0)
     data_items: int | None = None
     kept_items: int | None = None
+    generic: bool = False
 
     @property
     def complete(self) -> bool:
@@ -185,7 +188,7 @@ def log_ref(
     identity = generation_of(header, generation_log) if task in ("explain", *CLASSIFICATION_TASKS) else None
     if identity is not None:
         for sample_id in identity.sample_ids:
-            _check_id(sample_id)
+            check_id(sample_id, "header sample id")
     kept = spec.dataset.samples
     for role, usage in (stats.model_usage | stats.role_usage).items() if stats else ():
         _check_usage(usage, f"header stats usage of {role!r}")
@@ -221,8 +224,7 @@ def log_ref(
 
 def _whole(value: Any, what: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
-        raise LogContentError(f"header {what} {shown} is not a whole number from {low} to {high:,}")
+        raise LogContentError(f"header {what} {value!r:.40} is not a whole number from {low} to {high:,}")
     return value
 
 
@@ -259,13 +261,6 @@ def _check_record(record: Any, where: str) -> None:
             if isinstance(error, LogContentError):
                 raise
             raise LogContentError(f"header {where} is not a token usage ({type(error).__name__})") from None
-
-
-def _check_id(sample_id: Any) -> None:
-    if isinstance(sample_id, bool) or not isinstance(sample_id, int | str):
-        raise LogContentError(f"header sample id {sample_id!r:.40} is neither a whole number nor a string")
-    if isinstance(sample_id, int) and not -(2**63) <= sample_id < 2**63:
-        raise LogContentError("header sample id is too large a number for a sample id")
 
 
 def _data_items(metadata: dict[str, Any], kept: int | None, left_out: tuple[int, ...]) -> int | None:

@@ -15,9 +15,9 @@ A log whose header or summaries hold what Inspect could not have written (an epo
 that is not an id, a repeated key, ids that are not its data's) is skipped with the reason, never
 fatal; a sample held twice, or one its run did not plan, is named in ``counted_once``.
 
-Hostile folders: only logs of VIVID's own tasks are read (another task's log would add its rows to
-the counts and usage tables); every other file is listed in ``skipped`` with the reason, on one
-line. What a report inflates from one ``.eval`` zip, and the size of a ``.json`` log, are capped
+Logs of VIVID's own tasks are read by VIVID's adapter, any other task's by the generic one
+(`vivid_inspect.lab.report.any_eval`); a file that is not read is listed in ``skipped`` with the
+reason, on one line. What a report inflates from one ``.eval`` zip, and the size of a ``.json`` log, are capped
 (see `vivid_inspect.lab.bounded_zip`), so a decompression bomb or a huge file is skipped,
 not read.
 """
@@ -36,12 +36,11 @@ from inspect_ai.log import EvalLog
 
 from vivid_inspect.generation_key import Generation
 from vivid_inspect.lab.bounded_zip import Budget, max_inflated
+from vivid_inspect.lab.report.any_eval import generic_ref
 from vivid_inspect.lab.report.counted_once import counted_once
 from vivid_inspect.lab.report.log_files import (
     AUDIT,
-    CLASSIFICATION_TASKS,
     SANITY,
-    VIVID_TASKS,
     LogContentError,
     find_log_files,
     is_vivid_log,
@@ -49,29 +48,19 @@ from vivid_inspect.lab.report.log_files import (
     read_header,
     read_summaries,
 )
-from vivid_inspect.lab.report.log_refs import LogRef, generation_resolver, log_ref, role_models
-from vivid_inspect.lab.report.score_rows import (
-    SCORE_COLUMNS,
-    RefusedValues,
-    is_judge_scorer,
-    run_items,
-    score_rows,
-)
+from vivid_inspect.lab.report.log_refs import LogRef, generation_resolver, log_ref
+from vivid_inspect.lab.report.score_rows import SCORE_COLUMNS, RefusedValues, run_items, score_rows
 from vivid_inspect.redact import redact
 
 __all__ = [
-    "CLASSIFICATION_TASKS",
     "SCORE_COLUMNS",
-    "VIVID_TASKS",
     "LogRef",
     "LogSet",
     "find_log_files",
-    "is_judge_scorer",
     "is_vivid_log",
     "one_line",
     "read_logs",
     "read_summaries",
-    "role_models",
 ]
 
 logger = logging.getLogger(__name__)
@@ -88,7 +77,7 @@ class LogSet:
         logs: One entry per log read, sorted by relative path.
         scores: One row per (log, sample, epoch, scorer); see `SCORE_COLUMNS`.
         skipped: Files that look like logs but were not read (unreadable, too large once inflated,
-            or logs of another task), each ``path: reason`` on one line.
+            or holding no score), each ``path: reason`` on one line.
         audits: Logs of ``vivid audit``, set aside: they hold no generations (their scores are
             read by the audit tables alone).
         sanity: Logs of ``vivid sanity``, set aside: they hold no generations.
@@ -125,7 +114,7 @@ def read_logs(
     exclude: Iterable[str | os.PathLike[str]] = (),
     max_inflated_bytes: int | None = None,
 ) -> LogSet:
-    """Read every VIVID log's header and sample summaries into one tidy frame.
+    """Read every log's header and sample summaries into one tidy frame (VIVID's and any Inspect task's).
 
     Args:
         log_dir: Folder searched recursively for logs.
@@ -135,8 +124,8 @@ def read_logs(
             `vivid_inspect.lab.bounded_zip.max_inflated`.
 
     Returns:
-        The logs and their scores. Files that fail to read, inflate past the cap or are logs of
-        another task are listed in ``skipped`` (``vivid report`` warns about each on stderr).
+        The logs and their scores. Files that fail to read, inflate past the cap or hold no score
+        to read are listed in ``skipped`` (``vivid report`` warns about each on stderr).
         Audit and sanity logs are set aside in ``audits`` and ``sanity``: their samples are
         judged made-up answers, not a model's generations (see
         `vivid_inspect.lab.report.log_files.not_generations`).
@@ -146,7 +135,7 @@ def read_logs(
     """
     root = Path(log_dir)
     limit = max_inflated_bytes if max_inflated_bytes is not None else max_inflated(strict=True)
-    headers: list[tuple[Path, EvalLog, Budget, tuple[float, int]]] = []
+    headers: list[tuple[Path, EvalLog, Budget, tuple[float, int], bool]] = []
     skipped: list[str] = []
     set_aside: dict[str, list[Path]] = {}
 
@@ -168,22 +157,22 @@ def read_logs(
         if kind is not None:  # before the task check: an audit's probe tasks are not VIVID's own
             set_aside.setdefault(kind, []).append(path)
             continue
-        if not is_vivid_log(header):
-            skip(rel, f"not a log of a VIVID task (task {header.eval.task!r})")
-            continue
-        headers.append((path, header, budget, written[0] if written else (0.0, 0)))
+        generic = not is_vivid_log(header)  # another task's log: read by the generic adapter
+        headers.append((path, header, budget, written[0] if written else (0.0, 0), generic))
     generation_keys = generation_resolver(root, [p for p, *_ in headers])
     refs: list[LogRef] = []
     rows: list[dict[str, Any]] = []
     refused = RefusedValues()
     notes: list[str] = []
-    for path, header, budget, when in headers:
+    for path, header, budget, when, generic in headers:
         rel = path.relative_to(root).as_posix()
         mine = RefusedValues()
         repeated: list[str] = []
         try:
             ref = log_ref(root, path, header, generation_keys, when)
-            summaries, strangers = run_items(ref, read_summaries(path, budget, repeated))
+            held = read_summaries(path, budget, repeated)
+            ref = generic_ref(ref, header, held) if generic else ref
+            summaries, strangers = run_items(ref, held)
             found = score_rows(ref, header, summaries, mine)
         except Exception as error:  # noqa: BLE001 - a crafted log is skipped with its reason, never fatal
             skip(rel, _reason(error, path))

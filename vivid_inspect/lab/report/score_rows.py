@@ -34,7 +34,8 @@ from typing import Any
 from inspect_ai.log import EvalLog
 
 from vivid_inspect.bounds import MAX_ENTRIES
-from vivid_inspect.lab.report.log_files import LogContentError
+from vivid_inspect.lab.judged import LETTER_SCALE, LETTERS, VIVID_SCALE, Scale
+from vivid_inspect.lab.report.log_files import LogContentError, shown
 from vivid_inspect.lab.report.log_refs import LogRef
 from vivid_inspect.log_contract import (
     JUDGE_PREFIX,
@@ -47,7 +48,6 @@ from vivid_inspect.log_contract import (
 )
 from vivid_inspect.solvers.bounded_generate import TRUNCATED_KEY
 
-JUDGE_RANGE = (0.0, 5.0)
 _DATA_ID = re.compile(r"[1-9][0-9]{0,17}")
 _SHOWN_STRANGERS = 5
 _CLASSIFICATION_VALUES: dict[object, float] = {"C": 1.0, "I": 0.0}
@@ -87,6 +87,7 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "prompt_version",
     "parser_version",
     "written",
+    "scale",
 )
 """Columns of `vivid_inspect.lab.report.logs.LogSet.scores`. ``generation`` is the generation
 key, ``generation_log`` the generation's log, ``run`` which run of the generation (its eval id),
@@ -95,16 +96,12 @@ copies; for a judge, ``repeat`` (which repeated judgement, from 0), ``cached`` (
 came from Inspect's cache) and ``judge_temperature`` are NaN when the log does not record them;
 ``refused`` marks a value no judge or scorer could give (its ``error`` is True too); ``truncated``
 marks a generation cut at the token limit (False where the log does not record it); ``written``
-orders the files holding one judgement (a sortable text)."""
+orders the files holding one judgement (a sortable text); ``scale`` is the judge's declared scale
+(`vivid_inspect.lab.judged`, the contract these rows fill), None where none is declared."""
 
 
 class RefusedValues(list[str]):
     """Where a value was refused and why, one line each (``LOG: sample 3 epoch 1, judge_aspect: ...``)."""
-
-
-def is_judge_scorer(name: str) -> bool:
-    """Whether a scorer column of an explanation log is an LLM judge (or the lexical baseline)."""
-    return is_judge_column(name)
 
 
 def score_rows(
@@ -127,10 +124,12 @@ def score_rows(
         scorer_names = [s.name for s in header.eval.scorers or []]
     if not scorer_names:
         scorer_names = sorted({k for s in summaries for k in (s.get("scores") or {})})
-    if ref.task == "explain":
+    if ref.generic:
+        wanted = scorer_names
+    elif ref.task == "explain":
         wanted = _designated_scorer(ref, scorer_names)
     else:
-        wanted = [name for name in scorer_names if not is_judge_scorer(name)]
+        wanted = [name for name in scorer_names if not is_judge_column(name)]
     judge_models = _judge_models(ref, summaries, wanted)
     rows: list[dict[str, Any]] = []
     written = f"{ref.written[0]:017.1f}|{ref.written[1]:020d}"
@@ -164,23 +163,20 @@ def score_rows(
             if fields["refused"] and refused is not None:
                 value = score.get("value") if isinstance(score, dict) else score
                 refused.append(
-                    f"{ref.rel}: sample {base['id']!r:.40} epoch {base['epoch']}, {name}: {_shown(value)} "
-                    f"{_what_it_gives(_denominator(ref, name)) if fields['judge'] else 'is neither correct nor incorrect (C/I, 1/0)'}"
+                    f"{ref.rel}: sample {base['id']!r:.40} epoch {base['epoch']}, {name}: {shown(value)} "
+                    f"{_what_it_gives(ref, name) if fields['judge'] else 'is neither correct nor incorrect (C/I, 1/0)'}"
                 )
             rows.append(base | fields)
+    if ref.generic and not any(math.isfinite(row["value"]) for row in rows):
+        raise LogContentError(
+            f"no score is a number or one of Inspect's letters C/P/I/N (scorers: {', '.join(wanted) or 'none'})"
+        )
     return rows
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
-        return "an integer of more than 20 digits"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _designated_scorer(ref: LogRef, names: list[str]) -> list[str]:
     """The judge scorers to read from one explanation log."""
-    judges = [name for name in names if is_judge_scorer(name)]
+    judges = [name for name in names if is_judge_column(name)]
     if ref.vivid_judge is None or not judges:
         return judges
     strategy = ref.vivid_judge.strategy or ""
@@ -195,7 +191,7 @@ def _designated_scorer(ref: LogRef, names: list[str]) -> list[str]:
 def _judge_models(ref: LogRef, summaries: list[dict[str, Any]], wanted: list[str]) -> dict[str, str | None]:
     models: dict[str, str | None] = {}
     for name in wanted:
-        if not is_judge_scorer(name):
+        if not (ref.generic or is_judge_column(name)):
             continue
         if name == LEXICAL and (ref.vivid_judge is None or ref.vivid_judge.strategy == LEXICAL):
             # chrF calls no model. Its score metadata names the metric, which the runner does not
@@ -222,9 +218,11 @@ def _judge_models(ref: LogRef, summaries: list[dict[str, Any]], wanted: list[str
 
 
 def _score_fields(ref: LogRef, name: str, score: Any, judge_model: str | None) -> dict[str, Any]:
-    judge = is_judge_scorer(name) and ref.task == "explain"
+    judge = ref.generic or (is_judge_column(name) and ref.task == "explain")
     metadata = (score.get("metadata") or {}) if score is not None else {}
-    if judge:
+    if ref.generic:  # the scorer is the judge, its grader model (if any) the judge's model
+        judge_name, strategy = name, None
+    elif judge:
         judge_name = (ref.vivid_judge.name or name) if ref.vivid_judge else name
         recorded = ref.vivid_judge.strategy if ref.vivid_judge else None
         column = JudgeId.read_column(name)
@@ -236,11 +234,13 @@ def _score_fields(ref: LogRef, name: str, score: Any, judge_model: str | None) -
     else:
         judge_name, strategy = None, None
     denominator = _denominator(ref, name) if judge else None
-    value, refused = (
-        _value(score.get("value"), judge=judge, denominator=denominator)
-        if score is not None
-        else (math.nan, False)
-    )
+    raw = score.get("value") if score is not None else None
+    if score is None:
+        value, refused = math.nan, False
+    elif ref.generic:
+        value, refused = any_value(raw)
+    else:
+        value, refused = _value(raw, judge=judge, denominator=denominator)
     lenient = metadata.get("lenient_correct")
     return {
         "scorer": name,
@@ -256,6 +256,7 @@ def _score_fields(ref: LogRef, name: str, score: Any, judge_model: str | None) -
         "retried": bool(metadata.get("retries") or 0),
         "lenient": float(bool(lenient)) if isinstance(lenient, bool) else math.nan,
         **(_repeat_fields(ref, metadata) if judge else {"repeat": math.nan, "cached": math.nan}),
+        "scale": _declared_scale(ref, raw) if judge else None,
     }
 
 
@@ -301,7 +302,10 @@ def _denominator(ref: LogRef, name: str) -> int | None:
     return len(members) if members else MAX_ENTRIES
 
 
-def _what_it_gives(denominator: int | None) -> str:
+def _what_it_gives(ref: LogRef, name: str) -> str:
+    if ref.generic:
+        return "is no finite number nor one of Inspect's letters C/P/I/N (a dict or list is no one score)"
+    denominator = _denominator(ref, name)
     if denominator is None:
         return "is not a finite number from 0 to 5"
     if denominator == 1:
@@ -319,7 +323,7 @@ def _value(value: Any, *, judge: bool, denominator: int | None = None) -> tuple[
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return math.nan, False
     if judge:
-        low, high = JUDGE_RANGE
+        low, high = VIVID_SCALE.low, VIVID_SCALE.high
         number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
         if number is None or not math.isfinite(number) or not low <= number <= high:
             return math.nan, True
@@ -331,6 +335,29 @@ def _value(value: Any, *, judge: bool, denominator: int | None = None) -> tuple[
     if isinstance(value, str) and value in _CLASSIFICATION_VALUES:
         return _CLASSIFICATION_VALUES[value], False
     if isinstance(value, int | float) and not isinstance(value, bool) and value in (0, 1):
+        return float(value), False
+    return math.nan, True
+
+
+def _declared_scale(ref: LogRef, value: Any) -> Scale | None:
+    """VIVID's 0-5 for its judges; Inspect's letters' 0-1 for a letter; None: a number, no scale declared."""
+    if not ref.generic:
+        return VIVID_SCALE
+    return LETTER_SCALE if isinstance(value, str) and value in LETTERS else None
+
+
+def any_value(value: Any) -> tuple[float, bool]:
+    """A value of any Inspect scorer as a float, and whether it is refused (NaN and False: unscored).
+
+    A finite number counts as it is, Inspect's letters C/P/I/N as ``value_to_float`` maps them;
+    None and NaN are no score; anything else (text, a list, a dict of several values, an
+    infinity) is no one score of a judge, refused.
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return math.nan, False
+    if isinstance(value, str) and value in LETTERS:
+        return LETTERS[value], False
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
         return float(value), False
     return math.nan, True
 
@@ -352,13 +379,15 @@ def run_items(ref: LogRef, summaries: list[dict[str, Any]]) -> tuple[list[dict[s
     """
     items = ref.data_items
 
-    def item(sample_id: Any, where: str) -> int:
+    def item(sample_id: Any, where: str) -> Any:
+        if ref.generic:  # any Inspect id, as it was written (read_summaries checked it)
+            return sample_id
         text = str(sample_id)
         if _DATA_ID.fullmatch(text) and (items is None or int(text) <= items):
             return int(text)
         span = f"1 to {items:,}" if items is not None else "1"
         raise LogContentError(
-            f"{where} id {_shown(sample_id)} is not an id of its data (a whole number from {span}): "
+            f"{where} id {shown(sample_id)} is not an id of its data (a whole number from {span}): "
             "not a log of VIVID's items"
         )
 
@@ -369,7 +398,7 @@ def run_items(ref: LogRef, summaries: list[dict[str, Any]]) -> tuple[list[dict[s
         number, epoch = item(summary.get("id"), "sample"), summary.get("epoch") or 1
         if planned and number not in planned:
             strangers.append(
-                f"sample {_shown(summary.get('id'))} (not one of the {len(planned):,} ids it planned)"
+                f"sample {shown(summary.get('id'))} (not one of the {len(planned):,} ids it planned)"
             )
         elif epoch > ref.epochs:
             strangers.append(f"sample {number} epoch {epoch} (it ran {ref.epochs} epoch(s))")

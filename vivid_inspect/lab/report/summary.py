@@ -9,11 +9,13 @@ corrected mean where humans scored it), then what is missing with the one comman
 from __future__ import annotations
 
 import math
+import re
 import shlex
 from collections.abc import Sequence
 
 import pandas as pd
 
+from vivid_inspect.lab.judged import VIVID_SCALE
 from vivid_inspect.lab.report.alt_test import RECOMMENDED_ITEMS
 from vivid_inspect.lab.report.render import Table
 from vivid_inspect.lab.unscored import mostly_unscored
@@ -74,7 +76,10 @@ def headline_lines(tables: Sequence[Table]) -> list[str]:
     if themes is None or themes.empty or "cell" not in themes:
         return ["- no judged explanations: no headline means"]
     rows = themes[themes["cell"] == "Average"]
-    lines = ["- headline means (judge score 0-5 over every item, 95% interval, n items):"]
+    # the judges' scale, as Table 3's title says it (`tables.scale_label`)
+    scale = re.search(r"\(([^)]*)\)", next(t.title for t in tables if t.name == "table3_themes"))
+    scale_text = scale[1] if scale else VIVID_SCALE.label
+    lines = [f"- headline means (judge score {scale_text} over every item, 95% interval, n items):"]
     for _, row in rows.iterrows():
         judge = (
             f"{row['judge']} [{row['judge_model']}]"

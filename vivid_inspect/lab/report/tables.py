@@ -24,6 +24,7 @@ from typing import cast
 
 import pandas as pd
 
+from vivid_inspect.lab.judged import VIVID_SCALE, Scale, item_key, scale_of
 from vivid_inspect.lab.report.corrected_tables import CORRECTED_COLUMNS, corrected_columns
 from vivid_inspect.lab.report.intervals import MIN_N_MEAN, mean_interval
 from vivid_inspect.lab.report.judges import JudgeKey, latest, select
@@ -136,6 +137,7 @@ def _cell_table(
 ) -> Table:
     """A table of means per generation and cell: wide for the terminal, long (with intervals) in the CSV."""
     groups = _by_generation(rows, judge)
+    scales: set[Scale] = set()
     wide: list[dict[str, object]] = []
     texts: list[dict[str, object]] = []  # the markdown's cells: mean [interval] n=items
     long: list[dict[str, object]] = []
@@ -151,11 +153,14 @@ def _cell_table(
         log = ", ".join(sorted(group["log"].astype(str).unique()))
         record: dict[str, object] = dict(label)
         text: dict[str, object] = dict(label)
+        scale = scale_of(group, (humans.get(generation) or {}).values())
+        scales.add(scale)
         for cell, where in cells:
             mine = group[where(group, cell).astype(bool).to_numpy()]
-            found, reason, per_item = _cell(mine)
-            items = {int(str(i)) for i in mine["id"].unique()}
-            corrected = corrected_columns(per_item, humans.get(generation), items)
+            found, reason, per_item = _cell(mine, scale)
+            corrected = corrected_columns(
+                per_item, humans.get(generation), set(map(item_key, mine["id"])), (scale.low, scale.high)
+            )
             record[cell] = found["judge_mean"]
             text[cell] = estimate_text(
                 found["judge_mean"], found["judge_mean_lo"], found["judge_mean_hi"], found["n_items"]
@@ -178,9 +183,10 @@ def _cell_table(
     frame = pd.DataFrame(wide, columns=every)[columns]
     cells_frame = pd.DataFrame(long, columns=list(CELL_COLUMNS))
     notes = (*notes, _CELL_NOTE, *_data_note(frame), *_truncated_note(wide, groups))
+    notes += tuple(sorted(filter(None, (scale.note() for scale in scales))))
     return Table(
         name,
-        title,
+        title.replace(VIVID_SCALE.label, scale_label(scales)),
         frame,
         decimals=2,
         notes=notes,
@@ -188,6 +194,12 @@ def _cell_table(
         csv_frame=cells_frame,
         markdown_frame=pd.DataFrame(texts, columns=every)[columns],
     )
+
+
+def scale_label(scales: set[Scale]) -> str:
+    """The judges' scale as titles say it: ``0-5`` (VIVID's, or no rows), another range, or several."""
+    labels = {scale.label for scale in scales} or {VIVID_SCALE.label}
+    return labels.pop() if len(labels) == 1 else "on each judge's scale"
 
 
 def _of_theme(rows: pd.DataFrame, theme: str) -> pd.Series:
@@ -202,14 +214,14 @@ def _every(rows: pd.DataFrame, _: str) -> pd.Series:
     return pd.Series(True, index=rows.index)
 
 
-def _cell(rows: pd.DataFrame) -> tuple[dict[str, object], str | None, dict[int, float]]:
-    """One cell's mean, interval, n and counts; why it has no interval; the score of each item.
+def _cell(rows: pd.DataFrame, scale: Scale) -> tuple[dict[str, object], str | None, dict[int, float]]:
+    """One cell's mean, interval (on the judge's scale), n and counts; why it has no interval; each item's score.
 
     An item's epochs are averaged first.
     """
     present = rows[~rows["error"]]
     per_item = present.groupby("id", sort=False)["value"].mean().dropna()
-    interval = mean_interval(per_item.astype(float))
+    interval = mean_interval(per_item.astype(float), low=scale.low, high=scale.high)
     return (
         {
             "judge_mean": interval.estimate,
@@ -222,7 +234,7 @@ def _cell(rows: pd.DataFrame) -> tuple[dict[str, object], str | None, dict[int, 
             "truncated": _truncated(present),
         },
         interval.reason,
-        {int(str(item)): float(value) for item, value in per_item.items()},
+        {item_key(item): float(value) for item, value in per_item.items()},
     )
 
 
