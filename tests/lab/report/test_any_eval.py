@@ -21,9 +21,9 @@ from inspect_ai.solver import TaskState, generate
 
 from tests.test_doc_commands import page_commands
 from vivid_inspect.lab.cli.main import main as vivid_main
-from vivid_inspect.lab.judged import JUDGED_COLUMNS, LETTER_SCALE, Scale, scale_of
+from vivid_inspect.lab.judged import JUDGED_COLUMNS, LETTER_SCALE, VIVID_SCALE, Scale, scale_of
 from vivid_inspect.lab.report.build import write_report
-from vivid_inspect.lab.report.judge_card import CARD_FILE
+from vivid_inspect.lab.report.judge_card import BIAS_TOLERANCE, CARD_FILE, JudgeScores
 from vivid_inspect.lab.report.logs import read_logs
 from vivid_inspect.lab.report.score_rows import SCORE_COLUMNS, any_value
 
@@ -115,7 +115,16 @@ def test_the_report_of_a_plain_task_prints_the_judge_mean_on_the_scale_seen(fold
         in report.markdown
     )
     assert (folder / "capitals" / "report" / CARD_FILE).is_file()
-    assert "rubric" in report.cards
+    # the card's bias tolerance is 4 % of the range: 0.2 on VIVID's 0-5, 0.36 on 1-10
+    assert "bias inside ±0.36, 4% of the 1-10 range" in report.cards
+
+
+@pytest.mark.parametrize(
+    ("scale", "tolerance"), [(VIVID_SCALE, BIAS_TOLERANCE), (Scale(1, 10), 0.36), (LETTER_SCALE, 0.04)]
+)
+def test_the_bias_tolerance_is_a_share_of_the_judges_range(scale: Scale, tolerance: float) -> None:
+    judge = JudgeScores("rubric", "m", "", {}, scale=scale)
+    assert judge.tolerance == pytest.approx(tolerance, abs=1e-12)
 
 
 def test_string_and_integer_ids_two_scorers_and_letters(folder: Path) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from vivid_inspect.lab.judged import item_key
+from vivid_inspect.lab.judged import item_key, scale_of
 from vivid_inspect.lab.report.judge_card import (
     HumanLabels,
     JudgeScores,
@@ -79,6 +79,7 @@ def judge_scores(rows: pd.DataFrame) -> list[JudgeScores]:
                     for generation, values in means.items()
                 },
                 reasons=tuple(f"{reason} ({count})" for reason, count in reasons.head(3).items()),
+                scale=scale_of(mine),
             )
         )
     return found

@@ -16,7 +16,8 @@ one of `VERDICTS` on a line of its own:
    (annotators, shared items) that would settle it, computed by
    `settling_design`.
 2. *Are its means unbiased on these generations?* **yes** when every bias interval lies inside
-   ±`BIAS_TOLERANCE`; **no** when one lies wholly outside it; **not enough evidence**
+   ±`BIAS_TOLERANCE` (on another judge's scale the same share of its range,
+   `JudgeScores.tolerance`); **no** when one lies wholly outside it; **not enough evidence**
    otherwise, with the labelled items that would settle it. A "yes" to the first question never
    stands without the caveat when the second is not "yes": read ``corrected_mean``.
 
@@ -35,6 +36,7 @@ import pandas as pd
 from scipy import stats
 
 from vivid_inspect.judge_id import LLM_STRATEGIES
+from vivid_inspect.lab.judged import VIVID_SCALE, Scale
 from vivid_inspect.lab.report.agreement import agreement
 from vivid_inspect.lab.report.alt_test import (
     BELOW_MINIMUM,
@@ -53,7 +55,6 @@ from vivid_inspect.lab.report.intervals import Interval, interval_text
 from vivid_inspect.lab.report.render import Table
 from vivid_inspect.lab.report.summary import annotate_command, annotate_target
 from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT, mostly_unscored
-from vivid_inspect.scorers.judge_parse import MAX_SCORE, MIN_SCORE
 
 CARD_FILE = "judge_card.md"
 YES, NO, UNDECIDED = "yes", "no", "not enough evidence"
@@ -62,7 +63,7 @@ SINGLE = "(no annotator column)"
 """The annotator name of a human file without an ``annotator`` column (one annotator)."""
 BIAS_TOLERANCE_SHARE = 0.04
 """The bias a judge's means may have, as a share of the score range."""
-BIAS_TOLERANCE = BIAS_TOLERANCE_SHARE * (MAX_SCORE - MIN_SCORE)
+BIAS_TOLERANCE = BIAS_TOLERANCE_SHARE * (VIVID_SCALE.high - VIVID_SCALE.low)
 """0.2 points on the 0-5 scale: the paper's models of one size differ by less than that, so a larger
 bias could reorder them. A judge's means count as unbiased when the bias interval lies inside ± it."""
 READ_CORRECTED = "read `corrected_mean` (Tables 3 and 4, `judge_bias`), not the judge's own means"
@@ -109,6 +110,8 @@ class JudgeScores:
         reasons: The commonest reasons for those, with their counts.
         unscored_items: Generation key to the items it judged without a readable score: their own
             stratum of the corrected mean, which stays the mean human score over every item.
+        scale: The scale it scores on (`vivid_inspect.lab.judged.scale_of`): it bounds the corrected
+            means, and the bias tolerance is `BIAS_TOLERANCE_SHARE` of its range.
     """
 
     name: str
@@ -119,6 +122,12 @@ class JudgeScores:
     unscored: int = 0
     reasons: tuple[str, ...] = ()
     unscored_items: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    scale: Scale = VIVID_SCALE
+
+    @property
+    def tolerance(self) -> float:
+        """The bias its means may have: `BIAS_TOLERANCE` on VIVID's 0-5, the same share of another range."""
+        return BIAS_TOLERANCE_SHARE * (self.scale.high - self.scale.low)
 
     @property
     def label(self) -> str:
@@ -204,14 +213,18 @@ def _card(
     tests = alt_tests(cases, epsilon=epsilon) if cases else {}
     corrected = {
         h.generation: corrected_cell(
-            judge.by_generation[h.generation], h.means(), unscored=judge.unscored_items.get(h.generation, ())
+            judge.by_generation[h.generation],
+            h.means(),
+            unscored=judge.unscored_items.get(h.generation, ()),
+            score_range=(judge.scale.low, judge.scale.high),
         )
         for h in mine
     }
     audit_lines, audit_failed = _audits(judge, audits)
     verdict, why, settle = _verdict(judge, humans, mine, tests, audit_failed, log_dir, generations)
     labels = {h.generation: h.label for h in mine}
-    means, means_why, means_settle = _means_verdict([(labels[g], c) for g, c in corrected.items()])
+    tolerance = judge.tolerance
+    means, means_why, means_settle = _means_verdict([(labels[g], c) for g, c in corrected.items()], tolerance)
     if verdict == YES and means != YES:
         why += f" Item by item only: its means are not shown unbiased (next line); {READ_CORRECTED}."
     lines = [f"# Judge card: {judge.label} (strategy {judge.strategy or 'unknown'})", ""]
@@ -220,7 +233,8 @@ def _card(
     lines += [
         f"**Can replace the annotators on this data: {verdict}.** {why}",
         "",
-        f"**Its means are unbiased on these generations (bias inside ±{BIAS_TOLERANCE:g}): {means}.** {means_why}",
+        f"**Its means are unbiased on these generations (bias inside ±{tolerance:g}{_share_of(judge.scale)}): "
+        f"{means}.** {means_why}",
         "",
     ]
     if settle or means_settle:
@@ -392,24 +406,29 @@ def _more_evidence(label: str, test: AltTest, items: int) -> list[str]:
     ]
 
 
-def _means_verdict(corrected: Sequence[tuple[str, Corrected]]) -> tuple[str, str, list[str]]:
-    """Are the judge's means unbiased within `BIAS_TOLERANCE` on every generation with human scores?"""
+def _share_of(scale: Scale) -> str:
+    """What the tolerance is on a scale other than VIVID's: its share of the range (empty on 0-5)."""
+    return "" if scale == VIVID_SCALE else f", {BIAS_TOLERANCE_SHARE:.0%} of the {scale.label} range"
+
+
+def _means_verdict(
+    corrected: Sequence[tuple[str, Corrected]], tolerance: float = BIAS_TOLERANCE
+) -> tuple[str, str, list[str]]:
+    """Are the judge's means unbiased within ``tolerance`` on every generation with human scores?"""
     if not corrected:
         return UNDECIDED, "No human scores of a generation it scored: its bias cannot be measured.", []
-    verdicts = [(label, c, bias_verdict(c)) for label, c in corrected]
+    verdicts = [(label, c, bias_verdict(c, tolerance)) for label, c in corrected]
     shown = "; ".join(
         f"{label}: {_num(c.bias.estimate)} "
         + ("exact, every item has a human score" if exact_bias(c) is not None else _ci(c.bias))
         for label, c, _ in verdicts
     )
     if all(v == YES for _, _, v in verdicts):
-        return YES, f"Every bias is known to lie inside ±{BIAS_TOLERANCE:g} ({shown}).", []
+        return YES, f"Every bias is known to lie inside ±{tolerance:g} ({shown}).", []
     verdict = NO if any(v == NO for _, _, v in verdicts) else UNDECIDED
     where = "lies wholly outside" if verdict == NO else "is not shown inside"
-    why = (
-        f"The bias (its interval) {where} ±{BIAS_TOLERANCE:g} on some generation ({shown}): {READ_CORRECTED}."
-    )
-    settle = [_labels_step(label, c) for label, c, v in verdicts if v == UNDECIDED]
+    why = f"The bias (its interval) {where} ±{tolerance:g} on some generation ({shown}): {READ_CORRECTED}."
+    settle = [_labels_step(label, c, tolerance) for label, c, v in verdicts if v == UNDECIDED]
     return verdict, why, settle
 
 
@@ -419,46 +438,49 @@ def exact_bias(c: Corrected) -> float | None:
     return c.bias.estimate if c.n_items > 0 and labelled >= c.n_items else None
 
 
-def bias_verdict(c: Corrected) -> str:
-    """Whether a generation's bias lies inside ±`BIAS_TOLERANCE` (yes), wholly outside (no), or neither.
+def bias_verdict(c: Corrected, tolerance: float = BIAS_TOLERANCE) -> str:
+    """Whether a generation's bias lies inside ±``tolerance`` (yes), wholly outside (no), or neither.
 
     With every item labelled the bias is exact and compared as it is; otherwise its interval is.
     """
     exact = exact_bias(c)
     if exact is not None:
-        return YES if abs(exact) <= BIAS_TOLERANCE + 1e-12 else NO
+        return YES if abs(exact) <= tolerance + 1e-12 else NO
     lo, hi = c.bias.lo, c.bias.hi
     if lo is None or hi is None:
         return UNDECIDED
-    if lo >= -BIAS_TOLERANCE and hi <= BIAS_TOLERANCE:
+    if lo >= -tolerance and hi <= tolerance:
         return YES
-    return NO if lo > BIAS_TOLERANCE or hi < -BIAS_TOLERANCE else UNDECIDED
+    return NO if lo > tolerance or hi < -tolerance else UNDECIDED
 
 
-def _labels_step(label: str, c: Corrected) -> str:
+def _labels_step(label: str, c: Corrected, tolerance: float = BIAS_TOLERANCE) -> str:
     # Labelling every item makes the bias exact: no step ever asks for more labels than the items.
     every = f"labelling all {c.n_items} items makes the bias exact"
     if c.bias.lo is None:
         if c.n_items <= MIN_LABELLED:
             return f"{label}: {every} (no interval below {MIN_LABELLED} labelled items; {c.n_human} now)"
         return f"{label}: at least {MIN_LABELLED} labelled items of {c.n_items} for a bias interval ({c.n_human} now)"
-    needed = labels_to_settle(c)
+    needed = labels_to_settle(c, tolerance=tolerance)
     if needed is None:
         return (
-            f"{label}: the bias is too close to ±{BIAS_TOLERANCE:g} for {c.n_human} labelled items to say on which "
+            f"{label}: the bias is too close to ±{tolerance:g} for {c.n_human} labelled items to say on which "
             f"side it lies; label more items and look again ({every})"
         )
     if needed >= c.n_items:
         return f"{label}: no sample short of every item settles it from what {c.n_human} labelled items show: {every}"
     return (
         f"{label}: about {needed} labelled items of {c.n_items} would put the bias interval inside or outside "
-        f"±{BIAS_TOLERANCE:g} with probability {POWER:.0%}, if the bias is at least as far from the tolerance as "
+        f"±{tolerance:g} with probability {POWER:.0%}, if the bias is at least as far from the tolerance as "
         f"the {PLANNING_CONFIDENCE:.0%} lower bound of what the {c.n_human} labelled items show"
     )
 
 
 def labels_to_settle(
-    c: Corrected, power: float = POWER, confidence: float = PLANNING_CONFIDENCE
+    c: Corrected,
+    power: float = POWER,
+    confidence: float = PLANNING_CONFIDENCE,
+    tolerance: float = BIAS_TOLERANCE,
 ) -> int | None:
     """Labelled items with which the bias interval would fall inside or outside the tolerance.
 
@@ -473,6 +495,7 @@ def labels_to_settle(
         c: A generation's corrected columns with a bias interval.
         power: The wanted probability of settling.
         confidence: One-sided confidence of the lower bound on the distance.
+        tolerance: The bias tolerance (`JudgeScores.tolerance`).
 
     Returns:
         The labelled items, or None without an interval, or when the bound is not above 0 (the
@@ -482,7 +505,7 @@ def labels_to_settle(
     if lo is None or hi is None or b is None or not 2 < n < total:
         return None
     error = max(hi - b, b - lo) / float(stats.t.ppf(0.975, n - 2))
-    gap = abs(abs(b) - BIAS_TOLERANCE) - float(stats.norm.ppf(confidence)) * error
+    gap = abs(abs(b) - tolerance) - float(stats.norm.ppf(confidence)) * error
     if gap <= 0:
         return None
     spread2 = error**2 / (1 / n - 1 / total)

@@ -350,9 +350,9 @@ def _dedupe(summaries: Iterable[Any], repeated: list[str] | None = None) -> list
     if repeated is not None:
         for (_, epoch), held in ids.items():
             if len(held) > 1:
-                shown = ", ".join(shown(i) for i in held)
+                listed = ", ".join(shown(i) for i in held)
                 repeated.append(
-                    f"sample {shown(held[0])} epoch {epoch} is held {len(held)} times (ids {shown})"
+                    f"sample {shown(held[0])} epoch {epoch} is held {len(held)} times (ids {listed})"
                 )
     return list(by_key.values())
 
