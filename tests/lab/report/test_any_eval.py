@@ -21,9 +21,9 @@ from inspect_ai.solver import TaskState, generate
 
 from tests.test_doc_commands import page_commands
 from vivid_inspect.lab.cli.main import main as vivid_main
-from vivid_inspect.lab.judged import JUDGED_COLUMNS, LETTER_SCALE, VIVID_SCALE, Scale, scale_of
 from vivid_inspect.lab.report.build import write_report
 from vivid_inspect.lab.report.judge_card import BIAS_TOLERANCE, CARD_FILE, JudgeScores
+from vivid_inspect.lab.report.judged import JUDGED_COLUMNS, LETTER_SCALE, VIVID_SCALE, Scale, scale_of
 from vivid_inspect.lab.report.logs import read_logs
 from vivid_inspect.lab.report.score_rows import SCORE_COLUMNS, any_value
 

@@ -6,7 +6,7 @@ target as the log's summaries hold them. Each scorer of the log is a judge, its 
 the log binds to the ``grader`` role (if any); a score's value is its number, or Inspect's letters
 C/P/I/N as ``value_to_float`` maps them (`vivid_inspect.lab.report.score_rows.any_value`). A
 range of numbers is not declared: the report takes it from the values seen and says so
-(`vivid_inspect.lab.judged.scale_of`). A log none of whose scores is a number is skipped with its
+(`vivid_inspect.lab.report.judged.scale_of`). A log none of whose scores is a number is skipped with its
 scorers' names.
 """
 

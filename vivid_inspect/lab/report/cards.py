@@ -13,13 +13,13 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from vivid_inspect.lab.judged import item_key, scale_of
 from vivid_inspect.lab.report.judge_card import (
     HumanLabels,
     JudgeScores,
     build_cards,
     cards_markdown,
 )
+from vivid_inspect.lab.report.judged import item_key, scale_of
 from vivid_inspect.lab.report.judges import judge_keys, latest, select, strategy_of
 from vivid_inspect.lab.report.render import Table
 

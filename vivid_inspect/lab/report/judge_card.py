@@ -36,7 +36,6 @@ import pandas as pd
 from scipy import stats
 
 from vivid_inspect.judge_id import LLM_STRATEGIES
-from vivid_inspect.lab.judged import VIVID_SCALE, Scale
 from vivid_inspect.lab.report.agreement import agreement
 from vivid_inspect.lab.report.alt_test import (
     BELOW_MINIMUM,
@@ -52,6 +51,7 @@ from vivid_inspect.lab.report.alt_test import (
 from vivid_inspect.lab.report.audit_tables import audited
 from vivid_inspect.lab.report.corrected import MIN_LABELLED, VARIANCE_NOTE, Corrected, corrected_cell
 from vivid_inspect.lab.report.intervals import Interval, interval_text
+from vivid_inspect.lab.report.judged import VIVID_SCALE, Scale
 from vivid_inspect.lab.report.render import Table
 from vivid_inspect.lab.report.summary import annotate_command, annotate_target
 from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT, mostly_unscored
@@ -110,7 +110,7 @@ class JudgeScores:
         reasons: The commonest reasons for those, with their counts.
         unscored_items: Generation key to the items it judged without a readable score: their own
             stratum of the corrected mean, which stays the mean human score over every item.
-        scale: The scale it scores on (`vivid_inspect.lab.judged.scale_of`): it bounds the corrected
+        scale: The scale it scores on (`vivid_inspect.lab.report.judged.scale_of`): it bounds the corrected
             means, and the bias tolerance is `BIAS_TOLERANCE_SHARE` of its range.
     """
 

@@ -34,7 +34,7 @@ from typing import Any
 from inspect_ai.log import EvalLog
 
 from vivid_inspect.bounds import MAX_ENTRIES
-from vivid_inspect.lab.judged import LETTER_SCALE, LETTERS, VIVID_SCALE, Scale
+from vivid_inspect.lab.report.judged import LETTER_SCALE, LETTERS, VIVID_SCALE, Scale
 from vivid_inspect.lab.report.log_files import LogContentError, shown
 from vivid_inspect.lab.report.log_refs import LogRef
 from vivid_inspect.log_contract import (
@@ -97,7 +97,7 @@ came from Inspect's cache) and ``judge_temperature`` are NaN when the log does n
 ``refused`` marks a value no judge or scorer could give (its ``error`` is True too); ``truncated``
 marks a generation cut at the token limit (False where the log does not record it); ``written``
 orders the files holding one judgement (a sortable text); ``scale`` is the judge's declared scale
-(`vivid_inspect.lab.judged`, the contract these rows fill), None where none is declared."""
+(`vivid_inspect.lab.report.judged`, the contract these rows fill), None where none is declared."""
 
 
 class RefusedValues(list[str]):

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from vivid_inspect.lab.judged import VIVID_SCALE
 from vivid_inspect.lab.report.alt_test import RECOMMENDED_ITEMS
+from vivid_inspect.lab.report.judged import VIVID_SCALE
 from vivid_inspect.lab.report.render import Table
 from vivid_inspect.lab.unscored import mostly_unscored
 from vivid_inspect.text import printable

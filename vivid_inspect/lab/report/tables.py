@@ -24,9 +24,9 @@ from typing import cast
 
 import pandas as pd
 
-from vivid_inspect.lab.judged import VIVID_SCALE, Scale, item_key, scale_of
 from vivid_inspect.lab.report.corrected_tables import CORRECTED_COLUMNS, corrected_columns
 from vivid_inspect.lab.report.intervals import MIN_N_MEAN, mean_interval
+from vivid_inspect.lab.report.judged import VIVID_SCALE, Scale, item_key, scale_of
 from vivid_inspect.lab.report.judges import JudgeKey, latest, select
 from vivid_inspect.lab.report.render import Table, estimate_text
 from vivid_inspect.taxonomy import THEME_NAMES, TRAIT_NAMES
