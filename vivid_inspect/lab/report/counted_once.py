@@ -12,8 +12,8 @@ The rule, in two steps:
 
 1. Copies. Within one run of a generation (a log and its copies keep Inspect's eval id), each
    judgement (a judge and model, or a classification scorer; each repeat of a judge apart) is
-   read from one file: the latest written (`vivid_inspect.lab.report.log_files.written_at`),
-   a finished log before an unfinished one.
+   read from one file: the latest written (its zip's ``header.json`` time, then its modification
+   time), a finished log before an unfinished one.
 2. Runs. For each generation key and judge, one run: the latest complete one (a finished run
    over an unfinished one, then the newest by creation). A judge that scored only an older run
    keeps that run, so no judge is lost for not having judged the newest.

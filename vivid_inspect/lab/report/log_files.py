@@ -140,7 +140,7 @@ def read_header(path: Path, budget: Budget, written: list[tuple[float, int]] | N
     Args:
         path: The log.
         budget: Bytes left to inflate from it.
-        written: Where to put when the file was written (`written_at`), read from the same
+        written: Where to put when the file was written (`_written`), read from the same
             open zip.
 
     Raises:
@@ -410,24 +410,15 @@ def shown(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def written_at(path: Path) -> tuple[float, int]:
+def _written(path: Path, archive: zipfile.ZipFile | None) -> tuple[float, int]:
     """When a log file was written, to order copies of one judgement (the latest wins).
 
     Returns:
-        For an ``.eval``, the time its ``header.json`` member was written (kept inside the zip, so
-        a copied folder keeps the order), then the file's modification time in nanoseconds (the
-        zip's time has a 2-second resolution); for a ``.json`` log, its modification time twice.
+        For an ``.eval`` (its open ``archive``), the time its ``header.json`` member was written
+        (kept inside the zip, so a copied folder keeps the order), then the file's modification
+        time in nanoseconds (the zip's time has a 2-second resolution); for a ``.json`` log (no
+        archive), its modification time twice.
     """
-    if path.suffix != ".eval":
-        return _written(path, None)
-    try:
-        with zipfile.ZipFile(path) as archive:
-            return _written(path, archive)
-    except (OSError, zipfile.BadZipFile):
-        return _written(path, None)
-
-
-def _written(path: Path, archive: zipfile.ZipFile | None) -> tuple[float, int]:
     stat = path.stat()
     written = float(math.floor(stat.st_mtime))
     # A running log has no header.json yet: its modification time orders it.

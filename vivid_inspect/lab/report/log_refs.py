@@ -83,8 +83,8 @@ class LogRef:
             metadata ``leakage``; from the ids alone for an older log).
         run: Which run of the generation the samples come from: the generation's eval id (a
             judged copy keeps it, or records it as ``generation_eval_id``), else its log.
-        written: When the file was written (`vivid_inspect.lab.report.log_files.written_at`),
-            to order copies of one judgement.
+        written: When the file was written (its zip's ``header.json`` time, then its modification
+            time), to order copies of one judgement.
         data_items: Items the data file held, before any was left out (task metadata
             ``data_items``; for an older log, the kept items plus those left out).
         kept_items: Items the task kept (``dataset.samples``): a run of every one has as many
