@@ -97,9 +97,9 @@ def scale_of(rows: pd.DataFrame, others: Iterable[float] = ()) -> Scale:
         (``declared`` False; 0-1 when nothing was seen, one point above a single value seen, so
         that a share of the range is defined).
     """
-    declared = [scale for scale in rows["scale"] if isinstance(scale, Scale)] if "scale" in rows else []
-    if declared:
-        return declared[0]
+    declared = next((s for s in rows["scale"] if isinstance(s, Scale)), None) if "scale" in rows else None
+    if declared is not None:
+        return declared
     seen = [v for v in (*rows["value"].tolist(), *others) if v is not None and math.isfinite(v)]
     low, high = min(seen, default=0.0), max(seen, default=1.0)
     return Scale(low, high if high > low else low + 1.0, declared=False)
