@@ -27,9 +27,9 @@ import numpy as np
 from coverage_common import CoverageTable
 from planted_scores import Tally
 
-from vivid_inspect.lab.report.allocation import MIN_PER_GENERATION, OBJECTIVE, Stratum, allocate, width
-from vivid_inspect.lab.report.corrected import Corrected, corrected_arrays
-from vivid_inspect.lab.report.ppi import residual_spread
+from vivid_inspect.lab.report.stats.allocation import MIN_PER_GENERATION, OBJECTIVE, Stratum, allocate, width
+from vivid_inspect.lab.report.stats.corrected import Corrected, corrected_arrays
+from vivid_inspect.lab.report.stats.ppi import residual_spread
 
 REPS = 1000
 QUICK_REPS = 20

@@ -24,15 +24,20 @@ import numpy as np
 from coverage_common import CoverageTable, wilson
 from scipy import stats
 
-from vivid_inspect.lab.report.alt_test import (
+from vivid_inspect.lab.report.cards.judge_card import (
+    BIAS_TOLERANCE,
+    UNDECIDED,
+    bias_verdict,
+    labels_to_settle,
+)
+from vivid_inspect.lab.report.stats.alt_test import (
     DEFAULT_EPSILON,
     PLANNING_CONFIDENCE,
     AltTest,
     alt_test,
     settling_design,
 )
-from vivid_inspect.lab.report.corrected import Corrected, corrected_cell
-from vivid_inspect.lab.report.judge_card import BIAS_TOLERANCE, UNDECIDED, bias_verdict, labels_to_settle
+from vivid_inspect.lab.report.stats.corrected import Corrected, corrected_cell
 
 REPS = 400
 QUICK_REPS = 30

@@ -17,7 +17,7 @@ from coverage_common import CoverageTable
 from coverage_grid import ROW_COLUMNS, Cell, Skill, Worst, confusions, draw, joint_of, ns_of, shapes_of
 from planted_scores import kappa_of
 
-from vivid_inspect.lab.report.intervals import RULES, mean_kappa_intervals
+from vivid_inspect.lab.report.stats.intervals import RULES, mean_kappa_intervals
 
 REPS = 2000
 QUICK_REPS = 60

@@ -14,7 +14,7 @@ real ones (75 % and 90 % of the scores at 5, and at 0) and the issue's two-point
 
 Draws are made for all repetitions at once and go through the report's own functions; the
 kappa intervals take whole batches of confusion matrices
-(:func:`vivid_inspect.lab.report.intervals.kappa_intervals`).
+(:func:`vivid_inspect.lab.report.stats.intervals.kappa_intervals`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 from coverage_common import CoverageTable, wilson
 from planted_scores import MARGINS
 
-from vivid_inspect.lab.report.intervals import MIN_COVERAGE, RULES
+from vivid_inspect.lab.report.stats.intervals import MIN_COVERAGE, RULES
 
 K = 6
 NS: tuple[int, ...] = (5, 8, 10, 15, 20, 30, 50, 100, 200)

@@ -20,7 +20,7 @@ from coverage_common import CoverageTable
 from coverage_grid import ROW_COLUMNS, SKEWED, Cell, Skill, Worst, draw_joint, joint_of, ns_of, shapes_of
 from planted_scores import NOISE, joint_with_kappa, kappa_of
 
-from vivid_inspect.lab.report.intervals import RULES, kappa_intervals
+from vivid_inspect.lab.report.stats.intervals import RULES, kappa_intervals
 
 REPS = 2000
 QUICK_REPS = 60
@@ -78,7 +78,7 @@ def compare(reps: int, quick: bool, rng: np.random.Generator, boots: int = 400) 
     """Worst coverage on the skewed shapes of each candidate method, per n (the choice's evidence)."""
     from scipy import stats
 
-    from vivid_inspect.lab.report.kappa_bounds import (
+    from vivid_inspect.lab.report.stats.kappa_bounds import (
         jackknife_z_bounds_of_counts,
         kappa_of_counts,
         score_bounds_of_counts,

@@ -15,7 +15,7 @@ from coverage_common import CoverageTable
 from coverage_grid import ROW_COLUMNS, SKEWED, Cell, Skill, Worst, joint_of, ns_of
 from coverage_grid import SHAPES as GRID
 
-from vivid_inspect.lab.report.intervals import RULES, mean_intervals
+from vivid_inspect.lab.report.stats.intervals import RULES, mean_intervals
 
 REPS = 2000
 QUICK_REPS = 60

@@ -40,10 +40,10 @@ from coverage_common import CoverageTable, wilson
 from planted_scores import NS, ROW_COLUMNS, Tally, record, threshold_table
 
 from vivid_inspect.lab.humans.annotate.sheet_export import stratified_ids
-from vivid_inspect.lab.report.corrected import corrected_arrays, corrected_cell
-from vivid_inspect.lab.report.draw_check import check_draw
-from vivid_inspect.lab.report.intervals import RULES, mean_interval
-from vivid_inspect.lab.report.ppi import UNSCORED_MIN, labelled_bounds, ppi_mean
+from vivid_inspect.lab.report.stats.corrected import corrected_arrays, corrected_cell
+from vivid_inspect.lab.report.stats.draw_check import check_draw
+from vivid_inspect.lab.report.stats.intervals import RULES, mean_interval
+from vivid_inspect.lab.report.stats.ppi import UNSCORED_MIN, labelled_bounds, ppi_mean
 from vivid_inspect.taxonomy import THEME_NAMES
 
 REPS = 2000

@@ -253,7 +253,7 @@ if kind.startswith("human"):
 elif kind == "json-log":
     from pathlib import Path
     from vivid_inspect.lab.bounded_zip import Budget, max_inflated
-    from vivid_inspect.lab.report.log_files import read_header, read_summaries
+    from vivid_inspect.lab.report.reading.log_files import read_header, read_summaries
     def read(path):
         budget = Budget(max_inflated())
         read_header(Path(path), budget)

@@ -19,8 +19,8 @@ import numpy as np
 from coverage_common import CoverageTable, wilson
 from scipy import optimize
 
-from vivid_inspect.lab.report.intervals import MIN_COVERAGE, RULES
-from vivid_inspect.lab.report.kappa_bounds import WEIGHTS
+from vivid_inspect.lab.report.stats.intervals import MIN_COVERAGE, RULES
+from vivid_inspect.lab.report.stats.kappa_bounds import WEIGHTS
 
 NS: tuple[int, ...] = (5, 8, 10, 15, 20, 30, 50, 200)
 """The item counts every section measures (issue 21.4)."""

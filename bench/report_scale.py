@@ -417,7 +417,7 @@ def route_worker(route: str, log_dir: Path) -> dict[str, Any]:
     """Read every log's header and per-sample scores the way ``route`` does; time it here."""
     started = time.monotonic()
     if route == "read_logs":
-        from vivid_inspect.lab.report.logs import read_logs
+        from vivid_inspect.lab.report.reading.logs import read_logs
 
         imported = time.monotonic()
         logs = read_logs(log_dir)

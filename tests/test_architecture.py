@@ -124,6 +124,8 @@ def _package(module: str) -> str:
     parts = module.split(".")
     if len(parts) > 3 and parts[1:4] == ["lab", "humans", "annotate"]:
         return "lab.humans.annotate"  # making human scores sits above the report; reading them below
+    if len(parts) > 4 and parts[1:3] == ["lab", "report"]:
+        return f"lab.report.{parts[3]}"  # the report's floors: reading and statistics, tables, cards
     if len(parts) > 2 and parts[1] == "lab":
         return f"lab.{parts[2]}"
     return parts[1] if len(parts) > 1 else module
@@ -169,7 +171,9 @@ FLOORS: tuple[frozenset[str], ...] = (
             "lab.writable",
         }
     ),
-    frozenset({"lab.humans", "lab.audit"}),
+    frozenset({"lab.humans", "lab.audit", "lab.report.reading", "lab.report.stats"}),
+    frozenset({"lab.report.tables"}),
+    frozenset({"lab.report.cards"}),
     frozenset({"lab.report"}),
     frozenset({"lab.self_preference", "lab.humans.annotate"}),
     frozenset({"lab.runner"}),
@@ -177,7 +181,9 @@ FLOORS: tuple[frozenset[str], ...] = (
 )
 """The laboratory's floors, bottom first, above the core (every package outside ``lab``, floor 0).
 
-Shared laboratory helpers; reading human scores and the audit's probes and card; the report;
+Shared laboratory helpers; reading human scores and logs (the report's adapters), the statistics
+(pure functions of scores) and the audit's probes and card; the report's tables; its cards; the
+report's entry point and figures;
 what reads a log folder through the report (``vivid audit --from``, ``vivid annotate``); the
 runner, which calls the report at the end of a run; the command line. A package imports from its
 own floor or below, never from above.
@@ -244,20 +250,20 @@ def test_lazy_and_type_only_imports_are_read_with_the_rest(tmp_path: Path) -> No
     source.write_text(
         "from typing import TYPE_CHECKING\n"
         "import vivid_inspect.text\n"
-        "if TYPE_CHECKING:\n    from vivid_inspect.lab.report import logs\n"
+        "if TYPE_CHECKING:\n    from vivid_inspect.lab.report.reading import logs\n"
         "def f():\n    from vivid_inspect.lab.runner import plan\n    from vivid_inspect import log_contract\n",
         "utf-8",
     )
     known = {
         "vivid_inspect",
         "vivid_inspect.text",
-        "vivid_inspect.lab.report.logs",
+        "vivid_inspect.lab.report.reading.logs",
         "vivid_inspect.lab.runner.plan",
         "vivid_inspect.log_contract",
     }
     assert set(_package_imports(source, known)) == {
         "vivid_inspect.text",
-        "vivid_inspect.lab.report.logs",
+        "vivid_inspect.lab.report.reading.logs",
         "vivid_inspect.lab.runner.plan",
         "vivid_inspect.log_contract",
     }

@@ -19,7 +19,7 @@ from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 from inspect_ai.model import get_model
 
 from vivid_inspect.inspect_private import eval_header_members, eval_summary_members
-from vivid_inspect.lab.report.logs import read_summaries
+from vivid_inspect.lab.report.reading.logs import read_summaries
 from vivid_inspect.tasks import explain
 
 

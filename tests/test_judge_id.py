@@ -22,7 +22,7 @@ from vivid_inspect.judge_id import (
     judge_ids,
     llm_judges,
 )
-from vivid_inspect.lab.report.judges import STRATEGY_ORDER
+from vivid_inspect.lab.report.tables.judges import STRATEGY_ORDER
 from vivid_inspect.scorers import judge_prompts
 from vivid_inspect.scorers.judge import JUDGE_SCORERS, STRATEGIES
 

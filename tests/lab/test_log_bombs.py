@@ -31,7 +31,7 @@ from vivid_inspect.lab.bounded_zip import (
 )
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.report.build import write_report
-from vivid_inspect.lab.report.logs import is_vivid_log, read_logs
+from vivid_inspect.lab.report.reading.logs import is_vivid_log, read_logs
 from vivid_inspect.tasks import explain
 
 CAP = 2**20

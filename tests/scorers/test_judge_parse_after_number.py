@@ -21,8 +21,8 @@ import unicodedata
 import pandas as pd
 import pytest
 
-from vivid_inspect.lab.report.logs import SCORE_COLUMNS
-from vivid_inspect.lab.report.versions import stale_judgements
+from vivid_inspect.lab.report.reading.logs import SCORE_COLUMNS
+from vivid_inspect.lab.report.reading.versions import stale_judgements
 from vivid_inspect.log_contract import JUDGE_LANGUAGES
 from vivid_inspect.scorers import verdict_text
 from vivid_inspect.scorers.judge import STRATEGIES

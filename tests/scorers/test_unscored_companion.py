@@ -18,7 +18,7 @@ from inspect_ai.log import EvalLog
 
 from tests.scripted import scripted_model
 from vivid_inspect.data import load_vivid
-from vivid_inspect.lab.report.logs import read_logs
+from vivid_inspect.lab.report.reading.logs import read_logs
 from vivid_inspect.tasks import explain
 
 ITEMS = 8

@@ -31,9 +31,9 @@ from vivid_inspect.lab.humans.binding import Binding, bind_generation
 from vivid_inspect.lab.humans.scores_file import HumanScoresError, read_human_scores, record_path
 from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.report.build import write_report
-from vivid_inspect.lab.report.judges import judge_rows
-from vivid_inspect.lab.report.logs import generations_in, read_logs
-from vivid_inspect.lab.report.reliability import reliability_generation
+from vivid_inspect.lab.report.reading.logs import generations_in, read_logs
+from vivid_inspect.lab.report.tables.judges import judge_rows
+from vivid_inspect.lab.report.tables.reliability import reliability_generation
 from vivid_inspect.tasks import TASK_VERSION
 
 REPO = Path(__file__).resolve().parents[3]

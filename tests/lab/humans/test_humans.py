@@ -10,7 +10,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from vivid_inspect.lab.humans.scores_file import HumanScoresError, read_human_scores, whole_number
-from vivid_inspect.lab.report.humans import human_ceiling, human_means
+from vivid_inspect.lab.report.stats.humans import human_ceiling, human_means
 
 
 def write(tmp_path: Path, content: str | bytes, name: str = "humans.csv") -> Path:

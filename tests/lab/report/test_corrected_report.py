@@ -3,7 +3,7 @@
 The folder holds two real generations (the offline literal baseline, zero-shot and few-shot, on
 the bundled sample, judged by the lexical judge); each gets a human scores file written the way
 people make one (``vivid annotate export``, two annotators fill the sheet, ``import``). The
-report's corrected, human-only and bias columns must be :mod:`vivid_inspect.lab.report.ppi` called on
+report's corrected, human-only and bias columns must be :mod:`vivid_inspect.lab.report.stats.ppi` called on
 the arrays of judge and human scores, cell by cell.
 """
 
@@ -24,11 +24,11 @@ from tests.report_runs import SAMPLE, explain_run
 from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.report.build import Report, write_report
-from vivid_inspect.lab.report.corrected import MIN_LABELLED, SCORE_RANGE
-from vivid_inspect.lab.report.corrected_tables import ASSUMPTION, CORRECTED_COLUMNS
-from vivid_inspect.lab.report.logs import read_logs
-from vivid_inspect.lab.report.ppi import Estimate, missed_spread, ppi_mean, sampled_mean
-from vivid_inspect.lab.report.tables import CELL_COLUMNS
+from vivid_inspect.lab.report.reading.logs import read_logs
+from vivid_inspect.lab.report.stats.corrected import MIN_LABELLED, SCORE_RANGE
+from vivid_inspect.lab.report.stats.ppi import Estimate, missed_spread, ppi_mean, sampled_mean
+from vivid_inspect.lab.report.tables.corrected_tables import ASSUMPTION, CORRECTED_COLUMNS
+from vivid_inspect.lab.report.tables.tables import CELL_COLUMNS
 
 LITERAL = "vivid/literal"
 ANNOTATORS = ("lan", "minh")

@@ -26,10 +26,10 @@ from sklearn.metrics import cohen_kappa_score
 
 from tests.fake_api import GEN, default_responder, idiom_of, isolate_inspect
 from vivid_inspect.lab.report.build import write_report
-from vivid_inspect.lab.report.judges import judge_rows
-from vivid_inspect.lab.report.logs import SCORE_COLUMNS
-from vivid_inspect.lab.report.reliability import build_reliability
-from vivid_inspect.lab.report.repeats import first_repeat
+from vivid_inspect.lab.report.reading.logs import SCORE_COLUMNS
+from vivid_inspect.lab.report.stats.repeats import first_repeat
+from vivid_inspect.lab.report.tables.judges import judge_rows
+from vivid_inspect.lab.report.tables.reliability import build_reliability
 from vivid_inspect.lab.runner.execute import run_spec
 from vivid_inspect.lab.runner.plan import make_plan
 from vivid_inspect.lab.runner.spec.load import load_spec

@@ -22,9 +22,9 @@ from tests.report_runs import copy_file, judged_copy, sample_rows, write_data
 from tests.scripted import output, prompt_text
 from vivid_inspect.data import _load_cached
 from vivid_inspect.data.sources import HF_FILE, HF_REPO, HF_REVISION
-from vivid_inspect.lab.report import paper_tables
 from vivid_inspect.lab.report.build import Report, write_report
-from vivid_inspect.lab.report.logs import read_logs
+from vivid_inspect.lab.report.reading.logs import read_logs
+from vivid_inspect.lab.report.tables import paper_tables
 from vivid_inspect.solvers.markers import last_item
 from vivid_inspect.tasks import explain, topic, traits
 

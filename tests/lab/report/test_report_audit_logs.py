@@ -27,9 +27,9 @@ from vivid_inspect.lab.audit.card import AuditCard
 from vivid_inspect.lab.audit.run import run_audit
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
-from vivid_inspect.lab.report.audit_tables import AUDIT_COLUMNS
 from vivid_inspect.lab.report.build import Report, write_report
-from vivid_inspect.lab.report.logs import generations_in, read_logs
+from vivid_inspect.lab.report.cards.audit_tables import AUDIT_COLUMNS
+from vivid_inspect.lab.report.reading.logs import generations_in, read_logs
 from vivid_inspect.log_contract import AUDIT_TAG, SANITY_TAG, VIVID_JUDGE_KEY, AuditRecord, read_audit_record
 
 INTRUDER = "mockllm/intruder"

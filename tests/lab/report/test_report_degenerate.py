@@ -17,10 +17,10 @@ import pytest
 from matplotlib.image import imread
 
 from vivid_inspect.lab.report import plots
-from vivid_inspect.lab.report.agreement import Agreement, agreement
 from vivid_inspect.lab.report.build import _figures_markdown
-from vivid_inspect.lab.report.judges import JudgeKey
-from vivid_inspect.lab.report.tables import THEME_COLUMNS, TRAIT_COLUMNS
+from vivid_inspect.lab.report.stats.agreement import Agreement, agreement
+from vivid_inspect.lab.report.tables.judges import JudgeKey
+from vivid_inspect.lab.report.tables.tables import THEME_COLUMNS, TRAIT_COLUMNS
 from vivid_inspect.text import printable
 
 GOOD = agreement({1: 0, 2: 1, 3: 3, 4: 4, 5: 5, 6: 2}, {1: 0, 2: 2, 3: 3, 4: 4, 5: 5, 6: 2}, n_boot=50)

@@ -37,9 +37,9 @@ from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.report import plots
 from vivid_inspect.lab.report.build import Report, write_report
-from vivid_inspect.lab.report.intervals import mean_interval
-from vivid_inspect.lab.report.logs import read_logs
-from vivid_inspect.lab.report.tables import CELL_COLUMNS
+from vivid_inspect.lab.report.reading.logs import read_logs
+from vivid_inspect.lab.report.stats.intervals import mean_interval
+from vivid_inspect.lab.report.tables.tables import CELL_COLUMNS
 from vivid_inspect.tasks import explain
 
 LITERAL = "vivid/literal"

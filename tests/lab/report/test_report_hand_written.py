@@ -33,10 +33,10 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from tests.report_runs import explain_run, judged_copy
 from vivid_inspect.lab.bounded_zip import MAX_INFLATED_ENV, max_inflated
 from vivid_inspect.lab.cli.main import main
-from vivid_inspect.lab.report import log_files
 from vivid_inspect.lab.report.build import write_report
-from vivid_inspect.lab.report.logs import read_logs, read_summaries
-from vivid_inspect.lab.report.usage import usage_table
+from vivid_inspect.lab.report.reading import log_files
+from vivid_inspect.lab.report.reading.logs import read_logs, read_summaries
+from vivid_inspect.lab.report.tables.usage import usage_table
 from vivid_inspect.size_caps import SizeCapError
 
 IDS = list(range(1, 9))

@@ -12,9 +12,9 @@ from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
 
 from vivid_inspect.lab.report.build import write_report
-from vivid_inspect.lab.report.judges import JudgeKey, judge_keys, judge_rows
-from vivid_inspect.lab.report.logs import read_logs
-from vivid_inspect.lab.report.paper import compare, paper_value
+from vivid_inspect.lab.report.reading.logs import read_logs
+from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, judge_rows
+from vivid_inspect.lab.report.tables.paper import compare, paper_value
 from vivid_inspect.scorers.lexical import lexical
 from vivid_inspect.tasks import explain
 from vivid_inspect.taxonomy import PAPER_HEADINGS, THEME_NAMES

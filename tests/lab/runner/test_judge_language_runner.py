@@ -17,7 +17,7 @@ import yaml
 from inspect_ai.log import EvalLog, read_eval_log
 
 from vivid_inspect.lab.report.build import write_report
-from vivid_inspect.lab.report.judges import choose_judge, judge_keys, language_of
+from vivid_inspect.lab.report.tables.judges import choose_judge, judge_keys, language_of
 from vivid_inspect.lab.runner.cells import config_hash, expand
 from vivid_inspect.lab.runner.execute import run_spec
 from vivid_inspect.lab.runner.plan import make_plan

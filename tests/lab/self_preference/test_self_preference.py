@@ -32,7 +32,7 @@ from inspect_ai.model import (
 
 from vivid_inspect.lab.cli.audit_from import handle_from
 from vivid_inspect.lab.cli.main import main
-from vivid_inspect.lab.report.logs import SCORE_COLUMNS
+from vivid_inspect.lab.report.reading.logs import SCORE_COLUMNS
 from vivid_inspect.lab.self_preference.run import (
     MIN_ITEMS,
     Participant,

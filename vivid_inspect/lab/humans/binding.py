@@ -50,7 +50,7 @@ class Binding:
 
     Attributes:
         generation: The generation key; None when nothing is bound.
-        run: The run of it (its eval id, see `vivid_inspect.lab.report.log_refs.LogRef.run`).
+        run: The run of it (its eval id, see `vivid_inspect.lab.report.reading.log_refs.LogRef.run`).
         note: How it was chosen, or why the human scores are not compared.
         compared: False when the human scores name a generation the folder does not hold: the
             report runs without comparing them.

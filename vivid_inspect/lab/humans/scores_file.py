@@ -17,7 +17,7 @@ streamed and held as arrays of numbers, so memory stays within a small multiple 
 
 An input format of its own: the runner checks a spec's human scores file with it before any
 call, the report and the annotation tools read it; agreement with a judge is the report's
-(`vivid_inspect.lab.report.humans`).
+(`vivid_inspect.lab.report.stats.humans`).
 """
 
 from __future__ import annotations

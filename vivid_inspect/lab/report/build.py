@@ -1,9 +1,9 @@
 """``vivid report``: every table and figure of the paper from a folder of Inspect logs.
 
 `write_report` reads the logs once (headers and sample summaries, see
-`vivid_inspect.lab.report.logs`), builds the tables, prints them as markdown and writes the
+`vivid_inspect.lab.report.reading.logs`), builds the tables, prints them as markdown and writes the
 files. The same logs (and human file) give byte-identical files on every run. Logs of
-``vivid audit`` add one card table per audit (`vivid_inspect.lab.report.audit_tables`) and
+``vivid audit`` add one card table per audit (`vivid_inspect.lab.report.cards.audit_tables`) and
 are read by no table of generations.
 """
 
@@ -18,11 +18,9 @@ from typing import Any
 from vivid_inspect.lab.humans.binding import NOT_COMPARED, bind_generation
 from vivid_inspect.lab.interrupt import rewriting_report
 from vivid_inspect.lab.report import plots
-from vivid_inspect.lab.report.alt_test import DEFAULT_EPSILON, epsilon_of
-from vivid_inspect.lab.report.audit_tables import audit_tables
-from vivid_inspect.lab.report.cards import judge_cards
-from vivid_inspect.lab.report.corrected_tables import corrected_view
-from vivid_inspect.lab.report.human_files import (
+from vivid_inspect.lab.report.cards.audit_tables import audit_tables
+from vivid_inspect.lab.report.cards.cards import judge_cards
+from vivid_inspect.lab.report.cards.human_files import (
     BoundFile,
     HumanFile,
     bind_files,
@@ -30,16 +28,21 @@ from vivid_inspect.lab.report.human_files import (
     labels_of,
     read_human_files,
 )
-from vivid_inspect.lab.report.humans import human_means
-from vivid_inspect.lab.report.judge_card import CARD_FILE
-from vivid_inspect.lab.report.judges import choose_judge, judge_rows, language_of, select, strategy_of
-from vivid_inspect.lab.report.log_files import AUDIT, CLASSIFICATION_TASKS, NOT_GENERATIONS, SANITY
-from vivid_inspect.lab.report.log_refs import LogRef
-from vivid_inspect.lab.report.logs import LogSet, generations_in, one_line, read_logs
-from vivid_inspect.lab.report.paper_tables import comparisons
-from vivid_inspect.lab.report.prompt_difference import prompt_differences
-from vivid_inspect.lab.report.reliability import Reliability, build_reliability
-from vivid_inspect.lab.report.render import (
+from vivid_inspect.lab.report.cards.judge_card import CARD_FILE
+from vivid_inspect.lab.report.cards.summary import report_generations, summary_markdown
+from vivid_inspect.lab.report.reading.log_files import AUDIT, CLASSIFICATION_TASKS, NOT_GENERATIONS, SANITY
+from vivid_inspect.lab.report.reading.log_refs import LogRef
+from vivid_inspect.lab.report.reading.logs import LogSet, generations_in, one_line, read_logs
+from vivid_inspect.lab.report.reading.versions import stale_judgements
+from vivid_inspect.lab.report.stats.alt_test import DEFAULT_EPSILON, epsilon_of
+from vivid_inspect.lab.report.stats.humans import human_means
+from vivid_inspect.lab.report.stats.repeats import first_repeat
+from vivid_inspect.lab.report.tables.corrected_tables import corrected_view
+from vivid_inspect.lab.report.tables.judges import choose_judge, judge_rows, language_of, select, strategy_of
+from vivid_inspect.lab.report.tables.paper_tables import comparisons
+from vivid_inspect.lab.report.tables.prompt_difference import prompt_differences
+from vivid_inspect.lab.report.tables.reliability import Reliability, build_reliability
+from vivid_inspect.lab.report.tables.render import (
     Format,
     Table,
     parse_formats,
@@ -47,11 +50,8 @@ from vivid_inspect.lab.report.render import (
     to_latex,
     to_markdown,
 )
-from vivid_inspect.lab.report.repeats import first_repeat
-from vivid_inspect.lab.report.summary import report_generations, summary_markdown
-from vivid_inspect.lab.report.tables import counts, table3, table4, table5
-from vivid_inspect.lab.report.usage import usage_table
-from vivid_inspect.lab.report.versions import stale_judgements
+from vivid_inspect.lab.report.tables.tables import counts, table3, table4, table5
+from vivid_inspect.lab.report.tables.usage import usage_table
 from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT
 
 DEFAULT_OUT = "report"
@@ -118,7 +118,7 @@ def write_report(
             several files, one selector per file (None for one that needs none).
         figures: Also write the PNG figures.
         epsilon: The alternative annotator test's handicap: a number or ``expert``, ``skilled``,
-            ``crowd`` (`vivid_inspect.lab.report.alt_test.epsilon_of`).
+            ``crowd`` (`vivid_inspect.lab.report.stats.alt_test.epsilon_of`).
 
     Returns:
         The report: its markdown and the files written; after the tables of generations, one

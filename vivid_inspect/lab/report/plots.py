@@ -24,10 +24,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
-from vivid_inspect.lab.report.agreement import Agreement
-from vivid_inspect.lab.report.judges import JudgeKey
-from vivid_inspect.lab.report.score_stats import SCORES
-from vivid_inspect.lab.report.tables import (
+from vivid_inspect.lab.report.stats.agreement import Agreement
+from vivid_inspect.lab.report.stats.score_stats import SCORES
+from vivid_inspect.lab.report.tables.judges import JudgeKey
+from vivid_inspect.lab.report.tables.tables import (
     AVERAGE,
     PROMPT_ORDER,
     THEME_COLUMNS,

@@ -3,7 +3,7 @@
 An audit of judge ``NAME`` writes its probe logs to ``<log_dir>/audits/NAME/`` and its card
 (``audit.md``, ``audit.csv``, ``audit_shifts.png``) to ``<log_dir>/audits/NAME/card/``, with the
 judge model the judge phase used (its model arguments and generation options), its strategy and
-its language; the report then shows the card beside the tables (`vivid_inspect.lab.report.audit_tables`).
+its language; the report then shows the card beside the tables (`vivid_inspect.lab.report.cards.audit_tables`).
 
 Like every other step of a run, an audit already complete is not run again: when the folder holds
 a complete log of every probe with the audit's id (the judge's model, model arguments and

@@ -18,7 +18,7 @@ import pandas as pd
 from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.lab.audit.family import NO_FAMILY
 from vivid_inspect.lab.humans.sheet_files import neutralise
-from vivid_inspect.lab.report.render import Table, to_csv
+from vivid_inspect.lab.report.tables.render import Table, to_csv
 
 MARKDOWN_FILE = "self_preference.md"
 CSV_FILE = "self_preference.csv"

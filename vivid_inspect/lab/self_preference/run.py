@@ -49,8 +49,8 @@ import yaml
 from threadpoolctl import threadpool_limits
 
 from vivid_inspect.lab.audit.family import NO_FAMILY, FamilyError, normalise_family, resolve_family
-from vivid_inspect.lab.report.judges import JudgeKey, judge_keys, judge_rows, latest, strategy_of
-from vivid_inspect.lab.report.logs import read_logs
+from vivid_inspect.lab.report.reading.logs import read_logs
+from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, judge_rows, latest, strategy_of
 from vivid_inspect.lab.self_preference.card import (
     CellResult,
     GeneratorFit,
@@ -70,7 +70,7 @@ from vivid_inspect.lab.self_preference.model import (
 from vivid_inspect.log_contract import LEXICAL, PANEL_STRATEGY, SPEC_FILE
 
 if TYPE_CHECKING:  # a type only: the estimate from scores needs no log reader
-    from vivid_inspect.lab.report.log_refs import LogRef
+    from vivid_inspect.lab.report.reading.log_refs import LogRef
 
 COVERAGE = 0.95
 """Coverage of the intervals shown, and joint coverage of the intervals a flag needs."""
@@ -426,12 +426,12 @@ def with_generations(frame: pd.DataFrame, logs: Sequence[LogRef]) -> pd.DataFram
     """Score rows with the generation they belong to: its key, the run of it, and its data.
 
     Each row's log (column ``log``) is looked up among the folder's log references
-    (`vivid_inspect.lab.report.log_refs.LogRef`): ``generation`` becomes the generation key of
+    (`vivid_inspect.lab.report.reading.log_refs.LogRef`): ``generation`` becomes the generation key of
     its header (a judged copy has its generation's), ``run`` the generation's eval id (a judged
     copy keeps it), ``data`` the data's name.
 
     Args:
-        frame: Score rows (`vivid_inspect.lab.report.logs.SCORE_COLUMNS`).
+        frame: Score rows (`vivid_inspect.lab.report.reading.logs.SCORE_COLUMNS`).
         logs: The folder's log references (``LogSet.logs``).
 
     Returns:
@@ -463,7 +463,7 @@ def from_frame(
     """The card from score rows keyed on their generation (`with_generations`).
 
     Args:
-        frame: Score rows (`vivid_inspect.lab.report.logs.SCORE_COLUMNS`) with ``generation``
+        frame: Score rows (`vivid_inspect.lab.report.reading.logs.SCORE_COLUMNS`) with ``generation``
             (the generation key), ``run`` and ``data``; only judge scores of explanations are used.
         families: Declared families (model or judge name to family), over the inferred ones.
         source: What the frame came from, for messages.

@@ -4,7 +4,7 @@ The folder holds three real generations (the offline oracle and literal baseline
 sample, judged by the lexical judge). People score the oracle's explanations almost all 5 (the
 judge agrees: a residual that hardly varies) and the literal baseline's all over the scale (a
 residual that varies a lot). The first batch gives every generation the minimum; the rest must go
-where :func:`vivid_inspect.lab.report.allocation.allocate` puts it for the spreads the first batch
+where :func:`vivid_inspect.lab.report.stats.allocation.allocate` puts it for the spreads the first batch
 shows, computed here from the bound files and the judge's scores read from the logs.
 """
 
@@ -24,10 +24,10 @@ from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.humans.annotate.app import TOKEN_HEADER, create_app
 from vivid_inspect.lab.humans.annotate.pool import HUMANS_PREFIX, POOL_FILE, open_pool
 from vivid_inspect.lab.humans.scores_file import read_generation_record, read_human_scores, record_path
-from vivid_inspect.lab.report.allocation import Stratum, allocate
 from vivid_inspect.lab.report.build import write_report
-from vivid_inspect.lab.report.logs import read_logs
-from vivid_inspect.lab.report.ppi import residual_spread
+from vivid_inspect.lab.report.reading.logs import read_logs
+from vivid_inspect.lab.report.stats.allocation import Stratum, allocate
+from vivid_inspect.lab.report.stats.ppi import residual_spread
 
 ANNOTATORS = ["lan", "minh"]
 BUDGET = 100

@@ -25,8 +25,8 @@ from vivid_inspect.atomic_write import replacing
 from vivid_inspect.generation_key import generation_of
 from vivid_inspect.lab.bounded_zip import Budget, InflationError, check_members, check_size, max_inflated
 from vivid_inspect.lab.humans.binding import names_generation
-from vivid_inspect.lab.report.log_files import not_generations, read_header
-from vivid_inspect.lab.report.logs import find_log_files
+from vivid_inspect.lab.report.reading.log_files import not_generations, read_header
+from vivid_inspect.lab.report.reading.logs import find_log_files
 
 HUMAN_SCORE = "human"
 AUTHOR = "vivid annotate serve"

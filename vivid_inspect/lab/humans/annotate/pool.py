@@ -1,7 +1,7 @@
 """``vivid annotate serve LOG_DIR --generations ...``: one blind queue across several generations.
 
 The labels go where they shrink the corrected means' intervals most
-(`vivid_inspect.lab.report.allocation`): a **first batch** brings every generation to the
+(`vivid_inspect.lab.report.stats.allocation`): a **first batch** brings every generation to the
 minimum (20 labelled items, from which a corrected mean gets an interval), shared evenly when the
 budget (``-n``) is short; once it is scored, a restart of the same command deals the **rest** of
 the budget by Neyman allocation, in proportion to each generation's spread of human − judge
@@ -49,7 +49,8 @@ from vivid_inspect.lab.humans.scores_file import read_generation_record, read_hu
 from vivid_inspect.lab.humans.sheet_files import cut, neutralise
 from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.humans.sheet_lock import hold_annotation_folder
-from vivid_inspect.lab.report.allocation import (
+from vivid_inspect.lab.report.reading.logs import generations_in, read_logs
+from vivid_inspect.lab.report.stats.allocation import (
     MIN_PER_GENERATION,
     Plan,
     Stratum,
@@ -57,9 +58,8 @@ from vivid_inspect.lab.report.allocation import (
     first_batch,
     plan_lines,
 )
-from vivid_inspect.lab.report.judges import choose_judge, judge_rows, latest, select
-from vivid_inspect.lab.report.logs import generations_in, read_logs
-from vivid_inspect.lab.report.ppi import residual_spread
+from vivid_inspect.lab.report.stats.ppi import residual_spread
+from vivid_inspect.lab.report.tables.judges import choose_judge, judge_rows, latest, select
 
 POOL_FILE = "pool.json"
 GENERATIONS_DIR = "generations"
@@ -87,7 +87,7 @@ class PoolPlan:
     notes: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
-        """The plan for a terminal (`vivid_inspect.lab.report.allocation.plan_lines`) and the notes."""
+        """The plan for a terminal (`vivid_inspect.lab.report.stats.allocation.plan_lines`) and the notes."""
         return [f"round {self.round}:", *plan_lines(self.plan, self.labels), *self.notes]
 
 

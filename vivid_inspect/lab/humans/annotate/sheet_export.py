@@ -38,8 +38,8 @@ from vivid_inspect.lab.bounded_zip import Budget, InflationError, check_members,
 from vivid_inspect.lab.humans.scores_file import record_path
 from vivid_inspect.lab.humans.sheet_files import check_output, cut, neutralise
 from vivid_inspect.lab.humans.sheet_lock import not_served
-from vivid_inspect.lab.report.log_files import NOT_GENERATIONS, not_generations, read_header
-from vivid_inspect.lab.report.logs import generations_in, read_logs, read_summaries
+from vivid_inspect.lab.report.reading.log_files import NOT_GENERATIONS, not_generations, read_header
+from vivid_inspect.lab.report.reading.logs import generations_in, read_logs, read_summaries
 from vivid_inspect.log_contract import sample_idiom, sample_meaning, short_task
 from vivid_inspect.taxonomy import THEME_NAMES
 from vivid_inspect.text import nfc, strip_reasoning

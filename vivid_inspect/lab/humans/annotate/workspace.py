@@ -44,8 +44,8 @@ from vivid_inspect.lab.humans.csv_records import shown as shown_cell
 from vivid_inspect.lab.humans.scores_file import HumanScoresError, Problem, record_path
 from vivid_inspect.lab.humans.sheet_files import cut, neutralise
 from vivid_inspect.lab.humans.sheet_import import import_sheets
-from vivid_inspect.lab.report.agreement import agreement
-from vivid_inspect.lab.report.raters import raters_alpha
+from vivid_inspect.lab.report.stats.agreement import agreement
+from vivid_inspect.lab.report.stats.raters import raters_alpha
 from vivid_inspect.size_caps import SHEETS
 from vivid_inspect.text import nfc
 
