@@ -500,18 +500,6 @@ def check_scores(scores: Mapping[str, Mapping[Any, Any]]) -> dict[str, dict[Hash
     return clean
 
 
-def sorted_ids(ids: Iterable[Hashable]) -> list[Hashable]:
-    """Item ids in a fixed order: sorted, or sorted by ``repr`` when types mix.
-
-    A fixed order makes a seeded bootstrap give the same interval whatever order the scores came in.
-    """
-    ids = list(ids)
-    try:
-        return sorted(ids)  # type: ignore[type-var]
-    except TypeError:
-        return sorted(ids, key=repr)
-
-
 def smallest_flip(expectation: str, thresholds: Thresholds) -> int:
     """The smallest whole-point change of one item that counts as a flip of an invariance probe.
 
@@ -643,6 +631,8 @@ def evaluate_probe(
     """
     import numpy as np
 
+    from vivid_inspect.lab.report.stats.score_stats import sorted_ids
+
     _check_probe(probe)
     expectation = probe.expectation
     if expectation not in EXPECTATIONS:
@@ -758,6 +748,8 @@ def _flips_beyond_control(
 ) -> _Flips:
     """The probe's flips (by item) less the control's, by the probe's own rule, over the items in both."""
     import numpy as np
+
+    from vivid_inspect.lab.report.stats.score_stats import sorted_ids
 
     bound = flip_bound(probe.expectation, t)
     raw = _mean(np.array(list(flipped.values()), dtype=float))
