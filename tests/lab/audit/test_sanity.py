@@ -177,6 +177,7 @@ def test_a_closed_port_stops_at_the_preflight_in_one_line(
     assert not (tmp_path / "logs").exists() and not (tmp_path / "sanity").exists()
 
 
+@pytest.mark.usefixtures("no_retry_waits")  # each call still fails 4 times, without 21 s of back-off
 def test_a_run_that_cannot_finish_exits_1_naming_the_failed_call(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
