@@ -68,8 +68,11 @@ def _run_twice(folder: Path) -> None:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Run]:
     """The first run and the rerun, once per session even when two workers share the module's tests."""
     folder = once_per_session(tmp_path_factory, "run-output", _run_twice)
-    (first, again) = json.loads((folder / "printed.json").read_text(encoding="utf-8"))
-    return Run(*first, folder / "logs"), Run(*again, folder / "logs")
+    first, again = (
+        Run(code, out, folder / "logs")
+        for code, out in json.loads((folder / "printed.json").read_text(encoding="utf-8"))
+    )
+    return first, again
 
 
 def _progress_lines(out: str) -> list[str]:
