@@ -6,7 +6,11 @@ A private cache per test keeps replies cached by an earlier run (or by the user'
 
 from __future__ import annotations
 
+import contextlib
+import io
+import itertools
 import os
+from pathlib import Path
 
 import pytest
 
@@ -29,14 +33,68 @@ PAID_API_KEYS = (
 os.environ["VIVID_PROGRESS_SECONDS"] = "0"
 
 
+_TESTS = itertools.count()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_logs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path_factory.mktemp("logs")))
-    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("inspect-cache")))
+    # Folders of this test alone, made only by what writes into them: most tests write nothing, and
+    # three empty folders for each of ~8,000 tests cost a minute to delete when pytest clears an old
+    # session's temporary folder (rmdir is slow on some file systems).
+    own = tmp_path_factory.getbasetemp() / "isolated" / str(next(_TESTS))
+    monkeypatch.setenv("INSPECT_LOG_DIR", str(own / "logs"))
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(own / "inspect-cache"))
     # vivid's own output root (vivid_inspect.lab.output_root): a command left to its defaults
     # writes there, not into the folder the tests run from.
-    monkeypatch.setenv("VIVID_OUTPUT_DIR", str(tmp_path_factory.mktemp("vivid-out")))
+    monkeypatch.setenv("VIVID_OUTPUT_DIR", str(own / "vivid-out"))
     monkeypatch.delenv("VIVID_DATA", raising=False)
     # No test may reach a paid API, even on a machine whose environment holds real keys.
     for key in PAID_API_KEYS:
         monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture
+def no_retry_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inspect retries a failed model call as often as before, without its 3, 6, 12 s back-off.
+
+    For tests about what a call that runs out of retries says, not about how long the retries take
+    (tests/test_fail_fast.py times the real back-off in a subprocess): the waits alone cost a test
+    20-60 s of real time and checked nothing.
+    """
+    from inspect_ai.model._model import ModelAPI
+    from tenacity import wait_none
+
+    monkeypatch.setattr(ModelAPI, "retry_wait", lambda self: wait_none())
+
+
+@pytest.fixture(scope="session")
+def offline_job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The README's offline main job (`vivid run offline`), run once per session: its folder and what it printed.
+
+    Shared by the modules that read that folder (tests/lab/cli/test_offline_job.py,
+    tests/lab/humans/test_human_binding.py), whichever worker runs them; a test that changes the
+    folder works on a copy (``shutil.copytree``).
+    """
+    from tests.once import once_per_session
+    from vivid_inspect.lab.cli.main import main
+
+    def build(folder: Path) -> None:
+        printed, said = io.StringIO(), io.StringIO()
+        # As a user runs it after a plain install: the bundled spec, from a folder with no checkout;
+        # the checkout's experiments/offline.yaml is the same spec (tests/lab/cli/test_bundled_spec.py).
+        with (
+            pytest.MonkeyPatch.context() as patch,
+            contextlib.redirect_stdout(printed),
+            contextlib.redirect_stderr(said),
+        ):
+            patch.chdir(folder)
+            patch.setenv("INSPECT_LOG_DIR", str(folder / "inspect-logs"))
+            patch.setenv("INSPECT_CACHE_DIR", str(folder / "inspect-cache"))
+            patch.delenv("VIVID_OUTPUT_DIR", raising=False)  # the default output root, as the README shows
+            code = main(["run", "offline"])
+        output = printed.getvalue() + said.getvalue()
+        assert code == 0, output
+        (folder / "printed.txt").write_text(output, encoding="utf-8")
+
+    folder = once_per_session(tmp_path_factory, "offline-job", build)
+    return folder / "vivid-out" / "offline", (folder / "printed.txt").read_text(encoding="utf-8")

@@ -68,9 +68,9 @@ HOW_TO_MARK = (
 )
 
 COVERED = {
-    # the same spec as the bundled one, which test_offline_job.py runs
+    # the same spec as the bundled one, which conftest.py's offline_job runs (test_offline_job.py)
     "experiments/offline.yaml": ("tests/lab/cli/test_bundled_spec.py", '"experiments" / "offline.yaml"'),
-    "offline": ("tests/lab/cli/test_offline_job.py", '["run", "offline"'),
+    "offline": ("tests/conftest.py", '["run", "offline"'),
     "experiments/smoke.yaml": ("tests/lab/runner/test_runner.py", '"experiments" / "smoke.yaml"'),
     "experiments/judge_ablation_local.yaml": (
         "tests/test_local_recipe.py",

@@ -436,6 +436,7 @@ retries: {{attempts: 0, max_retries: 0}}
 
 @pytest.mark.slow
 @pytest.mark.parametrize("entry", ["vivid run", "vivid audit", "vivid sanity"])
+@pytest.mark.usefixtures("no_retry_waits")  # the message is the point, not the back-off
 def test_every_entry_point_names_a_failed_judge_call(
     entry: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -95,6 +95,7 @@ def test_the_offline_chrf_grader_passes_with_the_audits_card_and_logs(
         assert AUDIT_TAG in (header.eval.tags or [])  # set aside by the report as an audit
 
 
+@pytest.mark.slow  # 80 requests to a server; the unreadable judge is asked again after 1, 2, 4 s
 @pytest.mark.parametrize(
     ("answer", "code", "verdicts"),
     [
@@ -177,6 +178,8 @@ def test_a_closed_port_stops_at_the_preflight_in_one_line(
     assert not (tmp_path / "logs").exists() and not (tmp_path / "sanity").exists()
 
 
+@pytest.mark.slow  # every call is retried, and Inspect renders each failure
+@pytest.mark.usefixtures("no_retry_waits")  # each call still fails 4 times, without 21 s of back-off
 def test_a_run_that_cannot_finish_exits_1_naming_the_failed_call(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 from pathlib import Path
 
@@ -11,30 +9,19 @@ import pandas as pd
 import pytest
 
 from tests.recommended_commands import failing
-from vivid_inspect.lab.cli.main import main
 
 REPO = Path(__file__).resolve().parents[3]
 
 THEMES = ["Love", "Virtues", "Criticism", "Work and Nature", "Social Relationships", "Life Lessons", "Other"]
 
 
-@pytest.fixture(scope="module")
-def job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+# The job is tests/conftest.py's offline_job, run once per session for every module that reads it.
+
+
+@pytest.fixture
+def job(offline_job: tuple[Path, str]) -> tuple[Path, str]:
     """The offline job run once: its log folder and what it printed."""
-    folder = tmp_path_factory.mktemp("offline")
-    printed, said = io.StringIO(), io.StringIO()
-    # As a user runs it after a plain install: the bundled spec, from a folder with no checkout;
-    # the checkout's experiments/offline.yaml is the same spec (tests/lab/cli/test_bundled_spec.py).
-    with (
-        pytest.MonkeyPatch.context() as patch,
-        contextlib.redirect_stdout(printed),
-        contextlib.redirect_stderr(said),
-    ):
-        patch.chdir(folder)
-        patch.delenv("VIVID_OUTPUT_DIR", raising=False)  # the default output root, as the README shows
-        code = main(["run", "offline"])
-    assert code == 0
-    return folder / "vivid-out" / "offline", printed.getvalue() + said.getvalue()
+    return offline_job
 
 
 @pytest.mark.slow

@@ -1,6 +1,6 @@
 """Human scores are compared with the generation they scored, never with a guessed one.
 
-The folder is the offline main job's (`vivid run experiments/offline.yaml`): four explanation
+The folder is the offline main job's (`vivid run offline`, the spec of experiments/offline.yaml): four explanation
 generations (oracle and literal, zero- and few-shot), each judged by the chrF grader and the
 lexical judge, so every generation is a candidate for Table 1.
 """
@@ -37,18 +37,16 @@ from vivid_inspect.lab.report.tables.reliability import reliability_generation
 from vivid_inspect.tasks import TASK_VERSION
 
 REPO = Path(__file__).resolve().parents[3]
-OFFLINE = REPO / "experiments" / "offline.yaml"
 SMOKE = REPO / "experiments" / "smoke.yaml"
 
 
-@pytest.fixture(scope="module")
-def offline(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The offline main job's folder, made once for the module."""
-    log_dir = tmp_path_factory.mktemp("offline") / "logs"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-        assert main(["run", str(OFFLINE), "--log-dir", str(log_dir), "--display", "none", "--no-report"]) == 0
-    return log_dir
+# The job is tests/conftest.py's offline_job, run once per session for every module that reads it.
+
+
+@pytest.fixture
+def offline(offline_job: tuple[Path, str]) -> Path:
+    """The offline main job's folder, made once for the session; read only."""
+    return offline_job[0]
 
 
 @pytest.fixture()

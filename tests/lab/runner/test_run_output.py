@@ -8,6 +8,7 @@ then a rerun that has nothing to do); each test reads what those runs printed an
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import pytest
 import yaml
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from tests.once import once_per_session
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.runner.progress import COMPACT
 
@@ -40,9 +42,7 @@ def _vivid(*args: str) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Run]:
-    folder = tmp_path_factory.mktemp("run-output")
+def _run_twice(folder: Path) -> None:
     spec = {
         "name": "output",
         "data": "sample",
@@ -60,9 +60,18 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Run]:
     }
     path = folder / "spec.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
-    log_dir = folder / "logs"
-    first = Run(*_vivid("run", str(path)), log_dir)
-    again = Run(*_vivid("run", str(path)), log_dir)
+    printed = [_vivid("run", str(path)), _vivid("run", str(path))]
+    (folder / "printed.json").write_text(json.dumps(printed), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Run]:
+    """The first run and the rerun, once per session even when two workers share the module's tests."""
+    folder = once_per_session(tmp_path_factory, "run-output", _run_twice)
+    first, again = (
+        Run(code, out, folder / "logs")
+        for code, out in json.loads((folder / "printed.json").read_text(encoding="utf-8"))
+    )
     return first, again
 
 
