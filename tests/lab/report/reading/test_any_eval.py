@@ -202,7 +202,11 @@ PAGE = Path(__file__).resolve().parents[4] / "docs" / "any-eval.md"
 def test_the_any_eval_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """docs/any-eval.md: its file written, its commands run in this process, in order."""
     commands = page_commands(PAGE)
-    assert [c.words[:2] for c in commands] == [("python", "any_eval_demo.py"), ("vivid", "report")]
+    assert [c.words[:2] for c in commands] == [
+        ("python", "any_eval_demo.py"),
+        ("vivid", "report"),
+        ("vivid", "report"),
+    ]
     monkeypatch.chdir(tmp_path)
     for name, text in commands[0].files:
         (tmp_path / name).write_text(text, encoding="utf-8")
@@ -211,6 +215,12 @@ def test_the_any_eval_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.M
     report = (tmp_path / commands[1].words[2] / "report" / "report.md").read_text(encoding="utf-8")
     assert "- headline means (judge score 2-10 over every item" in report
     assert "judge rubric [mockllm/model]" in report and "n=8" in report
+    # the human step: 5 of the 8 items, two annotators, the sample ids as the task wrote them
+    assert vivid_main(list(commands[2].words[1:])) == 0
+    report = (tmp_path / commands[2].words[2] / "report" / "report.md").read_text(encoding="utf-8")
+    assert "corrected by 5 human labels" in report and "### Alternative annotator test" in report
+    card = (tmp_path / commands[2].words[2] / "report" / CARD_FILE).read_text(encoding="utf-8")
+    assert "## Bias and the corrected means" in card and "| 5 | 8 |" in card
 
 
 def test_the_score_rows_hold_every_column_of_the_contract() -> None:
