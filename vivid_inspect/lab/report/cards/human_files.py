@@ -104,30 +104,25 @@ def read_human_files(
         if resolved in seen:
             raise ValueError(f"human scores file {path} is given twice; give each file once")
         seen[resolved] = str(path)
-    files = []
-    for i, path in enumerate(paths):
-        scores, refused = _scores(path)
-        files.append(
-            HumanFile(Path(path), scores, read_generation_record(path), given[i] if given else None, refused)
-        )
-    return files
+    return [_read(path, given[i] if given else None) for i, path in enumerate(paths)]
 
 
-def _scores(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, HumanScoresError | None]:
+def _read(path: str | os.PathLike[str], selector: str | None) -> HumanFile:
     """The file under VIVID's rules; when only its ids or scores break them, as another eval's file.
 
     A file bad both ways gets the reading with fewer problems (VIVID's on a tie): text ids name
     another eval's items, and its bad scores are then what is wrong.
     """
     try:
-        return read_human_scores(path), None
+        scores, refused = read_human_scores(path), None
     except HumanScoresError as error:
         if not error.problems or any(problem.column not in ("id", "score") for problem in error.problems):
             raise
         try:
-            return read_human_scores(path, ItemRules()), error
+            scores, refused = read_human_scores(path, ItemRules()), error
         except HumanScoresError as other:
             raise (other if len(other.problems) < len(error.problems) else error) from None
+    return HumanFile(Path(path), scores, read_generation_record(path), selector, refused)
 
 
 def bind_files(
