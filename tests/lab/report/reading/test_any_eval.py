@@ -21,6 +21,7 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
+from sklearn.metrics import cohen_kappa_score
 
 from tests.test_doc_commands import page_commands
 from vivid_inspect.lab.cli.main import main as vivid_main
@@ -29,6 +30,7 @@ from vivid_inspect.lab.report.cards.judge_card import BIAS_TOLERANCE, CARD_FILE,
 from vivid_inspect.lab.report.reading.judged import JUDGED_COLUMNS, LETTER_SCALE, VIVID_SCALE, Scale, scale_of
 from vivid_inspect.lab.report.reading.logs import read_logs
 from vivid_inspect.lab.report.reading.score_rows import SCORE_COLUMNS, any_value
+from vivid_inspect.lab.report.stats.agreement import agreement
 
 UNSCORED_ITEM = 3
 """The item whose grader reply holds no number (``Score.unscored``: NaN)."""
@@ -325,3 +327,45 @@ def test_a_bad_human_row_on_another_evals_generation_is_named(
     )
     error = capsys.readouterr().err
     assert str(human) in error and f"data row 2 (line 3), {message}" in error
+
+
+@pytest.mark.parametrize(
+    ("scale", "kappa"),
+    [
+        (Scale(1, 5, ordinal=True), True),
+        (LETTER_SCALE, True),
+        (Scale(1, 10), False),
+        (Scale(1, 10, ordinal=True), False),
+    ],
+)
+def test_the_kappa_family_only_on_declared_ordinal_levels_that_fit(scale: Scale, kappa: bool) -> None:
+    low, high = int(scale.low), int(scale.high)
+    judge = {f"q{i}": float(low + i % (high - low + 1)) for i in range(12)}
+    human = {key: float(min(high, value + (i % 2))) for i, (key, value) in enumerate(judge.items())}
+    result = agreement(judge, human, scale=scale)
+    assert result.mae == pytest.approx(np.mean([abs(judge[k] - human[k]) for k in judge]), abs=1e-12)
+    if kappa:  # the levels from the scale's low end, as kappa's categories
+        ids = sorted(judge)
+        expected = cohen_kappa_score([human[i] for i in ids], [judge[i] for i in ids])
+        assert result.kappa == pytest.approx(expected, abs=1e-12) and result.exact is not None
+    else:  # never squeezed into 0-5's six categories: left out, one note why
+        assert (result.kappa, result.alpha, result.exact, result.confusion) == (None, None, None, ())
+        assert any(
+            note.startswith(
+                f"kappa, weighted kappa, alpha, exact and within-1 agreement left out: scale {scale.label}"
+            )
+            for note in result.notes
+        )
+
+
+def test_several_generations_of_other_evals_need_the_human_generation_selector(
+    folder: Path, tmp_path: Path
+) -> None:
+    human = _write_humans(tmp_path / "humans.csv", [f"q{n},{_human(n, 0)},ann" for n in (1, 2, 4)])
+    with pytest.raises(ValueError, match="--human-generation"):
+        write_report(folder, human=human, out_dir=tmp_path / "out", figures=False)
+    report = write_report(
+        folder, human=human, human_generation="capitals", out_dir=tmp_path / "out", figures=False
+    )
+    bias = report.table("judge_bias").frame
+    assert list(bias["n_human"]) == [3] and list(bias["judge"]) == ["rubric"]
