@@ -222,15 +222,18 @@ def _human_records(
             ),
         }
     ]
+    reason = kappa_reason(scale)  # on no ordinal levels the kappa family gives way to why it is left out
     ceiling = human_ceiling(humans, n_boot=n_boot, scale=scale)
     if ceiling is not None:
         between = _record("human (annotator vs annotator)", "", "") | _stats(ceiling)
-        if len(annotators) > 1 and kappa_reason(scale) is None:
+        if len(annotators) > 1 and reason is None:
             between["alpha_raters"] = raters_alpha({f"annotator {a!r}": s for a, s in annotators.items()})
         records.append(between)
     elif "annotator" in humans.columns:
         notes.append("no human-human agreement: fewer than two annotators, or no item both scored")
-    notes.extend(_TABLE1_COLUMN_NOTES)
+    notes.extend(
+        _TABLE1_COLUMN_NOTES if reason is None else (_TABLE1_COLUMN_NOTES[0], reason, _TABLE1_COLUMN_NOTES[3])
+    )
     return records
 
 
