@@ -13,7 +13,6 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,7 +26,6 @@ MAX_LISTED_PROBLEMS = 50
 MAX_ID = 10**15 - 1
 """The largest sample id a human scores file or sheet may name (VIVID's ids are 1-based row numbers)."""
 _QUOTED = 40
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)", re.ASCII)
 _CHUNK = 1 << 16
 
 
@@ -278,14 +276,6 @@ def whole_number(cell: str) -> int | None:
     if point and fraction.strip("0"):
         return None
     return -int(whole) if sign == "-" else int(whole)
-
-
-def number(cell: str) -> float | None:
-    """A cell as a number written with the digits 0-9 (``7``, ``-0.5``, ``7.``), at most 40 characters, or None.
-
-    Never NaN or an infinity (``nan``, ``inf``), nor an exponent: a score is written as spreadsheets write one.
-    """
-    return float(cell) if len(cell) <= 40 and _NUMBER.fullmatch(cell) else None
 
 
 def id_value(cell: str) -> int | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,7 +47,6 @@ from vivid_inspect.lab.humans.csv_records import (
     id_problem,
     id_value,
     iter_records,
-    number,
     shown,
     whole_number,
 )
@@ -80,6 +80,9 @@ OPTIONAL_COLUMNS: tuple[str, ...] = ("annotator", "generation")
 RECORD_SUFFIX = ".generation.json"
 """A sheet or scores file ``F`` has its generation's record in ``F.generation.json``."""
 SCORE_RULE = "score must be a whole number from 0 to 5"
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)", re.ASCII)
+"""Another eval's score: digits 0-9, a sign and a point (not ``nan``, ``inf``, ``1e3``), in at most 40
+characters (no score is longer; 400 digits would read as an infinity)."""
 MAX_RECORD_BYTES = 2**20
 """A generation record is a few hundred bytes; one over a mebibyte is not one."""
 
@@ -197,7 +200,8 @@ def _check_any(
         code = 0
     else:
         code = rows.items.setdefault(key, len(rows.items) + 1) if rows.items is not None else 0
-    score, scale = number(score_cell), rules.scale
+    score = float(score_cell) if len(score_cell) <= 40 and _NUMBER.fullmatch(score_cell) else None
+    scale = rules.scale
     if score is None or (scale is not None and not scale.low <= score <= scale.high):
         rule = "score must be a number" + (
             f" from {scale.low:g} to {scale.high:g} (the judge's scale)" if scale else ""

@@ -305,6 +305,7 @@ def test_the_card_the_alt_test_and_table_1_of_a_plain_task_with_humans(
         ("capitals", "q1,inf,ann", "column 'score': score must be a number, found 'inf'"),
         ("capitals", "q1,1e3,ann", "column 'score': score must be a number, found '1e3'"),
         ("capitals", "q1,,ann", "column 'score': score must be a number, but it is empty"),
+        ("capitals", "q1," + "9" * 400 + ",ann", "column 'score': score must be a number, found '99999"),
         ("others", "5,4,ann", "column 'id': id '5' is not an item of the generation"),
         (
             "letters",
