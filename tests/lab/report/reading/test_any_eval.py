@@ -24,8 +24,11 @@ from inspect_ai.solver import TaskState, generate
 from sklearn.metrics import cohen_kappa_score
 
 from tests.test_doc_commands import page_commands
+from vivid_inspect.generation_key import Generation
 from vivid_inspect.lab.cli.main import main as vivid_main
+from vivid_inspect.lab.humans.scores_file import HumanScoresError
 from vivid_inspect.lab.report.build import write_report
+from vivid_inspect.lab.report.cards.human_files import bind_files, read_human_files
 from vivid_inspect.lab.report.cards.judge_card import BIAS_TOLERANCE, CARD_FILE, JudgeScores
 from vivid_inspect.lab.report.reading.judged import JUDGED_COLUMNS, LETTER_SCALE, VIVID_SCALE, Scale, scale_of
 from vivid_inspect.lab.report.reading.logs import read_logs
@@ -373,3 +376,28 @@ def test_several_generations_of_other_evals_need_the_human_generation_selector(
     )
     bias = report.table("judge_bias").frame
     assert list(bias["n_human"]) == [3] and list(bias["judge"]) == ["rubric"]
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (["q1,4,ann"], "column 'id': id must be an integer, found 'q1'"),  # text ids on VIVID's generation
+        (["1,7,ann"], "column 'score': score must be a whole number from 0 to 5, found '7'"),
+        (
+            ["1,abc,ann"],
+            "column 'score': score must be a whole number from 0 to 5, found 'abc'",
+        ),  # a tie: VIVID's
+        (
+            ["q1,abc,ann", "q2,x,ann"],
+            "column 'score': score must be a number, found 'abc'",
+        ),  # text ids: another eval's
+    ],
+)
+def test_a_file_that_breaks_vivids_rules_keeps_vivids_message_unless_bound_to_another_eval(
+    tmp_path: Path, rows: list[str], message: str
+) -> None:
+    vivid = Generation("explain", "1", "m/gen", "zero_shot", "sample", (1, 2), "E1", "gen.eval")
+    human = _write_humans(tmp_path / "humans.csv", rows)
+    with pytest.raises(HumanScoresError, match="problem") as raised:
+        bind_files([vivid], {(vivid.key, "E1")}, read_human_files([human]))
+    assert f"data row 1 (line 2), {message}" in str(raised.value)
