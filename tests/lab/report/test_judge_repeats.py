@@ -26,6 +26,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from tests.fake_api import GEN, default_responder, idiom_of, isolate_inspect
 from vivid_inspect.lab.report.build import write_report
+from vivid_inspect.lab.report.reading.judged import VIVID_SCALE
 from vivid_inspect.lab.report.reading.logs import SCORE_COLUMNS
 from vivid_inspect.lab.report.stats.repeats import first_repeat
 from vivid_inspect.lab.report.tables.judges import judge_rows
@@ -74,6 +75,7 @@ def _rows(
             "parse_status": parse_status,
             "retried": False,
             "lenient": math.nan,
+            "scale": VIVID_SCALE,  # VIVID's judges declare 0-5 (the contract)
             "eval_id": eval_id,
             "repeat": math.nan if repeat is None else float(repeat),
             "cached": math.nan if cached is None else float(cached),

@@ -23,12 +23,15 @@ call, the report and the annotation tools read it; agreement with a judge is the
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -47,6 +50,7 @@ from vivid_inspect.lab.humans.csv_records import (
     shown,
     whole_number,
 )
+from vivid_inspect.lab.report.reading.judged import Scale, item_key
 from vivid_inspect.size_caps import HUMAN_SCORES
 from vivid_inspect.text import nfc
 
@@ -57,6 +61,7 @@ __all__ = [
     "RECORD_SUFFIX",
     "REQUIRED_COLUMNS",
     "HumanScoresError",
+    "ItemRules",
     "Problem",
     "Problems",
     "check_regular_file",
@@ -75,8 +80,25 @@ OPTIONAL_COLUMNS: tuple[str, ...] = ("annotator", "generation")
 RECORD_SUFFIX = ".generation.json"
 """A sheet or scores file ``F`` has its generation's record in ``F.generation.json``."""
 SCORE_RULE = "score must be a whole number from 0 to 5"
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)", re.ASCII)
+"""Another eval's score: digits 0-9, a sign and a point (not ``nan``, ``inf``, ``1e3``), in at most 40
+characters (no score is longer; 400 digits would read as an infinity)."""
 MAX_RECORD_BYTES = 2**20
 """A generation record is a few hundred bytes; one over a mebibyte is not one."""
+
+
+@dataclass(frozen=True)
+class ItemRules:
+    """What a human file may hold for a generation of another eval than VIVID's (VIVID's rules: None).
+
+    Attributes:
+        ids: The generation's item ids (as `item_key` keys them); None: any text (a file read
+            to be bound to its generation, then read again with its ids).
+        scale: The judges' declared scale, which holds every score; None: any finite number.
+    """
+
+    ids: frozenset[Any] | None = None
+    scale: Scale | None = None
 
 
 @dataclass
@@ -84,7 +106,7 @@ class _Rows:
     """The rows read so far, as arrays: one entry per data row (0 / -1 where a cell is bad)."""
 
     ids: array[int] = field(default_factory=lambda: array("q"))
-    scores: array[int] = field(default_factory=lambda: array("b"))
+    scores: array[Any] = field(default_factory=lambda: array("b"))
     who: array[int] = field(default_factory=lambda: array("i"))
     lines: array[int] = field(default_factory=lambda: array("i"))
     names: list[str] = field(default_factory=list)
@@ -94,16 +116,20 @@ class _Rows:
     first_row: list[int] = field(default_factory=list)
     """The data row each annotator first appears in, by code."""
     problems: Problems = field(default_factory=Problems)
+    items: dict[Any, int] | None = None
+    """Under `ItemRules`: each text id's code (``ids`` holds codes from 1), in the order first seen."""
 
 
-def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
+def read_human_scores(path: str | os.PathLike[str], rules: ItemRules | None = None) -> pd.DataFrame:
     """Read and validate a human scores CSV.
 
     Args:
         path: The CSV file.
+        rules: For a generation of another eval: its ids and scale (VIVID's rules when None).
 
     Returns:
-        One row per data row, in file order: ``id`` (int64), ``score`` (int64) and, when the
+        One row per data row, in file order: ``id`` (int64; under ``rules`` text, a whole number
+        as an int, see `item_key`), ``score`` (int64; under ``rules`` float64) and, when the
         file has them, ``annotator`` (str, NFC) and ``generation`` (str).
 
     Raises:
@@ -121,7 +147,7 @@ def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
     header_line, header = next(records)
     columns = _check_header(path, header_line, header)
     index = {name: columns.index(name) for name in columns}
-    rows = _Rows()
+    rows = _Rows() if rules is None else _Rows(scores=array("d"), items={})
     first_generation: tuple[str, int] | None = None
     for row, (line, record) in enumerate(records, start=1):
         rows.lines.append(line)
@@ -130,9 +156,8 @@ def read_human_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
             rows.problems.add(Problem(row, line, None, message))
             _append(rows, 0, -1, -1 if "annotator" in index else None)
             continue
-        sample_id, score = _check_numbers(
-            rows, record[index["id"]].strip(), record[index["score"]].strip(), row, line
-        )
+        cells = (record[index["id"]].strip(), record[index["score"]].strip(), row, line)
+        sample_id, score = _check_numbers(rows, *cells) if rules is None else _check_any(rows, rules, *cells)
         code = _annotator(rows, record[index["annotator"]], row, line) if "annotator" in index else None
         if "generation" in index:
             generation = record[index["generation"]].strip()
@@ -164,7 +189,29 @@ def _other_generation(row: int, line: int, generation: str, first: tuple[str, in
     return Problem(row, line, "generation", message)
 
 
-def _append(rows: _Rows, sample_id: int, score: int, code: int | None) -> None:
+def _check_any(
+    rows: _Rows, rules: ItemRules, id_cell: str, score_cell: str, row: int, line: int
+) -> tuple[int, float]:
+    """`_check_numbers` under `ItemRules`: a row's id code (0 when bad) and score (NaN when bad)."""
+    key = item_key(nfc(id_cell))
+    if id_cell == "" or (rules.ids is not None and key not in rules.ids):
+        message = "id is empty" if id_cell == "" else f"id {shown(id_cell)} is not an item of the generation"
+        rows.problems.add(Problem(row, line, "id", message))
+        code = 0
+    else:
+        code = rows.items.setdefault(key, len(rows.items) + 1) if rows.items is not None else 0
+    score = float(score_cell) if len(score_cell) <= 40 and _NUMBER.fullmatch(score_cell) else None
+    scale = rules.scale
+    if score is None or (scale is not None and not scale.low <= score <= scale.high):
+        rule = "score must be a number" + (
+            f" from {scale.low:g} to {scale.high:g} (the judge's scale)" if scale else ""
+        )
+        rows.problems.add(partial(_problem, row, line, "score", partial(_bad, rule), score_cell))
+        score = math.nan
+    return code, score
+
+
+def _append(rows: _Rows, sample_id: int, score: float, code: int | None) -> None:
     rows.ids.append(sample_id)
     rows.scores.append(score)
     if code is not None:  # a file without annotators keeps no annotator codes
@@ -245,8 +292,9 @@ def _scored_twice(rows: _Rows, named: bool) -> tuple[list[Problem], int]:
     problems = []
     for at, earlier in zip(later[chosen].tolist(), first[chosen].tolist(), strict=True):
         by = f" by annotator {rows.names[rows.who[at]]!r}" if named else ""
+        item = rows.ids[at] if rows.items is None else list(rows.items)[rows.ids[at] - 1]
         message = (
-            f"id {rows.ids[at]} scored{by} again (first in data row {earlier + 1}, line {rows.lines[earlier]}); "
+            f"id {item} scored{by} again (first in data row {earlier + 1}, line {rows.lines[earlier]}); "
             "an annotator scores an item once"
         )
         problems.append(Problem(at + 1, rows.lines[at], "id", message))
@@ -269,10 +317,14 @@ def _frame(rows: _Rows, generation: str | None, columns: list[str]) -> pd.DataFr
     The text columns stay ``object`` columns of the few distinct strings (pandas would otherwise
     make a string column of its own, a copy of every cell).
     """
+    ids = np.frombuffer(rows.ids, dtype=np.int64)
     data: dict[str, pd.Series] = {
-        "id": pd.Series(np.frombuffer(rows.ids, dtype=np.int64), copy=False),
+        "id": pd.Series(ids, copy=False),
         "score": pd.Series(np.frombuffer(rows.scores, dtype=np.int8).astype(np.int64), copy=False),
     }
+    if rows.items is not None:  # another eval's ids (text; codes from 1) and scores (any number)
+        data["id"] = pd.Series(np.asarray([*rows.items], dtype=object)[ids - 1], dtype=object)
+        data["score"] = pd.Series(np.frombuffer(rows.scores, dtype=np.float64), copy=False)
     if "annotator" in columns:
         names = np.asarray(rows.names, dtype=object)[np.frombuffer(rows.who, dtype=np.int32)]
         data["annotator"] = pd.Series(names, dtype=object, copy=False)

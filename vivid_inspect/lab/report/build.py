@@ -223,8 +223,9 @@ def _build(
     judged = set(
         zip(every_first["generation"], every_first["run"], strict=True)
     )  # every run, not only the latest
-    generations = generations_in(logset)
-    bound = bind_files(generations, judged, files)
+    generations = generations_in(logset, any_eval=True)
+    generic = {ref.key for ref in logset.logs if ref.generic}
+    bound = bind_files(generations, judged, files, rows, generic)
     compared = [entry for entry in bound if entry.compared]
     # Table 1 compares with the first file bound to a generation of the folder (else says why not).
     table1 = compared[0] if compared else (bound[0] if bound else None)

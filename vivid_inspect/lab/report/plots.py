@@ -333,6 +333,8 @@ def confusion_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
         The file, or why it was not drawn.
     """
     keys = [key for key, result in agreements.items() if result.n > 0]
+    if not all(result.confusion for result in agreements.values()):
+        return "no confusion matrix: the judges' scale is not declared as ordinal levels"
     if not keys:
         return "no judge scored any item the humans scored"
     cols = min(4, len(keys))

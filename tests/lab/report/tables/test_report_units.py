@@ -15,6 +15,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from vivid_inspect.lab.humans.annotate.sheet_export import stratified_ids
+from vivid_inspect.lab.report.reading.judged import VIVID_SCALE
 from vivid_inspect.lab.report.reading.logs import SCORE_COLUMNS
 from vivid_inspect.lab.report.tables.judges import JudgeKey, choose_judge, judge_rows, latest
 from vivid_inspect.lab.report.tables.paper import compare, paper_model, paper_results, paper_value
@@ -207,6 +208,7 @@ def _rows(
             "parse_status": "ok",
             "retried": False,
             "lenient": math.nan,
+            "scale": VIVID_SCALE,  # VIVID's judges declare 0-5 (the contract)
         }
         for item, value in values.items()
     ]

@@ -32,11 +32,12 @@ class CardResult:
     tables: tuple[Table, ...]
 
 
-def judge_scores(rows: pd.DataFrame) -> list[JudgeScores]:
+def judge_scores(rows: pd.DataFrame, humans: Sequence[HumanLabels] = ()) -> list[JudgeScores]:
     """Every judge's score per item of each generation it scored (an item's epochs averaged).
 
     Args:
         rows: Judge rows of explanation logs (first repeats, each judgement once).
+        humans: The human scores bound to generations: a range nobody declared holds theirs too.
 
     Returns:
         One entry per judge, in the report's judge order; each generation read on the run the
@@ -79,7 +80,9 @@ def judge_scores(rows: pd.DataFrame) -> list[JudgeScores]:
                     for generation, values in means.items()
                 },
                 reasons=tuple(f"{reason} ({count})" for reason, count in reasons.head(3).items()),
-                scale=scale_of(mine),
+                scale=scale_of(
+                    mine, [v for h in humans if h.generation in means for v in h.means().values()]
+                ),
             )
         )
     return found
@@ -108,7 +111,7 @@ def judge_cards(
         The card file's text and the tables.
     """
     cards, tables = build_cards(
-        judge_scores(rows), humans, audits, epsilon=epsilon, log_dir=log_dir, generations=generations
+        judge_scores(rows, humans), humans, audits, epsilon=epsilon, log_dir=log_dir, generations=generations
     )
     leanings = [f"{card.judge.label}: {card.leaning}" for card in cards if card.leaning]
     kept = []

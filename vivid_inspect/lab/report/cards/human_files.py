@@ -15,17 +15,24 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
 from vivid_inspect.generation_key import Generation
 from vivid_inspect.lab.humans.binding import Binding, bind_generation
-from vivid_inspect.lab.humans.scores_file import read_generation_record, read_human_scores
+from vivid_inspect.lab.humans.scores_file import (
+    HumanScoresError,
+    ItemRules,
+    read_generation_record,
+    read_human_scores,
+)
 from vivid_inspect.lab.report.cards.judge_card import SINGLE, HumanLabels
+from vivid_inspect.lab.report.reading.judged import item_key
 from vivid_inspect.lab.report.stats.draw_check import check_draw, how_drawn
 from vivid_inspect.lab.report.stats.humans import human_means
+from vivid_inspect.lab.report.stats.score_stats import sorted_ids
 
 OPTION = "--human-generation"
 
@@ -39,12 +46,15 @@ class HumanFile:
         scores: Its rows (as from ``read_human_scores``).
         record: The generation record beside it, or None.
         selector: The generation it belongs to when it names none (``--human-generation``).
+        refused: Why VIVID's rules refuse its ids or scores (then ``scores`` keeps ids as text):
+            raised unless it is bound to another eval's generation (`bind_files`).
     """
 
     path: Path
     scores: pd.DataFrame
     record: dict[str, object] | None = None
     selector: str | None = None
+    refused: HumanScoresError | None = None
 
     @property
     def name(self) -> str:
@@ -94,23 +104,43 @@ def read_human_files(
         if resolved in seen:
             raise ValueError(f"human scores file {path} is given twice; give each file once")
         seen[resolved] = str(path)
-    return [
-        HumanFile(
-            Path(path), read_human_scores(path), read_generation_record(path), given[i] if given else None
-        )
-        for i, path in enumerate(paths)
-    ]
+    return [_read(path, given[i] if given else None) for i, path in enumerate(paths)]
+
+
+def _read(path: str | os.PathLike[str], selector: str | None) -> HumanFile:
+    """The file under VIVID's rules; when only its ids or scores break them, as another eval's file.
+
+    A file bad both ways gets the reading with fewer problems (VIVID's on a tie): text ids name
+    another eval's items, and its bad scores are then what is wrong.
+    """
+    try:
+        scores, refused = read_human_scores(path), None
+    except HumanScoresError as error:
+        if not error.problems or any(problem.column not in ("id", "score") for problem in error.problems):
+            raise
+        try:
+            scores, refused = read_human_scores(path, ItemRules()), error
+        except HumanScoresError as other:
+            raise (other if len(other.problems) < len(error.problems) else error) from None
+    return HumanFile(Path(path), scores, read_generation_record(path), selector, refused)
 
 
 def bind_files(
-    generations: Sequence[Generation], judged: Collection[tuple[str, str]], files: Sequence[HumanFile]
+    generations: Sequence[Generation],
+    judged: Collection[tuple[str, str]],
+    files: Sequence[HumanFile],
+    rows: pd.DataFrame | None = None,
+    generic: Collection[str] = (),
 ) -> list[BoundFile]:
-    """Bind each file to the generation it scored.
+    """Bind each file to the generation it scored, and read it under that generation's rules.
 
     Args:
-        generations: Every run of every explanation generation (``logs.generations_in``).
+        generations: Every run of every generation (``logs.generations_in``).
         judged: (generation key, run) of the runs some judge scored.
         files: The human files.
+        rows: The judge rows of every generation (another eval's ids and declared scales).
+        generic: The keys of another eval's generations: a file bound to one is read again with
+            its ids and scale (`ItemRules`).
 
     Returns:
         One binding per file, in order.
@@ -119,6 +149,8 @@ def bind_files(
         ValueError: Two files are bound to one generation.
         vivid_inspect.generation_key.GenerationChoiceError: A file's generation cannot be told
             (its message names the file).
+        HumanScoresError: A file breaks VIVID's rules and is not bound to another eval's
+            generation, or breaks the rules of the one it is bound to.
     """
     bound: list[BoundFile] = []
     for file in files:
@@ -126,6 +158,15 @@ def bind_files(
             binding = bind_generation(generations, judged, file.scores, file.record, file.selector)
         except ValueError as error:
             raise type(error)(f"{file.path}: {error}") from error
+        if binding.compared and binding.generation in generic and rows is not None:
+            mine = rows[rows["generation"] == binding.generation]
+            scales = set(mine["scale"])  # a range every judge declares holds the humans' scores too
+            rules = ItemRules(
+                frozenset(map(item_key, mine["id"])), scales.pop() if len(scales) == 1 else None
+            )
+            file = replace(file, scores=read_human_scores(file.path, rules), refused=None)
+        elif file.refused is not None:
+            raise file.refused
         bound.append(BoundFile(file, binding))
     by_generation: dict[str, list[str]] = {}
     for entry in bound:
@@ -169,12 +210,12 @@ def draw_lines(bound: BoundFile, rows: pd.DataFrame) -> list[str]:
     present = rows[~rows["error"].astype(bool)]
     judge = present.groupby("id", sort=True)["value"].mean().dropna()
     themes = rows.drop_duplicates("id").set_index("id")["theme"]
-    ids = sorted(int(i) for i in rows["id"].unique())
-    labelled = sorted(human_means(bound.file.scores))
+    ids = sorted_ids(map(item_key, rows["id"].unique()))
+    labelled = sorted_ids(human_means(bound.file.scores))
     check = check_draw(
         ids,
-        {int(str(i)): float(v) for i, v in judge.items()},
-        {int(str(i)): str(t) for i, t in themes.items()},
+        {item_key(i): float(v) for i, v in judge.items()},
+        {item_key(i): str(t) for i, t in themes.items()},
         labelled,
         drawn=how_drawn(bound.file.record),
     )

@@ -53,6 +53,7 @@ from vivid_inspect.lab.report.stats.alt_test import (
 )
 from vivid_inspect.lab.report.stats.corrected import MIN_LABELLED, VARIANCE_NOTE, Corrected, corrected_cell
 from vivid_inspect.lab.report.stats.intervals import Interval, interval_text
+from vivid_inspect.lab.report.stats.score_stats import kappa_reason
 from vivid_inspect.lab.report.tables.render import Table
 from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT, mostly_unscored
 
@@ -528,12 +529,12 @@ def _agreement_section(judge: JudgeScores, mine: Sequence[HumanLabels]) -> list[
     lines += ["| generation | n | kappa | kappa 95 % CI | alpha (ordinal) |", "|---|---:|---:|---|---:|"]
     for h in mine:
         try:
-            result = agreement(judge.by_generation[h.generation], h.means(), n_boot=1)
+            result = agreement(judge.by_generation[h.generation], h.means(), n_boot=1, scale=judge.scale)
         except ValueError as error:
             lines.append(f"| {h.label} |  |  | {error} |  |")
             continue
         kappa = result.intervals.get("kappa")
-        ci = interval_text(kappa) if kappa is not None else ""
+        ci = interval_text(kappa) if kappa is not None else kappa_reason(judge.scale) or ""
         lines.append(f"| {h.label} | {result.n} | {_num(result.kappa)} | {ci} | {_num(result.alpha)} |")
     return [*lines, ""]
 

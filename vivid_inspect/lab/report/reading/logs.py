@@ -232,11 +232,13 @@ def one_line(text: str, limit: int = _SKIPPED_LIMIT) -> str:
     return joined if len(joined) <= limit else joined[: limit - 1] + "…"
 
 
-def generations_in(logset: LogSet) -> list[Generation]:
+def generations_in(logset: LogSet, *, any_eval: bool = False) -> list[Generation]:
     """Every run of every explanation generation of a log folder, one entry each.
 
     Args:
         logset: The logs read.
+        any_eval: Also every generation of another eval than VIVID's (the report binds human
+            scores to them; annotation serves VIVID's).
 
     Returns:
         One generation per run (`Generation.eval_id` is the run), its ``log`` the run's
@@ -247,7 +249,7 @@ def generations_in(logset: LogSet) -> list[Generation]:
     # A log the runner did not write as a judged copy first, the earliest written of them (the
     # generation log, not a copy `inspect score --output-file` made of it), then by name.
     for ref in sorted(logset.logs, key=lambda ref: (ref.rel != ref.generation_log, ref.written, ref.rel)):
-        if ref.identity is not None and ref.task == "explain":
+        if ref.identity is not None and (ref.task == "explain" or (any_eval and ref.generic)):
             identity = ref.identity
             found.setdefault(
                 (identity.key, ref.run),

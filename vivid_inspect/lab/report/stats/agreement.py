@@ -31,6 +31,7 @@ import numpy as np
 from scipy import stats
 from sklearn.metrics import confusion_matrix
 
+from vivid_inspect.lab.report.reading.judged import VIVID_SCALE, Scale
 from vivid_inspect.lab.report.stats.intervals import (
     Interval,
     kappa_difference_interval,
@@ -49,6 +50,7 @@ from vivid_inspect.lab.report.stats.score_stats import (
     constant_reason,
     fmt_score,
     kappa_point,
+    kappa_reason,
     note_left_out,
     quiet,
     sorted_ids,
@@ -120,7 +122,9 @@ class PairedDifference:
         return as_row_of(self, skip=("intervals",))
 
 
-def agreement(judge: ScoreMap, human: ScoreMap, *, n_boot: int = 1000) -> Agreement:
+def agreement(
+    judge: ScoreMap, human: ScoreMap, *, n_boot: int = 1000, scale: Scale = VIVID_SCALE
+) -> Agreement:
     """Compare a judge's scores with human scores on the item ids both have.
 
     Args:
@@ -128,14 +132,17 @@ def agreement(judge: ScoreMap, human: ScoreMap, *, n_boot: int = 1000) -> Agreem
         human: Human score per item id (0-5, possibly a mean over annotators).
         n_boot: 0 skips the intervals; any other value computes them. (No interval here
             resamples any more; the name is kept for callers.)
+        scale: The scores' scale: it bounds the means' intervals; the kappa family (kappa,
+            weighted kappa, alpha, exact and within-1 agreement, the confusion matrix) is left
+            out, with a note, unless it is declared ordinal whole levels (`kappa_reason`).
 
     Returns:
         The statistics, with notes on anything left out, rounded or undefined.
 
     Raises:
-        ValueError: A score is not a number from 0 to 5, or ``n_boot`` is negative.
+        ValueError: A score is not a number on the scale (0 to 5), or ``n_boot`` is negative.
     """
-    return _agreement_of_maps(judge, human, "judge", "human", n_boot=n_boot, notes=[])
+    return _agreement_of_maps(judge, human, "judge", "human", n_boot=n_boot, notes=[], scale=scale)
 
 
 def paired_difference(
@@ -217,10 +224,11 @@ def _agreement_of_maps(
     *,
     n_boot: int,
     notes: list[str],
+    scale: Scale = VIVID_SCALE,
 ) -> Agreement:
     check_n_boot(n_boot)
-    judge_scores = clean_scores(judge, judge_label, notes)
-    human_scores = clean_scores(human, human_label, notes)
+    judge_scores = clean_scores(judge, judge_label, notes, scale)
+    human_scores = clean_scores(human, human_label, notes, scale)
     ids = sorted_ids(set(judge_scores) & set(human_scores))
     note_left_out(
         set(human_scores), ids, f"have no {judge_label} score", notes, label=f"{human_label} item(s)"
@@ -230,8 +238,9 @@ def _agreement_of_maps(
     )
     human_raw = np.array([human_scores[i] for i in ids], dtype=float)
     judge_raw = np.array([judge_scores[i] for i in ids], dtype=float)
-    human_cat = categories(human_raw, human_label, notes)
-    judge_cat = categories(judge_raw, judge_label, notes)
+    reason = kappa_reason(scale)  # the levels, from 0, as kappa's categories
+    human_cat = categories(human_raw - scale.low, human_label, notes) if reason is None else human_raw
+    judge_cat = categories(judge_raw - scale.low, judge_label, notes) if reason is None else judge_raw
     n = len(ids)
     if n == 0:
         notes.append(f"no items scored by both {judge_label} and {human_label}")
@@ -241,18 +250,22 @@ def _agreement_of_maps(
     kappa = half_down = weighted = rho = alpha = None
     if n == 1:
         notes.append("only 1 paired item: kappa, weighted kappa, spearman, alpha and intervals are undefined")
+    elif reason is not None:
+        notes.append(reason)
+        rho = _spearman(human_raw, judge_raw, human_label, judge_label, notes)
     else:
         kappa = kappa_point(human_cat, judge_cat, "unweighted", human_label, judge_label, notes)
         if kappa is not None:
             weighted = kappa_point(human_cat, judge_cat, "quadratic", human_label, judge_label, notes)
-        half_down = _kappa_half_down(human_raw, judge_raw, (human_label, judge_label), kappa, notes)
+        halves = (human_raw - scale.low, judge_raw - scale.low)
+        half_down = _kappa_half_down(*halves, (human_label, judge_label), kappa, notes)
         rho = _spearman(human_raw, judge_raw, human_label, judge_label, notes)
         alpha = _alpha(human_cat, judge_cat, notes)
 
     intervals: dict[str, Interval] = {}
     if n_boot and n >= 2:
-        intervals["judge_mean"] = mean_interval(judge_raw)
-        intervals["human_mean"] = mean_interval(human_raw)
+        intervals["judge_mean"] = mean_interval(judge_raw, low=scale.low, high=scale.high)
+        intervals["human_mean"] = mean_interval(human_raw, low=scale.low, high=scale.high)
         if kappa is not None:
             intervals["kappa"] = kappa_interval(human_cat, judge_cat)
         if weighted is not None:
@@ -261,7 +274,8 @@ def _agreement_of_maps(
         name: _ends(intervals.get(name)) for name in ("kappa", "weighted_kappa", "judge_mean", "human_mean")
     }
     with quiet():
-        confusion = confusion_matrix(human_cat, judge_cat, labels=list(SCORES))
+        confusion = confusion_matrix(human_cat, judge_cat, labels=list(SCORES)) if reason is None else ()
+    levels = reason is None
     return Agreement(
         n=n,
         kappa=kappa,
@@ -273,8 +287,8 @@ def _agreement_of_maps(
         weighted_kappa_hi=ends["weighted_kappa"][1],
         spearman=rho,
         alpha=alpha,
-        exact=float(np.mean(human_cat == judge_cat)),
-        within1=float(np.mean(np.abs(human_cat - judge_cat) <= 1)),
+        exact=float(np.mean(human_cat == judge_cat)) if levels else None,
+        within1=float(np.mean(np.abs(human_cat - judge_cat) <= 1)) if levels else None,
         mae=float(np.mean(np.abs(human_raw - judge_raw))),
         judge_mean=float(judge_raw.mean()),
         judge_mean_lo=ends["judge_mean"][0],

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -65,10 +66,10 @@ def how_drawn(record: Mapping[str, object] | None) -> str:
 
 
 def check_draw(
-    ids: Sequence[int],
-    judge: Mapping[int, float],
-    themes: Mapping[int, str],
-    labelled: Sequence[int],
+    ids: Sequence[Any],
+    judge: Mapping[Any, float],
+    themes: Mapping[Any, str],
+    labelled: Sequence[Any],
     *,
     drawn: str = ASSUMED,
     level: float = LEVEL,

@@ -12,6 +12,7 @@ from dataclasses import replace
 import pandas as pd
 
 from vivid_inspect.lab.humans.scores_file import REQUIRED_COLUMNS
+from vivid_inspect.lab.report.reading.judged import VIVID_SCALE, Scale, item_key
 from vivid_inspect.lab.report.stats.agreement import Agreement, agreement
 
 
@@ -29,11 +30,13 @@ def human_means(df: pd.DataFrame) -> dict[int, float]:
     """
     _require(df, REQUIRED_COLUMNS)
     means = df.groupby("id", sort=True)["score"].mean()
-    # Ids are whole numbers (read_human_scores checks them), so each group key is an int.
-    return {int(str(sample_id)): float(mean) for sample_id, mean in means.items()}
+    # VIVID's ids are whole numbers (read_human_scores checks them), another eval's text or whole numbers.
+    return {item_key(sample_id): float(mean) for sample_id, mean in means.items()}
 
 
-def human_ceiling(annotations: pd.DataFrame, *, n_boot: int = 1000) -> Agreement | None:
+def human_ceiling(
+    annotations: pd.DataFrame, *, n_boot: int = 1000, scale: Scale = VIVID_SCALE
+) -> Agreement | None:
     """Human-human agreement: the ceiling a judge can be expected to reach.
 
     Compares the first two annotators by sorted name on the items both scored, with the same
@@ -43,6 +46,7 @@ def human_ceiling(annotations: pd.DataFrame, *, n_boot: int = 1000) -> Agreement
     Args:
         annotations: Columns ``id``, ``score`` and ``annotator`` (as from ``read_human_scores``).
         n_boot: 0 skips the intervals; any other value computes them.
+        scale: The scores' scale (`vivid_inspect.lab.report.stats.agreement.agreement`).
 
     Returns:
         The agreement, or ``None`` when there is no ``annotator`` column, fewer than two
@@ -69,7 +73,7 @@ def human_ceiling(annotations: pd.DataFrame, *, n_boot: int = 1000) -> Agreement
         notes.append(
             f"annotators {', '.join(map(repr, names[2:]))} left out: only the first two by name are compared"
         )
-    result = agreement(scores[second], scores[first], n_boot=n_boot)
+    result = agreement(scores[second], scores[first], n_boot=n_boot, scale=scale)
     return replace(result, notes=(*notes, *result.notes))
 
 

@@ -23,6 +23,8 @@ from scipy import stats
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import cohen_kappa_score
 
+from vivid_inspect.lab.report.reading.judged import VIVID_SCALE, Scale
+
 SCORES: tuple[int, ...] = tuple(range(6))
 """The judge's and the annotators' scale: whole scores 0 to 5."""
 Score = float | int | None
@@ -66,25 +68,37 @@ def constant_reason(first: np.ndarray, second: np.ndarray, first_label: str, sec
     return " and ".join(reasons) or None
 
 
-def clean_scores(scores: ScoreMap, label: str, notes: list[str]) -> dict[Hashable, float]:
-    """Check every score is in 0-5; drop missing ones (an unscored judge reply) with a note."""
+def kappa_reason(scale: Scale) -> str | None:
+    """Why the kappa family is left out on ``scale``; None when its scores are ordinal whole levels kappa holds."""
+    levels = scale.high - scale.low + 1
+    whole = float(scale.low).is_integer() and float(levels).is_integer()
+    if scale.ordinal and whole and levels <= len(SCORES):
+        return None
+    return (
+        f"kappa, weighted kappa, alpha, exact and within-1 agreement left out: scale {scale.label} is not declared "
+        f"as ordinal whole levels (at most {len(SCORES)})"
+    )
+
+
+def clean_scores(
+    scores: ScoreMap, label: str, notes: list[str], scale: Scale = VIVID_SCALE
+) -> dict[Hashable, float]:
+    """Check every score is on ``scale``; drop missing ones (an unscored judge reply) with a note."""
     clean: dict[Hashable, float] = {}
-    missing = 0
+    missing, rule = 0, f"scores must be numbers from {scale.low:g} to {scale.high:g}"
     for key, value in scores.items():
         if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
             number = float(value)
             if math.isnan(number):
                 missing += 1
-            elif 0 <= number <= 5:
+            elif scale.low <= number <= scale.high:
                 clean[key] = number
             else:
-                raise ValueError(
-                    f"{label} score for id {key!r} is {value!r}; scores must be numbers from 0 to 5"
-                )
+                raise ValueError(f"{label} score for id {key!r} is {value!r}; {rule}")
         elif value is None or cast(object, value) is pd.NA:  # pandas hands NA for a missing score
             missing += 1
         else:
-            raise ValueError(f"{label} score for id {key!r} is {value!r}; scores must be numbers from 0 to 5")
+            raise ValueError(f"{label} score for id {key!r} is {value!r}; {rule}")
     if missing:
         notes.append(f"{missing} {label} score(s) missing (None or NaN) and left out")
     return clean

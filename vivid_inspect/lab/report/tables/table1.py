@@ -12,11 +12,13 @@ from collections.abc import Hashable
 import numpy as np
 import pandas as pd
 
+from vivid_inspect.lab.report.reading.judged import Scale, scale_of
 from vivid_inspect.lab.report.stats.agreement import Agreement, agreement
 from vivid_inspect.lab.report.stats.consistency import parse_failure_rate
 from vivid_inspect.lab.report.stats.humans import human_ceiling
 from vivid_inspect.lab.report.stats.intervals import Interval, interval_text
 from vivid_inspect.lab.report.stats.raters import RaterAgreement, rater_agreement, raters_alpha
+from vivid_inspect.lab.report.stats.score_stats import kappa_reason
 from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, select, strategy_of
 from vivid_inspect.lab.report.tables.reliability_rows import generation_rows, judge_scores
 from vivid_inspect.lab.report.tables.render import Table
@@ -124,7 +126,7 @@ def build_table1(
     if humans is not None and not mine.empty:
         humans, human = _judgeable(humans, human, set(mine["id"]), notes)
     annotators = _annotators(humans) if humans is not None else {}
-    records = _human_records(humans, human, annotators, notes, n_boot)
+    records = _human_records(humans, human, annotators, notes, n_boot, scale_of(mine, human.values()))
     agreements: dict[JudgeKey, Agreement] = {}
     keys = judge_keys(mine)
     twins = _identical_judges(mine, keys, notes)
@@ -200,6 +202,7 @@ def _human_records(
     annotators: dict[str, dict[Hashable, float]],
     notes: list[str],
     n_boot: int,
+    scale: Scale,
 ) -> list[dict[str, object]]:
     """The reference rows (the humans, and annotator against annotator); their notes join ``notes``."""
     if humans is None:
@@ -219,15 +222,18 @@ def _human_records(
             ),
         }
     ]
-    ceiling = human_ceiling(humans, n_boot=n_boot)
+    reason = kappa_reason(scale)  # on no ordinal levels the kappa family gives way to why it is left out
+    ceiling = human_ceiling(humans, n_boot=n_boot, scale=scale)
     if ceiling is not None:
         between = _record("human (annotator vs annotator)", "", "") | _stats(ceiling)
-        if len(annotators) > 1:
+        if len(annotators) > 1 and reason is None:
             between["alpha_raters"] = raters_alpha({f"annotator {a!r}": s for a, s in annotators.items()})
         records.append(between)
     elif "annotator" in humans.columns:
         notes.append("no human-human agreement: fewer than two annotators, or no item both scored")
-    notes.extend(_TABLE1_COLUMN_NOTES)
+    notes.extend(
+        _TABLE1_COLUMN_NOTES if reason is None else (_TABLE1_COLUMN_NOTES[0], reason, _TABLE1_COLUMN_NOTES[3])
+    )
     return records
 
 
@@ -255,14 +261,16 @@ def _judge_record(
         return record, None
     # Only beside the paired means: alone, one generation's mean reads as the judge's overall mean.
     record["mean_all_items"] = float(values.mean()) if scored else None
+    scale = scale_of(judged, human.values())
     try:
-        result = agreement(judge_scores(mine, key), human, n_boot=n_boot)
-        raters = rater_agreement(judge_scores(mine, key), annotators, n_boot=n_boot)
+        result = agreement(judge_scores(mine, key), human, n_boot=n_boot, scale=scale)
+        levels = kappa_reason(scale) is None  # each annotator a rater (kappa, alpha): on ordinal levels only
+        raters = rater_agreement(judge_scores(mine, key), annotators, n_boot=n_boot) if levels else None
     except ValueError as error:
         record["notes"] = f"not comparable with the humans: {error}"
         return record, None
-    record |= _stats(result) | _rater_stats(raters)
-    record["notes"] = "; ".join(filter(None, [str(record["notes"]), *raters.notes]))
+    record |= _stats(result) | (_rater_stats(raters) if raters else {})
+    record["notes"] = "; ".join(filter(None, [str(record["notes"]), *(raters.notes if raters else ())]))
     return record, result
 
 
