@@ -46,7 +46,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     # The default stays in report.annotate (DEFAULT_N), which imports pandas and Inspect: not
     # imported here, where `vivid --help` registers every command. tests/lab/cli/test_cli_startup.py
     # checks that this help text states it.
-    export.add_argument("-n", "--n", type=int, default=None, help="number of items (default 200)")
+    export.add_argument("-n", "--n", type=int, help="number of items (default 200)")
     export.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
     export.add_argument(
         "--generation",
@@ -104,9 +104,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         metavar="DIR",
         help="the annotation folder (default: SOURCE's name + .annotation, beside it)",
     )
-    served.add_argument(
-        "-n", "--n", type=int, default=None, help="items to draw from a log, as `export` (default 200)"
-    )
+    served.add_argument("-n", "--n", type=int, help="items to draw from a log, as `export` (default 200)")
     served.add_argument(
         "--seed", type=int, default=0, help="seed of the draw and of each annotator's order (default 0)"
     )

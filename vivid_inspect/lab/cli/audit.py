@@ -169,14 +169,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     _judge_options(parser, limit=None, seed_note="; --from draws nothing")
     parser.add_argument(
         "--probes",
-        default=None,
         metavar="A,B",
         help=f"probes to run (default: every probe the data allows: {PROBE_NAMES}; english needs the "
         "bundled sample or --translator); the probes they compare with, and the control, are added",
     )
     parser.add_argument(
         "--translator",
-        default=None,
         metavar="MODEL",
         help="model that translates the references for the english probe, one call per item, cached "
         "(without it, english runs only on the bundled sample, which ships translations)",
@@ -186,7 +184,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--price",
         type=_price,
-        default=None,
         metavar="IN,OUT",
         help="the judge's price for --plan, US dollars per million input,output tokens (e.g. 2,8)",
     )
@@ -194,7 +191,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--from",
         dest="from_dir",
-        default=None,
         metavar="LOG_DIR",
         help="instead of JUDGE: estimate each judge's self-preference from a vivid run folder (at least "
         "three judges and two generators scoring the same items; each judge's leniency and scale are "
@@ -202,9 +198,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--family",
-        dest="family",
         action="append",
-        default=None,
         metavar="MODEL=FAMILY",
         help="with --from: declare a model's family, repeatable (default: inferred from its name)",
     )
@@ -242,7 +236,7 @@ def register_sanity(subparsers: Any) -> argparse.ArgumentParser:
     _threshold_option(parser)
     _folder_options(parser, SANITY_OUT)
     for dest, flag in _GONE.items():
-        parser.add_argument(flag, dest=dest, default=None, help=argparse.SUPPRESS)
+        parser.add_argument(flag, dest=dest, help=argparse.SUPPRESS)
     parser.set_defaults(handler=run_sanity, probes=SANITY_PROBES, translator=None)
     return parser
 
@@ -259,18 +253,15 @@ def _judge_options(parser: argparse.ArgumentParser, *, limit: int | None, seed_n
     parser.add_argument(
         "--strategy",
         choices=list(LLM_STRATEGIES),
-        default=None,
         help="judge prompting strategy (default: aspect)",
     )
     parser.add_argument(
         "--language",
         choices=list(JUDGE_LANGUAGES),
-        default=None,
         help="language of the judge's instructions (default: vi)",
     )
     parser.add_argument(
         "--data",
-        default=None,
         help="sample (default, bundled, offline), hf, a CSV path or an http(s) URL",
     )
     parser.add_argument(
@@ -311,12 +302,9 @@ def _threshold_option(parser: argparse.ArgumentParser) -> None:
 
 def _folder_options(parser: argparse.ArgumentParser, name: str, note: str = "") -> None:
     where = f"${OUTPUT_ENV}/{name}, else ./{DEFAULT_OUTPUT_DIR}/{name}"
-    parser.add_argument(
-        "--out", default=None, metavar="DIR", help=f"folder of the card's files (default: {where}{note})"
-    )
+    parser.add_argument("--out", metavar="DIR", help=f"folder of the card's files (default: {where}{note})")
     parser.add_argument(
         "--log-dir",
-        default=None,
         help=f"where to write the probe logs (default: ${OUTPUT_ENV}/{name}/{LOGS}, else "
         f"./{DEFAULT_OUTPUT_DIR}/{name}/{LOGS}; not ./logs, plain inspect eval's)",
     )

@@ -56,7 +56,6 @@ def register(subparsers: Any) -> None:
     )
     check.add_argument(
         "--data",
-        default=None,
         metavar="SOURCE",
         help="sample, hf, an http(s) URL or a CSV path (default: $VIVID_DATA, else hf)",
     )
@@ -79,13 +78,11 @@ def register(subparsers: Any) -> None:
     )
     leakage.add_argument(
         "--data",
-        default=None,
         metavar="SOURCE",
         help="sample, hf, an http(s) URL or a CSV path (default: $VIVID_DATA, else hf)",
     )
     leakage.add_argument(
         "--threshold",
-        default=None,
         metavar="T",
         help="similarity from which an item is left out, 0.6 to 1 (default: the tasks' 0.75)",
     )

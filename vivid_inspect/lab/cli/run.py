@@ -223,7 +223,6 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--log-dir",
-        default=None,
         help="use this log folder instead of the spec's log_dir (relative to the current folder)",
     )
 
