@@ -9,7 +9,7 @@ counting the header), the file line and the column, so an annotator can fix them
 first 50 are listed, with the count of the rest). A file that is not what it should be (a folder,
 a pipe, an ``.env``) is quoted only as a short, redacted excerpt.
 
-An id is a whole number from 1 to `MAX_ID` (sample ids are 1-based row numbers), written
+An id is a whole number from 1 to `csv_records.MAX_ID` (sample ids are 1-based row numbers), written
 with the digits 0-9; an annotator is named once, one way (`vivid_inspect.lab.humans.annotators`);
 an annotator scores an item once. A file over its size cap
 (`vivid_inspect.size_caps.HUMAN_SCORES`) is refused before it is read; under it the file is
@@ -38,7 +38,6 @@ import pandas as pd
 
 from vivid_inspect.lab.humans.annotators import annotator_key, annotator_name, spelled_apart
 from vivid_inspect.lab.humans.csv_records import (
-    MAX_ID,
     MAX_LISTED_PROBLEMS,
     HumanScoresError,
     Problem,
@@ -53,27 +52,6 @@ from vivid_inspect.lab.humans.csv_records import (
 from vivid_inspect.lab.report.reading.judged import Scale, item_key
 from vivid_inspect.size_caps import HUMAN_SCORES
 from vivid_inspect.text import nfc
-
-__all__ = [
-    "MAX_ID",
-    "MAX_LISTED_PROBLEMS",
-    "OPTIONAL_COLUMNS",
-    "RECORD_SUFFIX",
-    "REQUIRED_COLUMNS",
-    "HumanScoresError",
-    "ItemRules",
-    "Problem",
-    "Problems",
-    "check_regular_file",
-    "generation_key",
-    "id_problem",
-    "id_value",
-    "load_record",
-    "read_generation_record",
-    "read_human_scores",
-    "record_path",
-    "whole_number",
-]
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("id", "score")
 OPTIONAL_COLUMNS: tuple[str, ...] = ("annotator", "generation")
