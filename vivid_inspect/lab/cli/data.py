@@ -54,15 +54,6 @@ def register(subparsers: Any) -> None:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    check.add_argument(
-        "--data",
-        metavar="SOURCE",
-        help="sample, hf, an http(s) URL or a CSV path (default: $VIVID_DATA, else hf)",
-    )
-    check.add_argument(
-        "--duplicates", action="store_true", help="also list every row that repeats an earlier idiom"
-    )
-    check.set_defaults(handler=run_check)
     leakage = commands.add_parser(
         "leakage",
         help="list the items the tasks leave out as shown idioms or near-duplicates, with their pairs",
@@ -76,11 +67,16 @@ def register(subparsers: Any) -> None:
         epilog=_LEAKAGE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    leakage.add_argument(
-        "--data",
-        metavar="SOURCE",
-        help="sample, hf, an http(s) URL or a CSV path (default: $VIVID_DATA, else hf)",
+    for command in (check, leakage):
+        command.add_argument(
+            "--data",
+            metavar="SOURCE",
+            help="sample, hf, an http(s) URL or a CSV path (default: $VIVID_DATA, else hf)",
+        )
+    check.add_argument(
+        "--duplicates", action="store_true", help="also list every row that repeats an earlier idiom"
     )
+    check.set_defaults(handler=run_check)
     leakage.add_argument(
         "--threshold",
         metavar="T",
