@@ -200,23 +200,15 @@ def run_serve(args: argparse.Namespace) -> int:
 
     if args.plan or args.generations is not None:
         if args.generations is None:
-            print(
-                "vivid annotate serve: --plan plans labels across generations; give --generations",
-                file=sys.stderr,
-            )
-            return EXIT_BAD_INPUT
+            return _serve_usage("--plan plans labels across generations; give --generations")
         if args.write_log or args.generation:
-            print(
-                "vivid annotate serve: --generations draws from several generations; --generation and --write-log "
-                "are for one",
-                file=sys.stderr,
+            return _serve_usage(
+                "--generations draws from several generations; --generation and --write-log are for one"
             )
-            return EXIT_BAD_INPUT
     if args.plan:
         return _print_plan(args)
     if args.annotators is None:
-        print("vivid annotate serve: --annotators is required (names, comma-separated)", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _serve_usage("--annotators is required (names, comma-separated)")
     names = [name.strip() for name in args.annotators.split(",")]
     try:
         workspace = _open(args, names, DEFAULT_N)
@@ -227,11 +219,9 @@ def run_serve(args: argparse.Namespace) -> int:
         try:
             sock = bind(args.host, args.port)
         except OSError as error:
-            print(
-                f"vivid annotate serve: cannot listen on {args.host}:{args.port} ({error.strerror}); choose another --port",
-                file=sys.stderr,
+            return _serve_usage(
+                f"cannot listen on {args.host}:{args.port} ({error.strerror}); choose another --port"
             )
-            return EXIT_BAD_INPUT
         port = sock.getsockname()[1]
         if workspace.held is not None:
             workspace.held.update(address=args.host, port=port)
@@ -241,6 +231,12 @@ def run_serve(args: argparse.Namespace) -> int:
         return EXIT_OK
     finally:
         workspace.close()
+
+
+def _serve_usage(message: str) -> int:
+    """Print why ``vivid annotate serve`` cannot start (a bad option or source); return 2."""
+    print(f"vivid annotate serve: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
 
 
 def _refused(command: str, error: Exception, where: object, nothing: str) -> int:
@@ -302,7 +298,6 @@ def _print_plan(args: argparse.Namespace) -> int:
             judge=args.judge,
         )
     except ValueError as error:
-        print(f"vivid annotate serve: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _serve_usage(str(error))
     print("\n".join(planned.lines()))
     return EXIT_OK
