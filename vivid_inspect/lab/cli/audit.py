@@ -42,11 +42,7 @@ SANITY_OUT = "sanity"
 """Folder of ``vivid sanity``'s card under the output root when --out is not given (a full audit's: audit)."""
 LOGS = "logs"
 """The probe logs' folder inside ``<output root>/audit`` (``/sanity``) when --log-dir is not given."""
-_GONE = {
-    "min_gap": "--min-gap",
-    "min_share": "--min-share",
-    "max_unscored": "--max-unscored",
-}
+_GONE = {"min_gap": "--min-gap", "min_share": "--min-share", "max_unscored": "--max-unscored"}
 """Options of the former ``vivid sanity``, refused with what replaces them."""
 PROBE_NAMES = (
     "retest (the control), reference, spelling, partial, padding, wrong, literal, authority, injected_vi, "
@@ -251,19 +247,12 @@ exit codes: 0 pass, 1 fail or inconclusive (or the run did not finish), 2 bad ar
 def _judge_options(parser: argparse.ArgumentParser, *, limit: int | None, seed_note: str = "") -> None:
     """The options of a judge audit that ``vivid sanity`` shares: strategy, language, data, items, -M."""
     parser.add_argument(
-        "--strategy",
-        choices=list(LLM_STRATEGIES),
-        help="judge prompting strategy (default: aspect)",
+        "--strategy", choices=list(LLM_STRATEGIES), help="judge prompting strategy (default: aspect)"
     )
     parser.add_argument(
-        "--language",
-        choices=list(JUDGE_LANGUAGES),
-        help="language of the judge's instructions (default: vi)",
+        "--language", choices=list(JUDGE_LANGUAGES), help="language of the judge's instructions (default: vi)"
     )
-    parser.add_argument(
-        "--data",
-        help="sample (default, bundled, offline), hf, a CSV path or an http(s) URL",
-    )
+    parser.add_argument("--data", help="sample (default, bundled, offline), hf, a CSV path or an http(s) URL")
     parser.add_argument(
         "--limit",
         type=_positive_int,
@@ -470,10 +459,7 @@ def _audit(args: argparse.Namespace, command: str = "audit") -> int:
     log_dir = args.log_dir  # fill_defaults gave it a default under the output root
     problems = [
         problem
-        for problem in (
-            _writable_folder(str(out), "--out"),
-            _writable_folder(log_dir, "--log-dir"),
-        )
+        for problem in (_writable_folder(str(out), "--out"), _writable_folder(log_dir, "--log-dir"))
         if problem
     ]
     if problems:

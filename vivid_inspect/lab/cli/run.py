@@ -222,8 +222,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         help="the experiment spec (YAML), or the name of a bundled one (offline: the demo, from any folder)",
     )
     parser.add_argument(
-        "--log-dir",
-        help="use this log folder instead of the spec's log_dir (relative to the current folder)",
+        "--log-dir", help="use this log folder instead of the spec's log_dir (relative to the current folder)"
     )
 
 

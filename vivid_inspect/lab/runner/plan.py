@@ -21,12 +21,7 @@ from vivid_inspect.lab.runner.audits import AUDITS_DIR, complete_paths, judge_id
 from vivid_inspect.lab.runner.catalog import render_task_prompt
 from vivid_inspect.lab.runner.cells import GenerationCell, JudgeCell, PanelCell
 from vivid_inspect.lab.runner.generate import reuse_conflicts
-from vivid_inspect.lab.runner.layout import (
-    FoundLog,
-    foreign_logs,
-    latest_log,
-    read_generation_logs,
-)
+from vivid_inspect.lab.runner.layout import FoundLog, foreign_logs, latest_log, read_generation_logs
 from vivid_inspect.lab.runner.prepare.prepared import Prepared, PreparedBlock, prepare, task_key
 from vivid_inspect.lab.runner.spec.load import LoadedSpec
 from vivid_inspect.lab.runner.spec.model import Price

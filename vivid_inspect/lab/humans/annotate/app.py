@@ -41,10 +41,7 @@ TOKEN_HEADER = "x-vivid-token"
 MAX_BODY = 4096
 MAX_DEPTH = 1
 """How deep a request body nests: a request is one flat object of numbers."""
-ASSETS: dict[str, str] = {
-    "app.js": "text/javascript; charset=utf-8",
-    "app.css": "text/css; charset=utf-8",
-}
+ASSETS: dict[str, str] = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "

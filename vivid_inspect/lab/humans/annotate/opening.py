@@ -22,11 +22,7 @@ from typing import Any
 from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.lab.folder_lock import HeldFolder
 from vivid_inspect.lab.humans.annotate.items import read_sheet
-from vivid_inspect.lab.humans.annotate.queues import (
-    assign,
-    check_annotators,
-    normalise_name,
-)
+from vivid_inspect.lab.humans.annotate.queues import assign, check_annotators, normalise_name
 from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.annotate.workspace import PLAN_FILE, Workspace
 from vivid_inspect.lab.humans.scores_file import record_path

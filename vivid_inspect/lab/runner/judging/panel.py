@@ -21,11 +21,7 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from vivid_inspect.lab.runner.cells import PanelCell, config_hash
-from vivid_inspect.lab.runner.judging.cell import (
-    JudgedResult,
-    without_errors,
-    write_log_atomic,
-)
+from vivid_inspect.lab.runner.judging.cell import JudgedResult, without_errors, write_log_atomic
 from vivid_inspect.lab.runner.layout import judged_path, relative
 from vivid_inspect.lab.runner.spec.model import Aggregate
 from vivid_inspect.lab.runner.status import judged_done, judged_output

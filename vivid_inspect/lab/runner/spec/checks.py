@@ -16,11 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from vivid_inspect.baselines.answers import BASELINES
 from vivid_inspect.baselines.model import GRADERS
-from vivid_inspect.bounds import (
-    MAX_CELLS,
-    finite_problem,
-    shown,
-)
+from vivid_inspect.bounds import MAX_CELLS, finite_problem, shown
 from vivid_inspect.inspect_private import model_providers
 from vivid_inspect.judge_id import LEXICAL, UnknownJudge, parse_strategy
 from vivid_inspect.lab.audit.probes import ENGLISH, PROBES

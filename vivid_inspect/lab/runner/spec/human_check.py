@@ -74,11 +74,7 @@ def _check_entry(
     """The problems of one human scores entry, at its YAML path."""
     # Imported here: the reader brings pandas and scikit-learn, which a spec without a human
     # file (and `vivid validate` of most specs) does not need.
-    from vivid_inspect.lab.humans.scores_file import (
-        HumanScoresError,
-        generation_key,
-        read_human_scores,
-    )
+    from vivid_inspect.lab.humans.scores_file import HumanScoresError, generation_key, read_human_scores
 
     path = base_dir / human.file
     if not path.exists():
