@@ -23,14 +23,7 @@ from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import transcript
-from inspect_ai.model import (
-    CachePolicy,
-    ChatMessageAssistant,
-    GenerateConfig,
-    Model,
-    ModelOutput,
-    get_model,
-)
+from inspect_ai.model import CachePolicy, ChatMessageAssistant, GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from vivid_inspect.data import VividItem, item_metadata

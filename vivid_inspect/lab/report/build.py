@@ -42,14 +42,7 @@ from vivid_inspect.lab.report.tables.judges import choose_judge, judge_rows, lan
 from vivid_inspect.lab.report.tables.paper_tables import comparisons
 from vivid_inspect.lab.report.tables.prompt_difference import prompt_differences
 from vivid_inspect.lab.report.tables.reliability import Reliability, build_reliability
-from vivid_inspect.lab.report.tables.render import (
-    Format,
-    Table,
-    parse_formats,
-    to_csv,
-    to_latex,
-    to_markdown,
-)
+from vivid_inspect.lab.report.tables.render import Format, Table, parse_formats, to_csv, to_latex, to_markdown
 from vivid_inspect.lab.report.tables.tables import counts, table3, table4, table5
 from vivid_inspect.lab.report.tables.usage import usage_table
 from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT

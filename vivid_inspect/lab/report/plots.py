@@ -27,12 +27,7 @@ from matplotlib.figure import Figure
 from vivid_inspect.lab.report.stats.agreement import Agreement
 from vivid_inspect.lab.report.stats.score_stats import SCORES
 from vivid_inspect.lab.report.tables.judges import JudgeKey
-from vivid_inspect.lab.report.tables.tables import (
-    AVERAGE,
-    PROMPT_ORDER,
-    THEME_COLUMNS,
-    TRAIT_COLUMNS,
-)
+from vivid_inspect.lab.report.tables.tables import AVERAGE, PROMPT_ORDER, THEME_COLUMNS, TRAIT_COLUMNS
 from vivid_inspect.text import printable
 
 DPI = 100

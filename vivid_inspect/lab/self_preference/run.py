@@ -59,14 +59,7 @@ from vivid_inspect.lab.self_preference.card import (
     SelfPreferenceCard,
     SelfPreferenceError,
 )
-from vivid_inspect.lab.self_preference.model import (
-    SCORE_MAX,
-    SCORE_MIN,
-    ModelError,
-    ModelFit,
-    fit,
-    linked,
-)
+from vivid_inspect.lab.self_preference.model import SCORE_MAX, SCORE_MIN, ModelError, ModelFit, fit, linked
 from vivid_inspect.log_contract import LEXICAL, PANEL_STRATEGY, SPEC_FILE
 
 if TYPE_CHECKING:  # a type only: the estimate from scores needs no log reader

@@ -13,12 +13,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from vivid_inspect.lab.report.cards.judge_card import (
-    HumanLabels,
-    JudgeScores,
-    build_cards,
-    cards_markdown,
-)
+from vivid_inspect.lab.report.cards.judge_card import HumanLabels, JudgeScores, build_cards, cards_markdown
 from vivid_inspect.lab.report.reading.judged import item_key, scale_of
 from vivid_inspect.lab.report.tables.judges import judge_keys, latest, select, strategy_of
 from vivid_inspect.lab.report.tables.render import Table

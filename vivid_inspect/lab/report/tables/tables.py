@@ -338,16 +338,9 @@ def table5(scores: pd.DataFrame, pairs: Mapping[str, str] | None = None) -> Tabl
 
 def counts(scores: pd.DataFrame) -> Table:
     """Samples, scored, unscored, refused and failed per generation and scorer, each judgement once."""
+    keys = ["task", "model", "prompt", "shots", "data", "generation", "scorer", "judge", "judge_model"]
     columns = [
-        "task",
-        "model",
-        "prompt",
-        "shots",
-        "data",
-        "generation",
-        "scorer",
-        "judge",
-        "judge_model",
+        *keys,
         "logs",
         "log",
         "samples",
@@ -358,7 +351,6 @@ def counts(scores: pd.DataFrame) -> Table:
         "truncated",
         "incomplete",
     ]
-    keys = ["task", "model", "prompt", "shots", "data", "generation", "scorer", "judge", "judge_model"]
     frame = scores.copy()
     for key in keys:
         frame[key] = frame[key].astype(object).where(frame[key].notna(), "")

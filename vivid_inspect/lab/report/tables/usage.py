@@ -27,20 +27,9 @@ from vivid_inspect.lab.report.tables.render import Table
 from vivid_inspect.lab.usage_events import read_usage_record, scorer_usage
 from vivid_inspect.log_contract import GRADER_ROLE, PANEL_STRATEGY
 
-USAGE_COLUMNS = (
-    "kind",
-    "task",
-    "model",
-    "judge",
-    "logs",
-    "calls",
-    "cached_calls",
-    "input_tokens",
-    "output_tokens",
-    "reasoning_tokens",
-    "total_tokens",
-    "cost",
-)
+_COUNTED = ("calls", "cached_calls", "input_tokens", "output_tokens", "reasoning_tokens", "total_tokens")
+"""The count columns, nullable integers (a log without usage leaves them empty)."""
+USAGE_COLUMNS = ("kind", "task", "model", "judge", "logs", *_COUNTED, "cost")
 
 
 @dataclass
@@ -177,19 +166,7 @@ def _usage_frame(tallies: dict[tuple[str, str, str, str], _Tally]) -> pd.DataFra
                 "cost": usage.total_cost if usage else None,
             }
         )
-    return pd.DataFrame(records, columns=list(USAGE_COLUMNS)).astype(
-        {
-            c: "Int64"
-            for c in (
-                "calls",
-                "cached_calls",
-                "input_tokens",
-                "output_tokens",
-                "reasoning_tokens",
-                "total_tokens",
-            )
-        }
-    )
+    return pd.DataFrame(records, columns=list(USAGE_COLUMNS)).astype({c: "Int64" for c in _COUNTED})
 
 
 def judge_event_usage(ref: LogRef, scorer: str) -> tuple[ModelUsage | None, int, int]:
