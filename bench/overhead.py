@@ -20,6 +20,7 @@ less than wall time. Wall time, the per-pair ratios and peak RSS are printed bes
     python bench/overhead.py --repeats 3  # three pairs
     python bench/overhead.py --quick      # 200 items, one pair
     python bench/overhead.py --profile    # also write a pyinstrument profile of each variant
+    python bench/overhead.py --variants ours,bare,ours-no-companion  # what the unscored_<judge> column costs
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ DEFAULT_PAIRS = 7
 """Alternating pairs by default: with 7, one or two pairs disturbed by other load move the median little."""
 CONNECTIONS = 32
 VARIANTS = ("ours", "bare")
-DIAGNOSTICS = ("ours-cached-judge", "bare-samples")
+DIAGNOSTICS = ("ours-cached-judge", "bare-samples", "ours-no-companion")
 """Variants that add or remove one feature, to attribute the overhead (``--variants``)."""
 
 
@@ -139,10 +140,18 @@ def diagnostic_task(data: Path, *, cache: bool) -> Any:
 
 def build_task(variant: str, data: Path) -> Any:
     """The task a variant runs."""
+    from inspect_ai import task_with
+
+    from vivid_inspect.inspect_private import registry_unqualified_name
     from vivid_inspect.tasks import explain
 
     if variant == "ours":
         return explain(data=str(data), judge="aspect")
+    if variant == "ours-no-companion":
+        # Our task less the unscored_aspect companion column: what one more scorer costs per sample.
+        task = explain(data=str(data), judge="aspect")
+        scorers = [s for s in task.scorer or [] if not registry_unqualified_name(s).startswith("unscored_")]
+        return task_with(task, scorer=scorers)
     if variant.startswith("bare"):
         return bare_task(data, samples=variant == "bare-samples")
     return diagnostic_task(data, cache=variant == "ours-cached-judge")
