@@ -454,3 +454,23 @@ def test_two_files_of_one_generation_of_another_eval_are_told_to_merge_without_v
     error = capsys.readouterr().err
     assert "are both bound to generation" in error and "with the annotator column" in error
     assert failing([error]) == {} and vivid_only([error]) == [] and "annotate" not in error
+
+
+def test_the_errors_example_selector_picks_one_of_several_generations_of_other_evals(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three generations share ``mockllm/model -``: the error's example names a key, and it runs as written."""
+    human = _write_humans(tmp_path / "humans.csv", ["q1,5,ann", "q2,4,ann"])  # capitals', the first listed
+    assert vivid_main(["report", str(folder), "--human", str(human), "--out", str(tmp_path / "out")]) == 2
+    example = re.search(r"\(e\.g\. (--human-generation [^)]*)\)", capsys.readouterr().err)
+    assert example is not None and '"' not in example[1]
+    words = [
+        "report",
+        str(folder),
+        "--human",
+        str(human),
+        *shlex.split(example[1]),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    assert vivid_main(words) == 0
