@@ -63,3 +63,21 @@ def failing(texts: Iterable[str | Path]) -> dict[str, str]:
             if why is not None:
                 found[command] = why
     return found
+
+
+def vivid_only(texts: Iterable[str | Path]) -> list[str]:
+    """The recommended commands of these texts that work on VIVID's logs only (docs/any-eval.md).
+
+    ``vivid annotate ...`` with arguments (it serves VIVID's items), any ``vivid audit`` (its probes are
+    VIVID's judge prompts), and the card's ``vivid annotate export`` sheets. A bare ``vivid annotate
+    export``/``serve`` that says how items were drawn names a command without recommending it.
+    """
+    found = []
+    for text in texts:
+        body = text.read_text(encoding="utf-8") if isinstance(text, Path) else text
+        for command in recommended(body):
+            words = command.split()
+            if words[1] == "audit" or (words[1] == "annotate" and len(words) > 3):
+                found.append(command)
+        found += ["vivid annotate export"] * body.count("`vivid annotate export` sheets")
+    return found

@@ -287,7 +287,9 @@ def candidate_list(candidates: Sequence[Generation], option: str | None) -> str:
     lines = "\n".join(f"  - {g.label}" for g in ordered)
     if option is None:
         return f"; the folder holds:\n  key  model  prompt  log\n{lines}"
-    example = f'{option} "{ordered[0].model} {ordered[0].prompt}"'
+    # a model and prompt two candidates share (another eval's tasks) selects neither: the key does
+    shared = sum((g.model, g.prompt) == (ordered[0].model, ordered[0].prompt) for g in ordered) > 1
+    example = f"{option} {ordered[0].key}" if shared else f'{option} "{ordered[0].model} {ordered[0].prompt}"'
     return (
         f"; choose one with {option} KEY, MODEL, PROMPT, part of the log path, or several of these "
         f"(e.g. {example}):\n  key  model  prompt  log\n{lines}"

@@ -13,10 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.recommended_commands import failing, problem, recommended
+from tests.recommended_commands import failing, problem, recommended, vivid_only
 from vivid_inspect.lab.audit.card import build_card
 from vivid_inspect.lab.audit.probes import PROBES
 from vivid_inspect.lab.report.cards.judge_card import SINGLE, HumanLabels, JudgeScores, build_cards
+from vivid_inspect.lab.report.cards.summary import annotate_command, report_command
 
 DRAWN = "drawn by vivid annotate export: uniform within the generation, stratified by theme"
 
@@ -62,6 +63,7 @@ JUDGES = [
     ("chrf_aspect", "vivid/chrf", "aspect"),
     ("aspect", "openai/gpt-4.1", "aspect"),
     ("judge_custom", "openai/gpt-4.1", "custom"),  # a strategy vivid audit does not know
+    ("rubric", "mockllm/grader", ""),  # another eval's scorer: no VIVID strategy
 ]
 EVIDENCE = ["none", "other generation", "one annotator", "2 x 20", "3 x 30", "unreadable"]
 
@@ -88,8 +90,23 @@ def test_every_command_a_judge_card_recommends_parses(name: str, model: str, str
         generations=[("vivid/literal zero_shot", 400)],
     )
     text = cards[0].markdown
-    assert recommended(text)  # every card names at least one command
+    # every VIVID card names at least one command (another eval's has no audit to name)
+    assert recommended(text) or strategy == ""
     assert failing([text]) == {}
+    # another eval's card recommends no VIVID-only command; VIVID's cards still recommend serve and audit
+    assert (vivid_only([text]) == []) == (strategy == "")
+
+
+@pytest.mark.parametrize("scored", [(), ("m -",)])
+def test_another_evals_report_command_names_its_generation_when_the_folder_holds_several(
+    scored: tuple[str, ...],
+):
+    """Another eval's CSV names no generation: with several, the command selects the one to score."""
+    one, several = [("m -", 40)], [("m -", 40), ("g2", 8)]
+    assert report_command("logs", "h.csv", one, scored, True) == "`vivid report logs --human h.csv`"
+    assert report_command("logs", "h.csv", several, scored, True).endswith("--human-generation 'm -'`")
+    assert report_command("logs", "h.csv", several, scored, False) == "`vivid report logs --human h.csv`"
+    assert "the same 30 items of generation m -" in annotate_command("logs", several, scored, generic=True)
 
 
 def test_every_command_an_audit_card_recommends_parses():

@@ -8,6 +8,7 @@ import shlex
 import pandas as pd
 import pytest
 
+from tests.recommended_commands import failing, vivid_only
 from vivid_inspect.lab.cli.main import build_parser
 from vivid_inspect.lab.report.cards.judge_card import SINGLE, HumanLabels, JudgeScores, build_cards
 from vivid_inspect.lab.report.cards.summary import annotate_command, report_generations, summary_markdown
@@ -157,3 +158,25 @@ def test_the_summary_and_every_card_recommend_one_and_the_same_command(folder: s
     (step,) = _serve(card.markdown)
     assert f"`{step}`" == annotate_command("runs/my logs", generations, [scored])
     assert f"--generation {shlex.quote(scored)}" in step
+
+
+def test_two_generations_of_one_model_and_prompt_are_named_by_their_key() -> None:
+    """``MODEL PROMPT`` shared by two generations (other data, another eval's tasks) selects neither."""
+    rows = [{**ROW, "generation": key, "n_items": n} for key, n in (("g1", 40), ("g2", 8))]
+    tables = [_themes([*rows, {**ROW, "model": "m/two", "generation": "g3"}])]
+    assert report_generations(tables) == [("g1", 40), ("g2", 8), ("m/two zero_shot", 31)]
+    (serve,) = _serve(_summary(tables))
+    assert "--generation g1 " in serve and failing([f"`{serve}`"]) == {}
+
+
+@pytest.mark.parametrize("strategy", ["", "aspect"], ids=["another eval", "VIVID"])
+def test_another_evals_summary_asks_for_a_csv_and_names_its_generation(strategy: str) -> None:
+    """Another eval's judge (no VIVID strategy): no `vivid annotate`, and the CSV's generation named."""
+    rows = [{**ROW, "generation": key, "prompt": "-"} for key in ("g1", "g2")]
+    judge = {"judge": "aspect", "judge_model": "j/x", "strategy": strategy, "samples": 31, "unscored": 0}
+    text = _summary([_themes(rows), _judges([judge])])
+    assert failing([text]) == {} and (vivid_only([text]) == []) == (strategy == "")
+    assert ("the same 30 items of generation g1" in text) == (strategy == "")
+    assert ("`vivid report 'runs/my logs' --human humans.csv --human-generation g1`" in text) == (
+        strategy == ""
+    )

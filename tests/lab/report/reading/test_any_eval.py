@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 import runpy
+import shlex
 import warnings
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
 from sklearn.metrics import cohen_kappa_score
 
+from tests.recommended_commands import failing, recommended, vivid_only
 from tests.test_doc_commands import page_commands
 from vivid_inspect.generation_key import Generation
 from vivid_inspect.lab.cli.main import main as vivid_main
@@ -401,3 +403,74 @@ def test_a_file_that_breaks_vivids_rules_keeps_vivids_message_unless_bound_to_an
     with pytest.raises(HumanScoresError, match="problem") as raised:
         bind_files([vivid], {(vivid.key, "E1")}, read_human_files([human]))
     assert f"data row 1 (line 2), {message}" in str(raised.value)
+
+
+@pytest.mark.parametrize("humans", [False, True])
+def test_another_evals_report_recommends_only_commands_that_work_on_it(
+    folder: Path, human_report: Any, tmp_path: Path, humans: bool
+) -> None:
+    """Issue 29's class on another eval's folder: every recommended command parses, none is VIVID-only."""
+    out = folder / "capitals" / "report"  # human_report's
+    if not humans:
+        out = tmp_path / "out"
+        write_report(folder / "capitals", out_dir=out, figures=False)
+    written = [out / "report.md", out / CARD_FILE]
+    assert failing(written) == {} and vivid_only(written) == []
+    if not humans:  # the summary and the card both say how to add human scores, with the command to run
+        summary, card = (path.read_text(encoding="utf-8") for path in written)
+        for text in (summary, card):
+            assert (
+                "scored by hand by annotators A, B and C into a CSV with the columns id, score and annotator"
+                in text
+            )
+            assert f"`vivid report {folder / 'capitals'} --human " in text
+        assert "vivid audit probes VIVID's judges" in card
+
+
+def test_the_summarys_human_command_runs_on_a_folder_of_several_generations_of_other_evals(
+    folder: Path, tmp_path: Path
+) -> None:
+    """Several generations share ``mockllm/model -``: the command names the key, and runs as written."""
+    report = write_report(folder, out_dir=tmp_path / "first", figures=False)
+    (command,) = [c for c in recommended(report.summary) if c.startswith("vivid report")]
+    words = shlex.split(command)[1:]
+    assert words[:4] == ["report", str(folder), "--human", "humans.csv"] and words[4] == "--human-generation"
+    human = _write_humans(
+        tmp_path / "humans.csv",
+        [f"q{n},{_human(n, k)},{a}" for k, a in enumerate(ANNOTATORS) for n in LABELLED],
+    )
+    assert vivid_main([*words[:3], str(human), *words[4:], "--out", str(tmp_path / "out")]) == 0
+    bias = pd.read_csv(tmp_path / "out" / "judge_bias.csv")
+    assert list(bias["n_human"]) == [len(LABELLED)] and list(bias["judge"]) == ["rubric"]
+
+
+def test_two_files_of_one_generation_of_another_eval_are_told_to_merge_without_vivid_annotate(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An error message recommends only what works on another eval: one CSV, not `vivid annotate import`."""
+    first, second = (_write_humans(tmp_path / f"{a}.csv", [f"q1,5,{a}", f"q2,4,{a}"]) for a in ANNOTATORS[:2])
+    words = ["report", str(folder / "capitals"), "--human", str(first), "--human", str(second)]
+    assert vivid_main([*words, "--out", str(tmp_path / "out")]) == 2
+    error = capsys.readouterr().err
+    assert "are both bound to generation" in error and "with the annotator column" in error
+    assert failing([error]) == {} and vivid_only([error]) == [] and "annotate" not in error
+
+
+def test_the_errors_example_selector_picks_one_of_several_generations_of_other_evals(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three generations share ``mockllm/model -``: the error's example names a key, and it runs as written."""
+    human = _write_humans(tmp_path / "humans.csv", ["q1,5,ann", "q2,4,ann"])  # capitals', the first listed
+    assert vivid_main(["report", str(folder), "--human", str(human), "--out", str(tmp_path / "out")]) == 2
+    example = re.search(r"\(e\.g\. (--human-generation [^)]*)\)", capsys.readouterr().err)
+    assert example is not None and '"' not in example[1]
+    words = [
+        "report",
+        str(folder),
+        "--human",
+        str(human),
+        *shlex.split(example[1]),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    assert vivid_main(words) == 0

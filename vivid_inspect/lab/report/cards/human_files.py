@@ -173,10 +173,15 @@ def bind_files(
         if entry.compared:
             by_generation.setdefault(str(entry.binding.generation), []).append(str(entry.file.path))
     for key, names in by_generation.items():
+        merge = (  # `vivid annotate import` merges VIVID's sheets; another eval's are rows of one CSV
+            "put every annotator's rows in one file, with the annotator column"
+            if key in generic
+            else "`vivid annotate import SHEET... --out FILE` merges several annotators' sheets"
+        )
         if len(names) > 1:
             raise ValueError(
                 f"human scores files {' and '.join(names)} are both bound to generation {key}: one file holds one "
-                "generation's scores (`vivid annotate import SHEET... --out FILE` merges several annotators' sheets)"
+                f"generation's scores ({merge})"
             )
     return bound
 

@@ -27,7 +27,6 @@ collect them.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -37,7 +36,7 @@ from scipy import stats
 
 from vivid_inspect.judge_id import LLM_STRATEGIES
 from vivid_inspect.lab.report.cards.audit_tables import audited
-from vivid_inspect.lab.report.cards.summary import annotate_command, annotate_target
+from vivid_inspect.lab.report.cards.summary import annotate_command, annotate_target, report_command
 from vivid_inspect.lab.report.reading.judged import VIVID_SCALE, Scale
 from vivid_inspect.lab.report.stats.agreement import agreement
 from vivid_inspect.lab.report.stats.alt_test import (
@@ -285,8 +284,11 @@ def _verdict(
     log_dir: str,
     generations: Sequence[tuple[str, int]],
 ) -> tuple[str, str, list[str]]:
-    collect = _collect_command(log_dir, generations, humans)
-    shared = annotate_target(generations, [h.label for h in humans])[1]  # never more than the items
+    generic = not judge.strategy  # another eval's scorer: `vivid annotate` serves VIVID's items only
+    # the summary's rule (annotate_command); a label two generations share selects neither: the key does
+    scored = [h.label if h.label in dict(generations) or not generic else h.generation for h in humans]
+    collect = _collect_command(log_dir, generations, scored, generic)
+    shared = annotate_target(generations, scored)[1]  # never more than the items
     if mostly_unscored(judge.unscored, judge.judged):
         return (
             NO,
@@ -304,8 +306,8 @@ def _verdict(
             [
                 f"Scores by {RECOMMENDED_ANNOTATORS} or more annotators of the same {shared}+ explanations "
                 f"of a generation this judge scored: {collect}",
-                f"Then `vivid report {shlex.quote(log_dir)} --human HUMANS.csv` (repeat --human for each generation "
-                "scored).",
+                f"Then {report_command(log_dir, 'HUMANS.csv', generations, scored, generic)} (repeat --human "
+                "for each generation scored).",
             ],
         )
     if not mine:
@@ -515,11 +517,11 @@ def labels_to_settle(
 
 
 def _collect_command(
-    log_dir: str, generations: Sequence[tuple[str, int]], humans: Sequence[HumanLabels]
+    log_dir: str, generations: Sequence[tuple[str, int]], scored: Sequence[str], generic: bool
 ) -> str:
     # The summary's rule (annotate_command): following both never asks serve for two generations.
-    command = annotate_command(log_dir, generations, [h.label for h in humans])
-    return f"{command} (or `vivid annotate export` sheets for each annotator)"
+    command = annotate_command(log_dir, generations, scored, generic=generic)
+    return command if generic else f"{command} (or `vivid annotate export` sheets for each annotator)"
 
 
 def _agreement_section(judge: JudgeScores, mine: Sequence[HumanLabels]) -> list[str]:
@@ -667,6 +669,8 @@ def _audits(judge: JudgeScores, audits: Sequence[Table]) -> tuple[list[str], lis
             if str(getattr(row, "verdict", "")) == "fail":
                 failed.append(f"probe {row.probe} failed ({row.reason})")
                 lines.append(f"  - probe {row.probe}: fail: {row.reason}")
+    if not lines and not judge.strategy:  # another eval's scorer: the audit probes VIVID's judge prompts
+        lines = ["No audit: vivid audit probes VIVID's judges (Vietnamese idioms), not another eval's."]
     if not lines:
         lines = [
             f"No `vivid audit` of this judge in the folder ({audit_command(judge)} probes it for known biases)."
@@ -705,22 +709,6 @@ def _alt_test_table(cards: Sequence[Card], humans: Sequence[HumanLabels], epsilo
                     "notes": "; ".join(test.warnings),
                 }
             )
-    columns = [
-        "judge",
-        "judge_model",
-        "generation",
-        "generation_label",
-        "epsilon",
-        "annotators",
-        "annotators_tested",
-        "items",
-        "winning_rate",
-        "advantage",
-        "passed",
-        "won_against",
-        "lost_against",
-        "notes",
-    ]
     notes = (
         f"the alternative annotator test (Calderon et al. 2025): epsilon {epsilon}, q 0.05 (Benjamini-Yekutieli over "
         "the annotators of one generation, as the authors' code corrects per data set); winning_rate: share of "
@@ -730,7 +718,7 @@ def _alt_test_table(cards: Sequence[Card], humans: Sequence[HumanLabels], epsilo
         f"below the authors' minimum ({RECOMMENDED_ANNOTATORS}+ annotators, {RECOMMENDED_ITEMS}+ shared items each) "
         f"passed says {BELOW_MINIMUM!r}, never yes; notes say what is smaller",
     )
-    frame = pd.DataFrame(records, columns=columns)
+    frame = pd.DataFrame(records)  # the records' keys are the columns; no records: the table is left out
     return Table(
         "alt_test",
         "Alternative annotator test: may the judge replace the annotators?",
@@ -765,23 +753,6 @@ def _bias_table(cards: Sequence[Card], humans: Sequence[HumanLabels]) -> Table:
                     "note": "; ".join(filter(None, {c.corrected.reason, c.bias.reason})),
                 }
             )
-    columns = [
-        "judge",
-        "judge_model",
-        "generation",
-        "generation_label",
-        "n_human",
-        "n_items",
-        "human_mean",
-        "corrected_mean",
-        "corrected_mean_lo",
-        "corrected_mean_hi",
-        "bias",
-        "bias_lo",
-        "bias_hi",
-        "lam",
-        "note",
-    ]
     notes = (
         "bias: the judge's mean over the items it scored minus their corrected mean (positive: lenient), "
         "what the correction removes; corrected_mean: the prediction-powered (PPI++) mean over every item, lam its "
@@ -791,7 +762,7 @@ def _bias_table(cards: Sequence[Card], humans: Sequence[HumanLabels]) -> Table:
     return Table(
         "judge_bias",
         "The judge's bias per generation, and the corrected means",
-        pd.DataFrame(records, columns=columns),
+        pd.DataFrame(records),  # the records' keys are the columns; no records: the table is left out
         decimals=3,
         notes=notes,
         counts=("n_human", "n_items"),

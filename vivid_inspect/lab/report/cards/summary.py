@@ -99,9 +99,23 @@ def report_generations(tables: Sequence[Table]) -> list[tuple[str, int]]:
     if themes is None or themes.empty or not {"model", "prompt", "cell", "n_items"} <= set(themes.columns):
         return []
     found: dict[str, int] = {}
-    for _, row in themes[themes["cell"] == "Average"].iterrows():
-        found.setdefault(f"{row['model']} {row['prompt']}", int(_number(row["n_items"]) or 0))
+    rows = themes[themes["cell"] == "Average"]
+    labels = rows["model"].astype(str) + " " + rows["prompt"].astype(str)
+    shared = rows.get("generation", labels).groupby(labels).nunique()
+    for label, (_, row) in zip(labels, rows.iterrows(), strict=True):
+        # two generations of one model and prompt (two tasks of another eval): only the key selects one
+        name = row["generation"] if shared[label] > 1 else label
+        found.setdefault(name, int(_number(row["n_items"]) or 0))
     return list(found.items())
+
+
+def other_eval(tables: Sequence[Table]) -> bool:
+    """Whether the judge of Tables 3 and 4 is another eval's scorer (it records no VIVID strategy)."""
+    themes, judges = _table(tables, "table3_themes"), _table(tables, "judge_summary")
+    if themes is None or judges is None or themes.empty or not {"judge", "strategy"} <= {*themes, *judges}:
+        return False
+    mine = judges[judges["judge"] == themes["judge"].iloc[0]]
+    return bool(len(mine)) and not any(isinstance(s, str) and s for s in mine["strategy"])
 
 
 def annotate_target(
@@ -113,8 +127,10 @@ def annotate_target(
     return chosen, min(RECOMMENDED_ITEMS, items.get(chosen or "", RECOMMENDED_ITEMS))
 
 
-def annotate_command(log_dir: str, generations: Sequence[tuple[str, int]], scored: Sequence[str] = ()) -> str:
-    """The one ``vivid annotate serve`` command the summary and every judge card recommend, in backticks.
+def annotate_command(
+    log_dir: str, generations: Sequence[tuple[str, int]], scored: Sequence[str] = (), *, generic: bool = False
+) -> str:
+    """The one way to collect human scores the summary and every judge card recommend.
 
     One rule, so that a user who follows the summary and then a card is never refused by ``serve``
     (both write the same annotation folder): the generation people already scored when there is one
@@ -126,11 +142,18 @@ def annotate_command(log_dir: str, generations: Sequence[tuple[str, int]], score
         log_dir: The log folder as the user named it.
         generations: ``MODEL PROMPT`` and item count of each generation, in the report's order.
         scored: ``MODEL PROMPT`` of the generations with human scores.
+        generic: Another eval's generations, whose items are scored by hand into a CSV (docs/any-eval.md).
 
     Returns:
-        The command in backticks (without a selector when the report knows no generation).
+        The ``vivid annotate serve`` command in backticks (no selector without a known generation), or what to score.
     """
     chosen, overlap = annotate_target(generations, scored)
+    if generic:
+        of = f" of generation {chosen}" if chosen else ""
+        return printable(
+            f"the same {overlap} items{of}, drawn at random, scored by hand by annotators A, B and C "
+            "into a CSV with the columns id, score and annotator"
+        )
     selector = f" --generation {shlex.quote(chosen)}" if chosen else ""
     # Shell-quoted (a folder with a space stays one word), then escaped (a newline in a name is shown).
     return printable(
@@ -138,15 +161,29 @@ def annotate_command(log_dir: str, generations: Sequence[tuple[str, int]], score
     )
 
 
+def report_command(
+    log_dir: str, file: str, generations: Sequence[tuple[str, int]], scored: Sequence[str], generic: bool
+) -> str:
+    """``vivid report LOG_DIR --human FILE`` in backticks, with the generation another eval's CSV cannot name.
+
+    With several generations in the folder: the one `annotate_command` named.
+    """
+    chosen = annotate_target(generations, scored)[0]
+    several = chosen if generic and len(generations) > 1 else None
+    selector = printable(f" --human-generation {shlex.quote(several)}") if several else ""
+    return f"`vivid report {shlex.quote(log_dir)} --human {file}{selector}`"
+
+
 def missing_lines(tables: Sequence[Table], *, has_humans: bool, log_dir: str) -> list[str]:
     """What the report could not say, each with the one command that adds it."""
     if has_humans:
         return []
+    generations, generic = report_generations(tables), other_eval(tables)
     return [
         "- missing: human scores, so no judge is validated yet (agreement, corrected means, the card's verdict);",
         "  collect them, then report with them:",
-        f"  {annotate_command(log_dir, report_generations(tables))}",
-        f"  `vivid report {shlex.quote(log_dir)} --human humans.csv`",
+        f"  {annotate_command(log_dir, generations, generic=generic)}",
+        f"  {report_command(log_dir, 'humans.csv', generations, (), generic)}",
     ]
 
 
