@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from tests.conftest import PAID_API_KEYS
+
 
 def once_per_session(
     tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]
@@ -39,6 +41,10 @@ def once_per_session(
         if not done.exists():
             shutil.rmtree(folder, ignore_errors=True)  # a build that failed part-way
             folder.mkdir()
-            build(folder)
+            # Session fixtures run before conftest's per-test removal of paid keys: drop them here too.
+            with pytest.MonkeyPatch.context() as patch:
+                for key in PAID_API_KEYS:
+                    patch.delenv(key, raising=False)
+                build(folder)
             done.touch()
     return folder
