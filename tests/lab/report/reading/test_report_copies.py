@@ -88,10 +88,12 @@ def _overwrite(folder: Path, score: Score = inspect_score) -> Made:
 
 
 def _copy_of_copy(folder: Path, score: Score = inspect_score) -> Made:
-    (first,), _ = _generation_copy(folder, score)
+    # The original is taken before the copy exists: once "scored.eval" is beside it, a glob of the
+    # folder may list either first.
+    (first,), (original,) = _generation_copy(folder, score)
     second = copy_file(first, folder / "elsewhere" / "copy-of-copy.eval")
     third = score(second, folder / "elsewhere" / "copy-of-copy-of-copy.eval", strategy="cot")
-    return [first, second, third], [_by_hand(folder), first, second]
+    return [first, second, third], [original, first, second]
 
 
 def _backup(folder: Path, score: Score = inspect_score) -> Made:
