@@ -216,7 +216,7 @@ def _differences(record: Mapping[str, Any], generation: Generation) -> str:
     then = {str(i) for i in record.get("sample_ids") or []}
     now = {str(i) for i in generation.sample_ids}
     if then != now:
-        gone, new = sorted(then - now, key=_id_order), sorted(now - then, key=_id_order)
+        gone, new = sorted(then - now, key=id_order), sorted(now - then, key=id_order)
         parts = [f"{len(then)} then, {len(now)} now"]
         if gone:
             parts.append(f"no longer samples: {_listed(gone)}")
@@ -226,7 +226,8 @@ def _differences(record: Mapping[str, Any], generation: Generation) -> str:
     return ", ".join(found) or "what its key hashes (the model or task name)"
 
 
-def _id_order(item: str) -> tuple[int, int, str]:
+def id_order(item: str) -> tuple[int, int, str]:
+    """An id's place in a listing: whole numbers first, in numeric order, then other text."""
     return (0, int(item), "") if item.lstrip("-").isdigit() else (1, 0, item)
 
 

@@ -49,7 +49,7 @@ from vivid_inspect.lab.humans.csv_records import (
     shown,
     whole_number,
 )
-from vivid_inspect.lab.report.reading.judged import Scale, item_key
+from vivid_inspect.lab.report.reading.judged import LETTER_SCALE, VIVID_SCALE, Scale, item_key
 from vivid_inspect.size_caps import HUMAN_SCORES
 from vivid_inspect.text import nfc
 
@@ -63,6 +63,8 @@ _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)", re.ASCII)
 characters (no score is longer; 400 digits would read as an infinity)."""
 MAX_RECORD_BYTES = 2**20
 """A generation record is a few hundred bytes; one over a mebibyte is not one."""
+SCALE_KEY = "scale"
+"""The record key of another eval's scale, which bounds the humans' scores (absent: VIVID's 0-5)."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,7 @@ def read_human_scores(path: str | os.PathLike[str], rules: ItemRules | None = No
     return _frame(rows, first_generation[0] if first_generation else None, columns)
 
 
-def _problem(row: int, line: int, column: str, message: Callable[[str], str], cell: str) -> Problem:
+def cell_problem(row: int, line: int, column: str, message: Callable[[str], str], cell: str) -> Problem:
     """A problem whose message quotes a cell (made only for the problems listed)."""
     return Problem(row, line, column, message(cell))
 
@@ -178,15 +180,71 @@ def _check_any(
         code = 0
     else:
         code = rows.items.setdefault(key, len(rows.items) + 1) if rows.items is not None else 0
-    score = float(score_cell) if len(score_cell) <= 40 and _NUMBER.fullmatch(score_cell) else None
+    score = any_number(score_cell)
     scale = rules.scale
     if score is None or (scale is not None and not scale.low <= score <= scale.high):
         rule = "score must be a number" + (
             f" from {scale.low:g} to {scale.high:g} (the judge's scale)" if scale else ""
         )
-        rows.problems.add(partial(_problem, row, line, "score", partial(_bad, rule), score_cell))
+        rows.problems.add(partial(cell_problem, row, line, "score", partial(_bad, rule), score_cell))
         score = math.nan
     return code, score
+
+
+def any_number(cell: str) -> float | None:
+    """Another eval's score cell as a number, or None (see ``_NUMBER``)."""
+    return float(cell) if len(cell) <= 40 and _NUMBER.fullmatch(cell) else None
+
+
+def record_scale(record: dict[str, Any] | None) -> Scale:
+    """The scale a generation record holds (another eval's), or VIVID's 0-5 when it holds none.
+
+    Raises:
+        ValueError: The record's ``scale`` is not a finite range (low below high) with its flags.
+    """
+    if record is None or SCALE_KEY not in record:
+        return VIVID_SCALE
+    try:
+        scale = Scale(**record[SCALE_KEY])
+        if math.isfinite(scale.low) and math.isfinite(scale.high) and scale.low < scale.high:
+            return scale
+    except TypeError:
+        pass
+    raise ValueError(
+        f"the generation record's {SCALE_KEY!r} is not a scale (low below high, ordinal, declared)"
+    )
+
+
+def levels(scale: Scale) -> tuple[float, ...] | None:
+    """The scores a human may give on an ordinal scale (Inspect's letters: 0, 0.5 and 1); None: any number in range."""
+    if scale == LETTER_SCALE:
+        return (0.0, 0.5, 1.0)
+    return tuple(range(math.ceil(scale.low), math.floor(scale.high) + 1)) if scale.ordinal else None
+
+
+def score_rule(scale: Scale) -> str:
+    """What a score must be, as an error message says it."""
+    given = levels(scale)
+    if given is None:
+        return f"score must be a number from {scale.low:g} to {scale.high:g}"
+    if all(isinstance(level, int) for level in given):
+        return f"score must be a whole number from {scale.low:g} to {scale.high:g}"
+    return "score must be one of " + ", ".join(f"{level:g}" for level in given)
+
+
+def score_value(given: Any, scale: Scale) -> int | float | None:
+    """A human's score (a JSON number, or a sheet cell's text) if the scale holds it, else None.
+
+    On whole levels (VIVID's 0-5) only a whole number is a score (a JSON ``4.0`` is not).
+    """
+    whole = levels(scale) is not None and scale != LETTER_SCALE
+    if isinstance(given, str):
+        given = whole_number(given) if whole else any_number(given)
+    if isinstance(given, bool) or not isinstance(given, int | float) or (whole and isinstance(given, float)):
+        return None
+    allowed = levels(scale)
+    held = given in allowed if allowed is not None else scale.low <= given <= scale.high
+    return given if held else None
 
 
 def _append(rows: _Rows, sample_id: int, score: float, code: int | None) -> None:
@@ -200,11 +258,11 @@ def _check_numbers(rows: _Rows, id_cell: str, score_cell: str, row: int, line: i
     """A row's id (0 when bad) and score (-1 when bad), each checked on its own."""
     sample_id = id_value(id_cell)
     if sample_id is None:
-        rows.problems.add(partial(_problem, row, line, "id", id_problem, id_cell))
+        rows.problems.add(partial(cell_problem, row, line, "id", id_problem, id_cell))
         sample_id = 0
     score = whole_number(score_cell)
     if score is None or not 0 <= score <= 5:
-        rows.problems.add(partial(_problem, row, line, "score", partial(_bad, SCORE_RULE), score_cell))
+        rows.problems.add(partial(cell_problem, row, line, "score", partial(_bad, SCORE_RULE), score_cell))
         score = -1
     return sample_id, score
 

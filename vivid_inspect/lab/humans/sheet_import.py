@@ -11,7 +11,7 @@ import csv
 import io
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -20,19 +20,27 @@ import pandas as pd
 
 from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.lab.humans.annotators import annotator_key, annotator_name, spelled_apart
+from vivid_inspect.lab.humans.binding import id_order
 from vivid_inspect.lab.humans.csv_records import Problems, id_problem, id_value, iter_records
 from vivid_inspect.lab.humans.scores_file import (
     RECORD_SUFFIX,
+    SCALE_KEY,
     HumanScoresError,
+    ItemRules,
     Problem,
+    cell_problem,
     load_record,
     read_generation_record,
     read_human_scores,
     record_path,
+    record_scale,
+    score_rule,
+    score_value,
     whole_number,
 )
 from vivid_inspect.lab.humans.sheet_files import check_output
 from vivid_inspect.lab.humans.sheet_lock import not_served
+from vivid_inspect.lab.report.reading.judged import Scale, item_key
 from vivid_inspect.redact import excerpt
 from vivid_inspect.size_caps import SHEETS
 from vivid_inspect.text import nfc
@@ -52,7 +60,8 @@ def import_sheets(
     """Check filled sheets and write them as one human scores file (``id, score, annotator[, generation]``).
 
     Every problem in every sheet is reported at once: a row without a score, a score that is not
-    a whole number 0-5, an id that is not an integer or not a sample of the sheet's generation,
+    a whole number 0-5 (for another eval's sheet: off the scale its record holds), an id that is
+    not an integer (another eval's: any text) or not a sample of the sheet's generation,
     the same id scored twice by one annotator, sheets of different generations. The generation
     key of exported sheets is carried into the scores file, and their record (found beside the
     sheet, or as any ``*.generation.json`` with that key in the sheet's folder) is copied beside
@@ -87,8 +96,8 @@ def _import(
         raise ValueError("no sheet given; expected one or more filled annotation sheets")
     inputs = [path for sheet in map(Path, sheets) for path in (sheet, record_path(sheet))]
     check_output(out, inputs, force=force)
-    records: list[tuple[int, int, str]] = []
-    seen: dict[tuple[int, str], str] = {}
+    records: list[tuple[Any, int | float, str]] = []
+    seen: dict[tuple[Any, str], str] = {}
     spellings: dict[str, tuple[str, str]] = {}
     errors: list[str] = []
     bound: dict[Path, dict[str, Any] | None] = {}
@@ -110,7 +119,7 @@ def _import(
     record = next(iter(bound.values()), None)
     if record is not None:
         check_output(record_path(out), inputs, force=force)
-    records.sort(key=lambda r: (r[2], r[0]))
+    records.sort(key=lambda r: (r[2], id_order(str(r[0]))))
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow((*HUMAN_COLUMNS, "generation") if record else HUMAN_COLUMNS)
@@ -121,7 +130,9 @@ def _import(
         kept["sheets"] = [str(sheet) for sheet in bound]
         write_atomic(record_path(out), json.dumps(kept, ensure_ascii=False, indent=1) + "\n")
     write_atomic(out, buffer.getvalue())
-    return read_human_scores(out)
+    # Another eval's file holds its ids as text and its scores on its scale (the report reads it so).
+    any_eval = record is not None and SCALE_KEY in record
+    return read_human_scores(out, ItemRules(scale=record_scale(record)) if any_eval else None)
 
 
 def _sheet_record(path: Path, key: str, line: int) -> dict[str, Any]:
@@ -149,9 +160,9 @@ def _sheet_record(path: Path, key: str, line: int) -> dict[str, Any]:
 def _check_sheet(
     path: Path,
     default_annotator: str,
-    seen: dict[tuple[int, str], str],
+    seen: dict[tuple[Any, str], str],
     spellings: dict[str, tuple[str, str]],
-) -> tuple[list[tuple[int, int, str]], dict[str, Any] | None]:
+) -> tuple[list[tuple[Any, int | float, str]], dict[str, Any] | None]:
     """A sheet's (id, score, annotator) rows, checked; ``seen`` and ``spellings`` carry across sheets.
 
     The sheet is streamed and only the cells import reads are kept (never the text columns).
@@ -171,7 +182,7 @@ def _check_sheet(
     ]
     record, samples = _generation_of_sheet(path, header_line, cells if "generation" in at else None)
     problems = Problems()
-    rows: list[tuple[int, int, str]] = []
+    rows: list[tuple[Any, int | float, str]] = []
     for row, line, values in cells:
         before = problems.count
         item, score = _check_cells(problems, row, line, values, record, samples)
@@ -207,35 +218,39 @@ def _check_cells(
     cells: dict[str, str],
     record: dict[str, Any] | None,
     samples: set[str] | None,
-) -> tuple[int | None, int | None]:
-    """A row's id (a sample of the sheet's generation) and score (0-5), each checked on its own.
+) -> tuple[Any, int | float | None]:
+    """A row's id (a sample of the sheet's generation) and score (on its scale), each checked on its own.
 
     Problems go to ``problems`` (their messages made only while they are listed). The duplicate
     check, which carries state across rows and sheets, stays with the caller.
     """
     number = whole_number(cells["id"])
     item = id_value(cells["id"])
-    if number is not None and samples is not None and record is not None and str(number) not in samples:
+    scale = record_scale(record)
+    if record is not None and SCALE_KEY in record:  # another eval's: an id of the generation, as text
+        item = item_key(nfc(cells["id"])) if cells["id"] in (samples or ()) else None
+        if item is None:
+            message = f"id {_shown(cells['id'])} is not a sample of generation {record['generation']!r} (the sheet's)"
+            problems.add(Problem(row, line, "id", message))
+    elif number is not None and samples is not None and record is not None and str(number) not in samples:
         # A sheet of a generation: any number that is none of its samples (0, -3, 9999) is said to be so.
         message = f"id {number} is not a sample of generation {record['generation']!r} (the sheet's; {len(samples)} samples)"
         problems.add(Problem(row, line, "id", message))
         item = None
     elif item is None:
-        problems.add(partial(_problem, row, line, "id", id_problem, cells["id"]))
-    score = whole_number(cells["score"])
+        problems.add(partial(cell_problem, row, line, "id", id_problem, cells["id"]))
+    score = score_value(cells["score"], scale)
     if cells["score"] == "":
         problems.add(Problem(row, line, "score", "not scored yet (empty score)"))
-    elif score is None or not 0 <= score <= 5:
-        problems.add(partial(_problem, row, line, "score", _score_problem, cells["score"]))
+    elif score is None:
+        problems.add(
+            partial(cell_problem, row, line, "score", partial(_score_problem, scale), cells["score"])
+        )
     return item, score
 
 
-def _problem(row: int, line: int, column: str, message: Callable[[str], str], cell: str) -> Problem:
-    return Problem(row, line, column, message(cell))
-
-
-def _score_problem(cell: str) -> str:
-    return f"score must be a whole number from 0 to 5, found {_shown(cell)}"
+def _score_problem(scale: Scale, cell: str) -> str:
+    return f"{score_rule(scale)}, found {_shown(cell)}"
 
 
 def _generation_of_sheet(
@@ -267,6 +282,10 @@ def _generation_of_sheet(
         return None, None
     key, (_, line) = next(iter(keys.items()))
     record = _sheet_record(path, key, line)
+    try:
+        record_scale(record)
+    except ValueError as error:
+        raise HumanScoresError(path, [Problem(1, line, "generation", str(error))]) from None
     return record, {str(item) for item in record.get("sample_ids") or []}
 
 

@@ -337,12 +337,12 @@ def test_a_neutralised_sheet_cell_is_shown_as_the_text_it_stands_for(text: str) 
 
 def test_formula_cells_are_shown_as_written_and_neutralised_again_in_the_annotators_sheet(log: Path) -> None:
     space = workspace(log, names=("lan",), overlap=0)
-    item = next(i for i in space.items.values() if i.explanation == HOSTILE["formula"])
+    item = next(i for i in space.items.values() if i.output == HOSTILE["formula"])
     with space.annotators["lan"].path.open(encoding="utf-8-sig", newline="") as handle:
         row = next(r for r in csv.DictReader(handle) if int(r["id"]) == item.id)
     assert row["explanation"] == "'" + HOSTILE["formula"]
-    quoted = next(i for i in space.items.values() if i.explanation == HOSTILE["quote-first"])
-    assert quoted.explanation.startswith("'Trích")
+    quoted = next(i for i in space.items.values() if i.output == HOSTILE["quote-first"])
+    assert quoted.output.startswith("'Trích")
 
 
 # --- persistence, undo and the human scores file ------------------------------------------------------------

@@ -28,8 +28,6 @@ Files, in the annotation folder (default ``LOG_DIR.pool.annotation`` beside the 
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 from dataclasses import dataclass
@@ -41,12 +39,11 @@ import numpy as np
 from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.generation_key import Generation, choose
 from vivid_inspect.lab.folder_lock import HeldFolder
-from vivid_inspect.lab.humans.annotate.items import Item, Sheet, read_sheet
+from vivid_inspect.lab.humans.annotate.items import TEXT_COLUMNS, Item, Sheet, read_sheet, sheet_text
 from vivid_inspect.lab.humans.annotate.queues import assign, check_annotators, normalise_name
-from vivid_inspect.lab.humans.annotate.sheet_export import SHEET_COLUMNS, export_sheet
+from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.annotate.workspace import Workspace, quoted
 from vivid_inspect.lab.humans.scores_file import read_generation_record, read_human_scores, record_path
-from vivid_inspect.lab.humans.sheet_files import cut, neutralise
 from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.humans.sheet_lock import hold_annotation_folder
 from vivid_inspect.lab.report.reading.logs import generations_in, read_logs
@@ -67,7 +64,6 @@ HUMANS_PREFIX = "humans-"
 ALL = "all"
 POOL_MARK = "pool"
 """Record key saying a generation's labels were drawn by the pool (read by ``draw_check.how_drawn``)."""
-_POOL_COLUMNS = tuple(c for c in SHEET_COLUMNS if c != "generation")
 
 
 @dataclass(frozen=True)
@@ -445,20 +441,8 @@ class _Pool:
         folder = self.target / f"round{round_number}"
         folder.mkdir(parents=True, exist_ok=True)
         texts = self._texts()
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(_POOL_COLUMNS)
-        for number in ids:
-            item = texts[number]
-            writer.writerow(
-                [
-                    number,
-                    *(neutralise(cut(v)) for v in (item.idiom, item.reference_meaning, item.explanation)),
-                    "",
-                    "",
-                ]
-            )
-        write_atomic(folder / "sheet.csv", buffer.getvalue(), encoding="utf-8-sig")
+        text = sheet_text(TEXT_COLUMNS, ((number, texts[number], "", "") for number in ids), None)
+        write_atomic(folder / "sheet.csv", text, encoding="utf-8-sig")
 
     def _texts(self) -> dict[int, Item]:
         sheets = {key: {item.id: item for item in self._sheet(key).items} for key in self.labels}
@@ -512,16 +496,11 @@ class _Pool:
         self._clean(key, {name for _, _, name in rows})
         paths = []
         for annotator in sorted({name for _, _, name in rows}):
-            buffer = io.StringIO()
-            writer = csv.writer(buffer, lineterminator="\n")
-            writer.writerow(SHEET_COLUMNS)
-            for item, score, name in sorted(rows):
-                if name == annotator:
-                    text = texts[item]
-                    cells = (text.idiom, text.reference_meaning, text.explanation)
-                    writer.writerow([item, *(neutralise(cut(c)) for c in cells), score, annotator, key])
+            mine = (
+                (item, texts[item], score, name) for item, score, name in sorted(rows) if name == annotator
+            )
             path = folder / f"{key}.{annotator}.csv"
-            write_atomic(path, buffer.getvalue(), encoding="utf-8-sig")
+            write_atomic(path, sheet_text(TEXT_COLUMNS, mine, key), encoding="utf-8-sig")
             paths.append(path)
         return paths
 

@@ -6,7 +6,9 @@ Import (`vivid_inspect.lab.humans.sheet_import`) turns the filled sheets into a 
 A sheet shows what an annotator needs and nothing that reveals who wrote the explanation or what
 a judge thought: ``id`` (the sample id), ``idiom``, ``reference_meaning``, ``explanation``, the
 empty columns ``score`` (0-5) and ``annotator``, and ``generation``, the opaque key of the
-generation the sheet was drawn from (`vivid_inspect.generation_key`). The rest (model,
+generation the sheet was drawn from (`vivid_inspect.generation_key`). A log of another eval
+gives ``input``, ``target`` and ``output`` in place of the three texts, every item drawn
+uniformly (no themes), and the judge's scale in the record (`.items`). The rest (model,
 prompt, data, log, eval id, sample ids) goes to a record beside the sheet,
 ``SHEET.csv.generation.json``, which annotators need not see; import reads it back to check the
 ids and carries the key into the human scores file, so that ``vivid report`` compares the humans
@@ -25,6 +27,7 @@ import io
 import json
 import os
 import zipfile
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +38,18 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log_sample, read_eval_
 from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.generation_key import Generation, candidate_list, choose, generation_of, matches
 from vivid_inspect.lab.bounded_zip import Budget, InflationError, check_members, max_inflated
-from vivid_inspect.lab.humans.scores_file import record_path
-from vivid_inspect.lab.humans.sheet_files import check_output, cut, neutralise
+from vivid_inspect.lab.humans.annotate.items import ANY_COLUMNS, TEXT_COLUMNS, Item, sheet_text
+from vivid_inspect.lab.humans.scores_file import SCALE_KEY, record_path
+from vivid_inspect.lab.humans.sheet_files import check_output
 from vivid_inspect.lab.humans.sheet_lock import not_served
-from vivid_inspect.lab.report.reading.log_files import NOT_GENERATIONS, not_generations, read_header
-from vivid_inspect.lab.report.reading.logs import generations_in, read_logs, read_summaries
+from vivid_inspect.lab.report.reading.judged import Scale, scale_of
+from vivid_inspect.lab.report.reading.log_files import (
+    NOT_GENERATIONS,
+    is_vivid_log,
+    not_generations,
+    read_header,
+)
+from vivid_inspect.lab.report.reading.logs import LogSet, generations_in, read_logs, read_summaries
 from vivid_inspect.log_contract import sample_idiom, sample_meaning, short_task
 from vivid_inspect.taxonomy import THEME_NAMES
 from vivid_inspect.text import nfc, strip_reasoning
@@ -54,11 +64,12 @@ SHEET_COLUMNS: tuple[str, ...] = (
     "generation",
 )
 DEFAULT_N = 200
-_TEXT_COLUMNS = ("idiom", "reference_meaning", "explanation")
 
 
-def find_generation(source: str | os.PathLike[str], generation: str | None = None) -> tuple[Path, Generation]:
-    """The generation log to sample from: a log file, or one explanation generation in a folder.
+def find_generation(
+    source: str | os.PathLike[str], generation: str | None = None
+) -> tuple[Path, Generation, Scale | None]:
+    """The generation log to sample from: a log file, or one generation in a folder.
 
     Args:
         source: A log file or a folder of logs.
@@ -67,24 +78,27 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
             (see `vivid_inspect.generation_key.matches`).
 
     Returns:
-        The log file and its generation. A judged copy (eval metadata ``vivid_judge``) stands in
+        The log file, its generation and, for another eval's, its judge's scale (None: VIVID's
+        0-5; see `judge_scale`). A judged copy (eval metadata ``vivid_judge``) stands in
         for its generation only when the generation log itself is not in the folder; files that
-        are not readable VIVID logs, and audit and sanity logs (judged made-up answers), are left
+        are not readable logs, and audit and sanity logs (judged made-up answers), are left
         out, as the report leaves them out.
 
     Raises:
-        ValueError: Not an explanation log (or an audit or sanity log), no explanation log in
-            the folder, or several and ``generation`` does not pick one (the message lists them
-            by key, model, prompt, log).
+        ValueError: Not an explanation log or another eval's (or an audit or sanity log), no
+            generation in the folder, or several and ``generation`` does not pick one (the message
+            lists them by key, model, prompt, log).
     """
     path = Path(source)
     if path.is_file():
-        header = _header(path)
+        header = log_header(path)
         if header is None:
             raise ValueError(f"{path}: not a readable Inspect log")
         kind = not_generations(header)
         if kind is not None:
             raise ValueError(f"{path}: is {NOT_GENERATIONS[kind]}, not a generation of explanations")
+        if not is_vivid_log(header):
+            return _in_folder(path.parent, generation, path)
         if short_task(header.eval.task) != "explain":
             raise ValueError(f"{path}: is a {short_task(header.eval.task)} log, not an explanation log")
         found = generation_of(header, path.as_posix())
@@ -93,23 +107,45 @@ def find_generation(source: str | os.PathLike[str], generation: str | None = Non
                 f"--generation {generation!r} does not name this log"
                 + candidate_list([found], "--generation")
             )
-        return path, found
-    # The report's own reading (size-capped, VIVID logs only), so both see the same generations.
-    logset = read_logs(path)
-    candidates = {found: path / found.log for found in generations_in(logset)}
+        return path, found, None
+    return _in_folder(path, generation)
+
+
+def _in_folder(
+    folder: Path, generation: str | None, only: Path | None = None
+) -> tuple[Path, Generation, Scale | None]:
+    """`find_generation` in a folder (of the log ``only`` when given), by the report's own reading."""
+    logset = read_logs(folder)
+    candidates = {
+        found: folder / found.log
+        for found in generations_in(logset, any_eval=True)
+        if only is None or (folder / found.log).resolve() == only.resolve()
+    }
     if generation:
         chosen = choose(list(candidates), generation, option="--generation")
-        return candidates[chosen], chosen
-    if len(candidates) != 1:
+    elif len(candidates) != 1:
         raise ValueError(
-            f"expected one explanation generation under {str(path)!r}, found {len(candidates)}"
+            f"expected one generation under {str(folder)!r}, found {len(candidates)}"
             + candidate_list(list(candidates), "--generation")
         )
-    chosen = next(iter(candidates))
-    return candidates[chosen], chosen
+    else:
+        chosen = next(iter(candidates))
+    generic = any(ref.generic and ref.rel == chosen.log for ref in logset.logs)
+    return candidates[chosen], chosen, judge_scale(logset, chosen.key) if generic else None
 
 
-def _header(log: Path) -> EvalLog | None:
+def judge_scale(logset: LogSet, key: str) -> Scale:
+    """The scale annotators score another eval's generation on: its judges' declared one, else the range seen.
+
+    Every judge declaring the same scale gives it; otherwise the range of every judge's scores
+    seen (`vivid_inspect.lab.report.reading.judged.scale_of`, not declared).
+    """
+    scores = logset.scores
+    rows = scores[(scores["generation"] == key) & scores["judge"].notna()]
+    return scale_of(rows if len(set(rows["scale"])) == 1 else rows.drop(columns="scale"))
+
+
+def log_header(log: Path) -> EvalLog | None:
     """A log's header (read within the log cap), or None for a file that is not a readable log."""
     try:
         return read_header(log, Budget(max_inflated()))
@@ -256,43 +292,55 @@ def _export(
     inputs = [Path(source)]
     check_output(out, inputs, force=force)
     check_output(record_path(out), inputs, force=force)
-    log, described = find_generation(source, generation)
+    log, described, scale = find_generation(source, generation)
     check_output(out, [log], force=force)
     check_output(record_path(out), [log], force=force)
     summaries = [s for s in read_summaries(log) if int(s.get("epoch") or 1) == 1 and not s.get("error")]
     themes = {s["id"]: str((s.get("metadata") or {}).get("theme") or "") for s in summaries}
-    samples = _read_samples(log, sorted(themes, key=_id_key))
-    explanations = {s.id: nfc(strip_reasoning(s.output.completion)).strip() for s in samples}
-    given = {s.id: (s.input, s.metadata) for s in samples}
-    targets = {s.id: (s.target, s.metadata) for s in samples}
-    candidates = {item: theme for item, theme in themes.items() if explanations.get(item)}
-    texts = {
-        item: {
-            "idiom": nfc(sample_idiom(*given[item])),
-            "reference_meaning": nfc(sample_meaning(*targets[item])).strip(),
-            "explanation": explanations[item],
-        }
-        for item in candidates
-    }
-    rows = [
-        {"id": item, **{column: neutralise(cut(texts[item][column])) for column in _TEXT_COLUMNS}}
-        | {"score": "", "annotator": "", "generation": described.key}
-        for item in stratified_ids(candidates, n, seed)
+    samples = {s.id: s for s in _read_samples(log, sorted(themes, key=_id_key))}
+    outputs = {item: nfc(strip_reasoning(s.output.completion)).strip() for item, s in samples.items()}
+    # VIVID's empty explanation is scored 0 without a judge; another eval's judge scores every output.
+    candidates = {item: theme for item, theme in themes.items() if outputs.get(item) or scale is not None}
+    items = [
+        _item(samples[item], outputs[item], scale is None) for item in stratified_ids(candidates, n, seed)
     ]
-    sheet = pd.DataFrame(rows, columns=list(SHEET_COLUMNS))
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(SHEET_COLUMNS)
-    writer.writerows(sheet.itertuples(index=False, name=None))
+    text = sheet_text(
+        TEXT_COLUMNS if scale is None else ANY_COLUMNS, ((i.id, i, "", "") for i in items), described.key
+    )
+    header, *cells = csv.reader(io.StringIO(text))
+    sheet = pd.DataFrame(cells, columns=header).assign(id=[item.id for item in items])
     record = described.record() | {
         "log": str(log.resolve()),
         "sheet": out.name,
         "sheet_ids": list(sheet["id"]),
         "seed": seed,
     }
+    if scale is not None:
+        record[SCALE_KEY] = asdict(scale)
     write_atomic(record_path(out), json.dumps(record, ensure_ascii=False, indent=1) + "\n")
-    write_atomic(out, buffer.getvalue(), encoding="utf-8-sig")
+    write_atomic(out, text, encoding="utf-8-sig")
     return sheet
+
+
+def _item(sample: EvalSample, output: str, vivid: bool) -> Item:
+    """A sample as shown: VIVID's idiom and reference meaning, or another eval's input and target."""
+    if vivid:
+        given, target = (
+            sample_idiom(sample.input, sample.metadata),
+            sample_meaning(sample.target, sample.metadata),
+        )
+    else:
+        given, target = _text(sample.input), _text(sample.target)
+    return Item(sample.id, nfc(given), nfc(target).strip(), output)
+
+
+def _text(value: str | list[Any]) -> str:
+    """An input or target as text: a list of chat messages as ``role: text`` paragraphs, of targets one a line."""
+    if isinstance(value, str):
+        return value
+    return "\n".join(
+        part if isinstance(part, str) else f"{part.role}: {part.text}\n" for part in value
+    ).strip()
 
 
 def _id_key(item: Any) -> tuple[int, Any]:

@@ -19,8 +19,6 @@ Files, all in the annotation folder (beside the source, never over it):
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import json
 import os
 import secrets
@@ -36,14 +34,20 @@ from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.lab.folder_lock import HeldFolder
 from vivid_inspect.lab.humans.annotate.guidelines import guidelines
 from vivid_inspect.lab.humans.annotate.human_log import LOGS_FOLDER, generation_logs, write_human_log
-from vivid_inspect.lab.humans.annotate.items import Item, Sheet
+from vivid_inspect.lab.humans.annotate.items import ANY_COLUMNS, Item, Sheet, score_cell, sheet_id, sheet_text
 from vivid_inspect.lab.humans.annotate.queues import Plan
-from vivid_inspect.lab.humans.annotate.sheet_export import SHEET_COLUMNS
-from vivid_inspect.lab.humans.csv_records import Problems, id_problem, id_value, iter_records, whole_number
+from vivid_inspect.lab.humans.csv_records import Problems, id_problem, iter_records
 from vivid_inspect.lab.humans.csv_records import shown as shown_cell
-from vivid_inspect.lab.humans.scores_file import HumanScoresError, Problem, record_path
-from vivid_inspect.lab.humans.sheet_files import cut, neutralise
+from vivid_inspect.lab.humans.scores_file import (
+    HumanScoresError,
+    Problem,
+    levels,
+    record_path,
+    score_rule,
+    score_value,
+)
 from vivid_inspect.lab.humans.sheet_import import import_sheets
+from vivid_inspect.lab.report.reading.judged import VIVID_SCALE, Scale
 from vivid_inspect.lab.report.stats.agreement import agreement
 from vivid_inspect.lab.report.stats.raters import raters_alpha
 from vivid_inspect.size_caps import SHEETS
@@ -52,11 +56,10 @@ from vivid_inspect.text import nfc
 HUMANS_FILE = "humans.csv"
 PLAN_FILE = "plan.json"
 TOKENS_FILE = ".tokens.json"
-SCORES = range(6)
 
 
 class ScoreError(ValueError):
-    """A score request that is refused (unknown item, not a whole number 0-5)."""
+    """A score request that is refused (unknown item, a score off the sheet's scale)."""
 
 
 class SaveError(RuntimeError):
@@ -85,10 +88,10 @@ class Annotator:
     """
 
     name: str
-    queue: tuple[int, ...]
+    queue: tuple[Any, ...]
     path: Path
-    scores: dict[int, int] = field(default_factory=dict)
-    history: list[tuple[int, int | None]] = field(default_factory=list)
+    scores: dict[Any, int | float] = field(default_factory=dict)
+    history: list[tuple[Any, int | float | None]] = field(default_factory=list)
 
     @property
     def done(self) -> int:
@@ -130,7 +133,7 @@ class Workspace:
         self.report_folder = report_folder
         # Found now, before anyone scores: a missing log must not fail the last score of the day.
         self.human_logs = generation_logs(sheet.record, report_folder, folder) if write_log else {}
-        self.items: dict[int, Item] = {item.id: item for item in sheet.items}
+        self.items: dict[Any, Item] = {item.id: item for item in sheet.items}
         self._lock = threading.Lock()
         self.humans_stale = False
         self.annotators = {name: self._load(name) for name in plan.annotators}
@@ -149,36 +152,20 @@ class Workspace:
         queue = self.plan.queues[name]
         annotator = Annotator(name, queue, self.folder / f"{name}.csv")
         if annotator.path.exists():
-            annotator.scores = _read_scores(annotator.path, set(queue))
+            annotator.scores = _read_scores(annotator.path, set(queue), self.sheet)
         else:
             self._write(annotator)
         return annotator
 
-    def _write(self, annotator: Annotator, scores: dict[int, int] | None = None) -> None:
+    def _write(self, annotator: Annotator, scores: dict[Any, int | float] | None = None) -> None:
         """Write an annotator's sheet with ``scores`` (default: their scores in memory)."""
         scores = annotator.scores if scores is None else scores
-        key = self.sheet.key
-        columns = SHEET_COLUMNS if key is not None else tuple(c for c in SHEET_COLUMNS if c != "generation")
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(columns)
-        for item_id in annotator.queue:
-            item = self.items[item_id]
-            score = scores.get(item_id)
-            cells = {
-                "id": item_id,
-                "idiom": neutralise(cut(item.idiom)),
-                "reference_meaning": neutralise(cut(item.reference_meaning)),
-                "explanation": neutralise(cut(item.explanation)),
-                "score": "" if score is None else score,
-                "annotator": annotator.name,
-                "generation": key or "",
-            }
-            writer.writerow([cells[column] for column in columns])
+        rows = ((i, self.items[i], score_cell(scores.get(i)), annotator.name) for i in annotator.queue)
+        text = sheet_text(self.sheet.columns, rows, self.sheet.key)
         if self.sheet.record is not None and not record_path(annotator.path).exists():
             record = self.sheet.record | {"sheet": annotator.path.name, "sheet_ids": list(annotator.queue)}
             write_atomic(record_path(annotator.path), json.dumps(record, ensure_ascii=False, indent=1) + "\n")
-        write_atomic(annotator.path, buffer.getvalue(), encoding="utf-8-sig")
+        write_atomic(annotator.path, text, encoding="utf-8-sig")
 
     def _tokens(self) -> dict[str, str]:
         """Token to annotator; kept in a file only its owner can read, so URLs survive a restart."""
@@ -240,13 +227,14 @@ class Workspace:
 
         Raises:
             ScoreError: ``item_id`` is not an item of the annotator's queue, or ``score`` is not a
-                whole number 0-5 (a JSON integer; not a string, a fraction or a boolean).
+                JSON number on the sheet's scale (on VIVID's, a whole number 0-5: not a string, a
+                fraction or a boolean).
             SaveError: The annotator's sheet (or the human scores file) could not be written.
         """
         annotator = self.annotators[name]
         item = _known(annotator, item_id)
-        if not isinstance(score, int) or isinstance(score, bool) or score not in SCORES:
-            raise ScoreError(f"score must be a whole number from 0 to 5, got {shown(score)}")
+        if isinstance(score, str) or score_value(score, self.sheet.scale) is None:
+            raise ScoreError(f"{score_rule(self.sheet.scale)}, got {shown(score)}")
         with self._lock:
             before = annotator.scores.get(item)
             self._commit(annotator, annotator.scores | {item: score}, push=(item, before))
@@ -273,7 +261,10 @@ class Workspace:
             return self._summary(annotator) | {"id": item, "score": before}
 
     def _commit(
-        self, annotator: Annotator, scores: dict[int, int], push: tuple[int, int | None] | None
+        self,
+        annotator: Annotator,
+        scores: dict[Any, int | float],
+        push: tuple[Any, int | float | None] | None,
     ) -> None:
         """Write an annotator's new scores, then (only then) hold them in memory.
 
@@ -330,16 +321,16 @@ class Workspace:
         annotator = self.annotators[name]
         with self._lock:
             items = [
-                {
-                    "id": item_id,
-                    "idiom": self.items[item_id].idiom,
-                    "reference_meaning": self.items[item_id].reference_meaning,
-                    "explanation": self.items[item_id].explanation,
-                    "score": annotator.scores.get(item_id),
-                }
-                for item_id in annotator.queue
+                {"id": i, **dict(zip(self.sheet.columns, self.items[i].texts, strict=True)), "score": score}
+                for i in annotator.queue
+                for score in [annotator.scores.get(i)]
             ]
-            return self._summary(annotator) | {"annotator": name, "items": items, "guidelines": guidelines()}
+            return self._summary(annotator) | {
+                "annotator": name,
+                "items": items,
+                "guidelines": guidelines() if self.sheet.columns != ANY_COLUMNS else None,
+                "scale": _page_scale(self.sheet.scale),
+            }
 
     def _summary(self, annotator: Annotator) -> dict[str, Any]:
         finished = [a for a in self.annotators.values() if a.finished]
@@ -364,7 +355,7 @@ class Workspace:
     def report_command(self) -> str:
         """The ``vivid report`` command that reads the human scores this folder writes."""
         folder = str(self.report_folder) if self.report_folder else "LOG_DIR"
-        return f"vivid report {_quoted(folder)} --human {_quoted(str(self.humans_path.resolve()))}"
+        return f"vivid report {quoted(folder)} --human {quoted(str(self.humans_path.resolve()))}"
 
     def written(self) -> str:
         """What a finished annotator's scores are written to, for the start-up message."""
@@ -391,7 +382,7 @@ class Workspace:
         }
         pairs = []
         for first, second in combinations(maps, 2):
-            result = agreement(maps[second], maps[first], n_boot=0)
+            result = agreement(maps[second], maps[first], n_boot=0, scale=self.sheet.scale)
             pairs.append(
                 {
                     "annotators": [first, second],
@@ -402,17 +393,29 @@ class Workspace:
                 }
             )
         notes: list[str] = []
-        return {
-            "status": "ready",
-            "n": len(shared),
-            "pairs": pairs,
-            "alpha": raters_alpha(maps, notes),
-            "notes": notes,
-        }
+        # Krippendorff's ordinal alpha is defined here on VIVID's whole levels 0-5 only.
+        alpha = raters_alpha(maps, notes) if self.sheet.scale == VIVID_SCALE else None
+        return {"status": "ready", "n": len(shared), "pairs": pairs, "alpha": alpha, "notes": notes}
 
 
-def _known(annotator: Annotator, item_id: Any) -> int:
-    if isinstance(item_id, int) and not isinstance(item_id, bool) and item_id in annotator.queue:
+def _page_scale(scale: Scale) -> dict[str, Any]:
+    """The scale as the page offers it: its levels (None: any number in its range), its rule, where it came from."""
+    note = (
+        None
+        if scale.declared
+        else f"scale {scale.label}: the range of the judge's scores (no scale was declared)"
+    )
+    return {
+        "low": scale.low,
+        "high": scale.high,
+        "levels": levels(scale),
+        "rule": score_rule(scale),
+        "note": note,
+    }
+
+
+def _known(annotator: Annotator, item_id: Any) -> Any:
+    if type(item_id) in (int, str) and item_id in annotator.queue:
         return item_id
     raise ScoreError(f"id {shown(item_id)} is not one of this annotator's items")
 
@@ -432,8 +435,9 @@ def _reason(error: Exception) -> str:
     )
 
 
-def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
-    """The scores in an annotator's sheet, checked against their queue (each item once)."""
+def _read_scores(path: Path, queue: set[Any], sheet: Sheet | None = None) -> dict[Any, int | float]:
+    """The scores in an annotator's sheet, checked against their queue (each item once) and ``sheet``'s scale."""
+    scale = VIVID_SCALE if sheet is None else sheet.scale
     records = iter_records(path, "annotator sheet", "expected the sheet this server wrote", SHEETS)
     header_line, header = next(records)
     columns = [nfc(name).strip() for name in header]
@@ -441,12 +445,12 @@ def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
         message = "missing column 'id' or 'score'; not a sheet this server wrote"
         raise HumanScoresError(path, [Problem(None, header_line, None, message)])
     at = {name: columns.index(name) for name in ("id", "score")}
-    scores: dict[int, int] = {}
+    scores: dict[Any, int | float] = {}
     problems = Problems()
-    seen: dict[int, tuple[int, int]] = {}
+    seen: dict[Any, tuple[int, int]] = {}
     for row, (line, cells) in enumerate(records, start=1):
         values = {name: (cells[i].strip() if i < len(cells) else "") for name, i in at.items()}
-        item = id_value(values["id"])
+        item = sheet_id(values["id"], sheet is not None and sheet.columns == ANY_COLUMNS)
         if item is None or item not in queue:
             problems.add(partial(_not_an_item, row, line, values["id"], item))
             continue
@@ -458,9 +462,9 @@ def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
         seen[item] = (row, line)
         if values["score"] == "":
             continue
-        score = whole_number(values["score"])
-        if score is None or score not in SCORES:
-            problems.add(partial(_bad_score, row, line, values["score"]))
+        score = score_value(values["score"], scale)
+        if score is None:
+            problems.add(partial(_bad_score, row, line, values["score"], scale))
             continue
         scores[item] = score
     if queue - set(seen):
@@ -471,21 +475,17 @@ def _read_scores(path: Path, queue: set[int]) -> dict[int, int]:
     return scores
 
 
-def _not_an_item(row: int, line: int, cell: str, item: int | None) -> Problem:
+def _not_an_item(row: int, line: int, cell: str, item: Any) -> Problem:
     message = id_problem(cell) if item is None else f"id {item} is not one of this annotator's items"
     return Problem(row, line, "id", message)
 
 
-def _bad_score(row: int, line: int, cell: str) -> Problem:
-    return Problem(row, line, "score", f"score must be a whole number from 0 to 5, found {shown_cell(cell)}")
+def _bad_score(row: int, line: int, cell: str, scale: Scale) -> Problem:
+    return Problem(row, line, "score", f"{score_rule(scale)}, found {shown_cell(cell)}")
 
 
 def quoted(text: str) -> str:
     """A path or name as a shell word (quoted only when it needs to be)."""
-    return _quoted(text)
-
-
-def _quoted(text: str) -> str:
     return (
         text
         if text and all(c.isalnum() or c in "/._-:" for c in text)

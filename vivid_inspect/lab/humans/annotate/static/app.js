@@ -1,4 +1,5 @@
-// vivid annotate serve: one item per screen, scored with 0-5, moved with the arrows, undone with u.
+// vivid annotate serve: one item per screen, scored with 0-5 (another eval's: on its judge's scale),
+// moved with the arrows, undone with u.
 // Every text from the data is inserted with textContent, never as HTML. Actions run one after the
 // other (a promise chain), so keys typed faster than the server answers still apply in order.
 // A score is shown as scored only once the server has saved it: a failed save (an error answer,
@@ -7,7 +8,14 @@
 
 const token = document.body.dataset.token;
 const $ = (id) => document.getElementById(id);
-const view = { items: [], pos: 0, state: null };
+const view = { items: [], pos: 0, state: null, choices: [] };
+// Another eval's labels for the three texts (VIVID's are in the page).
+const ANY_LABELS = [["Đầu vào", "input"], ["Đáp án tham chiếu", "target"], ["Câu trả lời cần chấm", "output to score"]];
+
+// The three texts of an item: VIVID's idiom, meaning and explanation, or another eval's input, target and output.
+function texts(item) {
+  return "output" in item ? [item.input, item.target, item.output] : [item.idiom, item.reference_meaning, item.explanation];
+}
 let chain = Promise.resolve();
 
 function run(action) {
@@ -81,9 +89,11 @@ function render() {
   const status = $("item-status");
   status.textContent = item.score === null ? "chưa chấm · unscored" : `đã chấm · scored ${item.score}`;
   status.className = `status ${item.score === null ? "unscored" : "scored"}`;
-  $("idiom").textContent = item.idiom;
-  $("reference").textContent = item.reference_meaning;
-  $("explanation").textContent = item.explanation;
+  const [given, target, output] = texts(item);
+  $("idiom").textContent = given;
+  $("reference").textContent = target;
+  $("explanation").textContent = output;
+  $("reference").hidden = $("label-reference").hidden = target === "" && "output" in item;
   for (const button of document.querySelectorAll(".score")) {
     const chosen = Number(button.dataset.score) === item.score;
     button.classList.toggle("chosen", chosen);
@@ -133,7 +143,45 @@ function renderAgreement(agreement) {
   $("agreement-alpha").textContent = `Krippendorff's α (ordinal): ${fmt(agreement.alpha)}`;
 }
 
+// Another eval's page: its labels, a button per level of its judge's scale (or per whole number of
+// a range of at most 11), a number field for a range that is not levels, and what the scale is.
+function renderScale(scale) {
+  view.choices = scale.levels || [];
+  if (scale.levels === null) {
+    for (let v = Math.ceil(scale.low); v <= scale.high && scale.high - scale.low <= 10; v++) view.choices.push(v);
+  }
+  $("free-score").hidden = scale.levels !== null;
+  if (view.state.guidelines !== null) return;  // VIVID's page as written
+  ["idiom", "reference", "explanation"].forEach((id, i) => {
+    const label = $(`label-${id}`);
+    const en = document.createElement("span");
+    en.className = "en";
+    en.textContent = ANY_LABELS[i][1];
+    label.replaceChildren(`${ANY_LABELS[i][0]} `, en);
+  });
+  const group = $("scores");
+  group.setAttribute("aria-label", `score ${scale.low}-${scale.high}`);
+  group.replaceChildren(...view.choices.map((value) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "score";
+    button.dataset.score = String(value);
+    const b = document.createElement("b");
+    b.textContent = String(value);
+    button.append(b);
+    button.addEventListener("click", () => score(value));
+    return button;
+  }));
+  const keys = view.choices.filter((value) => /^[0-9]$/.test(String(value)));
+  $("score-keys").textContent = keys.length ? keys.join(" ") : "–";
+  $("rubric-title").textContent = scale.rule;
+  $("scale-note").textContent = scale.note || "";
+  $("scale-note").hidden = !scale.note;
+  $("criteria-title").hidden = true;
+}
+
 function renderGuidelines(guide) {
+  if (guide === null) return;
   $("rubric-title").textContent = guide.rubric_title.vi;
   const rubric = $("rubric");
   rubric.replaceChildren();
@@ -175,7 +223,7 @@ function renderUnscored() {
     entry.value = index + 1;
     const button = document.createElement("button");
     button.type = "button";
-    button.textContent = item.idiom;
+    button.textContent = texts(item)[0];
     button.addEventListener("click", () => { go(index); close("unscored"); });
     entry.append(button);
     list.append(entry);
@@ -196,12 +244,12 @@ function score(value) {
     try {
       result = await api("/api/score", { id: item.id, score: value });
     } catch (error) {
-      await failed(error, `${item.idiom} → ${value}`);
+      await failed(error, `${texts(item)[0]} → ${value}`);
       return;
     }
     item.score = result.score;
     applySummary(result);
-    say(`Đã lưu · saved: ${item.idiom} → ${value}`);
+    say(`Đã lưu · saved: ${texts(item)[0]} → ${value}`);
     if (view.pos < view.items.length - 1) view.pos += 1;
     else if (firstUnscored() >= 0) view.pos = firstUnscored();
     render();
@@ -222,7 +270,7 @@ function undo() {
     const index = view.items.findIndex((item) => item.id === result.id);
     view.items[index].score = result.score;
     view.pos = index;
-    say(`Đã hoàn tác · undone: ${view.items[index].idiom}`);
+    say(`Đã hoàn tác · undone: ${texts(view.items[index])[0]}`);
     render();
   });
 }
@@ -247,7 +295,7 @@ function onKey(event) {
   if (event.key === "Escape" && overlay) { close(overlay); event.preventDefault(); return; }
   if (event.key === "?") { overlay === "keys" ? close("keys") : open("keys"); event.preventDefault(); return; }
   if (overlay) return;
-  if (/^[0-5]$/.test(event.key)) { score(Number(event.key)); event.preventDefault(); }
+  if (/^[0-9]$/.test(event.key) && view.choices.includes(Number(event.key))) { score(Number(event.key)); event.preventDefault(); }
   else if (event.key === "ArrowLeft") { run(() => go(view.pos - 1)); event.preventDefault(); }
   else if (event.key === "ArrowRight") { run(() => go(view.pos + 1)); event.preventDefault(); }
   else if (event.key === "u" || event.key === "U") { undo(); event.preventDefault(); }
@@ -258,6 +306,7 @@ async function start() {
   const state = await api("/api/state");
   view.items = state.items;
   view.state = state;
+  renderScale(state.scale);
   renderGuidelines(state.guidelines);
   const next = firstUnscored();
   view.pos = next >= 0 ? next : 0;
@@ -269,6 +318,11 @@ document.addEventListener("keydown", onKey);
 for (const button of document.querySelectorAll(".score")) {
   button.addEventListener("click", () => score(Number(button.dataset.score)));
 }
+$("free-score").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const value = $("free-value").value.trim();
+  if (value !== "") score(Number(value));
+});
 $("prev").addEventListener("click", () => run(() => go(view.pos - 1)));
 $("next").addEventListener("click", () => run(() => go(view.pos + 1)));
 $("undo").addEventListener("click", () => undo());
