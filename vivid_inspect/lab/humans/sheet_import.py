@@ -119,15 +119,35 @@ def _import(
     record = next(iter(bound.values()), None)
     if record is not None:
         check_output(record_path(out), inputs, force=force)
-    records.sort(key=lambda r: (r[2], id_order(str(r[0]))))
+    return write_scores(out, records, record, list(bound))
+
+
+def write_scores(
+    out: Path,
+    rows: list[tuple[Any, int | float, str]],
+    record: dict[str, Any] | None,
+    sources: Sequence[Path],
+) -> pd.DataFrame:
+    """Write checked (id, score, annotator) rows as a human scores file, and its generation's record beside it.
+
+    Args:
+        out: The human scores file.
+        rows: The scores (sorted here by annotator, then id).
+        record: The record of the generation they score; None writes an unbound file.
+        sources: The files the scores were read from (recorded: the report says the items were drawn).
+
+    Returns:
+        The file as `vivid_inspect.lab.humans.scores_file.read_human_scores` reads it back.
+    """
+    rows = sorted(rows, key=lambda r: (r[2], id_order(str(r[0]))))
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow((*HUMAN_COLUMNS, "generation") if record else HUMAN_COLUMNS)
-    writer.writerows((*row, record["generation"]) if record else row for row in records)
+    writer.writerows((*row, record["generation"]) if record else row for row in rows)
     if record is not None:
         kept = {key: value for key, value in record.items() if key not in ("sheet", "sheet_ids")}
         # The draw's seed stays: the report says the items were drawn uniformly (draw_check.how_drawn).
-        kept["sheets"] = [str(sheet) for sheet in bound]
+        kept["sheets"] = [str(source) for source in sources]
         write_atomic(record_path(out), json.dumps(kept, ensure_ascii=False, indent=1) + "\n")
     write_atomic(out, buffer.getvalue())
     # Another eval's file holds its ids as text and its scores on its scale (the report reads it so).
@@ -180,7 +200,7 @@ def _check_sheet(
         (row, line, {name: (record[i].strip() if i < len(record) else "") for name, i in at.items()})
         for row, (line, record) in enumerate(records, start=1)
     ]
-    record, samples = _generation_of_sheet(path, header_line, cells if "generation" in at else None)
+    record, samples = sheet_generation(path, header_line, cells if "generation" in at else None)
     problems = Problems()
     rows: list[tuple[Any, int | float, str]] = []
     for row, line, values in cells:
@@ -253,10 +273,20 @@ def _score_problem(scale: Scale, cell: str) -> str:
     return f"{score_rule(scale)}, found {_shown(cell)}"
 
 
-def _generation_of_sheet(
+def sheet_generation(
     path: Path, header_line: int, cells: list[tuple[int, int, dict[str, str]]] | None
 ) -> tuple[dict[str, Any] | None, set[str] | None]:
-    """The record of the generation a sheet was drawn from and its sample ids; None without a key."""
+    """The record of the generation a sheet was drawn from and its sample ids; None without a key.
+
+    Args:
+        path: The sheet.
+        header_line: Its header's line.
+        cells: Each row's (row, line, cells) with its ``generation`` cell; None: no such column.
+
+    Raises:
+        HumanScoresError: An empty key, rows of several generations, no record of the key (beside
+            the sheet, or with that key in its folder), or one whose scale is unreadable.
+    """
     if cells is None:
         return None, None
     keys: dict[str, tuple[int, int]] = {}

@@ -117,8 +117,8 @@ def post(client: TestClient, space: Workspace, name: str, item: Any, value: Any)
     return client.post("/api/score", headers=headers, content=json.dumps({"id": item, "score": value}))
 
 
-def number(item: str) -> int:
-    return int(item.removeprefix("q"))
+def number(item: Any) -> int:
+    return int(str(item).removeprefix("q"))
 
 
 def test_serve_on_a_plain_tasks_logs_then_its_command_reports_a_corrected_mean(

@@ -18,14 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from inspect_ai.log import EvalLog, ProvenanceData, edit_score, read_eval_log, write_eval_log
+from inspect_ai.log import ProvenanceData, edit_score, read_eval_log, write_eval_log
 from inspect_ai.scorer import ScoreEdit
 
 from vivid_inspect.atomic_write import replacing
 from vivid_inspect.generation_key import generation_of
 from vivid_inspect.lab.bounded_zip import Budget, InflationError, check_members, check_size, max_inflated
+from vivid_inspect.lab.humans.annotate.sheet_export import log_header
 from vivid_inspect.lab.humans.binding import names_generation
-from vivid_inspect.lab.report.reading.log_files import not_generations, read_header
+from vivid_inspect.lab.report.reading.log_files import not_generations
 from vivid_inspect.lab.report.reading.logs import find_log_files
 
 HUMAN_SCORE = "human"
@@ -56,7 +57,7 @@ def generation_logs(record: dict[str, Any] | None, root: Path | None, folder: Pa
     found: dict[Path, Path] = {}
     if base.is_dir():
         for log in find_log_files(base, exclude=[folder]):
-            header = _header(log)
+            header = log_header(log)
             # An audit or sanity log judged made-up answers: never a log of the scored generation.
             if header is None or not_generations(header) is not None:
                 continue
@@ -124,11 +125,3 @@ def write_human_log(log: Path, scores: pd.DataFrame, out: Path, key: str) -> Non
     # not fsynced: the copy is made again from the scores file at the next save
     with replacing(out, fsync=False) as temporary:
         write_eval_log(copy, str(temporary), format="json" if out.suffix == ".json" else "eval")
-
-
-def _header(log: Path) -> EvalLog | None:
-    """A log's header (read within the log cap), or None for a file that is not a readable log."""
-    try:
-        return read_header(log, Budget(max_inflated()))
-    except Exception:  # noqa: BLE001 - any unreadable file is left out the same way
-        return None

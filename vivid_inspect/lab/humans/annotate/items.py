@@ -24,18 +24,17 @@ from typing import Any
 import numpy as np
 
 from vivid_inspect.lab.humans.csv_records import Problems, iter_records
-from vivid_inspect.lab.humans.csv_records import shown as shown_cell
 from vivid_inspect.lab.humans.scores_file import (
     SCALE_KEY,
     HumanScoresError,
     Problem,
     id_problem,
     id_value,
-    read_generation_record,
     record_path,
     record_scale,
 )
 from vivid_inspect.lab.humans.sheet_files import cut, neutralise
+from vivid_inspect.lab.humans.sheet_import import sheet_generation
 from vivid_inspect.lab.report.reading.judged import Scale, item_key
 from vivid_inspect.size_caps import SHEETS
 from vivid_inspect.text import nfc
@@ -175,7 +174,7 @@ def read_sheet(path: Path) -> Sheet:
     problems = Problems()
     items: list[Item] = []
     seen: dict[Any, int] = {}
-    keys: set[str] = set()
+    keys: list[tuple[int, int, dict[str, str]]] = []
     for row, (line, cells) in enumerate(records, start=1):
         values = {name: (cells[i] if i < len(cells) else "") for i, name in enumerate(columns)}
         item = sheet_id(values["id"].strip(), texts == ANY_COLUMNS)
@@ -188,38 +187,15 @@ def read_sheet(path: Path) -> Sheet:
             )
             continue
         seen[item] = row
-        if "generation" in values:
-            keys.add(values["generation"].strip())
+        keys.append((row, line, {"generation": values.get("generation", "").strip()}))
         items.append(Item(item, *(nfc(shown(values[name])) for name in texts)))
-    if len(keys) > 1:
-        named = sorted(keys)
-        listed = ", ".join(shown_cell(key) for key in named[:5]) + (
-            f" and {len(named) - 5:,} more" if len(named) > 5 else ""
-        )
-        problems.add(Problem(None, header_line, "generation", f"rows name several generations: {listed}"))
     if problems:
         raise problems.error(path)
     if not items:
         raise HumanScoresError(path, "no data rows below the header")
-    record = None
-    if keys:
-        key = keys.pop()
-        record = read_generation_record(path)
-        if record is None:
-            message = (
-                f"no record of generation {key!r} beside the sheet ({record_path(path).name}); serve the sheet "
-                "where `vivid annotate export` wrote it, with its record"
-            )
-            raise HumanScoresError(path, message)
-        if record["generation"] != key:
-            raise HumanScoresError(
-                path, f"the sheet names generation {key!r} but its record is of {record['generation']!r}"
-            )
+    # import's own reading of the sheet's generation: its record, and a readable scale of another eval's
+    record, _ = sheet_generation(path, header_line, keys if "generation" in columns else None)
     if texts == ANY_COLUMNS and (record is None or SCALE_KEY not in record):
         message = f"a sheet of another eval's outputs needs the record `vivid annotate export` wrote beside it, with the judge's scale ({record_path(path).name})"
         raise HumanScoresError(path, message)
-    try:
-        record_scale(record)
-    except ValueError as error:
-        raise HumanScoresError(path, str(error)) from None
     return Sheet(path, tuple(items), record)

@@ -116,14 +116,7 @@ def _open(
     if not is_sheet:
         options |= {"n": n, "generation": generation}
     plan_path = target / PLAN_FILE
-    started = _read_plan(plan_path)
-    if started is not None:
-        changed = [key for key in options if started.get(key) != options[key]]
-        if changed:
-            listed = ", ".join(f"{key} {started.get(key)!r} (now {options[key]!r})" for key in changed)
-            raise ValueError(
-                f"{target} was started with other options: {listed}; start it with the same ones, or give another --out-dir"
-            )
+    started = read_started(plan_path, options, "a plan written by `vivid annotate serve`")
     sheet_path = source if is_sheet else target / SHEET_FILE
     exported = not is_sheet and (started is None or not sheet_path.exists())
     if exported:
@@ -150,7 +143,20 @@ def _open(
     return Workspace(target, sheet, plan, report_folder=report_folder, write_log=write_log, held=held)
 
 
-def _read_plan(path: Path) -> dict[str, Any] | None:
+def read_started(
+    path: Path, options: dict[str, Any], what: str, compared: list[str] | None = None
+) -> dict[str, Any] | None:
+    """What an annotation folder was started with (None: not started), refused if its options differ.
+
+    Args:
+        path: Its ``plan.json`` or ``pool.json``.
+        options: The options given now.
+        what: What the file is, for the error (``a plan written by ...``).
+        compared: The options that must be the same (default: all of them).
+
+    Raises:
+        ValueError: The file is unreadable or not a JSON object, or was written with other options.
+    """
     if not path.exists():
         return None
     try:
@@ -159,6 +165,12 @@ def _read_plan(path: Path) -> dict[str, Any] | None:
         raise ValueError(
             f"{path}: unreadable ({error}); remove it only if no annotator has started"
         ) from None
-    if isinstance(data, dict):
-        return data
-    raise ValueError(f"{path}: not a plan written by `vivid annotate serve`")
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not {what}")
+    changed = [key for key in (options if compared is None else compared) if data.get(key) != options[key]]
+    if changed:
+        listed = ", ".join(f"{key} {data.get(key)!r} (now {options[key]!r})" for key in changed)
+        raise ValueError(
+            f"{path.parent} was started with other options: {listed}; start it with the same ones, or give another --out-dir"
+        )
+    return data

@@ -13,14 +13,13 @@ generation's items are put in one seeded random order (``vivid annotate export``
 all generations shuffled together, with no model, prompt or generation: a round's sheet
 (``round1/sheet.csv``) numbers them 1, 2, 3, ... and only ``pool.json`` maps a number to its
 generation and sample id. When an annotator finishes, one bound human scores file per generation
-is written (``humans-KEY.csv`` and its record, by ``vivid annotate import``'s own code), for
+is written (``humans-KEY.csv`` and its record, by ``vivid annotate import``'s own writer), for
 ``vivid report --human humans-A.csv --human humans-B.csv ...``.
 
 Files, in the annotation folder (default ``LOG_DIR.pool.annotation`` beside the log folder):
 
 - ``pool.json``: the options, the rounds (each generation's share) and the item map;
-- ``generations/``: each generation's items in their random order, and the per-generation
-  sheets ``import`` reads;
+- ``generations/``: each generation's items in their random order (a sheet and its record);
 - ``round1/``, ``round2/``: an annotation folder each (the annotators' sheets, ``humans.csv`` of
   the round's numbers), as a single-generation ``serve`` writes it;
 - ``humans-KEY.csv``: the human scores of one generation, every round's.
@@ -40,11 +39,12 @@ from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.generation_key import Generation, choose
 from vivid_inspect.lab.folder_lock import HeldFolder
 from vivid_inspect.lab.humans.annotate.items import TEXT_COLUMNS, Item, Sheet, read_sheet, sheet_text
+from vivid_inspect.lab.humans.annotate.opening import read_started
 from vivid_inspect.lab.humans.annotate.queues import assign, check_annotators, normalise_name
 from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.annotate.workspace import Workspace, quoted
 from vivid_inspect.lab.humans.scores_file import read_generation_record, read_human_scores, record_path
-from vivid_inspect.lab.humans.sheet_import import import_sheets
+from vivid_inspect.lab.humans.sheet_import import write_scores
 from vivid_inspect.lab.humans.sheet_lock import hold_annotation_folder
 from vivid_inspect.lab.report.reading.logs import generations_in, read_logs
 from vivid_inspect.lab.report.stats.allocation import (
@@ -247,26 +247,14 @@ class _Pool:
     # --- the folder's state --------------------------------------------------------------------
 
     def _read_state(self) -> dict[str, Any]:
-        path = self.target / POOL_FILE
-        if not path.exists():
-            return {"rounds": [], "items": {}}
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-            raise ValueError(
-                f"{path}: unreadable ({error}); remove it only if no annotator has started"
-            ) from None
-        if not isinstance(data, dict) or not isinstance(data.get("rounds"), list):
-            raise ValueError(f"{path}: not a pool written by `vivid annotate serve --generations`")
         # --plan names no annotators or overlap: only what decides the allocation is compared.
         compared = [k for k in self.options if not (self.planning and k in ("annotators", "overlap"))]
-        changed = [k for k in compared if data.get(k) != self.options[k]]
-        if changed:
-            listed = ", ".join(f"{k} {data.get(k)!r} (now {self.options[k]!r})" for k in changed)
-            raise ValueError(
-                f"{self.target} was started with other options: {listed}; start it with the same ones, or give "
-                "another --out-dir"
-            )
+        what = "a pool written by `vivid annotate serve --generations`"
+        data = read_started(self.target / POOL_FILE, self.options, what, compared)
+        if data is None:
+            return {"rounds": [], "items": {}}
+        if not isinstance(data.get("rounds"), list):
+            raise ValueError(f"{self.target / POOL_FILE}: not {what}")
         return data
 
     def _write_state(self) -> None:
@@ -465,52 +453,27 @@ class _Pool:
     # --- one bound file per generation -----------------------------------------------------------
 
     def write_generation_files(self) -> list[Path]:
-        """Every round's finished scores split by generation, each written as a bound scores file."""
+        """Every round's finished scores split by generation, each written as a bound scores file (import's writer)."""
         items = {int(k): (str(v[0]), int(v[1])) for k, v in self.state["items"].items()}
-        rows: dict[str, list[tuple[int, int, str]]] = {}
-        for index in range(1, len(self.state["rounds"]) + 1):
-            path = self.target / f"round{index}" / "humans.csv"
-            if path.exists():
-                for record in read_human_scores(path).to_dict("records"):
-                    key, item = items[int(record["id"])]
-                    rows.setdefault(key, []).append(
-                        (item, int(record["score"]), str(record.get("annotator", "")))
-                    )
+        rows: dict[str, list[tuple[Any, int | float, str]]] = {}
+        rounds = [
+            self.target / f"round{index}" / "humans.csv" for index in range(1, len(self.state["rounds"]) + 1)
+        ]
+        for path in filter(Path.exists, rounds):
+            for row in read_human_scores(path).to_dict("records"):
+                key, item = items[int(row["id"])]
+                rows.setdefault(key, []).append((item, int(row["score"]), str(row.get("annotator", ""))))
         written = []
         for key in self.labels:
             out = self.target / f"{HUMANS_PREFIX}{key}.csv"
-            if key not in rows:
+            if key in rows:
+                record = read_generation_record(self.target / GENERATIONS_DIR / f"{key}.sheet.csv")
+                write_scores(out, rows[key], record, [p for p in rounds if p.exists()])
+                written.append(out)
+            else:
                 out.unlink(missing_ok=True)
                 record_path(out).unlink(missing_ok=True)
-                self._clean(key, set())
-                continue
-            sheets = self._generation_sheets(key, rows[key])
-            import_sheets(sheets, out, force=True)
-            written.append(out)
         return written
-
-    def _generation_sheets(self, key: str, rows: list[tuple[int, int, str]]) -> list[Path]:
-        """One filled sheet per annotator of the generation's scores, beside its record, for import."""
-        texts = {item.id: item for item in self._sheet(key).items}
-        folder = self.target / GENERATIONS_DIR
-        self._clean(key, {name for _, _, name in rows})
-        paths = []
-        for annotator in sorted({name for _, _, name in rows}):
-            mine = (
-                (item, texts[item], score, name) for item, score, name in sorted(rows) if name == annotator
-            )
-            path = folder / f"{key}.{annotator}.csv"
-            write_atomic(path, sheet_text(TEXT_COLUMNS, mine, key), encoding="utf-8-sig")
-            paths.append(path)
-        return paths
-
-    def _clean(self, key: str, annotators: set[str]) -> None:
-        """Remove the generation's sheets of annotators no longer finished (an undo): none is imported later."""
-        folder = self.target / GENERATIONS_DIR
-        keep = {folder / f"{key}.{name}.csv" for name in annotators}
-        for old in folder.glob(f"{key}.*.csv"):
-            if old not in keep and not old.name.endswith(".sheet.csv"):
-                old.unlink(missing_ok=True)
 
     def bound_files(self) -> list[Path]:
         """The per-generation scores files that exist now."""
