@@ -28,13 +28,16 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "annotate",
         help="human scores: export blind sheets of explanations and import filled ones, or score them in the browser (serve)",
-        description="Human scores for Table 1: export a sheet, have it filled (score 0-5), import it.",
+        description=(
+            "Human scores for Table 1: export a sheet, have it filled (score 0-5, or on another eval's judge's scale), "
+            "import it; or score in the browser (serve)."
+        ),
     )
     commands = parser.add_subparsers(dest="annotate_command", required=True, metavar="SUBCOMMAND")
 
     export = commands.add_parser(
         "export",
-        help="write a theme-stratified sample of explanations as a CSV sheet (no model or judge names)",
+        help="write a theme-stratified sample of explanations (another eval's: outputs) as a CSV sheet (no model or judge names)",
     )
     export.add_argument("source", metavar="LOG", help="a generation log, or a folder of logs")
     export.add_argument(
@@ -75,7 +78,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
     served = commands.add_parser(
         "serve",
-        help="score explanations in the browser: one item per screen, keys 0-5, resumable, one URL per annotator",
+        help="score explanations (or another eval's outputs) in the browser: one item per screen, resumable, one URL per annotator",
         description="A local web page for scoring; every score is saved as given, in sheets `import` reads.",
     )
     served.add_argument(
