@@ -25,6 +25,14 @@ from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
 from starlette.testclient import TestClient
 
+from tests.lab.humans.annotate.test_annotate_browser import (  # noqa: F401 - driver is a fixture
+    driver,
+    keys,
+    loaded,
+    progress,
+    serving_in_process,
+    text,
+)
 from vivid_inspect.lab.cli.main import main as vivid_main
 from vivid_inspect.lab.humans.annotate.app import TOKEN_HEADER, create_app
 from vivid_inspect.lab.humans.annotate.items import ANY_COLUMNS, read_sheet
@@ -317,3 +325,30 @@ def test_another_evals_sheet_without_a_readable_scale_is_refused(
     with pytest.raises(HumanScoresError) as caught:
         read_sheet(out)
     assert str(out) in str(caught.value) and said in str(caught.value)
+
+
+@pytest.mark.slow
+def test_the_page_in_a_browser_offers_the_range_and_scores_with_buttons_keys_and_the_field(
+    logs: dict[str, Path],
+    tmp_path: Path,
+    driver: Any,  # noqa: F811 - the browser test's fixture
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    space = open_workspace(logs["rated"], ["lan"], n=5, folder=tmp_path / "ann")
+    with serving_in_process(space) as url:
+        loaded(driver, url)
+        assert text(driver, "label-idiom").lower().startswith("đầu vào") and text(driver, "idiom").startswith("Item ")
+        assert text(driver, "reference").startswith("answer ") and text(driver, "explanation") == "My answer."
+        buttons = driver.find_elements(By.CSS_SELECTOR, "button.score")
+        assert [button.text for button in buttons] == [str(n) for n in range(1, 11)]
+        assert "the range of the judge's scores (no scale was declared)" in text(driver, "scale-note")
+        driver.find_element(By.CSS_SELECTOR, 'button.score[data-score="10"]').click()
+        progress(driver, 1, 5)
+        keys(driver, "3")
+        progress(driver, 2, 5)
+        driver.find_element(By.ID, "free-value").send_keys("7.5")
+        driver.find_element(By.CSS_SELECTOR, "#free-score button").click()
+        progress(driver, 3, 5)
+    space.close()
+    assert sorted(space.annotators["lan"].scores.values()) == [3, 7.5, 10]

@@ -1,4 +1,6 @@
-"""``vivid annotate serve``: a small local web page for scoring explanations 0-5, one at a time.
+"""``vivid annotate serve``: a small local web page for scoring outputs one at a time.
+
+VIVID's explanations are scored 0-5; another eval's outputs on its judge's scale (`.items`).
 
 The server reuses the annotation sheets of `vivid_inspect.lab.humans.annotate.sheet_export`: it serves the
 items of an exported sheet (or exports one from a generation log first), keeps each annotator's

@@ -14,8 +14,10 @@ is refused naming the first.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,16 +82,28 @@ def open_workspace(
     if not source.exists():
         raise ValueError(f"{source}: not found; give an exported sheet, a generation log or a folder of logs")
     target = Path(folder) if folder is not None else default_folder(source)
+    if source.resolve() == target.resolve() or target.resolve() in source.resolve().parents:
+        raise ValueError(f"{target}: is the source or holds it; choose another --out-dir")
+    with holding(target) as held:
+        return _open(source, target, annotators, overlap, n, seed, generation, write_log, held)
+
+
+@contextlib.contextmanager
+def holding(target: Path) -> Iterator[HeldFolder]:
+    """Make and hold an annotation folder; let it go again if opening what is in it fails.
+
+    Raises:
+        ValueError: ``target`` is a file.
+        vivid_inspect.lab.folder_lock.FolderBusy: Another process's server holds the folder.
+    """
     if target.exists() and not target.is_dir():
         raise ValueError(
             f"{target}: is a file; the annotation folder must be a folder (choose another with --out-dir)"
         )
-    if source.resolve() == target.resolve() or target.resolve() in source.resolve().parents:
-        raise ValueError(f"{target}: is the source or holds it; choose another --out-dir")
     target.mkdir(parents=True, exist_ok=True)
     held = hold_annotation_folder(target)
     try:
-        return _open(source, target, annotators, overlap, n, seed, generation, write_log, held)
+        yield held
     except BaseException:
         held.release()
         raise

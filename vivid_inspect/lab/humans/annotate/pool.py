@@ -39,13 +39,12 @@ from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.generation_key import Generation, choose
 from vivid_inspect.lab.folder_lock import HeldFolder
 from vivid_inspect.lab.humans.annotate.items import TEXT_COLUMNS, Item, Sheet, read_sheet, sheet_text
-from vivid_inspect.lab.humans.annotate.opening import read_started
+from vivid_inspect.lab.humans.annotate.opening import holding, read_started
 from vivid_inspect.lab.humans.annotate.queues import assign, check_annotators, normalise_name
 from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.annotate.workspace import Workspace, quoted
 from vivid_inspect.lab.humans.scores_file import read_generation_record, read_human_scores, record_path
 from vivid_inspect.lab.humans.sheet_import import write_scores
-from vivid_inspect.lab.humans.sheet_lock import hold_annotation_folder
 from vivid_inspect.lab.report.reading.logs import generations_in, read_logs
 from vivid_inspect.lab.report.stats.allocation import (
     MIN_PER_GENERATION,
@@ -171,22 +170,12 @@ def open_pool(
     root = Path(source)
     chosen = pool_generations(root, generations)
     target = Path(folder) if folder is not None else default_pool_folder(root)
-    if target.exists() and not target.is_dir():
-        raise ValueError(
-            f"{target}: is a file; the annotation folder must be a folder (choose another with --out-dir)"
-        )
     if target.resolve() == root.resolve() or root.resolve() in target.resolve().parents:
         raise ValueError(
             f"{target}: is inside the log folder, where the report would read it; choose another --out-dir"
         )
-    target.mkdir(parents=True, exist_ok=True)
-    held = hold_annotation_folder(target)
-    try:
-        pool = _Pool(root, target, chosen, names, overlap, n, seed, judge)
-        return pool.open(held)
-    except BaseException:
-        held.release()
-        raise
+    with holding(target) as held:
+        return _Pool(root, target, chosen, names, overlap, n, seed, judge).open(held)
 
 
 def plan_pool(

@@ -39,6 +39,7 @@ from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.generation_key import Generation, candidate_list, choose, generation_of, matches
 from vivid_inspect.lab.bounded_zip import Budget, InflationError, check_members, max_inflated
 from vivid_inspect.lab.humans.annotate.items import ANY_COLUMNS, TEXT_COLUMNS, Item, sheet_text
+from vivid_inspect.lab.humans.binding import id_order
 from vivid_inspect.lab.humans.scores_file import SCALE_KEY, record_path
 from vivid_inspect.lab.humans.sheet_files import check_output
 from vivid_inspect.lab.humans.sheet_lock import not_served
@@ -225,7 +226,7 @@ def stratified_ids(themes: dict[Any, str], n: int, seed: int = 0) -> list[Any]:
     rng = np.random.default_rng(seed)
     order = {name: i for i, name in enumerate(THEME_NAMES)}
     strata: dict[str, list[Any]] = {}
-    for item, theme in sorted(themes.items(), key=lambda kv: _id_key(kv[0])):
+    for item, theme in sorted(themes.items(), key=lambda kv: id_order(str(kv[0]))):
         strata.setdefault(str(theme), []).append(item)
     names = sorted(strata, key=lambda t: (order.get(t, len(order)), t))
     total = sum(len(v) for v in strata.values())
@@ -297,7 +298,7 @@ def _export(
     check_output(record_path(out), [log], force=force)
     summaries = [s for s in read_summaries(log) if int(s.get("epoch") or 1) == 1 and not s.get("error")]
     themes = {s["id"]: str((s.get("metadata") or {}).get("theme") or "") for s in summaries}
-    samples = {s.id: s for s in _read_samples(log, sorted(themes, key=_id_key))}
+    samples = {s.id: s for s in _read_samples(log, sorted(themes, key=lambda item: id_order(str(item))))}
     outputs = {item: nfc(strip_reasoning(s.output.completion)).strip() for item, s in samples.items()}
     # VIVID's empty explanation is scored 0 without a judge; another eval's judge scores every output.
     candidates = {item: theme for item, theme in themes.items() if outputs.get(item) or scale is not None}
@@ -341,7 +342,3 @@ def _text(value: str | list[Any]) -> str:
     return "\n".join(
         part if isinstance(part, str) else f"{part.role}: {part.text}\n" for part in value
     ).strip()
-
-
-def _id_key(item: Any) -> tuple[int, Any]:
-    return (0, item) if isinstance(item, int) else (1, str(item))

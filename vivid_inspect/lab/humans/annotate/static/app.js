@@ -291,6 +291,7 @@ function openOverlay() {
 
 function onKey(event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target instanceof HTMLInputElement) return;  // a number typed in the score field is not a key
   const overlay = openOverlay();
   if (event.key === "Escape" && overlay) { close(overlay); event.preventDefault(); return; }
   if (event.key === "?") { overlay === "keys" ? close("keys") : open("keys"); event.preventDefault(); return; }
