@@ -266,6 +266,16 @@ def test_an_id_of_another_type_or_item_is_refused(logs: dict[str, Path], tmp_pat
     assert codes == [400, 400, 400, 200]
 
 
+def test_write_log_is_refused_on_another_evals_logs_with_a_one_line_reason(
+    logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = ["annotate", "serve", str(logs["rated"]), "--annotators", "ann", "--write-log"]
+    assert vivid_main([*command, "--out-dir", str(tmp_path / "ann")]) == 2
+    assert capsys.readouterr().err == (
+        "vivid annotate serve: --write-log copies VIVID's logs only; another eval's human scores are in humans.csv\n"
+    )
+
+
 def test_export_writes_another_evals_sheet_with_the_scale_in_its_record(
     logs: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -338,7 +348,9 @@ def test_the_page_in_a_browser_offers_the_range_and_scores_with_buttons_keys_and
     space = open_workspace(logs["rated"], ["lan"], n=5, folder=tmp_path / "ann")
     with serving_in_process(space) as url:
         loaded(driver, url)
-        assert text(driver, "label-idiom").lower().startswith("đầu vào") and text(driver, "idiom").startswith("Item ")
+        assert text(driver, "label-idiom").lower().startswith("đầu vào") and text(driver, "idiom").startswith(
+            "Item "
+        )
         assert text(driver, "reference").startswith("answer ") and text(driver, "explanation") == "My answer."
         buttons = driver.find_elements(By.CSS_SELECTOR, "button.score")
         assert [button.text for button in buttons] == [str(n) for n in range(1, 11)]

@@ -26,6 +26,7 @@ from vivid_inspect.generation_key import generation_of
 from vivid_inspect.lab.bounded_zip import Budget, InflationError, check_members, check_size, max_inflated
 from vivid_inspect.lab.humans.annotate.sheet_export import log_header
 from vivid_inspect.lab.humans.binding import names_generation
+from vivid_inspect.lab.humans.scores_file import SCALE_KEY
 from vivid_inspect.lab.report.reading.log_files import not_generations
 from vivid_inspect.lab.report.reading.logs import find_log_files
 
@@ -46,11 +47,15 @@ def generation_logs(record: dict[str, Any] | None, root: Path | None, folder: Pa
         Original log to its copy in ``folder/human-logs/`` (same relative path).
 
     Raises:
-        ValueError: The sheet names no generation, or no log of it is found.
+        ValueError: The sheet names no generation (or another eval's), or no log of it is found.
     """
     if record is None:
         raise ValueError(
             "--write-log needs a sheet that names its generation (one written by `vivid annotate export`)"
+        )
+    if SCALE_KEY in record:
+        raise ValueError(
+            "--write-log copies VIVID's logs only; another eval's human scores are in humans.csv"
         )
     recorded = Path(str(record.get("log") or ""))
     base = root if root is not None else recorded.parent

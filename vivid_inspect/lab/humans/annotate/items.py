@@ -28,6 +28,7 @@ from vivid_inspect.lab.humans.scores_file import (
     SCALE_KEY,
     HumanScoresError,
     Problem,
+    cell_problem,
     id_problem,
     id_value,
     record_path,
@@ -124,10 +125,6 @@ def sheet_text(
     return buffer.getvalue()
 
 
-def _id_problem(row: int, line: int, cell: str) -> Problem:
-    return Problem(row, line, "id", id_problem(cell))
-
-
 def shown(cell: str) -> str:
     """A sheet cell as the text it stands for.
 
@@ -179,7 +176,7 @@ def read_sheet(path: Path) -> Sheet:
         values = {name: (cells[i] if i < len(cells) else "") for i, name in enumerate(columns)}
         item = sheet_id(values["id"].strip(), texts == ANY_COLUMNS)
         if item is None:
-            problems.add(partial(_id_problem, row, line, values["id"].strip()))
+            problems.add(partial(cell_problem, row, line, "id", id_problem, values["id"].strip()))
             continue
         if item in seen:
             problems.add(

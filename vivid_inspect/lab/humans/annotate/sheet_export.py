@@ -297,7 +297,10 @@ def _export(
     check_output(out, [log], force=force)
     check_output(record_path(out), [log], force=force)
     summaries = [s for s in read_summaries(log) if int(s.get("epoch") or 1) == 1 and not s.get("error")]
-    themes = {s["id"]: str((s.get("metadata") or {}).get("theme") or "") for s in summaries}
+    # Another eval's items have no themes: one stratum, a uniform draw.
+    themes = {
+        s["id"]: str((s.get("metadata") or {}).get("theme") or "") if scale is None else "" for s in summaries
+    }
     samples = {s.id: s for s in _read_samples(log, sorted(themes, key=lambda item: id_order(str(item))))}
     outputs = {item: nfc(strip_reasoning(s.output.completion)).strip() for item, s in samples.items()}
     # VIVID's empty explanation is scored 0 without a judge; another eval's judge scores every output.
