@@ -75,6 +75,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
             "skilled (0.15), crowd (0.1); default expert"
         ),
     )
+    parser.add_argument(
+        "--group",
+        metavar="KEY",
+        action="append",
+        default=[],
+        help="a sample metadata key to group by: the judge mean per label, as Tables 3 and 4 per theme and trait (repeatable)",
+    )
     parser.add_argument("--no-figures", action="store_true", help="do not draw the PNG figures")
     parser.set_defaults(handler=run)
     return parser
@@ -86,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
     Returns:
         0 on success; 1 when a file could not be written midway; 2 when an input is unusable (no
         such folder, a bad human file, an unknown format or judge, human scores whose generation is
-        not in the folder or cannot be told, an output folder that cannot be written).
+        not in the folder or cannot be told, a group key no sample has, an output folder that cannot
+        be written).
     """
     from pathlib import Path
 
@@ -124,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
             human_generation=args.human_generation,
             figures=not args.no_figures,
             epsilon=args.alt_test_epsilon,
+            groups=args.group,
         )
     except ValueError as error:  # HumanScoresError is a ValueError
         print(f"vivid report: {error}", file=sys.stderr)

@@ -30,6 +30,7 @@ from vivid_inspect.lab.report.cards.human_files import (
 )
 from vivid_inspect.lab.report.cards.judge_card import CARD_FILE
 from vivid_inspect.lab.report.cards.summary import report_generations, summary_markdown
+from vivid_inspect.lab.report.reading.any_eval import group_column, group_rows
 from vivid_inspect.lab.report.reading.log_files import AUDIT, CLASSIFICATION_TASKS, NOT_GENERATIONS, SANITY
 from vivid_inspect.lab.report.reading.log_refs import LogRef
 from vivid_inspect.lab.report.reading.logs import LogSet, generations_in, one_line, read_logs
@@ -38,12 +39,19 @@ from vivid_inspect.lab.report.stats.alt_test import DEFAULT_EPSILON, epsilon_of
 from vivid_inspect.lab.report.stats.humans import human_means
 from vivid_inspect.lab.report.stats.repeats import first_repeat
 from vivid_inspect.lab.report.tables.corrected_tables import corrected_view
-from vivid_inspect.lab.report.tables.judges import choose_judge, judge_rows, language_of, select, strategy_of
+from vivid_inspect.lab.report.tables.judges import (
+    choose_judge,
+    judge_keys,
+    judge_rows,
+    language_of,
+    select,
+    strategy_of,
+)
 from vivid_inspect.lab.report.tables.paper_tables import comparisons
 from vivid_inspect.lab.report.tables.prompt_difference import prompt_differences
 from vivid_inspect.lab.report.tables.reliability import Reliability, build_reliability
 from vivid_inspect.lab.report.tables.render import Format, Table, parse_formats, to_csv, to_latex, to_markdown
-from vivid_inspect.lab.report.tables.tables import counts, table3, table4, table5
+from vivid_inspect.lab.report.tables.tables import counts, group_table, table3, table4, table5
 from vivid_inspect.lab.report.tables.usage import usage_table
 from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT
 
@@ -91,6 +99,7 @@ def write_report(
     human_generation: str | Sequence[str | None] | None = None,
     figures: bool = True,
     epsilon: float | str = DEFAULT_EPSILON,
+    groups: Sequence[str] = (),
 ) -> Report:
     """Build the report from a log folder and write it.
 
@@ -112,6 +121,8 @@ def write_report(
         figures: Also write the PNG figures.
         epsilon: The alternative annotator test's handicap: a number or ``expert``, ``skilled``,
             ``crowd`` (`vivid_inspect.lab.report.stats.alt_test.epsilon_of`).
+        groups: Sample metadata keys to group by: one table per key, as Tables 3 and 4 per
+            theme and trait (`vivid_inspect.lab.report.tables.tables.group_table`).
 
     Returns:
         The report: its markdown and the files written; after the tables of generations, one
@@ -120,7 +131,8 @@ def write_report(
     Raises:
         ValueError: Unknown format, a log folder that does not exist, a ``judge`` or
             ``human_generation`` that matches nothing, selectors that do not pair with the
-            files, two files bound to one generation, a bad ``epsilon``.
+            files, two files bound to one generation, a bad ``epsilon``, a group key no judged
+            sample's metadata has.
         vivid_inspect.lab.humans.scores_file.HumanScoresError: A human scores file is invalid.
         vivid_inspect.lab.interrupt.ReportInterrupted: Ctrl-C once the first file was written: the
             folder keeps its ``INCOMPLETE`` mark.
@@ -142,6 +154,7 @@ def write_report(
         audits=audits,
         epsilon=handicap,
         log_dir=str(log_dir),
+        groups=groups,
     )
     tables = (*built.tables, *audits)
     skipped = (*logset.skipped, *(one_line(entry) for entry in unread))
@@ -206,6 +219,7 @@ def _build(
     audits: Sequence[Table] = (),
     epsilon: float = DEFAULT_EPSILON,
     log_dir: str = "LOG_DIR",
+    groups: Sequence[str] = (),
 ) -> _Built:
     """Every table from the logs read, with what report.md says about them."""
     rows = judge_rows(logset.scores)  # VIVID's explanation judges, and any other task's scorers
@@ -237,6 +251,8 @@ def _build(
     chosen, why = choose_judge(first, judge)
     humans = {str(entry.binding.generation): human_means(entry.file.scores) for entry in compared}
     t3, t4 = table3(first, chosen, why, humans), table4(first, chosen, why, humans)
+    grouped = group_rows(first, groups) if groups else first
+    by_group = [group_table(grouped, judge_keys(first), key, group_column(key), humans) for key in groups]
     if chosen is not None:
         mine = select(first, chosen)
         for entry in compared:
@@ -273,6 +289,7 @@ def _build(
         *filter(None, [corrected_view(t3, "Table 3")]),
         t4,
         *filter(None, [corrected_view(t4, "Table 4")]),
+        *(shown for table in by_group for shown in (table, corrected_view(table, table.title)) if shown),
         prompt_differences(first, identities),
         t5,
         *found.tables,

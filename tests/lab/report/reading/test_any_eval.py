@@ -213,6 +213,7 @@ def test_the_any_eval_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.M
         ("python", "any_eval_demo.py"),
         ("vivid", "report"),
         ("vivid", "report"),
+        ("vivid", "report"),  # --group: tests/lab/report/reading/test_any_eval_groups.py runs it
     ]
     monkeypatch.chdir(tmp_path)
     for name, text in commands[0].files:

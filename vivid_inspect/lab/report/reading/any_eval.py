@@ -7,16 +7,18 @@ the log binds to the ``grader`` role (if any); a score's value is its number, or
 C/P/I/N as ``value_to_float`` maps them (`vivid_inspect.lab.report.reading.score_rows.any_value`). A
 range of numbers is not declared: the report takes it from the values seen and says so
 (`vivid_inspect.lab.report.reading.judged.scale_of`). A log none of whose scores is a number is skipped with its
-scorers' names.
+scorers' names. Its groups are the sample metadata keys the user names (`group_rows`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+import pandas as pd
 from inspect_ai.log import EvalLog
 
 from vivid_inspect.generation_key import Generation, portable_data
@@ -67,3 +69,42 @@ def data_digest(summaries: list[dict[str, Any]]) -> str:
     items = {str(s.get("id")): [str(s.get("id")), s.get("input"), s.get("target")] for s in summaries}
     text = json.dumps([items[key] for key in sorted(items)], sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def group_column(key: str) -> str:
+    """The score-row column holding the labels of the sample metadata key ``key`` (`group_rows`)."""
+    return f"group:{key}"
+
+
+def group_rows(rows: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """``rows`` with a group column (`group_column`) per sample metadata key the user named.
+
+    A list value counts toward each of its labels (as VIVID's traits do), any other value is one
+    label, as text; an item without the key, or with None, is in no group of it.
+
+    Args:
+        rows: Score rows (a ``metadata`` column: each sample's metadata).
+        keys: The metadata keys, as ``vivid report --group`` names them.
+
+    Returns:
+        The rows with one column per key, each cell a tuple of labels.
+
+    Raises:
+        ValueError: A key that no sample's metadata holds, naming the keys that exist.
+    """
+    found = sorted({str(key) for meta in rows["metadata"] if isinstance(meta, dict) for key in meta})
+    for key in keys:
+        if key not in found:
+            listed = ", ".join(repr(name) for name in found[:20]) + (" and more" if len(found) > 20 else "")
+            raise ValueError(
+                f"--group {key!r}: no judged sample's metadata has this key; its keys: {listed or 'none'}"
+            )
+    return rows.assign(
+        **{group_column(key): rows["metadata"].map(lambda meta, key=key: _labels(meta, key)) for key in keys}
+    )
+
+
+def _labels(metadata: Any, key: str) -> tuple[str, ...]:
+    value = metadata.get(key) if isinstance(metadata, dict) else None
+    values = value if isinstance(value, list | tuple) else [value]
+    return tuple(dict.fromkeys(str(v) for v in values if v is not None))

@@ -88,6 +88,7 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "parser_version",
     "written",
     "scale",
+    "metadata",
 )
 """Columns of `vivid_inspect.lab.report.reading.logs.LogSet.scores`. ``generation`` is the generation
 key, ``generation_log`` the generation's log, ``run`` which run of the generation (its eval id),
@@ -97,7 +98,8 @@ came from Inspect's cache) and ``judge_temperature`` are NaN when the log does n
 ``refused`` marks a value no judge or scorer could give (its ``error`` is True too); ``truncated``
 marks a generation cut at the token limit (False where the log does not record it); ``written``
 orders the files holding one judgement (a sortable text); ``scale`` is the judge's declared scale
-(`vivid_inspect.lab.report.reading.judged`, the contract these rows fill), None where none is declared."""
+(`vivid_inspect.lab.report.reading.judged`, the contract these rows fill), None where none is declared;
+``metadata`` the sample's metadata, from which the generic adapter fills the groups a user names."""
 
 
 class RefusedValues(list[str]):
@@ -156,6 +158,7 @@ def score_rows(
             "truncated": bool(metadata.get(TRUNCATED_KEY)),  # the reply was cut at the token limit
             "eval_id": ref.eval_id,
             "written": written,
+            "metadata": metadata,
         }
         for name in wanted:
             score = (summary.get("scores") or {}).get(name)

@@ -155,8 +155,10 @@ def corrected_view(table: Table, number: str) -> Table | None:
             }
             | {"note": row["corrected_note"]}
         )
-    frame = pd.DataFrame(records, columns=list(VIEW_COLUMNS))
+    frame = pd.DataFrame(records, columns=list(VIEW_COLUMNS)).assign(judge=bound["judge"].to_numpy())
     shown = [c for c in VIEW_COLUMNS if c not in ("data", "generation")]
+    if frame["judge"].nunique() > 1:  # a group table of several judges
+        shown.insert(2, "judge")
     if frame["data"].nunique() > 1:
         shown.insert(2, "data")
     if frame[["model", "prompt", "data"]].drop_duplicates().shape[0] < frame["generation"].nunique():

@@ -19,7 +19,8 @@ row per (generation, cell) with the 95 % interval of the mean (`CELL_COLUMNS`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 import pandas as pd
@@ -103,11 +104,11 @@ def table3(rows: pd.DataFrame, judge: JudgeKey | None, why: str, humans: Humans 
         humans: Generation key to the human score of each labelled item (the mean over its
             annotators), for the generations human scores are bound to.
     """
-    cells: list[tuple[str, Where]] = [(theme, _of_theme) for theme in THEME_COLUMNS]
+    cells: list[tuple[str, Where]] = [(theme, _labelled("theme")) for theme in THEME_COLUMNS]
     cells.append((AVERAGE, _every))
     title = "Table 3: mean judge score (0-5) by theme"
     notes = (why, _COUNTS_NOTE, *_unknown_themes(rows, judge))
-    return _cell_table("table3_themes", title, rows, judge, cells, notes, humans or {})
+    return _cell_table("table3_themes", title, rows, _one(judge), cells, notes, humans or {})
 
 
 def table4(rows: pd.DataFrame, judge: JudgeKey | None, why: str, humans: Humans | None = None) -> Table:
@@ -116,32 +117,62 @@ def table4(rows: pd.DataFrame, judge: JudgeKey | None, why: str, humans: Humans 
     An item counts toward each of its traits (sample metadata ``traits``), so the columns do not
     partition the items. Arguments and result as `table3`.
     """
-    cells: list[tuple[str, Where]] = [(trait, _of_trait) for trait in TRAIT_COLUMNS]
+    cells: list[tuple[str, Where]] = [(trait, _labelled("traits")) for trait in TRAIT_COLUMNS]
     notes = (
         why,
         "an item counts toward each of its traits; items without a trait count toward none",
         _COUNTS_NOTE,
     )
     title = "Table 4: mean judge score (0-5) by complexity trait"
-    return _cell_table("table4_traits", title, rows, judge, cells, notes, humans or {})
+    return _cell_table("table4_traits", title, rows, _one(judge), cells, notes, humans or {})
+
+
+def group_table(
+    rows: pd.DataFrame, judges: Sequence[JudgeKey], key: str, column: str, humans: Humans | None = None
+) -> Table:
+    """Mean judge score per generation, judge and label of one group (a sample metadata key the user named).
+
+    Tables 3 and 4 for any eval: the same cells, intervals and corrected columns.
+
+    Args:
+        rows: Judge rows (first repeats) with the group column the adapter filled (a tuple of
+            labels per row, `vivid_inspect.lab.report.reading.any_eval.group_rows`).
+        judges: The judges, one row per generation and judge.
+        key: The metadata key, for the title and the file name.
+        column: The rows' column of its labels.
+        humans: As for `table3`.
+    """
+    labels = sorted({label for labelled in rows[column] for label in labelled}) if column in rows else []
+    cells: list[tuple[str, Where]] = [(label, _labelled(column)) for label in labels]
+    notes = (
+        "one row per generation and judge",
+        f"an item counts toward each of its labels of {key} (each element of a list); items without it count toward none",
+        _COUNTS_NOTE,
+    )
+    name = "group_" + re.sub(r"[^0-9A-Za-z_-]+", "_", key)
+    return _cell_table(name, f"Mean judge score (0-5) by {key}", rows, judges, cells, notes, humans or {})
+
+
+def _one(judge: JudgeKey | None) -> list[JudgeKey]:
+    return [judge] if judge is not None else []
 
 
 def _cell_table(
     name: str,
     title: str,
     rows: pd.DataFrame,
-    judge: JudgeKey | None,
+    judges: Sequence[JudgeKey],
     cells: list[tuple[str, Where]],
     notes: tuple[str, ...],
     humans: Humans,
 ) -> Table:
-    """A table of means per generation and cell: wide for the terminal, long (with intervals) in the CSV."""
-    groups = _by_generation(rows, judge)
+    """A table of means per generation (and judge) and cell: wide for the terminal, long (with intervals) in the CSV."""
+    groups = _by_generation(rows, judges)
     scales: set[Scale] = set()
     wide: list[dict[str, object]] = []
     texts: list[dict[str, object]] = []  # the markdown's cells: mean [interval] n=items
     long: list[dict[str, object]] = []
-    for generation, group in groups:
+    for generation, group, judge in groups:
         first = group.iloc[0]
         label = {
             "generation": generation,
@@ -151,8 +182,8 @@ def _cell_table(
         }
         incomplete = _incomplete(group)
         log = ", ".join(sorted(group["log"].astype(str).unique()))
-        record: dict[str, object] = dict(label)
-        text: dict[str, object] = dict(label)
+        record: dict[str, object] = dict(label, judge=judge.label)
+        text: dict[str, object] = dict(label, judge=judge.label)
         scale = scale_of(group, (humans.get(generation) or {}).values())
         scales.add(scale)
         for cell, where in cells:
@@ -167,11 +198,7 @@ def _cell_table(
             )
             long.append(
                 label
-                | {
-                    "judge": judge.name if judge else "",
-                    "judge_model": judge.model if judge else "",
-                    "cell": cell,
-                }
+                | {"judge": judge.name, "judge_model": judge.model, "cell": cell}
                 | found
                 | corrected
                 | {"incomplete": incomplete, "log": log, "note": _note(reason, group)}
@@ -179,7 +206,7 @@ def _cell_table(
         wide.append(record | _counts(group) | {"incomplete": incomplete})
         texts.append(text | _counts(group) | {"incomplete": incomplete})
     columns = [*_label_columns(wide), *(cell for cell, _ in cells), *_COUNTS, "incomplete"]
-    every = ["generation", "data", "model", "prompt", *(cell for cell, _ in cells), *_COUNTS, "incomplete"]
+    every = ["generation", "data", "model", "prompt", "judge", *(c for c, _ in cells), *_COUNTS, "incomplete"]
     frame = pd.DataFrame(wide, columns=every)[columns]
     cells_frame = pd.DataFrame(long, columns=list(CELL_COLUMNS))
     notes = (*notes, _CELL_NOTE, *_data_note(frame), *_truncated_note(wide, groups))
@@ -202,12 +229,11 @@ def scale_label(scales: set[Scale]) -> str:
     return labels.pop() if len(labels) == 1 else "on each judge's scale"
 
 
-def _of_theme(rows: pd.DataFrame, theme: str) -> pd.Series:
-    return rows["theme"] == theme
-
-
-def _of_trait(rows: pd.DataFrame, trait: str) -> pd.Series:
-    return rows["traits"].map(lambda traits: trait in traits)
+def _labelled(column: str) -> Where:
+    """The rows whose ``column`` is the cell's label, or a tuple of labels holding it (a trait, a list's element)."""
+    return lambda rows, label: rows[column].map(
+        lambda value: label in value if isinstance(value, tuple) else value == label
+    )
 
 
 def _every(rows: pd.DataFrame, _: str) -> pd.Series:
@@ -248,7 +274,7 @@ def _note(reason: str | None, group: pd.DataFrame) -> str:
 
 def _label_columns(records: list[dict[str, object]]) -> list[str]:
     """Model and prompt; the data where the rows hold more than one data set; the key where rows look alike."""
-    columns = ["model", "prompt"]
+    columns = ["model", "prompt", *(["judge"] if len({r["judge"] for r in records}) > 1 else [])]
     if len({str(r["data"]) for r in records}) > 1:
         columns.append("data")
     seen = [(r["model"], r["prompt"], r["data"]) for r in records]
@@ -394,16 +420,23 @@ def counts(scores: pd.DataFrame) -> Table:
     )
 
 
-def _by_generation(rows: pd.DataFrame, judge: JudgeKey | None) -> list[tuple[str, pd.DataFrame]]:
-    if judge is None or rows.empty:
+def _by_generation(
+    rows: pd.DataFrame, judges: Sequence[JudgeKey]
+) -> list[tuple[str, pd.DataFrame, JudgeKey]]:
+    if rows.empty:
         return []
-    mine = latest(select(rows, judge), ["generation", "judge", "judge_model"])
-    groups = [(str(g), frame) for g, frame in mine.groupby("generation", sort=False)]
+    groups = [
+        (str(g), frame, judge)
+        for judge in judges
+        for g, frame in latest(select(rows, judge), ["generation", "judge", "judge_model"]).groupby(
+            "generation", sort=False
+        )
+    ]
 
-    def order(item: tuple[str, pd.DataFrame]) -> tuple[str, str, tuple[int, str], str, str]:
+    def order(item: tuple[str, pd.DataFrame, JudgeKey]) -> tuple[object, ...]:
         first = item[1].iloc[0]
         model, prompt = str(first["model"]), str(first["prompt"])
-        return (model.lower(), model, _prompt_rank(prompt), str(first["data"]), item[0])
+        return (model.lower(), model, _prompt_rank(prompt), str(first["data"]), item[0], item[2].label)
 
     return sorted(groups, key=order)
 
@@ -421,10 +454,12 @@ def _counts(group: pd.DataFrame) -> dict[str, object]:
     }
 
 
-def _truncated_note(wide: list[dict[str, object]], groups: list[tuple[str, pd.DataFrame]]) -> tuple[str, ...]:
+def _truncated_note(
+    wide: list[dict[str, object]], groups: list[tuple[str, pd.DataFrame, JudgeKey]]
+) -> tuple[str, ...]:
     """The share of judged explanations cut at the token limit, when there is any."""
     cut = sum(int(str(record["truncated"])) for record in wide)
-    judged = sum(int((~group["error"]).sum()) for _, group in groups)
+    judged = sum(int((~group["error"]).sum()) for _, group, _ in groups)
     if not cut or not judged:
         return ()
     return (
