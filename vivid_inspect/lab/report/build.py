@@ -30,7 +30,7 @@ from vivid_inspect.lab.report.cards.human_files import (
 )
 from vivid_inspect.lab.report.cards.judge_card import CARD_FILE
 from vivid_inspect.lab.report.cards.summary import report_generations, summary_markdown
-from vivid_inspect.lab.report.reading.any_eval import group_column, group_rows
+from vivid_inspect.lab.report.reading.any_eval import group_rows
 from vivid_inspect.lab.report.reading.log_files import AUDIT, CLASSIFICATION_TASKS, NOT_GENERATIONS, SANITY
 from vivid_inspect.lab.report.reading.log_refs import LogRef
 from vivid_inspect.lab.report.reading.logs import LogSet, generations_in, one_line, read_logs
@@ -39,14 +39,7 @@ from vivid_inspect.lab.report.stats.alt_test import DEFAULT_EPSILON, epsilon_of
 from vivid_inspect.lab.report.stats.humans import human_means
 from vivid_inspect.lab.report.stats.repeats import first_repeat
 from vivid_inspect.lab.report.tables.corrected_tables import corrected_view
-from vivid_inspect.lab.report.tables.judges import (
-    choose_judge,
-    judge_keys,
-    judge_rows,
-    language_of,
-    select,
-    strategy_of,
-)
+from vivid_inspect.lab.report.tables.judges import choose_judge, judge_rows, language_of, select, strategy_of
 from vivid_inspect.lab.report.tables.paper_tables import comparisons
 from vivid_inspect.lab.report.tables.prompt_difference import prompt_differences
 from vivid_inspect.lab.report.tables.reliability import Reliability, build_reliability
@@ -252,7 +245,7 @@ def _build(
     humans = {str(entry.binding.generation): human_means(entry.file.scores) for entry in compared}
     t3, t4 = table3(first, chosen, why, humans), table4(first, chosen, why, humans)
     grouped = group_rows(first, groups) if groups else first
-    by_group = [group_table(grouped, judge_keys(first), key, group_column(key), humans) for key in groups]
+    by_group = [group_table(grouped, key, humans) for key in groups]
     if chosen is not None:
         mine = select(first, chosen)
         for entry in compared:

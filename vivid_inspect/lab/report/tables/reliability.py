@@ -22,7 +22,14 @@ from vivid_inspect.lab.report.stats.humans import human_means
 from vivid_inspect.lab.report.stats.repeats import first_repeat
 from vivid_inspect.lab.report.tables.consistency_table import consistency_table
 from vivid_inspect.lab.report.tables.judge_pairs import judge_differences, judge_pairs
-from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, latest, select, strategy_of
+from vivid_inspect.lab.report.tables.judges import (
+    JudgeKey,
+    judge_keys,
+    judgement_counts,
+    latest,
+    select,
+    strategy_of,
+)
 from vivid_inspect.lab.report.tables.reliability_rows import on_run, reliability_generation
 from vivid_inspect.lab.report.tables.render import Table
 from vivid_inspect.lab.report.tables.table1 import TABLE1_COLUMNS, build_table1
@@ -110,10 +117,7 @@ def _summary(rows: pd.DataFrame) -> Table:
     for key in judge_keys(deduped):
         mine = select(deduped, key)
         present = mine[~mine["error"]]
-        scored, unscored = int(present["value"].notna().sum()), int(present["value"].isna().sum())
-        refused = (
-            mine["refused"].eq(True) if "refused" in mine.columns else pd.Series(False, index=mine.index)
-        )
+        tally = judgement_counts(mine)
         mean = present["value"].mean()
         records.append(
             {
@@ -122,11 +126,8 @@ def _summary(rows: pd.DataFrame) -> Table:
                 "judge_model": key.model,
                 "generations": mine["generation"].nunique(),
                 "samples": len(mine),
-                "scored": scored,
-                "unscored": unscored,
-                "refused": int(refused.sum()),
-                "errors": int((mine["error"] & ~refused).sum()),
-                "parse_failure_rate": parse_failure_rate(scored, unscored),
+                **tally,
+                "parse_failure_rate": parse_failure_rate(tally["scored"], tally["unscored"]),
                 "retried": int(present["retried"].sum()),
                 "empty_answers": int((present["parse_status"] == "empty_answer").sum()),
                 "mean": None if math.isnan(mean) else float(mean),

@@ -25,10 +25,11 @@ from typing import cast
 
 import pandas as pd
 
+from vivid_inspect.lab.report.reading.any_eval import group_column
 from vivid_inspect.lab.report.reading.judged import VIVID_SCALE, Scale, item_key, scale_of
 from vivid_inspect.lab.report.stats.intervals import MIN_N_MEAN, mean_interval
 from vivid_inspect.lab.report.tables.corrected_tables import CORRECTED_COLUMNS, corrected_columns
-from vivid_inspect.lab.report.tables.judges import JudgeKey, latest, select
+from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, judgement_counts, latest, select
 from vivid_inspect.lab.report.tables.render import Table, estimate_text
 from vivid_inspect.taxonomy import THEME_NAMES, TRAIT_NAMES
 
@@ -127,22 +128,19 @@ def table4(rows: pd.DataFrame, judge: JudgeKey | None, why: str, humans: Humans 
     return _cell_table("table4_traits", title, rows, _one(judge), cells, notes, humans or {})
 
 
-def group_table(
-    rows: pd.DataFrame, judges: Sequence[JudgeKey], key: str, column: str, humans: Humans | None = None
-) -> Table:
+def group_table(rows: pd.DataFrame, key: str, humans: Humans | None = None) -> Table:
     """Mean judge score per generation, judge and label of one group (a sample metadata key the user named).
 
-    Tables 3 and 4 for any eval: the same cells, intervals and corrected columns.
+    Tables 3 and 4 for any eval: the same cells, intervals and corrected columns, for every judge.
 
     Args:
-        rows: Judge rows (first repeats) with the group column the adapter filled (a tuple of
-            labels per row, `vivid_inspect.lab.report.reading.any_eval.group_rows`).
-        judges: The judges, one row per generation and judge.
+        rows: Judge rows (first repeats) with the key's group column the adapter filled (a tuple
+            of labels per row, `vivid_inspect.lab.report.reading.any_eval.group_rows`).
         key: The metadata key, for the title and the file name.
-        column: The rows' column of its labels.
         humans: As for `table3`.
     """
-    labels = sorted({label for labelled in rows[column] for label in labelled}) if column in rows else []
+    column = group_column(key)
+    labels = sorted({label for labelled in rows[column] for label in labelled})
     cells: list[tuple[str, Where]] = [(label, _labelled(column)) for label in labels]
     notes = (
         "one row per generation and judge",
@@ -150,7 +148,8 @@ def group_table(
         _COUNTS_NOTE,
     )
     name = "group_" + re.sub(r"[^0-9A-Za-z_-]+", "_", key)
-    return _cell_table(name, f"Mean judge score (0-5) by {key}", rows, judges, cells, notes, humans or {})
+    title = f"Mean judge score (0-5) by {key}"
+    return _cell_table(name, title, rows, judge_keys(rows), cells, notes, humans or {})
 
 
 def _one(judge: JudgeKey | None) -> list[JudgeKey]:
@@ -254,10 +253,7 @@ def _cell(rows: pd.DataFrame, scale: Scale) -> tuple[dict[str, object], str | No
             "judge_mean_lo": interval.lo,
             "judge_mean_hi": interval.hi,
             "n_items": interval.n,
-            "unscored": int(present["value"].isna().sum()),
-            "refused": int(_refused(rows).sum()),
-            "errors": int((rows["error"] & ~_refused(rows)).sum()),
-            "truncated": _truncated(present),
+            **judgement_counts(rows),
         },
         interval.reason,
         {item_key(item): float(value) for item, value in per_item.items()},
@@ -383,8 +379,6 @@ def counts(scores: pd.DataFrame) -> Table:
     deduped = latest(frame, keys)
     records = []
     for values, group in deduped.groupby(keys, sort=True):
-        present = group[~group["error"]]
-        refused = _refused(group)
         held = group["held_by"].max() if "held_by" in group.columns else None
         records.append(
             dict(zip(keys, values, strict=True))
@@ -392,11 +386,7 @@ def counts(scores: pd.DataFrame) -> Table:
                 "logs": int(held) if held is not None and not pd.isna(held) else group["log"].nunique(),
                 "log": ", ".join(sorted(group["log"].astype(str).unique())),
                 "samples": len(group),
-                "scored": int(present["value"].notna().sum()),
-                "unscored": int(present["value"].isna().sum()),
-                "refused": int(refused.sum()),
-                "errors": int((group["error"] & ~refused).sum()),
-                "truncated": _truncated(present),
+                **judgement_counts(group),
                 "incomplete": bool((group["status"] != "success").any()),
             }
         )
@@ -443,14 +433,10 @@ def _by_generation(
 
 def _counts(group: pd.DataFrame) -> dict[str, object]:
     present = group[~group["error"]]
-    refused = _refused(group)
     return {
         "n": int(present.loc[present["value"].notna(), "id"].nunique()),
         "epochs": int(group["epoch"].nunique()),
-        "unscored": int(present["value"].isna().sum()),
-        "refused": int(refused.sum()),
-        "errors": int((group["error"] & ~refused).sum()),
-        "truncated": _truncated(present),
+        **judgement_counts(group),
     }
 
 
@@ -466,11 +452,6 @@ def _truncated_note(
         f"truncated: {cut} of {judged} judged explanations ({100 * cut / judged:.0f} %) were cut at the token "
         "limit; their scores judge a part of what the model meant to write",
     )
-
-
-def _truncated(rows: pd.DataFrame) -> int:
-    """Judgements (item x epoch) of explanations cut at the token limit (0 where not recorded)."""
-    return int(rows["truncated"].eq(True).sum()) if "truncated" in rows.columns else 0
 
 
 def _incomplete(group: pd.DataFrame) -> bool:
