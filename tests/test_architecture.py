@@ -4,6 +4,9 @@
   report imports nothing from the runner, the runner only the report's entry point;
 - the contract's names are defined once, in the contract module;
 - Inspect's private modules are imported by the adapter alone (:mod:`vivid_inspect.inspect_private`);
+- nothing below the report's adapters (its statistics, tables and cards) imports a VIVID benchmark
+  module (`BENCHMARK`): what VIVID-only tables need of the benchmark comes through VIVID's adapter
+  side, :mod:`vivid_inspect.lab.report.reading.vivid`, and the generation key through the contract;
 - no import cycle between modules, nor between packages, and no package importing one on a floor
   above its own (`FLOORS`), counting imports inside functions and type-only imports under
   ``if TYPE_CHECKING:`` (a type names the module it comes from as much as a call does).
@@ -83,6 +86,66 @@ def test_private_inspect_modules_only_through_the_adapter(path: Path) -> None:
         if m.startswith("inspect_ai") and any(p.startswith("_") for p in m.split("."))
     ]
     assert private == [], "import them through vivid_inspect.inspect_private, with the reason"
+
+
+BENCHMARK = (
+    "vivid_inspect.taxonomy",
+    "vivid_inspect.judge_id",
+    "vivid_inspect.log_contract",
+    "vivid_inspect.generation_key",
+    "vivid_inspect.sample_texts",
+    "vivid_inspect.data",
+    "vivid_inspect.scorers",
+    "vivid_inspect.solvers",
+    "vivid_inspect.tasks",
+    "vivid_inspect.baselines",
+)
+"""VIVID's benchmark modules (and packages): read by the report's adapters (``lab/report/reading``) only.
+
+Shared helpers of the core that know nothing of VIVID (``text``, ``bounds``) are not listed.
+"""
+BELOW_THE_ADAPTERS = ("lab/report/stats", "lab/report/tables", "lab/report/cards")
+"""No exception: the paper's tables, the audit cards and the choice of the paper's judge take the
+taxonomy, judge strategies and audit records from `vivid_inspect.lab.report.reading.vivid`."""
+
+
+def _core_imports(path: Path) -> Iterator[str]:
+    """Every module of the package a file imports, at any depth; ``from vivid_inspect import x`` names ``x``."""
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "vivid_inspect":
+            yield from (f"vivid_inspect.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module
+        elif isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+
+
+def _benchmark(module: str) -> bool:
+    return any(module == name or module.startswith(f"{name}.") for name in BENCHMARK)
+
+
+@pytest.mark.parametrize("path", [p for f in BELOW_THE_ADAPTERS for p in _modules(f)], ids=_rel)
+def test_nothing_below_the_adapters_imports_a_vivid_benchmark_module(path: Path) -> None:
+    assert [module for module in _core_imports(path) if _benchmark(module)] == []
+
+
+def test_the_benchmark_rule_sees_every_spelling(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from vivid_inspect import taxonomy, text\n"
+        "import vivid_inspect.judge_id\n"
+        "if TYPE_CHECKING:\n    from vivid_inspect.generation_key import Generation\n"
+        "def f():\n    from vivid_inspect.data.sources import hf_label\n"
+        "    from vivid_inspect.lab.report.reading.vivid import THEME_NAMES\n",
+        "utf-8",
+    )
+    assert [m for m in _core_imports(source) if _benchmark(m)] == [
+        "vivid_inspect.taxonomy",
+        "vivid_inspect.judge_id",
+        "vivid_inspect.generation_key",
+        "vivid_inspect.data.sources",
+    ]
 
 
 def _name(path: Path) -> str:

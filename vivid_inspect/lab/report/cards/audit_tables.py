@@ -24,8 +24,8 @@ from vivid_inspect.lab.audit.logs import probe_scores
 from vivid_inspect.lab.audit.probes import PROBES
 from vivid_inspect.lab.bounded_zip import Budget, max_inflated
 from vivid_inspect.lab.report.reading.log_files import read_header, read_summaries
+from vivid_inspect.lab.report.reading.vivid import AuditRecord, read_audit_record
 from vivid_inspect.lab.report.tables.render import Table
-from vivid_inspect.log_contract import AuditRecord, read_audit_record
 
 logger = logging.getLogger(__name__)
 

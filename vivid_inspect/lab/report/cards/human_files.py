@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from vivid_inspect.generation_key import Generation
 from vivid_inspect.lab.humans.binding import Binding, bind_generation
 from vivid_inspect.lab.humans.scores_file import (
     HumanScoresError,
@@ -29,7 +28,7 @@ from vivid_inspect.lab.humans.scores_file import (
     read_human_scores,
 )
 from vivid_inspect.lab.report.cards.judge_card import SINGLE, HumanLabels
-from vivid_inspect.lab.report.reading.judged import item_key
+from vivid_inspect.lab.report.reading.judged import Generation, item_key
 from vivid_inspect.lab.report.stats.draw_check import check_draw, how_drawn
 from vivid_inspect.lab.report.stats.humans import human_means
 from vivid_inspect.lab.report.stats.score_stats import sorted_ids

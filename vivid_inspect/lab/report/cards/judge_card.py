@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from vivid_inspect.judge_id import LLM_STRATEGIES
 from vivid_inspect.lab.report.cards.audit_tables import audited
 from vivid_inspect.lab.report.cards.summary import annotate_command, annotate_target, report_command
 from vivid_inspect.lab.report.reading.judged import VIVID_SCALE, Scale
+from vivid_inspect.lab.report.reading.vivid import LLM_STRATEGIES
 from vivid_inspect.lab.report.stats.agreement import agreement
 from vivid_inspect.lab.report.stats.alt_test import (
     BELOW_MINIMUM,

@@ -4,7 +4,8 @@ An adapter turns a log into score rows (`vivid_inspect.lab.report.reading.score_
 every statistic, table and card reads only the columns named here, whatever wrote the log.
 Two adapters fill them: VIVID's (its own tasks) and the generic one (any other Inspect log).
 
-- ``generation``: the generation's key (what was generated, by which model, from which data);
+- ``generation``: the generation's key (what was generated, by which model, from which data):
+  `Generation`'s ``key``, the one identity both adapters build and the floors above may name;
 - ``id``: the item's id, text or a whole number as Inspect recorded it (whole numbers keep their
   numeric order); ``epoch``: from 1;
 - ``judge`` and ``judge_model``: the judge's identity (``judge`` None: the row is not a judgement);
@@ -14,7 +15,8 @@ Two adapters fill them: VIVID's (its own tasks) and the generic one (any other I
   judged answer was cut at the token limit: kept and judged, counted apart);
 - ``scale``: the judge's `Scale` as its adapter declared it, or None: a range nobody declared
   is taken from the values seen (the judge's and the humans'), and the report says so (`scale_of`);
-- ``theme`` and ``traits``: optional group labels of the item (one group, and several).
+- ``theme`` and ``traits``: optional group labels of the item (one group, and several), and
+  ``group:KEY`` for each sample metadata key a user names (a tuple of labels, `any_eval.group_rows`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+
+from vivid_inspect.generation_key import Generation as Generation
 
 ITEM_COLUMNS = ("generation", "id", "epoch")
 JUDGEMENT_COLUMNS = ("judge", "judge_model", "value", "unscored", "refused", "error", "truncated", "scale")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JudgeId
+from vivid_inspect.lab.report.reading.vivid import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JudgeId
 from vivid_inspect.lab.report.tables.paper import paper_model
 from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT, mostly_unscored
 

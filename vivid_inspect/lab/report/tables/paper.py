@@ -20,7 +20,7 @@ from io import StringIO
 
 import pandas as pd
 
-from vivid_inspect.taxonomy import PAPER_HEADINGS
+from vivid_inspect.lab.report.reading.vivid import PAPER_HEADINGS
 
 PAPER_FILE = "paper_results.csv"
 PAPER_TABLES: tuple[str, ...] = ("table1", "table3", "table4", "table5")

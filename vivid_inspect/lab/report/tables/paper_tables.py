@@ -24,13 +24,12 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from vivid_inspect.data.sources import hf_label
 from vivid_inspect.lab.report.reading.log_refs import LogRef
+from vivid_inspect.lab.report.reading.vivid import DEFAULT_LANGUAGE, hf_label
 from vivid_inspect.lab.report.tables import paper
 from vivid_inspect.lab.report.tables.judges import PAPER_JUDGE, JudgeKey
 from vivid_inspect.lab.report.tables.render import Table
 from vivid_inspect.lab.report.tables.tables import AVERAGE, THEME_COLUMNS, TRAIT_COLUMNS
-from vivid_inspect.log_contract import DEFAULT_LANGUAGE
 
 PAPER_STRATEGY = "aspect"
 PAPER_ITEMS = 1636

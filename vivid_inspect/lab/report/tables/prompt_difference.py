@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from vivid_inspect.generation_key import Generation
+from vivid_inspect.lab.report.reading.judged import Generation
 from vivid_inspect.lab.report.stats.intervals import mean_difference_interval
 from vivid_inspect.lab.report.tables.judges import judge_keys, select
 from vivid_inspect.lab.report.tables.render import Table

@@ -23,9 +23,9 @@ from inspect_ai.model import ModelUsage
 from vivid_inspect.lab.bounded_zip import Budget, InflationError, check_size, max_inflated, read_members
 from vivid_inspect.lab.report.reading.log_files import json_samples
 from vivid_inspect.lab.report.reading.logs import LogRef, LogSet
+from vivid_inspect.lab.report.reading.vivid import GRADER_ROLE, PANEL_STRATEGY
 from vivid_inspect.lab.report.tables.render import Table
 from vivid_inspect.lab.usage_events import read_usage_record, scorer_usage
-from vivid_inspect.log_contract import GRADER_ROLE, PANEL_STRATEGY
 
 _COUNTED = ("calls", "cached_calls", "input_tokens", "output_tokens", "reasoning_tokens", "total_tokens")
 """The count columns, nullable integers (a log without usage leaves them empty)."""
