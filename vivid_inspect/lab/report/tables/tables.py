@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import cast
 
 import pandas as pd
@@ -91,8 +92,8 @@ TABLE5_COLUMNS = (
 TABLE5_CSV_EXTRA = ("data", "topic_generation", "traits_generation", "topic_log", "traits_log")
 Humans = Mapping[str, Mapping[int, float]]
 """Generation key to each labelled item's human score (its annotators' mean)."""
-Where = Callable[[pd.DataFrame, str], pd.Series]
-"""Which rows of a generation fall in a cell (a theme, a trait, or every row)."""
+Cells = list[tuple[str, str | None]]
+"""Each cell's label and the row column that holds it (a theme, traits, a group; None: every row)."""
 
 
 def table3(rows: pd.DataFrame, judge: JudgeKey | None, why: str, humans: Humans | None = None) -> Table:
@@ -105,11 +106,10 @@ def table3(rows: pd.DataFrame, judge: JudgeKey | None, why: str, humans: Humans 
         humans: Generation key to the human score of each labelled item (the mean over its
             annotators), for the generations human scores are bound to.
     """
-    cells: list[tuple[str, Where]] = [(theme, _labelled("theme")) for theme in THEME_COLUMNS]
-    cells.append((AVERAGE, _every))
+    cells: Cells = [*((theme, "theme") for theme in THEME_COLUMNS), (AVERAGE, None)]
     title = "Table 3: mean judge score (0-5) by theme"
     notes = (why, _COUNTS_NOTE, *_unknown_themes(rows, judge))
-    return _cell_table("table3_themes", title, rows, _one(judge), cells, notes, humans or {})
+    return _cell_table("table3_themes", title, rows, [judge] if judge else [], cells, notes, humans or {})
 
 
 def table4(rows: pd.DataFrame, judge: JudgeKey | None, why: str, humans: Humans | None = None) -> Table:
@@ -118,14 +118,14 @@ def table4(rows: pd.DataFrame, judge: JudgeKey | None, why: str, humans: Humans 
     An item counts toward each of its traits (sample metadata ``traits``), so the columns do not
     partition the items. Arguments and result as `table3`.
     """
-    cells: list[tuple[str, Where]] = [(trait, _labelled("traits")) for trait in TRAIT_COLUMNS]
+    cells: Cells = [(trait, "traits") for trait in TRAIT_COLUMNS]
     notes = (
         why,
         "an item counts toward each of its traits; items without a trait count toward none",
         _COUNTS_NOTE,
     )
     title = "Table 4: mean judge score (0-5) by complexity trait"
-    return _cell_table("table4_traits", title, rows, _one(judge), cells, notes, humans or {})
+    return _cell_table("table4_traits", title, rows, [judge] if judge else [], cells, notes, humans or {})
 
 
 def group_table(rows: pd.DataFrame, key: str, humans: Humans | None = None) -> Table:
@@ -141,7 +141,7 @@ def group_table(rows: pd.DataFrame, key: str, humans: Humans | None = None) -> T
     """
     column = group_column(key)
     labels = sorted({label for labelled in rows[column] for label in labelled})
-    cells: list[tuple[str, Where]] = [(label, _labelled(column)) for label in labels]
+    cells: Cells = [(label, column) for label in labels]
     notes = (
         "one row per generation and judge",
         f"an item counts toward each of its labels of {key} (each element of a list); items without it count toward none",
@@ -152,16 +152,12 @@ def group_table(rows: pd.DataFrame, key: str, humans: Humans | None = None) -> T
     return _cell_table(name, title, rows, judge_keys(rows), cells, notes, humans or {})
 
 
-def _one(judge: JudgeKey | None) -> list[JudgeKey]:
-    return [judge] if judge is not None else []
-
-
 def _cell_table(
     name: str,
     title: str,
     rows: pd.DataFrame,
     judges: Sequence[JudgeKey],
-    cells: list[tuple[str, Where]],
+    cells: Cells,
     notes: tuple[str, ...],
     humans: Humans,
 ) -> Table:
@@ -185,8 +181,8 @@ def _cell_table(
         text: dict[str, object] = dict(label, judge=judge.label)
         scale = scale_of(group, (humans.get(generation) or {}).values())
         scales.add(scale)
-        for cell, where in cells:
-            mine = group[where(group, cell).astype(bool).to_numpy()]
+        for cell, column in cells:
+            mine = group if column is None else group[group[column].map(partial(_holds, cell)).to_numpy(bool)]
             found, reason, per_item = _cell(mine, scale)
             corrected = corrected_columns(
                 per_item, humans.get(generation), set(map(item_key, mine["id"])), (scale.low, scale.high)
@@ -228,15 +224,9 @@ def scale_label(scales: set[Scale]) -> str:
     return labels.pop() if len(labels) == 1 else "on each judge's scale"
 
 
-def _labelled(column: str) -> Where:
-    """The rows whose ``column`` is the cell's label, or a tuple of labels holding it (a trait, a list's element)."""
-    return lambda rows, label: rows[column].map(
-        lambda value: label in value if isinstance(value, tuple) else value == label
-    )
-
-
-def _every(rows: pd.DataFrame, _: str) -> pd.Series:
-    return pd.Series(True, index=rows.index)
+def _holds(label: str, value: object) -> bool:
+    """Whether a row's group value is the label, or a tuple of labels holding it (a trait, a list's element)."""
+    return label in value if isinstance(value, tuple) else value == label
 
 
 def _cell(rows: pd.DataFrame, scale: Scale) -> tuple[dict[str, object], str | None, dict[int, float]]:
