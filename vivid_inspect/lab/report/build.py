@@ -245,7 +245,7 @@ def _build(
     humans = {str(entry.binding.generation): human_means(entry.file.scores) for entry in compared}
     t3, t4 = table3(first, chosen, why, humans), table4(first, chosen, why, humans)
     grouped = group_rows(first, groups) if groups else first
-    by_group = [group_table(grouped, key, humans) for key in groups]
+    by_group = [group_table(grouped, key, humans) for key in dict.fromkeys(groups)]  # a key named twice: once
     if chosen is not None:
         mine = select(first, chosen)
         for entry in compared:

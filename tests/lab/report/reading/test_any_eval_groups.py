@@ -210,6 +210,11 @@ def test_the_same_builder_fills_a_label_every_item_has_as_table_3s_average(folde
     assert cells["n_items"].sum() == average["n_items"] == ITEMS
 
 
+def test_a_key_named_twice_gives_one_table(folder: Path) -> None:
+    report = write_report(folder / "one", groups=["region", "region"], figures=False, formats="csv")
+    assert [table.name for table in report.tables].count("group_region") == 1
+
+
 def test_a_key_no_sample_has_is_one_line_naming_the_keys(
     folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
