@@ -89,6 +89,23 @@ def item_key(value: Hashable) -> Any:
     return int(text) if text.isdecimal() and str(int(text)) == text else value
 
 
+def judgement_counts(rows: pd.DataFrame) -> dict[str, int]:
+    """Judgements (item x epoch) scored, unscored (no readable score), refused, failed (no score) and truncated.
+
+    A refused value counts as refused, not as an error; ``refused`` and ``truncated`` count none
+    where the rows do not record them.
+    """
+    present = rows[~rows["error"]]
+    refused = rows["refused"].eq(True) if "refused" in rows.columns else pd.Series(False, index=rows.index)
+    return {
+        "scored": int(present["value"].notna().sum()),
+        "unscored": int(present["value"].isna().sum()),
+        "refused": int(refused.sum()),
+        "errors": int((rows["error"] & ~refused).sum()),
+        "truncated": int(present["truncated"].eq(True).sum()) if "truncated" in rows.columns else 0,
+    }
+
+
 def scale_of(rows: pd.DataFrame, others: Iterable[float] = ()) -> Scale:
     """The scale of one judge's rows: the declared one, else the range of the values seen.
 

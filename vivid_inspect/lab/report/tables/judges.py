@@ -180,23 +180,6 @@ def choose_judge(rows: pd.DataFrame, requested: str | None = None) -> tuple[Judg
     return best, f"Tables 3 and 4 use judge {best.label}: {why}"
 
 
-def judgement_counts(rows: pd.DataFrame) -> dict[str, int]:
-    """Judgements (item x epoch) scored, unscored (no readable score), refused, failed (no score) and truncated.
-
-    A refused value (`vivid_inspect.lab.report.reading.judged`) is counted as refused, not as an
-    error; ``refused`` and ``truncated`` count none where the rows do not record them.
-    """
-    present = rows[~rows["error"]]
-    refused = rows["refused"].eq(True) if "refused" in rows.columns else pd.Series(False, index=rows.index)
-    return {
-        "scored": int(present["value"].notna().sum()),
-        "unscored": int(present["value"].isna().sum()),
-        "refused": int(refused.sum()),
-        "errors": int((rows["error"] & ~refused).sum()),
-        "truncated": int(present["truncated"].eq(True).sum()) if "truncated" in rows.columns else 0,
-    }
-
-
 def _scored_counts(mine: pd.DataFrame) -> tuple[int, int, int]:
     """A judge's (model, prompt) rows with a readable score, its judged items and its scored ones."""
     mine = latest(mine, ["generation", "judge", "judge_model"])

@@ -16,20 +16,14 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
+from vivid_inspect.lab.report.reading.judged import judgement_counts
 from vivid_inspect.lab.report.stats.agreement import Agreement
 from vivid_inspect.lab.report.stats.consistency import parse_failure_rate
 from vivid_inspect.lab.report.stats.humans import human_means
 from vivid_inspect.lab.report.stats.repeats import first_repeat
 from vivid_inspect.lab.report.tables.consistency_table import consistency_table
 from vivid_inspect.lab.report.tables.judge_pairs import judge_differences, judge_pairs
-from vivid_inspect.lab.report.tables.judges import (
-    JudgeKey,
-    judge_keys,
-    judgement_counts,
-    latest,
-    select,
-    strategy_of,
-)
+from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, latest, select, strategy_of
 from vivid_inspect.lab.report.tables.reliability_rows import on_run, reliability_generation
 from vivid_inspect.lab.report.tables.render import Table
 from vivid_inspect.lab.report.tables.table1 import TABLE1_COLUMNS, build_table1

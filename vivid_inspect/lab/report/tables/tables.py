@@ -27,11 +27,11 @@ from typing import cast
 import pandas as pd
 
 from vivid_inspect.lab.report.reading.any_eval import group_column
-from vivid_inspect.lab.report.reading.judged import VIVID_SCALE, Scale, item_key, scale_of
+from vivid_inspect.lab.report.reading.judged import VIVID_SCALE, Scale, item_key, judgement_counts, scale_of
 from vivid_inspect.lab.report.reading.vivid import THEME_NAMES, TRAIT_NAMES
 from vivid_inspect.lab.report.stats.intervals import MIN_N_MEAN, mean_interval
 from vivid_inspect.lab.report.tables.corrected_tables import CORRECTED_COLUMNS, corrected_columns
-from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, judgement_counts, latest, select
+from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, latest, select
 from vivid_inspect.lab.report.tables.render import Table, estimate_text
 
 # Table 3's column for each theme: the taxonomy's names, as in the task metrics and the viewer.
