@@ -146,13 +146,7 @@ def check_models(task: str, *, judge: bool = False, judge_model: str | Model | N
     wrong = _wrong_generator(generator)
     if wrong:
         problems.append(wrong)
-    called = [
-        _Called(
-            generator,
-            f"the model {generator} (--model)",
-            "Fix the model's server, URL or key.",
-        )
-    ]
+    called = [_Called(generator, f"the model {generator} (--model)", "Fix the model's server, URL or key.")]
     if judge:
         grader, who, reason = _judge(judge_model)
         if grader is None:

@@ -52,11 +52,7 @@ from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JudgeId, 
 from vivid_inspect.log_contract import GRADER_ROLE, is_item_sample, sample_idiom, sample_meaning
 from vivid_inspect.reply_retries import NO_CHOICES, has_no_choices, retry_cache, retry_unreadable
 from vivid_inspect.scorers.judge_metrics import RETRIES_KEY, judge_metrics
-from vivid_inspect.scorers.judge_parse import (
-    JUDGE_PARSER_VERSION,
-    JudgeParse,
-    parse_judge_score,
-)
+from vivid_inspect.scorers.judge_parse import JUDGE_PARSER_VERSION, JudgeParse, parse_judge_score
 from vivid_inspect.scorers.judge_prompts import (
     ASPECT,
     COT,

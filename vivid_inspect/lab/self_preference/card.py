@@ -320,10 +320,7 @@ class SelfPreferenceCard:
         return "\n".join(lines).rstrip("\n") + "\n"
 
     def _judges_table(self) -> list[str]:
-        lines = [
-            "| judge | leniency | scale [95 % CI] | noise |",
-            "|---|---:|---:|---:|",
-        ]
+        lines = ["| judge | leniency | scale [95 % CI] | noise |", "|---|---:|---:|---:|"]
         for fit in self.judge_fits:
             ci = "" if fit.scale_low is None else f" [{fit.scale_low:.2f}, {fit.scale_high:.2f}]"
             lines.append(f"| {_md(fit.label)} | {fit.leniency:.2f} | {fit.scale:.2f}{ci} | {fit.noise:.2f} |")
@@ -333,10 +330,7 @@ class SelfPreferenceCard:
         header = [title, *(f"{g.label} ({g.family or 'unknown'})" for g in self.generators)]
         if means:
             header.append("judge mean")
-        lines = [
-            "| " + " | ".join(_md(h) for h in header) + " |",
-            "|---" + "|---:" * (len(header) - 1) + "|",
-        ]
+        lines = ["| " + " | ".join(_md(h) for h in header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
         for judge in self.judges:
             row = [self.cell(judge.label, g.label) for g in self.generators]
             cells = [text(cell) for cell in row]
