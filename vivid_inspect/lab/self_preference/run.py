@@ -77,22 +77,6 @@ folders of no self-preference were flagged 4.2-5.8 % of the time at 20; at 30, 9
 _ABOVE_ZERO = 1e-6
 _SHOWN = 4  # cells named in a message
 
-__all__ = [
-    "MIN_ITEMS",
-    "CellResult",
-    "GeneratorFit",
-    "JudgeFit",
-    "Participant",
-    "SelfPreferenceCard",
-    "SelfPreferenceError",
-    "estimate",
-    "from_frame",
-    "holm_levels",
-    "linked",
-    "run_self_preference",
-    "spec_families",
-    "with_generations",
-]
 
 Item = Hashable
 Scores = Mapping[tuple[str, str], Mapping[Item, float]]
