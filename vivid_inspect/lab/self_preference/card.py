@@ -259,7 +259,7 @@ class SelfPreferenceCard:
         if self.flagged:
             lines += [
                 f"**Flagged**: {cell.judge} scores {cell.generator}, of its own family, "
-                f"{_signed(cell.excess)} [{_signed(cell.flag_low)}, {_signed(cell.flag_high)}] "
+                f"{signed_text(cell.excess)} [{signed_text(cell.flag_low)}, {signed_text(cell.flag_high)}] "
                 "above what its leniency, its scale and the generator's quality predict."
                 for cell in self.flagged
             ]
@@ -382,15 +382,16 @@ class SelfPreferenceCard:
 
 
 def _excess_text(cell: CellResult, joint: bool) -> str:
-    ci = "" if cell.ci_low is None else f" [{_signed(cell.ci_low)}, {_signed(cell.ci_high)}]"
+    ci = "" if cell.ci_low is None else f" [{signed_text(cell.ci_low)}, {signed_text(cell.ci_high)}]"
     marks = " own" if cell.own_family else "" if cell.in_fit else " unknown"
     if joint and cell.flag_low is not None:
-        marks += f" [{_signed(cell.flag_low)}, {_signed(cell.flag_high)}]"
+        marks += f" [{signed_text(cell.flag_low)}, {signed_text(cell.flag_high)}]"
     marks += " FLAGGED" if cell.flagged else ""
-    return f"{_signed(cell.excess)}{ci}{marks}"
+    return f"{signed_text(cell.excess)}{ci}{marks}"
 
 
-def _signed(value: float | None) -> str:
+def signed_text(value: float | None) -> str:
+    """A signed value with two decimals (``+0.42``; ``+0.00``, never ``-0.00``), ``n/a`` for None or NaN."""
     if value is None or math.isnan(value):
         return "n/a"
     text = f"{value:+.2f}"
