@@ -22,6 +22,7 @@ from vivid_inspect.lab.audit.plot import render_png
 from vivid_inspect.lab.audit.verdicts import (
     CONTROL,
     DEFAULT_THRESHOLDS,
+    EXPECTS,
     INVARIANCE,
     OWN_SCORE,
     PSEUDO_ITEMS,
@@ -60,16 +61,6 @@ THRESHOLD_USES: dict[str, str] = {
     "confidence": "level of every interval",
 }
 """What each threshold decides, one line each, for the card and the docs."""
-
-_EXPECTS = {
-    "repeat": "same as `{c}`, asked again",
-    "high": "high",
-    "same": "same as `{c}`",
-    "lower": "lower than `{c}`",
-    "not_higher": "not higher than `{c}`",
-    "at_most_1": "at most 1",
-    "within_1": "within 1 of `{c}`",
-}
 
 
 @dataclass(frozen=True)
@@ -187,9 +178,7 @@ class AuditCard:
 
     def _row(self, r: ProbeResult) -> str:
         own = r.expectation in OWN_SCORE
-        expects = (
-            f"{_EXPECTS[r.expectation].format(c=r.comparison)} ({bound_text(r.expectation, self.thresholds)})"
-        )
+        expects = f"{EXPECTS[r.expectation].format(c=f'`{r.comparison}`')} ({bound_text(r.expectation, self.thresholds)})"
         mean = _num(r.mean)
         if own:
             mean = f"**{mean}** [{_num(r.mean_ci_low)}, {_num(r.mean_ci_high)}]"
