@@ -276,19 +276,12 @@ class AuditCard:
         Returns:
             File name -> the path written, in `FILES` order.
         """
-        contents: dict[str, str | bytes] = {
-            "audit.md": self.markdown(),
-            "audit.csv": self.csv_text(),
-            "audit_shifts.png": self.png(),
-        }
+        contents: tuple[str | bytes, ...] = (self.markdown(), self.csv_text(), self.png())
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
-        written = {}
-        for name in FILES:
-            path = out_dir / name
-            write_atomic(path, contents[name])
-            written[name] = path
-        return written
+        for name, content in zip(FILES, contents, strict=True):
+            write_atomic(out_dir / name, content)
+        return {name: out_dir / name for name in FILES}
 
 
 def build_card(
