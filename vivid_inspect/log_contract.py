@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -56,6 +56,7 @@ from vivid_inspect.sample_texts import sample_idiom as sample_idiom
 from vivid_inspect.sample_texts import sample_meaning as sample_meaning
 
 logger = logging.getLogger(__name__)
+_R = TypeVar("_R", bound=BaseModel)
 
 VIVID_JUDGE_KEY = "vivid_judge"
 """Eval metadata key holding the `JudgedRecord` of a judged log."""
@@ -154,13 +155,18 @@ def read_judged_record(metadata: dict[str, Any] | None) -> JudgedRecord | None:
         The record; None when the log carries none, or one that does not fit the contract (such a
         log is read as a plain log, and the reason is logged).
     """
-    value = (metadata or {}).get(VIVID_JUDGE_KEY)
+    return _record(metadata, VIVID_JUDGE_KEY, JudgedRecord)
+
+
+def _record(metadata: dict[str, Any] | None, key: str, model: type[_R]) -> _R | None:
+    """The record under ``key`` of a log's eval metadata; None when absent or malformed (logged)."""
+    value = (metadata or {}).get(key)
     if not isinstance(value, dict):
         return None
     try:
-        return JudgedRecord.model_validate(value)
+        return model.model_validate(value)
     except ValidationError as error:
-        logger.info("ignoring a malformed %s record: %s", VIVID_JUDGE_KEY, error)
+        logger.info("ignoring a malformed %s record: %s", key, error)
         return None
 
 
@@ -212,14 +218,7 @@ class AuditRecord(BaseModel):
 
 def read_audit_record(metadata: dict[str, Any] | None) -> AuditRecord | None:
     """The audit record in a log's eval metadata; None when there is none or it is malformed."""
-    value = (metadata or {}).get(VIVID_AUDIT_KEY)
-    if not isinstance(value, dict):
-        return None
-    try:
-        return AuditRecord.model_validate(value)
-    except ValidationError as error:
-        logger.info("ignoring a malformed %s record: %s", VIVID_AUDIT_KEY, error)
-        return None
+    return _record(metadata, VIVID_AUDIT_KEY, AuditRecord)
 
 
 def is_audit_log(tags: list[str] | None, metadata: dict[str, Any] | None) -> bool:
@@ -314,13 +313,10 @@ def read_leakage_record(metadata: dict[str, Any] | None) -> LeakageRecord:
     Returns:
         The record (empty when nothing was left out).
     """
+    record = _record(metadata, LEAKAGE_KEY, LeakageRecord)
+    if record is not None:
+        return record
     metadata = metadata or {}
-    value = metadata.get(LEAKAGE_KEY)
-    if isinstance(value, dict):
-        try:
-            return LeakageRecord.model_validate(value)
-        except ValidationError as error:
-            logger.info("ignoring a malformed %s record: %s", LEAKAGE_KEY, error)
     entries = []
     for key, shown_as in (
         ("left_out_ids", "demonstration"),

@@ -114,11 +114,7 @@ def retry_cache(cache: bool | CachePolicy | None, scope: int) -> bool | CachePol
 
 
 async def retry_unreadable(
-    attempt: Callable[[int], Awaitable[T]],
-    *,
-    model: Any,
-    max_retries: int | None,
-    timeout: float | None,
+    attempt: Callable[[int], Awaitable[T]], *, model: Any, max_retries: int | None, timeout: float | None
 ) -> T:
     """Run ``attempt`` until its reply can be read, within the call limits.
 

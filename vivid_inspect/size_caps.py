@@ -15,9 +15,12 @@ size (``bench/input_size.py`` measures it). The caps, with their defaults:
 
 from __future__ import annotations
 
+import io
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import BinaryIO
 
 _SIZE = re.compile(r"(?P<number>[0-9]+)\s*(?P<unit>[kKmMgG]?)(?:i?[bB])?")
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
@@ -65,6 +68,30 @@ class SizeCap:
             f"{_bytes(size)}, over the {_bytes(limit)} {article} {self.what} may hold; is this the right file? "
             f"(set {self.env} to read a larger one)"
         )
+
+
+class Capped(io.RawIOBase):
+    """A file read through, refused once more than ``limit`` bytes have come (it grew meanwhile).
+
+    Args:
+        handle: The open file.
+        limit: The cap in force.
+        refused: The error to raise, given the bytes read so far.
+    """
+
+    def __init__(self, handle: BinaryIO, limit: int, refused: Callable[[int], Exception]) -> None:
+        self._handle, self._limit, self._refused, self._read = handle, limit, refused, 0
+
+    def readable(self) -> bool:  # noqa: D102 - io.RawIOBase's
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]  # noqa: D102
+        data = self._handle.read(len(buffer))
+        buffer[: len(data)] = data
+        self._read += len(data)
+        if self._read > self._limit:
+            raise self._refused(self._read)
+        return len(data)
 
 
 def _bytes(size: int) -> str:

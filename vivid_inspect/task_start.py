@@ -30,13 +30,10 @@ import difflib
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import suppress
 from dataclasses import dataclass
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.model import Model, get_model, model_roles
-from rich.errors import MarkupError
-from rich.text import Text
 
 from vivid_inspect.baselines.model import BaselineModel, closest
 from vivid_inspect.endpoints import Probe, ask_each, probe_for, probe_timeout, provider, unlisted
@@ -51,6 +48,7 @@ from vivid_inspect.inspect_private import (
 )
 from vivid_inspect.log_contract import GRADER_ROLE, sample_idiom
 from vivid_inspect.scorers.judge import DEFAULT_JUDGE_MODEL
+from vivid_inspect.text import unmarked
 
 PREFLIGHT_ENV = "VIVID_PREFLIGHT"
 """``VIVID_PREFLIGHT=0`` skips the check."""
@@ -88,10 +86,7 @@ def evaluated_model() -> Model | None:
 
 def _plain(error: BaseException) -> str:
     # Inspect's prerequisite messages carry rich markup ("[bold]OPENAI_API_KEY[/bold]").
-    text = str(getattr(error, "message", None) or error)
-    with suppress(MarkupError):  # text that is not valid markup reads as it is
-        text = Text.from_markup(text).plain
-    text = " ".join(text.split())
+    text = unmarked(str(getattr(error, "message", None) or error))
     return text.removeprefix("ERROR: ").removeprefix("Unable to initialise OpenAI client ")
 
 
@@ -146,13 +141,7 @@ def check_models(task: str, *, judge: bool = False, judge_model: str | Model | N
     wrong = _wrong_generator(generator)
     if wrong:
         problems.append(wrong)
-    called = [
-        _Called(
-            generator,
-            f"the model {generator} (--model)",
-            "Fix the model's server, URL or key.",
-        )
-    ]
+    called = [_Called(generator, f"the model {generator} (--model)", "Fix the model's server, URL or key.")]
     if judge:
         grader, who, reason = _judge(judge_model)
         if grader is None:

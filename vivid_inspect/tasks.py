@@ -262,11 +262,7 @@ def _classification(kind: ClassifyKind, shots: int, data: str | None, leakage_th
 
 
 def _check_start(
-    task: str,
-    loaded: VividData,
-    data: str | None,
-    judges: Sequence[str] = (),
-    judge_model: str | None = None,
+    task: str, loaded: VividData, data: str | None, judges: Sequence[str] = (), judge_model: str | None = None
 ) -> None:
     """The task-start check (`vivid_inspect.task_start`), once the arguments and data are good.
 

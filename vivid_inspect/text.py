@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import unicodedata
 from collections import Counter
@@ -55,6 +56,19 @@ def printable(text: object, *, lines: bool = False) -> str:
     """
     pattern = _UNPRINTABLE_IN_LINES if lines else _UNPRINTABLE
     return pattern.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), str(text))
+
+
+def unmarked(text: str) -> str:
+    """Inspect's message as plain text on one line: its rich markup (``[bold]KEY[/bold]``) rendered.
+
+    Text that is not valid markup reads as it is.
+    """
+    from rich.errors import MarkupError
+    from rich.text import Text
+
+    with contextlib.suppress(MarkupError):
+        text = Text.from_markup(text).plain
+    return " ".join(text.split())
 
 
 def has_lone_surrogate(text: str) -> bool:

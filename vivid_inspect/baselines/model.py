@@ -21,14 +21,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from inspect_ai.model import (
-    ChatMessage,
-    ChatMessageUser,
-    GenerateConfig,
-    ModelAPI,
-    ModelOutput,
-    ModelUsage,
-)
+from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, ModelAPI, ModelOutput, ModelUsage
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from vivid_inspect.baselines.answers import BASELINES, BaselineAnswers
@@ -149,11 +142,7 @@ class BaselineModel(ModelAPI):
         return [idiom for idiom in idioms if nfc(idiom.strip()) not in self.items]
 
     async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
+        self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
     ) -> ModelOutput:
         """Answer from the data (a baseline) or grade by chrF (``vivid/chrf``), counting words."""
         prompt = "\n\n".join(message.text for message in input if isinstance(message, ChatMessageUser))

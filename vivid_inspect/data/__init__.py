@@ -20,12 +20,7 @@ from vivid_inspect.data.csv_format import (
     parse_vivid_file,
 )
 from vivid_inspect.data.digest import DIGEST_KEY, ITEMS_KEY, items_digest
-from vivid_inspect.data.leakage import (
-    NEAR_DUPLICATE_THRESHOLD,
-    check_threshold,
-    resemblance,
-    shown_idioms,
-)
+from vivid_inspect.data.leakage import NEAR_DUPLICATE_THRESHOLD, check_threshold, resemblance, shown_idioms
 from vivid_inspect.data.normalise import idiom_key, unify_tone_marks
 from vivid_inspect.data.prevalence import warn_if_contradicted
 from vivid_inspect.data.sources import (

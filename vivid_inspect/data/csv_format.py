@@ -22,6 +22,7 @@ import numpy as np
 
 from vivid_inspect.data.normalise import idiom_key
 from vivid_inspect.redact import excerpt
+from vivid_inspect.size_caps import Capped
 from vivid_inspect.taxonomy import THEME_BY_CODE, TRAIT_BY_CODE
 from vivid_inspect.text import nfc
 
@@ -129,8 +130,11 @@ def parse_vivid_file(path: Path, source: str, limit: int) -> list[VividItem]:
     with path.open("rb") as handle:
         head = handle.read(4096)
         handle.seek(0)
+        capped = Capped(
+            handle, limit, lambda _: VividDataError(f"{source}: grew past {limit:,} bytes while it was read")
+        )
         try:
-            found = _parse(io.BufferedReader(_Capped(handle, source, limit), 1 << 16), limit, head, source)
+            found = _parse(io.BufferedReader(capped, 1 << 16), limit, head, source)
         except UnicodeDecodeError:
             handle.seek(0)
             _decode(
@@ -138,24 +142,6 @@ def parse_vivid_file(path: Path, source: str, limit: int) -> list[VividItem]:
             )  # raises, naming the line and byte (an error: memory is no concern)
             raise
     return _checked(found, source)
-
-
-class _Capped(io.RawIOBase):
-    """A file read through, refused once more than ``limit`` bytes have come (it grew meanwhile)."""
-
-    def __init__(self, handle: BinaryIO, source: str, limit: int) -> None:
-        self._handle, self._source, self._limit, self._read = handle, source, limit, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        data = self._handle.read(len(buffer))
-        buffer[: len(data)] = data
-        self._read += len(data)
-        if self._read > self._limit:
-            raise VividDataError(f"{self._source}: grew past {self._limit:,} bytes while it was read")
-        return len(data)
 
 
 def _checked(found: tuple[list[VividItem], list[str], int], source: str) -> list[VividItem]:

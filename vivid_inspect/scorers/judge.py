@@ -52,17 +52,10 @@ from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JudgeId, 
 from vivid_inspect.log_contract import GRADER_ROLE, is_item_sample, sample_idiom, sample_meaning
 from vivid_inspect.reply_retries import NO_CHOICES, has_no_choices, retry_cache, retry_unreadable
 from vivid_inspect.scorers.judge_metrics import RETRIES_KEY, judge_metrics
-from vivid_inspect.scorers.judge_parse import (
-    JUDGE_PARSER_VERSION,
-    JudgeParse,
-    parse_judge_score,
-)
+from vivid_inspect.scorers.judge_parse import JUDGE_PARSER_VERSION, JudgeParse, parse_judge_score
 from vivid_inspect.scorers.judge_prompts import (
-    ASPECT,
-    COT,
-    DEMONSTRATION,
     JUDGE_PROMPT_VERSION,
-    ZERO_SHOT,
+    TEMPLATES,
     judge_template,
     render_judge_prompt,
     retry_turn,
@@ -113,10 +106,8 @@ class JudgeStrategy:
 # Bare-score strategies get the paper's budget (temperature 0, 10 tokens: enough for "Điểm: 4");
 # CoT needs room to reason before its score line.
 STRATEGIES: dict[str, JudgeStrategy] = {
-    "zero_shot": JudgeStrategy("zero_shot", ZERO_SHOT, reasoning=False, max_tokens=10),
-    "demonstration": JudgeStrategy("demonstration", DEMONSTRATION, reasoning=False, max_tokens=10),
-    "cot": JudgeStrategy("cot", COT, reasoning=True, max_tokens=1024),
-    "aspect": JudgeStrategy("aspect", ASPECT, reasoning=False, max_tokens=10),
+    name: JudgeStrategy(name, template, reasoning=name == "cot", max_tokens=1024 if name == "cot" else 10)
+    for name, template in TEMPLATES.items()
 }
 
 

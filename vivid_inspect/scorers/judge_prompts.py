@@ -100,13 +100,17 @@ What the judge's verdict is, for every template (docs/judges.md, "Verdict gramma
 """The verdict grammar: what the parser reads as the judge's score, and what the templates ask for."""
 
 # Placeholders filled by render_judge_prompt(); every other brace in a template is doubled.
-_RUBRIC = """Thang điểm (số nguyên từ 0 đến 5), đo mức độ lời giải thích khớp với nghĩa chuẩn:
-- 5: Khớp hoàn toàn: đúng nghĩa cốt lõi, đủ ý, đúng sắc thái.
-- 4: Đúng nghĩa cốt lõi, chỉ thiếu hoặc lệch một chi tiết nhỏ.
-- 3: Đúng phần lớn nghĩa nhưng thiếu một ý quan trọng hoặc sai sắc thái.
-- 2: Chỉ đúng một phần nhỏ; phần còn lại mơ hồ, thiếu hoặc sai.
-- 1: Gần như sai hoàn toàn, chỉ liên quan rất xa tới nghĩa chuẩn.
-- 0: Sai nghĩa, không liên quan, bỏ trống hoặc từ chối trả lời."""
+RUBRIC_TITLE = "Thang điểm (số nguyên từ 0 đến 5), đo mức độ lời giải thích khớp với nghĩa chuẩn:"
+RUBRIC_LEVELS: dict[int, str] = {
+    5: "Khớp hoàn toàn: đúng nghĩa cốt lõi, đủ ý, đúng sắc thái.",
+    4: "Đúng nghĩa cốt lõi, chỉ thiếu hoặc lệch một chi tiết nhỏ.",
+    3: "Đúng phần lớn nghĩa nhưng thiếu một ý quan trọng hoặc sai sắc thái.",
+    2: "Chỉ đúng một phần nhỏ; phần còn lại mơ hồ, thiếu hoặc sai.",
+    1: "Gần như sai hoàn toàn, chỉ liên quan rất xa tới nghĩa chuẩn.",
+    0: "Sai nghĩa, không liên quan, bỏ trống hoặc từ chối trả lời.",
+}
+"""The Vietnamese rubric's levels, 5 down to 0 (under `RUBRIC_TITLE`); the annotation page shows the same."""
+_RUBRIC = "\n".join([RUBRIC_TITLE, *(f"- {score}: {text}" for score, text in RUBRIC_LEVELS.items())])
 
 _ROLE = (
     "Bạn là giám khảo am hiểu tiếng Việt và văn hoá dân gian Việt Nam. Nhiệm vụ của bạn là chấm "
@@ -198,13 +202,19 @@ Viết phần suy luận ngắn gọn; khi trích lời của bài làm, hãy đ
 trong đó N là số nguyên từ 0 đến 5. Không đặt dòng này trong dấu ngoặc kép, khối mã hay trích dẫn, và không viết gì sau dòng này."""
 """Step-by-step reasoning, then a final ``Điểm: N`` line."""
 
+ASPECT_CRITERIA: tuple[str, ...] = (
+    "Tiêu chí 1 (độ chính xác của nghĩa cốt lõi): lời giải thích có nắm đúng nghĩa chính của câu không (nghĩa bóng nếu câu có nghĩa bóng, nghĩa đen nếu câu chỉ mang nghĩa đen)? Nếu tiêu chí này bị 0 điểm, tức là sai nghĩa cốt lõi, thì điểm tổng thể bắt buộc là 0, dù lời văn trôi chảy hay các tiêu chí khác tốt đến đâu.",
+    "Tiêu chí 2 (tính đầy đủ): lời giải thích có bao quát các ý chính của nghĩa chuẩn không, có thêm điều bịa đặt không?",
+    "Tiêu chí 3 (sắc thái văn hoá và ngữ dụng): có giữ đúng sắc thái của câu (chê trách, mỉa mai, khuyên răn, ca ngợi...) và bối cảnh văn hoá (kinh nghiệm nhà nông, phong tục, từ Hán Việt, từ cổ) không?",
+    "Tiêu chí 4 (khớp với cách hiểu của người bản ngữ): một người Việt am hiểu có hiểu câu này đúng như lời giải thích không?",
+)
+"""The aspect-based judge's four criteria, in its Vietnamese template's order; the annotation page shows the same."""
+_CRITERIA = "\n".join(f"- {criterion}" for criterion in ASPECT_CRITERIA)
+
 ASPECT = f"""{_ROLE}
 
 Hãy xét lời giải thích theo bốn tiêu chí sau, rồi cho một điểm tổng thể về mức độ giống với nghĩa chuẩn.
-- Tiêu chí 1 (độ chính xác của nghĩa cốt lõi): lời giải thích có nắm đúng nghĩa chính của câu không (nghĩa bóng nếu câu có nghĩa bóng, nghĩa đen nếu câu chỉ mang nghĩa đen)? Nếu tiêu chí này bị 0 điểm, tức là sai nghĩa cốt lõi, thì điểm tổng thể bắt buộc là 0, dù lời văn trôi chảy hay các tiêu chí khác tốt đến đâu.
-- Tiêu chí 2 (tính đầy đủ): lời giải thích có bao quát các ý chính của nghĩa chuẩn không, có thêm điều bịa đặt không?
-- Tiêu chí 3 (sắc thái văn hoá và ngữ dụng): có giữ đúng sắc thái của câu (chê trách, mỉa mai, khuyên răn, ca ngợi...) và bối cảnh văn hoá (kinh nghiệm nhà nông, phong tục, từ Hán Việt, từ cổ) không?
-- Tiêu chí 4 (khớp với cách hiểu của người bản ngữ): một người Việt am hiểu có hiểu câu này đúng như lời giải thích không?
+{_CRITERIA}
 
 {_RUBRIC}
 

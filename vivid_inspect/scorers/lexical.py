@@ -17,16 +17,7 @@ import bisect
 from typing import Literal
 
 import numpy as np
-from inspect_ai.scorer import (
-    Metric,
-    SampleScore,
-    Score,
-    Scorer,
-    Target,
-    Value,
-    metric,
-    scorer,
-)
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value, metric, scorer
 from inspect_ai.solver import TaskState
 from sacrebleu.metrics import CHRF
 

@@ -15,11 +15,7 @@ from vivid_inspect.text import nfc
 TaskKind = Literal["explain", "topic", "traits"]
 
 ITEM_LABEL = "Thành ngữ/tục ngữ"
-ANSWER_TAGS: dict[TaskKind, str] = {
-    "explain": "Giải thích:",
-    "topic": "Chủ đề:",
-    "traits": "Đặc điểm:",
-}
+ANSWER_TAGS: dict[TaskKind, str] = {"explain": "Giải thích:", "topic": "Chủ đề:", "traits": "Đặc điểm:"}
 
 _ITEM = re.compile(rf"^{re.escape(ITEM_LABEL)}: «(?P<idiom>[^«»\n]+)»[ \t]*\n(?P<tag>[^\n]*)", re.MULTILINE)
 

@@ -22,6 +22,7 @@ from vivid_inspect.lab.audit.plot import render_png
 from vivid_inspect.lab.audit.verdicts import (
     CONTROL,
     DEFAULT_THRESHOLDS,
+    EXPECTS,
     INVARIANCE,
     OWN_SCORE,
     PSEUDO_ITEMS,
@@ -60,16 +61,6 @@ THRESHOLD_USES: dict[str, str] = {
     "confidence": "level of every interval",
 }
 """What each threshold decides, one line each, for the card and the docs."""
-
-_EXPECTS = {
-    "repeat": "same as `{c}`, asked again",
-    "high": "high",
-    "same": "same as `{c}`",
-    "lower": "lower than `{c}`",
-    "not_higher": "not higher than `{c}`",
-    "at_most_1": "at most 1",
-    "within_1": "within 1 of `{c}`",
-}
 
 
 @dataclass(frozen=True)
@@ -187,9 +178,7 @@ class AuditCard:
 
     def _row(self, r: ProbeResult) -> str:
         own = r.expectation in OWN_SCORE
-        expects = (
-            f"{_EXPECTS[r.expectation].format(c=r.comparison)} ({bound_text(r.expectation, self.thresholds)})"
-        )
+        expects = f"{EXPECTS[r.expectation].format(c=f'`{r.comparison}`')} ({bound_text(r.expectation, self.thresholds)})"
         mean = _num(r.mean)
         if own:
             mean = f"**{mean}** [{_num(r.mean_ci_low)}, {_num(r.mean_ci_high)}]"
@@ -287,19 +276,12 @@ class AuditCard:
         Returns:
             File name -> the path written, in `FILES` order.
         """
-        contents: dict[str, str | bytes] = {
-            "audit.md": self.markdown(),
-            "audit.csv": self.csv_text(),
-            "audit_shifts.png": self.png(),
-        }
+        contents: tuple[str | bytes, ...] = (self.markdown(), self.csv_text(), self.png())
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
-        written = {}
-        for name in FILES:
-            path = out_dir / name
-            write_atomic(path, contents[name])
-            written[name] = path
-        return written
+        for name, content in zip(FILES, contents, strict=True):
+            write_atomic(out_dir / name, content)
+        return {name: out_dir / name for name in FILES}
 
 
 def build_card(

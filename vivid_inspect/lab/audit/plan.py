@@ -167,13 +167,7 @@ def make_audit_plan(
             calls += 1
     roles = [
         RoleCalls(
-            "grader",
-            judge,
-            calls,
-            calls * (1 + retries),
-            prompt_tokens,
-            spec.max_tokens * calls,
-            price,
+            "grader", judge, calls, calls * (1 + retries), prompt_tokens, spec.max_tokens * calls, price
         )
     ]
     if prepared.translated and translator is not None and ENGLISH in prepared.probes:

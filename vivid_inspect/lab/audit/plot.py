@@ -18,7 +18,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from vivid_inspect.lab.audit.verdicts import OWN_SCORE, ProbeResult, share_text
+from vivid_inspect.lab.audit.verdicts import EXPECTS, OWN_SCORE, ProbeResult, share_text
 from vivid_inspect.scorers.judge_parse import MAX_SCORE
 
 # matplotlib is imported where a plot is drawn: the report and `vivid audit --plan` read cards
@@ -35,20 +35,11 @@ COLOURS = {"pass": "#1a9850", "fail": "#d73027", "inconclusive": "#f28e2b"}
 """Verdict colours: green, red, orange (told apart by lightness as well as hue)."""
 _INFO = "#9e9e9e"
 _BAND = "#1a9850"
-_SHORT = {
-    "repeat": "same as {c}, asked again",
-    "high": "high",
-    "same": "same as {c}",
-    "lower": "lower than {c}",
-    "not_higher": "not higher than {c}",
-    "at_most_1": "at most 1",
-    "within_1": "within 1 of {c}",
-}
 
 
 def label(result: ProbeResult) -> str:
     """A row's label: the probe and what it expects (``padding: not higher than partial``)."""
-    return f"{result.probe}: {_SHORT[result.expectation].format(c=result.comparison)}"
+    return f"{result.probe}: {EXPECTS[result.expectation].format(c=result.comparison)}"
 
 
 def render_png(results: Sequence[ProbeResult], confidence: float, title: str) -> bytes:

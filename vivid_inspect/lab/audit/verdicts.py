@@ -67,6 +67,17 @@ OWN_SCORE = frozenset({"high", "at_most_1"})
 INVARIANCE = frozenset({"same", "not_higher", "within_1"})
 """Expectations judged against the control's noise floor: a change that keeps the meaning changes nothing."""
 
+EXPECTS: dict[str, str] = {
+    "repeat": "same as {c}, asked again",
+    "high": "high",
+    "same": "same as {c}",
+    "lower": "lower than {c}",
+    "not_higher": "not higher than {c}",
+    "at_most_1": "at most 1",
+    "within_1": "within 1 of {c}",
+}
+"""Each expectation in a few words, ``{c}`` standing for the comparison (the card's table, the plot's rows)."""
+
 RATE_NAMES: dict[str, str] = {
     "repeat": "agreement",
     "high": "floor",

@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from rich.text import Text
 
 from vivid_inspect.bounds import MAX_ITEMS
 from vivid_inspect.judge_id import DEFAULT_LANGUAGE, DEFAULT_STRATEGY, JUDGE_LANGUAGES, LLM_STRATEGIES
 from vivid_inspect.lab.output_root import DEFAULT_OUTPUT_DIR, OUTPUT_ENV, output_dir
-from vivid_inspect.text import printable
+from vivid_inspect.text import printable, unmarked
 
 # The commands' work is imported inside their handlers, not here: `vivid --help` imports every
 # command's module and must stay under a second (tests/lab/cli/test_cli_startup.py, bench/cli_startup.py).
@@ -91,13 +90,8 @@ def _plain(error: BaseException) -> str:
     # may hold brackets that are not markup ("ids [17]"), so only those are rendered.
     from vivid_inspect.inspect_private import PrerequisiteError
 
-    if not isinstance(error, PrerequisiteError):
-        return str(error)
     # Their text spans several lines with an empty one between; the CLIs print one line.
-    try:
-        return " ".join(Text.from_markup(str(error)).plain.split())
-    except Exception:
-        return " ".join(str(error).split())
+    return unmarked(str(error)) if isinstance(error, PrerequisiteError) else str(error)
 
 
 def _price(text: str) -> tuple[float, float]:

@@ -35,7 +35,8 @@ def handle_from(args: argparse.Namespace) -> int:
     """
     from vivid_inspect.lab.audit.family import FamilyError, parse_family_args
     from vivid_inspect.lab.audit.verdicts import seed_problem
-    from vivid_inspect.lab.self_preference.run import SelfPreferenceError, run_self_preference
+    from vivid_inspect.lab.self_preference.card import SelfPreferenceError
+    from vivid_inspect.lab.self_preference.run import run_self_preference
 
     seed = getattr(args, "seed", None)
     out = getattr(args, "out", None)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vivid_inspect.redact import excerpt
-from vivid_inspect.size_caps import SizeCap, SizeCapError
+from vivid_inspect.size_caps import Capped, SizeCap, SizeCapError
 from vivid_inspect.text import nfc
 
 MAX_LISTED_PROBLEMS = 50
@@ -142,24 +142,6 @@ def check_size(path: Path, cap: SizeCap) -> int:
     return limit
 
 
-class _Capped(io.RawIOBase):
-    """A file read through, refused once more than ``limit`` bytes have come (it grew meanwhile)."""
-
-    def __init__(self, handle: io.BufferedReader, path: Path, cap: SizeCap, limit: int) -> None:
-        self._handle, self._path, self._cap, self._limit = handle, path, cap, limit
-        self._read = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        count = self._handle.readinto(buffer)
-        self._read += count
-        if self._read > self._limit:
-            raise HumanScoresError(self._path, self._cap.over(self._read, self._limit))
-        return count
-
-
 def iter_records(path: Path, what: str, empty_hint: str, cap: SizeCap) -> Iterator[tuple[int, list[str]]]:
     """The non-blank CSV records of a UTF-8 file, each with the file line it starts on; the header first.
 
@@ -183,9 +165,8 @@ def iter_records(path: Path, what: str, empty_hint: str, cap: SizeCap) -> Iterat
     line = 1
     try:
         with path.open("rb") as raw:
-            text = io.TextIOWrapper(
-                io.BufferedReader(_Capped(raw, path, cap, limit), _CHUNK), encoding="utf-8-sig", newline=""
-            )
+            capped = Capped(raw, limit, lambda read: HumanScoresError(path, cap.over(read, limit)))
+            text = io.TextIOWrapper(io.BufferedReader(capped, _CHUNK), encoding="utf-8-sig", newline="")
             reader = csv.reader(text)
             for record in reader:
                 if any(cell.strip() for cell in record):

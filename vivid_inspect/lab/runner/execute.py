@@ -75,9 +75,9 @@ def _outputs(
     prepared: Prepared, generations: list[GenerationResult], judged: list[JudgedResult]
 ) -> dict[str, Any]:
     log_dir = prepared.loaded.log_dir
-    entries: dict[str, Any] = {}
-    for g in generations:
-        entries[g.cell.label] = output_entry(log_dir, g.log, g.status, g.error)
+    entries: dict[str, Any] = {
+        g.cell.label: output_entry(log_dir, g.log, g.status, g.error) for g in generations
+    }
     for j in judged:
         generation = next(
             (g.cell.label for g in generations if g.log == j.generation_log), str(j.generation_log)
@@ -88,7 +88,7 @@ def _outputs(
 
 def _report(loaded: LoadedSpec, progress: Progress) -> Report | None:
     try:
-        report = write_report(
+        return write_report(
             loaded.log_dir,
             out_dir=loaded.log_dir / "report",
             human=[path for path, _ in loaded.humans],
@@ -98,7 +98,6 @@ def _report(loaded: LoadedSpec, progress: Progress) -> Report | None:
     except Exception as error:  # noqa: BLE001 - the logs are complete; the report can be rebuilt
         progress.error(f"report failed: {type(error).__name__}: {error}")
         return None
-    return report
 
 
 def register_placeholders(loaded: LoadedSpec) -> str | None:

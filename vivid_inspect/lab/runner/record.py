@@ -53,16 +53,15 @@ def resolved_spec(prepared: Prepared, outputs: dict[str, Any] | None = None) -> 
         A mapping ready for YAML.
     """
     loaded = prepared.loaded
-    blocks = []
-    for block in prepared.blocks:
-        blocks.append(
-            {
-                "index": block.index,
-                "sample_id": block.selection.sample_id,
-                "limit": block.selection.limit,
-                "items": {key: len(ids) for key, ids in block.selection.ids.items()},
-            }
-        )
+    blocks = [
+        {
+            "index": block.index,
+            "sample_id": block.selection.sample_id,
+            "limit": block.selection.limit,
+            "items": {key: len(ids) for key, ids in block.selection.ids.items()},
+        }
+        for block in prepared.blocks
+    ]
     return {
         "spec": loaded.spec.model_dump(mode="json"),
         "source": str(loaded.source),

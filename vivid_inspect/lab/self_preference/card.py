@@ -259,7 +259,7 @@ class SelfPreferenceCard:
         if self.flagged:
             lines += [
                 f"**Flagged**: {cell.judge} scores {cell.generator}, of its own family, "
-                f"{_signed(cell.excess)} [{_signed(cell.flag_low)}, {_signed(cell.flag_high)}] "
+                f"{signed_text(cell.excess)} [{signed_text(cell.flag_low)}, {signed_text(cell.flag_high)}] "
                 "above what its leniency, its scale and the generator's quality predict."
                 for cell in self.flagged
             ]
@@ -320,10 +320,7 @@ class SelfPreferenceCard:
         return "\n".join(lines).rstrip("\n") + "\n"
 
     def _judges_table(self) -> list[str]:
-        lines = [
-            "| judge | leniency | scale [95 % CI] | noise |",
-            "|---|---:|---:|---:|",
-        ]
+        lines = ["| judge | leniency | scale [95 % CI] | noise |", "|---|---:|---:|---:|"]
         for fit in self.judge_fits:
             ci = "" if fit.scale_low is None else f" [{fit.scale_low:.2f}, {fit.scale_high:.2f}]"
             lines.append(f"| {_md(fit.label)} | {fit.leniency:.2f} | {fit.scale:.2f}{ci} | {fit.noise:.2f} |")
@@ -333,10 +330,7 @@ class SelfPreferenceCard:
         header = [title, *(f"{g.label} ({g.family or 'unknown'})" for g in self.generators)]
         if means:
             header.append("judge mean")
-        lines = [
-            "| " + " | ".join(_md(h) for h in header) + " |",
-            "|---" + "|---:" * (len(header) - 1) + "|",
-        ]
+        lines = ["| " + " | ".join(_md(h) for h in header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
         for judge in self.judges:
             row = [self.cell(judge.label, g.label) for g in self.generators]
             cells = [text(cell) for cell in row]
@@ -388,15 +382,16 @@ class SelfPreferenceCard:
 
 
 def _excess_text(cell: CellResult, joint: bool) -> str:
-    ci = "" if cell.ci_low is None else f" [{_signed(cell.ci_low)}, {_signed(cell.ci_high)}]"
+    ci = "" if cell.ci_low is None else f" [{signed_text(cell.ci_low)}, {signed_text(cell.ci_high)}]"
     marks = " own" if cell.own_family else "" if cell.in_fit else " unknown"
     if joint and cell.flag_low is not None:
-        marks += f" [{_signed(cell.flag_low)}, {_signed(cell.flag_high)}]"
+        marks += f" [{signed_text(cell.flag_low)}, {signed_text(cell.flag_high)}]"
     marks += " FLAGGED" if cell.flagged else ""
-    return f"{_signed(cell.excess)}{ci}{marks}"
+    return f"{signed_text(cell.excess)}{ci}{marks}"
 
 
-def _signed(value: float | None) -> str:
+def signed_text(value: float | None) -> str:
+    """A signed value with two decimals (``+0.42``; ``+0.00``, never ``-0.00``), ``n/a`` for None or NaN."""
     if value is None or math.isnan(value):
         return "n/a"
     text = f"{value:+.2f}"

@@ -452,7 +452,7 @@ def _start(layout: _Layout, data: _Data) -> np.ndarray:
             covariances.append(0.5)
     log_t = 0.5 * np.log(np.array(covariances))
     log_sigma = np.full((n_judges, n_generators), _LOG_NOISE_PRIOR[0])
-    theta = np.concatenate(
+    return np.concatenate(
         [
             c[layout.c_index],
             log_scale[:-1],
@@ -462,7 +462,6 @@ def _start(layout: _Layout, data: _Data) -> np.ndarray:
             np.array([d[a, b] for a, b in layout.cells]),
         ]
     )
-    return theta
 
 
 def _hessian(theta: np.ndarray, layout: _Layout, data: _Data) -> np.ndarray:

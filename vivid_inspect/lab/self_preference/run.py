@@ -58,6 +58,7 @@ from vivid_inspect.lab.self_preference.card import (
     Participant,
     SelfPreferenceCard,
     SelfPreferenceError,
+    signed_text,
 )
 from vivid_inspect.lab.self_preference.model import SCORE_MAX, SCORE_MIN, ModelError, ModelFit, fit, linked
 from vivid_inspect.log_contract import LEXICAL, PANEL_STRATEGY, SPEC_FILE
@@ -77,22 +78,6 @@ folders of no self-preference were flagged 4.2-5.8 % of the time at 20; at 30, 9
 _ABOVE_ZERO = 1e-6
 _SHOWN = 4  # cells named in a message
 
-__all__ = [
-    "MIN_ITEMS",
-    "CellResult",
-    "GeneratorFit",
-    "JudgeFit",
-    "Participant",
-    "SelfPreferenceCard",
-    "SelfPreferenceError",
-    "estimate",
-    "from_frame",
-    "holm_levels",
-    "linked",
-    "run_self_preference",
-    "spec_families",
-    "with_generations",
-]
 
 Item = Hashable
 Scores = Mapping[tuple[str, str], Mapping[Item, float]]
@@ -350,7 +335,7 @@ def _card(
             known = bool(determined[a, b]) and not math.isnan(excess[a, b])
             shown = known and intervals
             if in_fit[a, b] and shown and (fit_low[a, b] > _ABOVE_ZERO or fit_high[a, b] < -_ABOVE_ZERO):
-                misfits.append(f"{j.label} × {g.label} ({_signed_text(float(excess[a, b]))})")
+                misfits.append(f"{j.label} × {g.label} ({signed_text(float(excess[a, b]))})")
             flag = own[a, b] and shown and not math.isnan(flag_low[a, b])
             cells.append(
                 CellResult(
@@ -408,11 +393,6 @@ def _card(
         min_items=min_items,
         notes=tuple(card_notes),
     )
-
-
-def _signed_text(value: float) -> str:
-    text = f"{value:+.2f}"
-    return "+0.00" if text == "-0.00" else text
 
 
 def with_generations(frame: pd.DataFrame, logs: Sequence[LogRef]) -> pd.DataFrame:

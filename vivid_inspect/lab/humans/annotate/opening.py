@@ -24,9 +24,10 @@ from typing import Any
 from vivid_inspect.atomic_write import write_atomic
 from vivid_inspect.lab.folder_lock import HeldFolder
 from vivid_inspect.lab.humans.annotate.items import read_sheet
-from vivid_inspect.lab.humans.annotate.queues import assign, check_annotators, normalise_name
+from vivid_inspect.lab.humans.annotate.queues import assign, check_annotators
 from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.annotate.workspace import PLAN_FILE, Workspace
+from vivid_inspect.lab.humans.annotators import annotator_name
 from vivid_inspect.lab.humans.scores_file import record_path
 from vivid_inspect.lab.humans.sheet_lock import hold_annotation_folder
 
@@ -74,7 +75,7 @@ def open_workspace(
         vivid_inspect.lab.folder_lock.FolderBusy: Another process's server holds the folder.
         OSError: The folder cannot be written (read-only, full).
     """
-    annotators = [normalise_name(name) for name in annotators]
+    annotators = [annotator_name(name) for name in annotators]
     problems = check_annotators(annotators)
     if problems:
         raise ValueError("\n".join(problems))

@@ -40,9 +40,10 @@ from vivid_inspect.generation_key import Generation, choose
 from vivid_inspect.lab.folder_lock import HeldFolder
 from vivid_inspect.lab.humans.annotate.items import TEXT_COLUMNS, Item, Sheet, read_sheet, sheet_text
 from vivid_inspect.lab.humans.annotate.opening import holding, read_started
-from vivid_inspect.lab.humans.annotate.queues import assign, check_annotators, normalise_name
+from vivid_inspect.lab.humans.annotate.queues import assign, check_annotators
 from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.annotate.workspace import Workspace, quoted
+from vivid_inspect.lab.humans.annotators import annotator_name
 from vivid_inspect.lab.humans.scores_file import read_generation_record, read_human_scores, record_path
 from vivid_inspect.lab.humans.sheet_import import write_scores
 from vivid_inspect.lab.report.reading.logs import generations_in, read_logs
@@ -161,7 +162,7 @@ def open_pool(
         ValueError: Bad names, overlap, budget or selectors, or a folder started with other options.
         vivid_inspect.lab.folder_lock.FolderBusy: Another server holds the folder.
     """
-    names = [normalise_name(name) for name in annotators]
+    names = [annotator_name(name) for name in annotators]
     problems = check_annotators(names)
     if problems:
         raise ValueError("\n".join(problems))

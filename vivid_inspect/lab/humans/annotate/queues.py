@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vivid_inspect.lab.humans.annotators import annotator_key, annotator_name
+from vivid_inspect.lab.humans.annotators import annotator_key
 
 MAX_NAME = 40
 # An annotator's name becomes a file name: letters (any script), digits, '_' and '-' only.
@@ -76,11 +76,6 @@ def check_annotators(names: Sequence[str]) -> list[str]:
         else:
             seen[annotator_key(name)] = name
     return problems
-
-
-def normalise_name(name: str) -> str:
-    """An annotator's name as stored: NFC, without surrounding spaces (the one rule's spelling)."""
-    return annotator_name(name)
 
 
 def assign(ids: Sequence[int], annotators: Sequence[str], *, overlap: int = 0, seed: int = 0) -> Plan:

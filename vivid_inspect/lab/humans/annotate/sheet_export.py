@@ -55,15 +55,8 @@ from vivid_inspect.log_contract import sample_idiom, sample_meaning, short_task
 from vivid_inspect.taxonomy import THEME_NAMES
 from vivid_inspect.text import nfc, strip_reasoning
 
-SHEET_COLUMNS: tuple[str, ...] = (
-    "id",
-    "idiom",
-    "reference_meaning",
-    "explanation",
-    "score",
-    "annotator",
-    "generation",
-)
+SHEET_COLUMNS: tuple[str, ...] = ("id", *TEXT_COLUMNS, "score", "annotator", "generation")
+"""A VIVID sheet's header, as `vivid_inspect.lab.humans.annotate.items.sheet_text` writes it."""
 DEFAULT_N = 200
 
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.model import GenerateConfig, Model, get_model
-from rich.text import Text
 
 from vivid_inspect.lab.runner.cells import resolved_judge, resolved_model, split_model_args
 from vivid_inspect.lab.runner.spec.credentials import env_header_client, env_references
@@ -22,6 +21,7 @@ from vivid_inspect.lab.runner.spec.load import LoadedSpec
 from vivid_inspect.lab.runner.spec.model import Judge, ModelEntry, Spec
 from vivid_inspect.lab.runner.spec.problems import Problem, SetupError
 from vivid_inspect.lab.runner.spec.yaml_source import with_lines
+from vivid_inspect.text import unmarked
 
 
 def shared_config(spec: Spec) -> dict[str, Any]:
@@ -104,11 +104,6 @@ class Models:
     judges: dict[str, Model]
 
 
-def _reason(error: Exception) -> str:
-    # Inspect's prerequisite messages carry rich markup; the plain text reads better here.
-    return " ".join(Text.from_markup(str(error)).plain.split())
-
-
 # Inspect's "No OPENAI_API_KEY, ... defined in the environment." names the setting first.
 _MISSING = re.compile(r"\bNo ([A-Z][A-Z0-9_]*_(?:API_KEY|BASE_URL))\b.*defined in the environment")
 _SERVED = "openai-api"
@@ -180,7 +175,7 @@ def build_models(loaded: LoadedSpec) -> Models:
                 try:
                     generation[key] = make_model(resolved, extra_headers=block.generate.get("extra_headers"))
                 except Exception as error:  # noqa: BLE001 - every model's problem is reported
-                    failed.append((entry.model, _reason(error)))
+                    failed.append((entry.model, unmarked(str(error))))
                     problems.append(Problem(("runs", i, "models", j), f"{entry.model}: {failed[-1][1]}"))
     for i, judge in enumerate(spec.judges):
         if judge.model is None:  # the lexical judge: validation allows no model for any other
@@ -188,7 +183,7 @@ def build_models(loaded: LoadedSpec) -> Models:
         try:
             judges[judge.name] = make_judge_model(spec, resolved_judge(judge, loaded.data))
         except Exception as error:  # noqa: BLE001
-            failed.append((judge.model, _reason(error)))
+            failed.append((judge.model, unmarked(str(error))))
             problems.append(Problem(("judges", i), f"{judge.model}: {failed[-1][1]}"))
     if problems:
         setup = SetupError(with_lines(str(loaded.source), problems), str(loaded.source))
