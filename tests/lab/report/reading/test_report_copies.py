@@ -103,7 +103,7 @@ def _everything(folder: Path) -> Made:
     return made, redundant
 
 
-CASES: dict[str, Callable[[Path], Made]] = {
+CASES: dict[str, Callable[..., Made]] = {
     "inspect-score-append-of-a-generation": _generation_copy,
     "inspect-score-append-of-a-judged-copy": _append,
     "inspect-score-overwrite-of-a-judged-copy": _overwrite,
