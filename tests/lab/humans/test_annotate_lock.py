@@ -82,6 +82,8 @@ def test_a_second_server_on_the_folder_exits_75_naming_the_first_and_the_first_k
     log: Path,  # noqa: F811
     tmp_path: Path,
     servers: list[subprocess.Popen[str]],  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     args = [str(log), "--annotators", "lan,minh", "--overlap", "2", "-n", "100", "--port", "0"]
     first, urls = start_server(args, tmp_path)
@@ -115,20 +117,34 @@ def test_a_second_server_on_the_folder_exits_75_naming_the_first_and_the_first_k
         "other-options": [str(log), "--annotators", "tuan", "-n", "3", "--port", "0"],
     }
     started = time.monotonic()
-    # All at once: each must be refused while the first holds the folder, whatever the others do.
+    # Two second servers as processes, at once: each must be refused while the first holds the
+    # folder, whatever the other does. The other shapes go through main([...]) in this process
+    # while those run (the same refusal and exit code, without an interpreter each).
+    in_processes = ("another-port", "by-a-symlink")
     running = {
         shape: subprocess.Popen(
-            [sys.executable, "-m", "vivid_inspect.lab.cli.main", "annotate", "serve", *contender],
+            [sys.executable, "-m", "vivid_inspect.lab.cli.main", "annotate", "serve", *contenders[shape]],
             cwd=tmp_path,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for shape, contender in contenders.items()
+        for shape in in_processes
     }
+    printed: dict[str, tuple[int, str, str]] = {}
+    capsys.readouterr()
+    with monkeypatch.context() as patch:
+        patch.chdir(tmp_path)
+        for shape, contender in contenders.items():
+            if shape not in in_processes:
+                code = main(["annotate", "serve", *contender])
+                printed[shape] = (code, *capsys.readouterr())
     for shape, second in running.items():
         out, err = second.communicate(timeout=180)
-        assert second.returncode == 75, (shape, out, err)
+        printed[shape] = (second.returncode, out, err)
+    assert set(printed) == set(contenders)
+    for shape, (code, out, err) in printed.items():
+        assert code == 75, (shape, out, err)
         named = link.name if shape == "by-a-symlink" else folder.name
         assert "the annotation folder " in err and named in err, shape
         assert "in use by another `vivid annotate serve`" in err, shape

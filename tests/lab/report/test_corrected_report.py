@@ -10,8 +10,6 @@ the arrays of judge and human scores, cell by cell.
 from __future__ import annotations
 
 import csv
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +19,7 @@ import pytest
 
 from tests.recommended_commands import failing, recommended
 from tests.report_runs import SAMPLE, explain_run
+from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.report.build import Report, write_report
@@ -292,29 +291,26 @@ def test_selectors_pair_with_the_files(folder: Folder, tmp_path: Path) -> None:
         _report(folder, tmp_path, list(folder.humans.values()), human_generation=["zero_shot"])
 
 
-@pytest.mark.slow  # two `vivid report` processes
-def test_the_command_line_takes_human_repeated(folder: Folder, tmp_path: Path) -> None:
-    vivid = str(Path(sys.executable).with_name("vivid"))
-    command = [
-        vivid,
-        "report",
-        str(folder.root),
-        "--out",
-        str(tmp_path),
-        "--judge",
-        "lexical",
-        "--no-figures",
-    ]
+def _exit(argv: list[str]) -> int:
+    """What the console script exits with: main's code, or argparse's own exit code."""
+    try:
+        return main(argv)
+    except SystemExit as exit:
+        return int(exit.code or 0)
+
+
+@pytest.mark.slow  # a full report with three human files
+def test_the_command_line_takes_human_repeated(
+    folder: Folder, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = ["report", str(folder.root), "--out", str(tmp_path), "--judge", "lexical", "--no-figures"]
     for path in folder.humans.values():
         command += ["--human", str(path)]
-    done = subprocess.run(
-        [*command, "--alt-test-epsilon", "crowd"], capture_output=True, text=True, timeout=300, check=False
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "### Table 3 corrected by the human scores" in done.stdout
-    assert "### Table 4 corrected by the human scores" in done.stdout
+    code = _exit([*command, "--alt-test-epsilon", "crowd"])
+    out, err = capsys.readouterr()
+    assert code == 0, err[-2000:]
+    assert "### Table 3 corrected by the human scores" in out
+    assert "### Table 4 corrected by the human scores" in out
     assert (pd.read_csv(tmp_path / "alt_test.csv")["epsilon"] == 0.1).all()
-    bad = subprocess.run(
-        [*command, "--alt-test-epsilon", "2"], capture_output=True, text=True, timeout=300, check=False
-    )
-    assert bad.returncode == 2 and "epsilon must be a number" in bad.stderr
+    code = _exit([*command, "--alt-test-epsilon", "2"])
+    assert code == 2 and "epsilon must be a number" in capsys.readouterr().err

@@ -238,7 +238,7 @@ def test_only_the_first_repeat_feeds_table1_pairs_and_summary(newest: int) -> No
 
 # --- end to end: a judge that answers at random ------------------------------------------------------
 
-ITEMS = 40
+ITEMS = 20  # enough for three random draws to disagree on most items; each item is 5 calls
 REPEATS = 3
 SPEC = """\
 name: repeats

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from vivid_inspect.lab.cli.main import main
+from vivid_inspect.lab.runner.spec import yaml_source
 from vivid_inspect.lab.runner.spec.load import load_spec
-from vivid_inspect.lab.runner.spec.yaml_source import MAX_DEPTH, MAX_SPEC_BYTES
+from vivid_inspect.lab.runner.spec.yaml_source import MAX_DEPTH, MAX_EXPANDED_NODES, MAX_SPEC_BYTES
 
 GOOD = """\
 name: aliases
@@ -142,32 +143,44 @@ def test_a_spec_just_under_the_size_bound_loads(tmp_path: Path) -> None:
 
 
 LONG = 100_001
+SMALL_BOUND = 1_000
+"""A bound the shape cases patch in: the count that names the shape is the point, not its size, and
+PyYAML takes seconds to read 100,000 values (the flow-list case keeps the real bound)."""
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"),
+    ("text", "expected", "bound"),
     [
         pytest.param(
             GOOD.replace("limit: 2", "sample_ids: [" + ", ".join(["1"] * LONG) + "]"),
             "spec.yaml:7: runs[0].sample_ids: a list of 100,001 entries; a spec holds at most 100,000 values",
+            MAX_EXPANDED_NODES,
             id="flow-list",
         ),
         pytest.param(
-            "name: x\nextra: {" + ", ".join(f"k{i}: 1" for i in range(60_000)) + "}\n",
-            "spec.yaml:2: extra: a mapping of 60,000 entries",
+            "name: x\nextra: {" + ", ".join(f"k{i}: 1" for i in range(600)) + "}\n",
+            "spec.yaml:2: extra: a mapping of 600 entries; a spec holds at most 1,000 values",
+            SMALL_BOUND,
             id="flow-mapping",
         ),
         pytest.param(
-            "- " + "\n- ".join(["0"] * LONG) + "\n",
-            "spec.yaml:1: (spec): a list of 100,001 entries",
+            "- " + "\n- ".join(["0"] * (SMALL_BOUND + 1)) + "\n",
+            "spec.yaml:1: (spec): a list of 1,001 entries; a spec holds at most 1,000 values",
+            SMALL_BOUND,
             id="top-level",
         ),
     ],
 )
 @pytest.mark.slow  # PyYAML reads 100,000 values in seconds
 def test_a_list_too_long_is_named_as_such_not_as_aliases(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    text: str,
+    expected: str,
+    bound: int,
 ) -> None:
+    monkeypatch.setattr(yaml_source, "MAX_EXPANDED_NODES", bound)
     spec = tmp_path / "spec.yaml"
     spec.write_text(text, encoding="utf-8")
     assert main(["validate", str(spec)]) == 2

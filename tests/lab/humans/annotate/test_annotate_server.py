@@ -15,6 +15,7 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -34,6 +35,7 @@ from inspect_ai.log import read_eval_log
 from starlette.testclient import TestClient
 
 from tests.fake_api import explain_items, idiom_of
+from tests.once import once_per_session
 from tests.scripted import scripted_model
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.humans.annotate import guidelines as guide
@@ -87,9 +89,17 @@ def make_log(folder: Path, cache: Path) -> Path:
     return Path(log.location)
 
 
+def _make_generation(folder: Path) -> None:
+    make_log(folder / "logs", folder / "cache")
+
+
 @pytest.fixture(scope="module")
 def generation_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_log(tmp_path_factory.mktemp("generation"), tmp_path_factory.mktemp("cache"))
+    """The generation log of ITEMS, made once per session for the modules that import it; read only."""
+    (path,) = (once_per_session(tmp_path_factory, "annotate-generation", _make_generation) / "logs").glob(
+        "*.eval"
+    )
+    return path
 
 
 @pytest.fixture()
@@ -510,8 +520,10 @@ def test_write_log_keeps_copies_of_the_generations_logs_with_human_score_columns
 
 
 @pytest.mark.slow
-def test_write_log_puts_the_human_columns_beside_every_judges_column(tmp_path: Path) -> None:
-    folder = judged_folder(tmp_path)
+def test_write_log_puts_the_human_columns_beside_every_judges_column(
+    judged_once: Path, tmp_path: Path
+) -> None:
+    folder = judged_folder(judged_once, tmp_path)
     space = open_workspace(folder, ["lan"], n=6, generation="vivid/literal", write_log=True)
     judged = [log for log in space.human_logs if "judged" in log.parts]
     assert judged and len(space.human_logs) == len(judged) + 1  # the generation log and each judged copy
@@ -813,19 +825,34 @@ SPEC = {
 }
 
 
-def judged_folder(tmp_path: Path) -> Path:
-    """A folder of two zero-shot generations (oracle, literal) judged by the lexical judge, as `vivid run` writes it."""
-    spec, folder = tmp_path / "spec.yaml", tmp_path / "logs"
+def _run_judged(root: Path) -> None:
+    spec = root / "spec.yaml"
     spec.write_text(yaml.safe_dump(SPEC), encoding="utf-8")
-    assert main(["run", str(spec), "--log-dir", str(folder), "--display", "none", "--no-report"]) == 0
-    return folder
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("INSPECT_CACHE_DIR", str(root / "cache"))
+        code = main(["run", str(spec), "--log-dir", str(root / "logs"), "--display", "none", "--no-report"])
+    assert code == 0
+
+
+@pytest.fixture(scope="module")
+def judged_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The judged folder's one `vivid run`, made once per session; read only (`judged_folder` copies it)."""
+    return once_per_session(tmp_path_factory, "annotate-judged", _run_judged) / "logs"
+
+
+def judged_folder(judged_once: Path, tmp_path: Path) -> Path:
+    """A folder of two zero-shot generations (oracle, literal) judged by the lexical judge, as `vivid run` writes it.
+
+    A private copy in ``tmp_path / "logs"``, to be annotated and reported.
+    """
+    return Path(shutil.copytree(judged_once, tmp_path / "logs"))
 
 
 @pytest.mark.slow
 def test_scores_served_from_a_judged_folder_feed_vivid_report_with_no_extra_option(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    judged_once: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = judged_folder(tmp_path)
+    folder = judged_folder(judged_once, tmp_path)
     space = open_workspace(folder, ["lan", "minh"], overlap=5, n=20, generation="vivid/literal")
     assert space.folder == tmp_path / "logs.annotation"
     with client_of(space) as client:

@@ -11,6 +11,8 @@ and report.md must say which file it read.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +21,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from tests.once import once_per_session
 from tests.report_runs import copy_file, explain_run, inspect_score, judged_copy
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.report.build import Report, write_report
@@ -40,18 +43,6 @@ SPEC = {
         {"name": "lexical", "strategy": "lexical"},
     ],
 }
-
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("copies")
-    spec = root / "spec.yaml"
-    spec.write_text(yaml.safe_dump(SPEC | {"log_dir": str(root / "logs")}), encoding="utf-8")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-        assert main(["run", str(spec), "--display", "none", "--no-report"]) == 0
-        explain_run("vivid/oracle", "sample", root / "logs" / "by-hand", sample_id=list(range(1, 13)))
-    return root / "logs"
 
 
 def _by_hand(folder: Path) -> Path:
@@ -112,7 +103,7 @@ def _everything(folder: Path) -> Made:
     return made, redundant
 
 
-CASES: dict[str, Callable[[Path], Made]] = {
+CASES: dict[str, Callable[..., Made]] = {
     "inspect-score-append-of-a-generation": _generation_copy,
     "inspect-score-append-of-a-judged-copy": _append,
     "inspect-score-overwrite-of-a-judged-copy": _overwrite,
@@ -130,11 +121,53 @@ def _without_files(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.drop(columns=[c for c in ("logs", "log") if c in frame.columns]).reset_index(drop=True)
 
 
+def _build(root: Path) -> None:
+    """The base folder, then each case applied to its own copy; what each made, in ``made.json``.
+
+    Built once per session (the cases' real ``inspect score`` commands take ~3 s each): a command
+    whose log, action and strategy were seen before is not run again, its file is copied (the
+    copy-of-a-copy case starts with the generation case's command on the same log).
+    """
+    spec = root / "spec.yaml"
+    spec.write_text(yaml.safe_dump(SPEC | {"log_dir": str(root / "base")}), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("INSPECT_CACHE_DIR", str(root / "cache"))
+        assert main(["run", str(spec), "--display", "none", "--no-report"]) == 0
+        explain_run("vivid/oracle", "sample", root / "base" / "by-hand", sample_id=list(range(1, 13)))
+    done: dict[tuple[str, str, str], Path] = {}
+
+    def score(log: Path, out: Path, *, action: str = "append", strategy: str = "aspect") -> Path:
+        key = (hashlib.sha256(log.read_bytes()).hexdigest(), action, strategy)
+        if key in done:
+            return copy_file(done[key], out)
+        done[key] = inspect_score(log, out, action=action, strategy=strategy)
+        return done[key]
+
+    made = {}
+    for name, case in CASES.items():
+        folder = Path(shutil.copytree(root / "base", root / name))
+        more, less = case(folder) if case is _everything else case(folder, score)
+        made[name] = [[path.relative_to(folder).as_posix() for path in paths] for paths in (more, less)]
+    (root / "made.json").write_text(json.dumps(made), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every case's folder, made once per session; read only (each test copies the one it needs)."""
+    return once_per_session(tmp_path_factory, "report-copies", _build)
+
+
+def _case(built: Path, case: str, to: Path) -> tuple[Path, list[Path], list[Path]]:
+    """A private copy of a case's folder, the copies the case made and the files it made redundant."""
+    folder = Path(shutil.copytree(built / case, to))
+    made, redundant = json.loads((built / "made.json").read_text(encoding="utf-8"))[case]
+    return folder, [folder / rel for rel in made], [folder / rel for rel in redundant]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
-def test_copies_change_no_count_and_no_table(base: Path, tmp_path: Path, case: str) -> None:
-    folder = Path(shutil.copytree(base, tmp_path / "logs"))
-    made, redundant = CASES[case](folder)
+def test_copies_change_no_count_and_no_table(built: Path, tmp_path: Path, case: str) -> None:
+    folder, made, redundant = _case(built, case, tmp_path / "logs")
     once = Path(shutil.copytree(folder, tmp_path / "once"))
     for path in redundant:
         (once / path.relative_to(folder)).unlink()
@@ -166,9 +199,8 @@ def test_copies_change_no_count_and_no_table(base: Path, tmp_path: Path, case: s
 
 
 @pytest.mark.slow
-def test_the_latest_judgement_is_the_one_read(base: Path, tmp_path: Path) -> None:
-    folder = Path(shutil.copytree(base, tmp_path / "logs"))
-    (copy,), _ = _overwrite(folder)
+def test_the_latest_judgement_is_the_one_read(built: Path, tmp_path: Path) -> None:
+    folder, (copy,), _ = _case(built, "inspect-score-overwrite-of-a-judged-copy", tmp_path / "logs")
     report = _report(folder, tmp_path / "out")
     cells = report.table("table3_themes").csv_rows
     judged = _judged(folder, "chrf_aspect").relative_to(folder).as_posix()

@@ -24,11 +24,12 @@ from typing import Any
 import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 
-from tests.report_runs import classification_runs, explain_run
+from tests.report_runs import explain_run, run
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.report.build import write_report
 from vivid_inspect.lab.report.reading.logs import read_logs
+from vivid_inspect.tasks import topic as topic_task
 
 IDS = list(range(1, 9))
 Edit = Callable[[dict[str, Any]], None]
@@ -40,8 +41,9 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
         explain = explain_run("vivid/literal", "sample", root / "explain", sample_id=IDS)
-        topic, _ = classification_runs("vivid/literal", "sample", root / "classify")
-    return {"explain": explain, "topic": topic}
+        # the topic task alone, on the same items: no test reads a traits log or the other items
+        (topic,) = run([topic_task(data="sample")], "vivid/literal", "sample", root / "classify", IDS)
+    return {"explain": explain, "topic": Path(topic.location)}
 
 
 def _edit_eval(source: Path, target: Path, header: Edit | None = None, summary: Edit | None = None) -> Path:
