@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from vivid_inspect.lab.report.reading.judged import judgement_counts
+from vivid_inspect.lab.report.reading.judged import JUDGEMENT_COUNTS, judgement_counts
 from vivid_inspect.lab.report.stats.agreement import Agreement
 from vivid_inspect.lab.report.stats.consistency import parse_failure_rate
 from vivid_inspect.lab.report.stats.humans import human_means
@@ -97,10 +97,7 @@ def _summary(rows: pd.DataFrame) -> Table:
         "judge_model",
         "generations",
         "samples",
-        "scored",
-        "unscored",
-        "refused",
-        "errors",
+        *JUDGEMENT_COUNTS[:-1],  # truncated is a count of the generations, not of the judges
         "parse_failure_rate",
         "retried",
         "empty_answers",
@@ -137,16 +134,7 @@ def _summary(rows: pd.DataFrame) -> Table:
         "generations: generation keys judged, each judgement counted once however many files hold it",
     )
     title = "Judges: scored and unscored counts and parse-failure rate (all generations)"
-    counted = (
-        "generations",
-        "samples",
-        "scored",
-        "unscored",
-        "refused",
-        "errors",
-        "retried",
-        "empty_answers",
-    )
+    counted = ("generations", "samples", *JUDGEMENT_COUNTS[:-1], "retried", "empty_answers")
     return Table(
         "judge_summary",
         title,
