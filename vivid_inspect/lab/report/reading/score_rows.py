@@ -50,7 +50,6 @@ from vivid_inspect.solvers.bounded_generate import TRUNCATED_KEY
 
 _DATA_ID = re.compile(r"[1-9][0-9]{0,17}")
 _SHOWN_STRANGERS = 5
-_CLASSIFICATION_VALUES: dict[object, float] = {"C": 1.0, "I": 0.0}
 
 SCORE_COLUMNS: tuple[str, ...] = (
     "log",
@@ -323,23 +322,18 @@ def _value(value: Any, *, judge: bool, denominator: int | None = None) -> tuple[
     (1: a whole number; None: any); a classification scorer correct or incorrect. No value
     (None, NaN) is a judgement without a readable score, not a refusal.
     """
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return math.nan, False
-    if judge:
-        low, high = VIVID_SCALE.low, VIVID_SCALE.high
-        number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
-        if number is None or not math.isfinite(number) or not low <= number <= high:
-            return math.nan, True
-        if denominator is not None and not any(
-            number == round(number * d) / d for d in range(1, denominator + 1)
-        ):
-            return math.nan, True
-        return float(number), False
-    if isinstance(value, str) and value in _CLASSIFICATION_VALUES:
-        return _CLASSIFICATION_VALUES[value], False
-    if isinstance(value, int | float) and not isinstance(value, bool) and value in (0, 1):
-        return float(value), False
-    return math.nan, True
+    number, refused = any_value(value)
+    if refused or math.isnan(number):
+        return number, refused
+    if isinstance(value, str):  # Inspect's letters: C and I are a classification's, never a judge's
+        given = not judge and value in ("C", "I")
+    elif judge:
+        given = VIVID_SCALE.low <= number <= VIVID_SCALE.high and (
+            denominator is None or any(number == round(number * d) / d for d in range(1, denominator + 1))
+        )
+    else:
+        given = number in (0, 1)
+    return (number, False) if given else (math.nan, True)
 
 
 def _declared_scale(ref: LogRef, value: Any) -> Scale | None:
