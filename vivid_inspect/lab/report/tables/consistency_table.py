@@ -11,7 +11,7 @@ import pandas as pd
 from vivid_inspect.lab.report.stats.consistency import self_consistency
 from vivid_inspect.lab.report.stats.intervals import interval_text
 from vivid_inspect.lab.report.stats.repeats import GROUP, RepeatRuns, consistency_runs, with_source
-from vivid_inspect.lab.report.tables.render import Table
+from vivid_inspect.lab.report.tables.render import Table, interval_columns
 
 
 def consistency_table(rows: pd.DataFrame) -> Table:
@@ -32,10 +32,7 @@ def consistency_table(rows: pd.DataFrame) -> Table:
         "n",
         "temperature",
         "excluded",
-        "mean_kappa",
-        "mean_kappa_lo",
-        "mean_kappa_hi",
-        "mean_kappa_ci",
+        *interval_columns("mean_kappa"),
         "mean_exact",
         "flip_rate",
         "notes",

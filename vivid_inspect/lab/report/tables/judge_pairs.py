@@ -20,7 +20,7 @@ from vivid_inspect.lab.report.stats.agreement import agreement, paired_differenc
 from vivid_inspect.lab.report.stats.intervals import Interval, interval_text
 from vivid_inspect.lab.report.tables.judges import judge_keys, latest
 from vivid_inspect.lab.report.tables.reliability_rows import generation_rows, judge_scores
-from vivid_inspect.lab.report.tables.render import Table
+from vivid_inspect.lab.report.tables.render import Table, interval_columns
 
 _DIFFERENCE_COLUMNS = [
     "judge_a",
@@ -28,26 +28,17 @@ _DIFFERENCE_COLUMNS = [
     "n",
     "kappa_a",
     "kappa_b",
-    "kappa_diff",
-    "kappa_diff_lo",
-    "kappa_diff_hi",
-    "kappa_diff_ci",
+    *interval_columns("kappa_diff"),
     "mean_a",
     "mean_b",
-    "mean_diff",
-    "mean_diff_lo",
-    "mean_diff_hi",
-    "mean_diff_ci",
+    *interval_columns("mean_diff"),
     "notes",
 ]
 _PAIR_COLUMNS = [
     "judge_a",
     "judge_b",
     "n",
-    "kappa",
-    "kappa_lo",
-    "kappa_hi",
-    "kappa_ci",
+    *interval_columns("kappa"),
     "weighted_kappa",
     "spearman",
     "exact",

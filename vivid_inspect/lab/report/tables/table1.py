@@ -21,25 +21,16 @@ from vivid_inspect.lab.report.stats.raters import RaterAgreement, rater_agreemen
 from vivid_inspect.lab.report.stats.score_stats import kappa_reason
 from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, select, strategy_of
 from vivid_inspect.lab.report.tables.reliability_rows import generation_rows, judge_scores
-from vivid_inspect.lab.report.tables.render import Table
+from vivid_inspect.lab.report.tables.render import Table, interval_columns
 
 _WITH_INTERVALS = ("judge_mean", "kappa", "weighted_kappa")
 _STATS = (
     "n",
-    "judge_mean",
-    "judge_mean_lo",
-    "judge_mean_hi",
-    "judge_mean_ci",
+    *interval_columns("judge_mean"),
     "human_mean",
-    "kappa",
-    "kappa_lo",
-    "kappa_hi",
-    "kappa_ci",
+    *interval_columns("kappa"),
     "kappa_half_down",
-    "weighted_kappa",
-    "weighted_kappa_lo",
-    "weighted_kappa_hi",
-    "weighted_kappa_ci",
+    *interval_columns("weighted_kappa"),
     "spearman",
     "alpha",
     "exact",
@@ -47,10 +38,7 @@ _STATS = (
     "mae",
 )
 _RATERS = (
-    "kappa_per_annotator",
-    "kappa_per_annotator_lo",
-    "kappa_per_annotator_hi",
-    "kappa_per_annotator_ci",
+    *interval_columns("kappa_per_annotator"),
     "alpha_raters",
 )
 TABLE1_COLUMNS = (

@@ -39,7 +39,7 @@ from vivid_inspect.lab.report.reading.vivid import THEME_NAMES, TRAIT_NAMES
 from vivid_inspect.lab.report.stats.intervals import MIN_N_MEAN, mean_interval
 from vivid_inspect.lab.report.tables.corrected_tables import CORRECTED_COLUMNS, corrected_columns
 from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, latest, select
-from vivid_inspect.lab.report.tables.render import Table, estimate_text
+from vivid_inspect.lab.report.tables.render import Table, estimate_text, interval_columns
 
 # Table 3's column for each theme: the taxonomy's names, as in the task metrics and the viewer.
 THEME_COLUMNS: tuple[str, ...] = THEME_NAMES
@@ -65,9 +65,7 @@ CELL_COLUMNS: tuple[str, ...] = (
     "judge",
     "judge_model",
     "cell",
-    "judge_mean",
-    "judge_mean_lo",
-    "judge_mean_hi",
+    *interval_columns("judge_mean", text=False),
     *CORRECTED_COLUMNS[:-1],
     "n_items",
     *JUDGEMENT_COUNTS[1:],
