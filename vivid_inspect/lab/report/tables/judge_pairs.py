@@ -56,11 +56,7 @@ _SLOTS = re.compile(r"\b(human|judge)\b")
 
 
 def judge_differences(
-    rows: pd.DataFrame,
-    human: dict[int, float],
-    generation: str | None,
-    has_humans: bool,
-    n_boot: int,
+    rows: pd.DataFrame, human: dict[int, float], generation: str | None, has_humans: bool, n_boot: int
 ) -> Table:
     """Each pair of judges on the reliability generation: kappa with humans and mean, A minus B.
 

@@ -37,10 +37,7 @@ _STATS = (
     "within1",
     "mae",
 )
-_RATERS = (
-    *interval_columns("kappa_per_annotator"),
-    "alpha_raters",
-)
+_RATERS = (*interval_columns("kappa_per_annotator"), "alpha_raters")
 TABLE1_COLUMNS = (
     "judge",
     "strategy",
