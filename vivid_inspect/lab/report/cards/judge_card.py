@@ -479,25 +479,19 @@ def _labels_step(label: str, c: Corrected, tolerance: float = BIAS_TOLERANCE) ->
     )
 
 
-def labels_to_settle(
-    c: Corrected,
-    power: float = POWER,
-    confidence: float = PLANNING_CONFIDENCE,
-    tolerance: float = BIAS_TOLERANCE,
-) -> int | None:
+def labels_to_settle(c: Corrected, tolerance: float = BIAS_TOLERANCE) -> int | None:
     """Labelled items with which the bias interval would fall inside or outside the tolerance.
 
     The spread of the bias per item is read back from the printed interval (its wider half over the
     ``t`` quantile is the standard error, ``s^2 (1/n - 1/N)``). The distance of the bias from the
-    tolerance is planned at its lower confidence bound, ``| |bias| - tolerance | - z_confidence SE``
-    (a pilot that flatters must not promise a small sample); the answer is the ``n`` at which the
-    standard error is that distance over ``z_0.975 + z_power``, the normal power calculation of a
+    tolerance is planned at its lower confidence bound (one-sided, `PLANNING_CONFIDENCE`),
+    ``| |bias| - tolerance | - z_confidence SE`` (a pilot that flatters must not promise a small
+    sample); the answer is the ``n`` at which the standard error is that distance over
+    ``z_0.975 + z_power`` (`POWER`), the normal power calculation of a
     two-sided 95 % interval, at most every item. ``bench/coverage_alt_test.py`` measures it.
 
     Args:
         c: A generation's corrected columns with a bias interval.
-        power: The wanted probability of settling.
-        confidence: One-sided confidence of the lower bound on the distance.
         tolerance: The bias tolerance (`JudgeScores.tolerance`).
 
     Returns:
@@ -508,11 +502,11 @@ def labels_to_settle(
     if lo is None or hi is None or b is None or not 2 < n < total:
         return None
     error = max(hi - b, b - lo) / float(stats.t.ppf(0.975, n - 2))
-    gap = abs(abs(b) - tolerance) - float(stats.norm.ppf(confidence)) * error
+    gap = abs(abs(b) - tolerance) - float(stats.norm.ppf(PLANNING_CONFIDENCE)) * error
     if gap <= 0:
         return None
     spread2 = error**2 / (1 / n - 1 / total)
-    target = gap / float(stats.norm.ppf(0.975) + stats.norm.ppf(power))
+    target = gap / float(stats.norm.ppf(0.975) + stats.norm.ppf(POWER))
     return min(total, int(np.ceil(1 / (target**2 / spread2 + 1 / total))))
 
 
