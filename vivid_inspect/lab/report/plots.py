@@ -26,7 +26,7 @@ from matplotlib.figure import Figure
 
 from vivid_inspect.lab.report.stats.agreement import Agreement
 from vivid_inspect.lab.report.stats.score_stats import SCORES
-from vivid_inspect.lab.report.tables.judges import JudgeKey
+from vivid_inspect.lab.report.tables.judges import JudgeKey, rank_in
 from vivid_inspect.lab.report.tables.tables import AVERAGE, PROMPT_ORDER, THEME_COLUMNS, TRAIT_COLUMNS
 from vivid_inspect.text import printable
 
@@ -241,9 +241,7 @@ def _paired_colours(table: pd.DataFrame) -> list[tuple[Rgb, Rgb]]:
     colours = []
     for model, prompt in zip(hue, table["prompt"], strict=True):
         base = np.array(to_rgb(palette(models.index(str(model)) % 10)))
-        mine = sorted(
-            prompts_of[str(model)], key=lambda p: (PROMPT_ORDER.index(p) if p in PROMPT_ORDER else 99, p)
-        )
+        mine = sorted(prompts_of[str(model)], key=lambda p: rank_in(p, PROMPT_ORDER))
         # The last prompt (few-shot) is the full hue; each earlier one mixes in more white.
         steps = len(mine) - 1
         lightness = 0.0 if steps == 0 else 0.55 * (steps - mine.index(str(prompt))) / steps

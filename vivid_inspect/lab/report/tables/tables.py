@@ -38,7 +38,7 @@ from vivid_inspect.lab.report.reading.judged import (
 from vivid_inspect.lab.report.reading.vivid import THEME_NAMES, TRAIT_NAMES
 from vivid_inspect.lab.report.stats.intervals import MIN_N_MEAN, mean_interval
 from vivid_inspect.lab.report.tables.corrected_tables import CORRECTED_COLUMNS, corrected_columns
-from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, latest, select
+from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, latest, rank_in, select
 from vivid_inspect.lab.report.tables.render import Table, estimate_text, interval_columns
 
 # Table 3's column for each theme: the taxonomy's names, as in the task metrics and the viewer.
@@ -406,8 +406,8 @@ def _by_generation(
 
     def order(item: tuple[str, pd.DataFrame, JudgeKey]) -> tuple[object, ...]:
         first = item[1].iloc[0]
-        model, prompt = str(first["model"]), str(first["prompt"])
-        return (model.lower(), model, _prompt_rank(prompt), str(first["data"]), item[0], item[2].label)
+        model, prompt = str(first["model"]), rank_in(str(first["prompt"]), PROMPT_ORDER)
+        return (model.lower(), model, prompt, str(first["data"]), item[0], item[2].label)
 
     return sorted(groups, key=order)
 
@@ -454,10 +454,6 @@ def _unknown_themes(rows: pd.DataFrame, judge: JudgeKey | None) -> tuple[str, ..
 def _mean(values: pd.Series) -> float | None:
     mean = values.astype(float).mean()
     return None if math.isnan(mean) else float(mean)
-
-
-def _prompt_rank(prompt: str) -> tuple[int, str]:
-    return (PROMPT_ORDER.index(prompt), "") if prompt in PROMPT_ORDER else (len(PROMPT_ORDER), prompt)
 
 
 def _sort_key(column: pd.Series) -> pd.Series:
