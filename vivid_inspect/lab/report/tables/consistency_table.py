@@ -9,9 +9,9 @@ from __future__ import annotations
 import pandas as pd
 
 from vivid_inspect.lab.report.stats.consistency import self_consistency
-from vivid_inspect.lab.report.stats.intervals import interval_text
 from vivid_inspect.lab.report.stats.repeats import GROUP, RepeatRuns, consistency_runs, with_source
 from vivid_inspect.lab.report.tables.render import Table, interval_columns
+from vivid_inspect.lab.report.tables.table1 import interval_cell
 
 
 def consistency_table(rows: pd.DataFrame) -> Table:
@@ -80,9 +80,7 @@ def _judge_row(name: str, model: str, group: pd.DataFrame, found: RepeatRuns) ->
             "mean_kappa": result.mean_kappa,
             "mean_kappa_lo": result.mean_kappa_lo,
             "mean_kappa_hi": result.mean_kappa_hi,
-            "mean_kappa_ci": (interval_text(result.interval) or None)
-            if result.interval is not None
-            else None,
+            "mean_kappa_ci": interval_cell(result.interval),
             "mean_exact": result.mean_exact,
             "flip_rate": result.flip_rate,
         }
