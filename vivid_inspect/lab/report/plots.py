@@ -20,6 +20,7 @@ import matplotlib
 import matplotlib.style
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
@@ -146,15 +147,7 @@ def theme_heatmap(table3: pd.DataFrame, path: Path, judge: str = "") -> Path | s
         axes.set_yticks(range(len(table3)), labels=_row_labels(table3))
         for (i, j), value in np.ndenumerate(values):
             if not math.isnan(value):
-                axes.text(
-                    j,
-                    i,
-                    f"{value:.2f}",
-                    ha="center",
-                    va="center",
-                    fontsize=8,
-                    color="white" if value < 2.5 else "black",
-                )
+                _cell_text(axes, i, j, f"{value:.2f}", dark=value < 2.5)
         figure.colorbar(image, ax=axes, label="mean judge score (0-5)")
         axes.set_title(_judged_by("Mean judge score by theme (Table 3)", judge))
         figure.tight_layout()
@@ -340,16 +333,7 @@ def confusion_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
             axes.imshow(matrix, cmap="Blues", vmin=0, vmax=max(1, int(matrix.max())))
             for (i, j), count in np.ndenumerate(matrix):
                 if count:
-                    dark = count > matrix.max() / 2
-                    axes.text(
-                        j,
-                        i,
-                        str(count),
-                        ha="center",
-                        va="center",
-                        fontsize=8,
-                        color="white" if dark else "black",
-                    )
+                    _cell_text(axes, i, j, str(count), dark=count > matrix.max() / 2)
             axes.set_xticks(range(len(SCORES)), labels=[str(s) for s in SCORES])
             axes.set_yticks(range(len(SCORES)), labels=[str(s) for s in SCORES])
             axes.set_xlabel("judge score")
@@ -358,6 +342,11 @@ def confusion_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
         figure.suptitle("Human (rows) against judge (columns)")
         figure.tight_layout()
         return _save(figure, path)
+
+
+def _cell_text(axes: Axes, row: int, column: int, text: str, *, dark: bool) -> None:
+    """A heatmap cell's value, written in its middle: white on a dark cell."""
+    axes.text(column, row, text, ha="center", va="center", fontsize=8, color="white" if dark else "black")
 
 
 def _finite(value: float | None) -> bool:
