@@ -10,6 +10,7 @@ are read by no table of generations.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -355,9 +356,7 @@ def _markdown(
     lines_about: list[str],
     summary: str = "",
 ) -> str:
-    by_task: dict[str, int] = {}
-    for ref in logset.logs:
-        by_task[ref.task] = by_task.get(ref.task, 0) + 1
+    by_task = Counter(ref.task for ref in logset.logs)
     judged = sum(1 for ref in logset.logs if ref.vivid_judge is not None)
     lines = ["# VIVID report", "", summary, "## Logs read", ""] if summary else ["# VIVID report", ""]
     if not logset.logs:
