@@ -51,7 +51,7 @@ from vivid_inspect.lab.report.stats.alt_test import (
     settling_design,
 )
 from vivid_inspect.lab.report.stats.corrected import MIN_LABELLED, VARIANCE_NOTE, Corrected, corrected_cell
-from vivid_inspect.lab.report.stats.intervals import Interval, interval_text
+from vivid_inspect.lab.report.stats.intervals import interval_text
 from vivid_inspect.lab.report.stats.score_stats import kappa_reason
 from vivid_inspect.lab.report.tables.render import Table
 from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT, mostly_unscored
@@ -423,7 +423,7 @@ def _means_verdict(
     verdicts = [(label, c, bias_verdict(c, tolerance)) for label, c in corrected]
     shown = "; ".join(
         f"{label}: {_num(c.bias.estimate)} "
-        + ("exact, every item has a human score" if exact_bias(c) is not None else _ci(c.bias))
+        + ("exact, every item has a human score" if exact_bias(c) is not None else interval_text(c.bias))
         for label, c, _ in verdicts
     )
     if all(v == YES for _, _, v in verdicts):
@@ -583,7 +583,7 @@ def _bias_section(
         c = corrected[h.generation]
         lines.append(
             f"| {h.label} | {c.n_human} | {c.n_items} | {_num(c.human.estimate)} | {_num(c.corrected.estimate)} | "
-            f"{_ci(c.corrected)} | {_num(c.bias.estimate)} | {_ci(c.bias)} |"
+            f"{interval_text(c.corrected)} | {_num(c.bias.estimate)} | {interval_text(c.bias)} |"
         )
     if leaning:
         lines += ["", leaning]
@@ -765,7 +765,3 @@ def _bias_table(cards: Sequence[Card], humans: Sequence[HumanLabels]) -> Table:
 
 def _num(value: float | None) -> str:
     return "" if value is None else f"{value:.3f}"
-
-
-def _ci(interval: Interval) -> str:
-    return interval_text(interval) or ""
