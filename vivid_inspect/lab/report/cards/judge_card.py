@@ -241,16 +241,8 @@ def _card(
         lines += ["What would settle it:", "", *(f"- {step}" for step in (*settle, *means_settle)), ""]
     lines += _agreement_section(judge, mine)
     lines += _alt_test_section(mine, tests, epsilon)
-    leaning = bias_leaning(
-        [
-            (
-                h.label,
-                float(np.mean(list(judge.by_generation[h.generation].values()))),
-                corrected[h.generation],
-            )
-            for h in mine
-        ]
-    )
+    own_means = {h.generation: float(np.mean(list(judge.by_generation[h.generation].values()))) for h in mine}
+    leaning = bias_leaning([(h.label, own_means[h.generation], corrected[h.generation]) for h in mine])
     lines += _bias_section(mine, corrected, leaning)
     lines += ["## Audit", "", *audit_lines, ""]
     lines += ["## What this rests on", ""]
