@@ -75,15 +75,9 @@ def _judge_row(name: str, model: str, group: pd.DataFrame, found: RepeatRuns) ->
         notes.append("no fresh repeat left to compare with the first")
     else:
         result = self_consistency(found.runs)
-        record |= {
-            "n": result.n,
-            "mean_kappa": result.mean_kappa,
-            "mean_kappa_lo": result.mean_kappa_lo,
-            "mean_kappa_hi": result.mean_kappa_hi,
-            "mean_kappa_ci": interval_cell(result.interval),
-            "mean_exact": result.mean_exact,
-            "flip_rate": result.flip_rate,
-        }
+        shown = ("n", *interval_columns("mean_kappa", text=False), "mean_exact", "flip_rate")
+        record |= {name: getattr(result, name) for name in shown}
+        record["mean_kappa_ci"] = interval_cell(result.interval)
         notes += result.notes
     return record | {"notes": "; ".join(notes)}
 
