@@ -50,6 +50,8 @@ from vivid_inspect.solvers.bounded_generate import TRUNCATED_KEY
 
 _DATA_ID = re.compile(r"[1-9][0-9]{0,17}")
 _SHOWN_STRANGERS = 5
+_LOG_FIELDS = ("generation_log", "run", "task", "model", "prompt", "shots", "status", "created", "eval_id")
+"""The score-row columns that are the `LogRef` attributes of the same names."""
 
 SCORE_COLUMNS: tuple[str, ...] = (
     "log",
@@ -134,29 +136,18 @@ def score_rows(
     judge_models = _judge_models(ref, summaries, wanted)
     rows: list[dict[str, Any]] = []
     written = f"{ref.written[0]:017.1f}|{ref.written[1]:020d}"
-    key, data = ref.key, ref.data_label  # once per log: the key hashes every planned sample id
+    # The columns of the log, once per log, not per sample (the key hashes every planned sample id).
+    of_log = {"log": ref.rel, "generation": ref.key, "data": ref.data_label, "written": written}
+    of_log |= {name: getattr(ref, name) for name in _LOG_FIELDS}
     for summary in summaries:
         metadata = summary.get("metadata") or {}
         traits = metadata.get("traits")
-        base = {
-            "log": ref.rel,
-            "generation": key,
-            "generation_log": ref.generation_log,
-            "run": ref.run,
-            "data": data,
-            "task": ref.task,
-            "model": ref.model,
-            "prompt": ref.prompt,
-            "shots": ref.shots,
-            "status": ref.status,
-            "created": ref.created,
+        base = of_log | {
             "id": summary.get("id"),
             "epoch": int(summary.get("epoch") or 1),
             "theme": metadata.get("theme"),
             "traits": tuple(traits) if isinstance(traits, list | tuple) else (),
             "truncated": bool(metadata.get(TRUNCATED_KEY)),  # the reply was cut at the token limit
-            "eval_id": ref.eval_id,
-            "written": written,
             "metadata": metadata,
         }
         for name in wanted:
