@@ -255,8 +255,7 @@ def agreement_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
     Returns:
         The file, or why it was not drawn.
     """
-    keys = [key for key, result in agreements.items() if _finite(result.kappa)]
-    if not keys:
+    if not any(_finite(result.kappa) for result in agreements.values()):
         return _no_kappa_reason(agreements)
     with matplotlib.style.context("default"):  # saving reads rcParams too
         return _save(agreement_figure(agreements), path)
