@@ -10,6 +10,7 @@ are read by no table of generations.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -158,9 +159,8 @@ def write_report(
         summary = summary_markdown(
             tables, has_humans=bool(files), log_dir=str(log_dir), unscored_limit=UNSCORED_SHARE_LIMIT
         )
-        markdown = _markdown(logset, tables, bool(files), skipped, built.lines, summary) + _figures_markdown(
-            drawn
-        )
+        markdown = _markdown(logset, tables, bool(files), skipped, built.lines, summary)
+        markdown += _figures_markdown(drawn)
         files_written = _write(out, tables, markdown, chosen_formats, check)
         if "md" in chosen_formats:
             files_written.insert(1, _write_text(out / CARD_FILE, built.cards))
@@ -218,11 +218,10 @@ def _build(
     rows = judge_rows(logset.scores)  # VIVID's explanation judges, and any other task's scorers
     run_rows = judge_rows(logset.run_scores)
     first = first_repeat(rows)  # a judge's further repeats feed self-consistency only
-    # A copy holding only further repeats (inspect score -S repeat=r --output-file) is no candidate.
+    # A copy holding only further repeats (inspect score -S repeat=r --output-file) is no candidate;
+    # every run counts, not only the latest.
     every_first = first_repeat(run_rows)
-    judged = set(
-        zip(every_first["generation"], every_first["run"], strict=True)
-    )  # every run, not only the latest
+    judged = set(zip(every_first["generation"], every_first["run"], strict=True))
     generations = generations_in(logset, any_eval=True)
     generic = {ref.key for ref in logset.logs if ref.generic}
     bound = bind_files(generations, judged, files, rows, generic)
@@ -355,9 +354,7 @@ def _markdown(
     lines_about: list[str],
     summary: str = "",
 ) -> str:
-    by_task: dict[str, int] = {}
-    for ref in logset.logs:
-        by_task[ref.task] = by_task.get(ref.task, 0) + 1
+    by_task = Counter(ref.task for ref in logset.logs)
     judged = sum(1 for ref in logset.logs if ref.vivid_judge is not None)
     lines = ["# VIVID report", "", summary, "## Logs read", ""] if summary else ["# VIVID report", ""]
     if not logset.logs:

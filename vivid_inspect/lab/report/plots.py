@@ -20,13 +20,14 @@ import matplotlib
 import matplotlib.style
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
 from vivid_inspect.lab.report.stats.agreement import Agreement
 from vivid_inspect.lab.report.stats.score_stats import SCORES
-from vivid_inspect.lab.report.tables.judges import JudgeKey
+from vivid_inspect.lab.report.tables.judges import JudgeKey, rank_in
 from vivid_inspect.lab.report.tables.tables import AVERAGE, PROMPT_ORDER, THEME_COLUMNS, TRAIT_COLUMNS
 from vivid_inspect.text import printable
 
@@ -146,15 +147,7 @@ def theme_heatmap(table3: pd.DataFrame, path: Path, judge: str = "") -> Path | s
         axes.set_yticks(range(len(table3)), labels=_row_labels(table3))
         for (i, j), value in np.ndenumerate(values):
             if not math.isnan(value):
-                axes.text(
-                    j,
-                    i,
-                    f"{value:.2f}",
-                    ha="center",
-                    va="center",
-                    fontsize=8,
-                    color="white" if value < 2.5 else "black",
-                )
+                _cell_text(axes, i, j, f"{value:.2f}", dark=value < 2.5)
         figure.colorbar(image, ax=axes, label="mean judge score (0-5)")
         axes.set_title(_judged_by("Mean judge score by theme (Table 3)", judge))
         figure.tight_layout()
@@ -241,9 +234,7 @@ def _paired_colours(table: pd.DataFrame) -> list[tuple[Rgb, Rgb]]:
     colours = []
     for model, prompt in zip(hue, table["prompt"], strict=True):
         base = np.array(to_rgb(palette(models.index(str(model)) % 10)))
-        mine = sorted(
-            prompts_of[str(model)], key=lambda p: (PROMPT_ORDER.index(p) if p in PROMPT_ORDER else 99, p)
-        )
+        mine = sorted(prompts_of[str(model)], key=lambda p: rank_in(p, PROMPT_ORDER))
         # The last prompt (few-shot) is the full hue; each earlier one mixes in more white.
         steps = len(mine) - 1
         lightness = 0.0 if steps == 0 else 0.55 * (steps - mine.index(str(prompt))) / steps
@@ -264,8 +255,7 @@ def agreement_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
     Returns:
         The file, or why it was not drawn.
     """
-    keys = [key for key, result in agreements.items() if _finite(result.kappa)]
-    if not keys:
+    if not any(_finite(result.kappa) for result in agreements.values()):
         return _no_kappa_reason(agreements)
     with matplotlib.style.context("default"):  # saving reads rcParams too
         return _save(agreement_figure(agreements), path)
@@ -342,16 +332,7 @@ def confusion_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
             axes.imshow(matrix, cmap="Blues", vmin=0, vmax=max(1, int(matrix.max())))
             for (i, j), count in np.ndenumerate(matrix):
                 if count:
-                    dark = count > matrix.max() / 2
-                    axes.text(
-                        j,
-                        i,
-                        str(count),
-                        ha="center",
-                        va="center",
-                        fontsize=8,
-                        color="white" if dark else "black",
-                    )
+                    _cell_text(axes, i, j, str(count), dark=count > matrix.max() / 2)
             axes.set_xticks(range(len(SCORES)), labels=[str(s) for s in SCORES])
             axes.set_yticks(range(len(SCORES)), labels=[str(s) for s in SCORES])
             axes.set_xlabel("judge score")
@@ -360,6 +341,11 @@ def confusion_plot(agreements: dict[JudgeKey, Agreement], path: Path) -> Path | 
         figure.suptitle("Human (rows) against judge (columns)")
         figure.tight_layout()
         return _save(figure, path)
+
+
+def _cell_text(axes: Axes, row: int, column: int, text: str, *, dark: bool) -> None:
+    """A heatmap cell's value, written in its middle: white on a dark cell."""
+    axes.text(column, row, text, ha="center", va="center", fontsize=8, color="white" if dark else "black")
 
 
 def _finite(value: float | None) -> bool:

@@ -51,7 +51,7 @@ from vivid_inspect.lab.report.stats.alt_test import (
     settling_design,
 )
 from vivid_inspect.lab.report.stats.corrected import MIN_LABELLED, VARIANCE_NOTE, Corrected, corrected_cell
-from vivid_inspect.lab.report.stats.intervals import Interval, interval_text
+from vivid_inspect.lab.report.stats.intervals import interval_text
 from vivid_inspect.lab.report.stats.score_stats import kappa_reason
 from vivid_inspect.lab.report.tables.render import Table
 from vivid_inspect.lab.unscored import UNSCORED_SHARE_LIMIT, mostly_unscored
@@ -241,16 +241,8 @@ def _card(
         lines += ["What would settle it:", "", *(f"- {step}" for step in (*settle, *means_settle)), ""]
     lines += _agreement_section(judge, mine)
     lines += _alt_test_section(mine, tests, epsilon)
-    leaning = bias_leaning(
-        [
-            (
-                h.label,
-                float(np.mean(list(judge.by_generation[h.generation].values()))),
-                corrected[h.generation],
-            )
-            for h in mine
-        ]
-    )
+    own_means = {h.generation: float(np.mean(list(judge.by_generation[h.generation].values()))) for h in mine}
+    leaning = bias_leaning([(h.label, own_means[h.generation], corrected[h.generation]) for h in mine])
     lines += _bias_section(mine, corrected, leaning)
     lines += ["## Audit", "", *audit_lines, ""]
     lines += ["## What this rests on", ""]
@@ -423,7 +415,7 @@ def _means_verdict(
     verdicts = [(label, c, bias_verdict(c, tolerance)) for label, c in corrected]
     shown = "; ".join(
         f"{label}: {_num(c.bias.estimate)} "
-        + ("exact, every item has a human score" if exact_bias(c) is not None else _ci(c.bias))
+        + ("exact, every item has a human score" if exact_bias(c) is not None else interval_text(c.bias))
         for label, c, _ in verdicts
     )
     if all(v == YES for _, _, v in verdicts):
@@ -479,25 +471,19 @@ def _labels_step(label: str, c: Corrected, tolerance: float = BIAS_TOLERANCE) ->
     )
 
 
-def labels_to_settle(
-    c: Corrected,
-    power: float = POWER,
-    confidence: float = PLANNING_CONFIDENCE,
-    tolerance: float = BIAS_TOLERANCE,
-) -> int | None:
+def labels_to_settle(c: Corrected, tolerance: float = BIAS_TOLERANCE) -> int | None:
     """Labelled items with which the bias interval would fall inside or outside the tolerance.
 
     The spread of the bias per item is read back from the printed interval (its wider half over the
     ``t`` quantile is the standard error, ``s^2 (1/n - 1/N)``). The distance of the bias from the
-    tolerance is planned at its lower confidence bound, ``| |bias| - tolerance | - z_confidence SE``
-    (a pilot that flatters must not promise a small sample); the answer is the ``n`` at which the
-    standard error is that distance over ``z_0.975 + z_power``, the normal power calculation of a
+    tolerance is planned at its lower confidence bound (one-sided, `PLANNING_CONFIDENCE`),
+    ``| |bias| - tolerance | - z_confidence SE`` (a pilot that flatters must not promise a small
+    sample); the answer is the ``n`` at which the standard error is that distance over
+    ``z_0.975 + z_power`` (`POWER`), the normal power calculation of a
     two-sided 95 % interval, at most every item. ``bench/coverage_alt_test.py`` measures it.
 
     Args:
         c: A generation's corrected columns with a bias interval.
-        power: The wanted probability of settling.
-        confidence: One-sided confidence of the lower bound on the distance.
         tolerance: The bias tolerance (`JudgeScores.tolerance`).
 
     Returns:
@@ -508,11 +494,11 @@ def labels_to_settle(
     if lo is None or hi is None or b is None or not 2 < n < total:
         return None
     error = max(hi - b, b - lo) / float(stats.t.ppf(0.975, n - 2))
-    gap = abs(abs(b) - tolerance) - float(stats.norm.ppf(confidence)) * error
+    gap = abs(abs(b) - tolerance) - float(stats.norm.ppf(PLANNING_CONFIDENCE)) * error
     if gap <= 0:
         return None
     spread2 = error**2 / (1 / n - 1 / total)
-    target = gap / float(stats.norm.ppf(0.975) + stats.norm.ppf(power))
+    target = gap / float(stats.norm.ppf(0.975) + stats.norm.ppf(POWER))
     return min(total, int(np.ceil(1 / (target**2 / spread2 + 1 / total))))
 
 
@@ -589,7 +575,7 @@ def _bias_section(
         c = corrected[h.generation]
         lines.append(
             f"| {h.label} | {c.n_human} | {c.n_items} | {_num(c.human.estimate)} | {_num(c.corrected.estimate)} | "
-            f"{_ci(c.corrected)} | {_num(c.bias.estimate)} | {_ci(c.bias)} |"
+            f"{interval_text(c.corrected)} | {_num(c.bias.estimate)} | {interval_text(c.bias)} |"
         )
     if leaning:
         lines += ["", leaning]
@@ -771,7 +757,3 @@ def _bias_table(cards: Sequence[Card], humans: Sequence[HumanLabels]) -> Table:
 
 def _num(value: float | None) -> str:
     return "" if value is None else f"{value:.3f}"
-
-
-def _ci(interval: Interval) -> str:
-    return interval_text(interval) or ""

@@ -35,6 +35,8 @@ JUDGEMENT_COLUMNS = ("judge", "judge_model", "value", "unscored", "refused", "er
 GROUP_COLUMNS = ("theme", "traits")
 JUDGED_COLUMNS: tuple[str, ...] = (*ITEM_COLUMNS, *JUDGEMENT_COLUMNS, *GROUP_COLUMNS)
 """The score-row columns the laboratory reads of a judged item (the contract)."""
+JUDGEMENT_COUNTS = ("scored", "unscored", "refused", "errors", "truncated")
+"""The keys of `judgement_counts`, in the order the tables show them."""
 
 LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 """Inspect's score letters as ``inspect_ai.scorer.value_to_float`` maps them."""

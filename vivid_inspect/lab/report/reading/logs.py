@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -250,19 +250,5 @@ def generations_in(logset: LogSet, *, any_eval: bool = False) -> list[Generation
     # generation log, not a copy `inspect score --output-file` made of it), then by name.
     for ref in sorted(logset.logs, key=lambda ref: (ref.rel != ref.generation_log, ref.written, ref.rel)):
         if ref.identity is not None and (ref.task == "explain" or (any_eval and ref.generic)):
-            identity = ref.identity
-            found.setdefault(
-                (identity.key, ref.run),
-                Generation(
-                    identity.task,
-                    identity.task_version,
-                    identity.model,
-                    identity.prompt,
-                    identity.data,
-                    identity.sample_ids,
-                    ref.run,
-                    ref.rel,
-                    identity.data_digest,
-                ),
-            )
+            found.setdefault((ref.identity.key, ref.run), replace(ref.identity, eval_id=ref.run, log=ref.rel))
     return sorted(found.values(), key=lambda g: g.log)

@@ -50,7 +50,8 @@ from vivid_inspect.solvers.bounded_generate import TRUNCATED_KEY
 
 _DATA_ID = re.compile(r"[1-9][0-9]{0,17}")
 _SHOWN_STRANGERS = 5
-_CLASSIFICATION_VALUES: dict[object, float] = {"C": 1.0, "I": 0.0}
+_LOG_FIELDS = ("generation_log", "run", "task", "model", "prompt", "shots", "status", "created", "eval_id")
+"""The score-row columns that are the `LogRef` attributes of the same names."""
 
 SCORE_COLUMNS: tuple[str, ...] = (
     "log",
@@ -135,29 +136,18 @@ def score_rows(
     judge_models = _judge_models(ref, summaries, wanted)
     rows: list[dict[str, Any]] = []
     written = f"{ref.written[0]:017.1f}|{ref.written[1]:020d}"
-    key, data = ref.key, ref.data_label  # once per log: the key hashes every planned sample id
+    # The columns of the log, once per log, not per sample (the key hashes every planned sample id).
+    of_log = {"log": ref.rel, "generation": ref.key, "data": ref.data_label, "written": written}
+    of_log |= {name: getattr(ref, name) for name in _LOG_FIELDS}
     for summary in summaries:
         metadata = summary.get("metadata") or {}
         traits = metadata.get("traits")
-        base = {
-            "log": ref.rel,
-            "generation": key,
-            "generation_log": ref.generation_log,
-            "run": ref.run,
-            "data": data,
-            "task": ref.task,
-            "model": ref.model,
-            "prompt": ref.prompt,
-            "shots": ref.shots,
-            "status": ref.status,
-            "created": ref.created,
+        base = of_log | {
             "id": summary.get("id"),
             "epoch": int(summary.get("epoch") or 1),
             "theme": metadata.get("theme"),
             "traits": tuple(traits) if isinstance(traits, list | tuple) else (),
             "truncated": bool(metadata.get(TRUNCATED_KEY)),  # the reply was cut at the token limit
-            "eval_id": ref.eval_id,
-            "written": written,
             "metadata": metadata,
         }
         for name in wanted:
@@ -323,23 +313,18 @@ def _value(value: Any, *, judge: bool, denominator: int | None = None) -> tuple[
     (1: a whole number; None: any); a classification scorer correct or incorrect. No value
     (None, NaN) is a judgement without a readable score, not a refusal.
     """
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return math.nan, False
-    if judge:
-        low, high = VIVID_SCALE.low, VIVID_SCALE.high
-        number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
-        if number is None or not math.isfinite(number) or not low <= number <= high:
-            return math.nan, True
-        if denominator is not None and not any(
-            number == round(number * d) / d for d in range(1, denominator + 1)
-        ):
-            return math.nan, True
-        return float(number), False
-    if isinstance(value, str) and value in _CLASSIFICATION_VALUES:
-        return _CLASSIFICATION_VALUES[value], False
-    if isinstance(value, int | float) and not isinstance(value, bool) and value in (0, 1):
-        return float(value), False
-    return math.nan, True
+    number, refused = any_value(value)
+    if refused or math.isnan(number):
+        return number, refused
+    if isinstance(value, str):  # Inspect's letters: C and I are a classification's, never a judge's
+        given = not judge and value in ("C", "I")
+    elif judge:
+        given = VIVID_SCALE.low <= number <= VIVID_SCALE.high and (
+            denominator is None or any(number == round(number * d) / d for d in range(1, denominator + 1))
+        )
+    else:
+        given = number in (0, 1)
+    return (number, False) if given else (math.nan, True)
 
 
 def _declared_scale(ref: LogRef, value: Any) -> Scale | None:

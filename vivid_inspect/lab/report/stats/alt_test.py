@@ -34,7 +34,8 @@ never a pass. `settling_design` computes the design that would settle an open re
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -379,10 +380,7 @@ def _summary(
     rows: tuple[LeftOut, ...], case: tuple[Scores, Mapping[str, Scores]], epsilon: float, q: float
 ) -> AltTest:
     judge, annotators = case
-    counts: dict[Hashable, int] = {}
-    for scores in annotators.values():
-        for item in scores:
-            counts[item] = counts.get(item, 0) + 1
+    counts = Counter(item for scores in annotators.values() for item in scores)
     items = sum(1 for item, count in counts.items() if count >= 2 and item in judge)
     tested = [r for r in rows if r.p_value is not None]
     warnings: list[str] = []

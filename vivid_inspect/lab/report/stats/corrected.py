@@ -25,7 +25,7 @@ what the labelled items alone allow (`vivid_inspect.lab.report.stats.ppi.labelle
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -180,15 +180,12 @@ def _bias(scored: Estimate, judge_mean: float) -> Estimate:
     """
     if scored.estimate is None:
         return scored
-    return Estimate(
-        judge_mean - scored.estimate,
-        None if scored.hi is None else judge_mean - scored.hi,
-        None if scored.lo is None else judge_mean - scored.lo,
-        scored.se,
-        scored.lam,
-        scored.n,
-        scored.n_items,
-        scored.reason,
+    return replace(
+        scored,
+        estimate=judge_mean - scored.estimate,
+        lo=None if scored.hi is None else judge_mean - scored.hi,
+        hi=None if scored.lo is None else judge_mean - scored.lo,
+        note=None,
     )
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pandas as pd
 
 from vivid_inspect.lab.report.stats.consistency import self_consistency
-from vivid_inspect.lab.report.stats.intervals import interval_text
 from vivid_inspect.lab.report.stats.repeats import GROUP, RepeatRuns, consistency_runs, with_source
-from vivid_inspect.lab.report.tables.render import Table
+from vivid_inspect.lab.report.tables.render import Table, interval_columns
+from vivid_inspect.lab.report.tables.table1 import interval_cell
 
 
 def consistency_table(rows: pd.DataFrame) -> Table:
@@ -32,10 +32,7 @@ def consistency_table(rows: pd.DataFrame) -> Table:
         "n",
         "temperature",
         "excluded",
-        "mean_kappa",
-        "mean_kappa_lo",
-        "mean_kappa_hi",
-        "mean_kappa_ci",
+        *interval_columns("mean_kappa"),
         "mean_exact",
         "flip_rate",
         "notes",
@@ -78,17 +75,9 @@ def _judge_row(name: str, model: str, group: pd.DataFrame, found: RepeatRuns) ->
         notes.append("no fresh repeat left to compare with the first")
     else:
         result = self_consistency(found.runs)
-        record |= {
-            "n": result.n,
-            "mean_kappa": result.mean_kappa,
-            "mean_kappa_lo": result.mean_kappa_lo,
-            "mean_kappa_hi": result.mean_kappa_hi,
-            "mean_kappa_ci": (interval_text(result.interval) or None)
-            if result.interval is not None
-            else None,
-            "mean_exact": result.mean_exact,
-            "flip_rate": result.flip_rate,
-        }
+        shown = ("n", *interval_columns("mean_kappa", text=False), "mean_exact", "flip_rate")
+        record |= {name: getattr(result, name) for name in shown}
+        record["mean_kappa_ci"] = interval_cell(result.interval)
         notes += result.notes
     return record | {"notes": "; ".join(notes)}
 

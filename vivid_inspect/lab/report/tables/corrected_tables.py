@@ -23,18 +23,12 @@ import pandas as pd
 
 from vivid_inspect.lab.report.stats.corrected import MIN_LABELLED, SCORE_RANGE, VARIANCE_NOTE, corrected_cell
 from vivid_inspect.lab.report.stats.intervals import Interval, interval_text
-from vivid_inspect.lab.report.tables.render import Table
+from vivid_inspect.lab.report.tables.render import Table, interval_columns
 
 CORRECTED_COLUMNS: tuple[str, ...] = (
-    "human_mean",
-    "human_mean_lo",
-    "human_mean_hi",
-    "corrected_mean",
-    "corrected_mean_lo",
-    "corrected_mean_hi",
-    "bias",
-    "bias_lo",
-    "bias_hi",
+    *interval_columns("human_mean", text=False),
+    *interval_columns("corrected_mean", text=False),
+    *interval_columns("bias", text=False),
     "n_human",
     "n_human_unscored",
     "corrected_note",

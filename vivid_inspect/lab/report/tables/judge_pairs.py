@@ -10,17 +10,16 @@ and their difference gets no interval.
 from __future__ import annotations
 
 import itertools
-import math
 import re
 from collections.abc import Hashable
 
 import pandas as pd
 
 from vivid_inspect.lab.report.stats.agreement import agreement, paired_difference
-from vivid_inspect.lab.report.stats.intervals import Interval, interval_text
 from vivid_inspect.lab.report.tables.judges import judge_keys, latest
 from vivid_inspect.lab.report.tables.reliability_rows import generation_rows, judge_scores
-from vivid_inspect.lab.report.tables.render import Table
+from vivid_inspect.lab.report.tables.render import Table, interval_columns
+from vivid_inspect.lab.report.tables.table1 import interval_cell, same_scores
 
 _DIFFERENCE_COLUMNS = [
     "judge_a",
@@ -28,26 +27,17 @@ _DIFFERENCE_COLUMNS = [
     "n",
     "kappa_a",
     "kappa_b",
-    "kappa_diff",
-    "kappa_diff_lo",
-    "kappa_diff_hi",
-    "kappa_diff_ci",
+    *interval_columns("kappa_diff"),
     "mean_a",
     "mean_b",
-    "mean_diff",
-    "mean_diff_lo",
-    "mean_diff_hi",
-    "mean_diff_ci",
+    *interval_columns("mean_diff"),
     "notes",
 ]
 _PAIR_COLUMNS = [
     "judge_a",
     "judge_b",
     "n",
-    "kappa",
-    "kappa_lo",
-    "kappa_hi",
-    "kappa_ci",
+    *interval_columns("kappa"),
     "weighted_kappa",
     "spearman",
     "exact",
@@ -65,11 +55,7 @@ _SLOTS = re.compile(r"\b(human|judge)\b")
 
 
 def judge_differences(
-    rows: pd.DataFrame,
-    human: dict[int, float],
-    generation: str | None,
-    has_humans: bool,
-    n_boot: int,
+    rows: pd.DataFrame, human: dict[int, float], generation: str | None, has_humans: bool, n_boot: int
 ) -> Table:
     """Each pair of judges on the reliability generation: kappa with humans and mean, A minus B.
 
@@ -99,7 +85,7 @@ def judge_differences(
                 records.append({"judge_a": a.label, "judge_b": b.label, "notes": f"not comparable: {error}"})
                 continue
             values = {k: getattr(result, k) for k in columns[2:-1] if not k.endswith("_ci")}
-            cells = {f"{k}_ci": _ci(result.intervals.get(k)) for k in ("kappa_diff", "mean_diff")}
+            cells = {f"{k}_ci": interval_cell(result.intervals.get(k)) for k in ("kappa_diff", "mean_diff")}
             records.append(
                 {"judge_a": a.label, "judge_b": b.label, **values, **cells, "notes": "; ".join(result.notes)}
             )
@@ -137,7 +123,7 @@ def judge_pairs(rows: pd.DataFrame, n_boot: int) -> Table:
             records.append({"judge_a": a.label, "judge_b": b.label, "notes": f"not comparable: {error}"})
             continue
         shared = set(scores_a) & set(scores_b)
-        if len(shared) >= 2 and _identical(scores_a, scores_b, shared):
+        if len(shared) >= 2 and same_scores(scores_a, scores_b, shared):
             records.append(
                 {
                     "judge_a": a.label,
@@ -158,7 +144,7 @@ def judge_pairs(rows: pd.DataFrame, n_boot: int) -> Table:
                     k: getattr(result, k)
                     for k in ("n", "kappa", "kappa_lo", "kappa_hi", "weighted_kappa", "spearman")
                 },
-                "kappa_ci": _ci(result.intervals.get("kappa")),
+                "kappa_ci": interval_cell(result.intervals.get("kappa")),
                 "exact": result.exact,
                 "within1": result.within1,
                 "mean_a": result.judge_mean,
@@ -188,15 +174,6 @@ def judge_pairs(rows: pd.DataFrame, n_boot: int) -> Table:
 def _generations(scores: dict[Hashable, float]) -> set[object]:
     """The generations of items keyed (generation, run, id, epoch)."""
     return {item[0] for item in scores if isinstance(item, tuple)}
-
-
-def _identical(first: dict[Hashable, float], second: dict[Hashable, float], ids: set[Hashable]) -> bool:
-    """Whether two judges gave the same score (or both none) on every shared item."""
-    return all((math.isnan(first[i]) and math.isnan(second[i])) or first[i] == second[i] for i in ids)
-
-
-def _ci(interval: Interval | None) -> str | None:
-    return (interval_text(interval) or None) if interval is not None else None
 
 
 def _as_judges(note: str) -> str:

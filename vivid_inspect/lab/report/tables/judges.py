@@ -10,7 +10,7 @@ finished over one that did not, then the newest log.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,7 +57,9 @@ def judge_keys(rows: pd.DataFrame) -> list[JudgeKey]:
     strategy_of: dict[JudgeKey, str] = {}
     for record in pairs.to_dict("records"):
         strategy_of.setdefault(key_of(record), str(record["strategy"] or ""))
-    return sorted(strategy_of, key=lambda key: (_strategy_rank(strategy_of[key]), key.name, key.model))
+    return sorted(
+        strategy_of, key=lambda key: (rank_in(strategy_of[key], STRATEGY_ORDER), key.name, key.model)
+    )
 
 
 def strategy_of(rows: pd.DataFrame, key: JudgeKey) -> str:
@@ -203,9 +205,6 @@ def _names_of(key: JudgeKey, strategy: str) -> set[str]:
     return {key.name, strategy} | ({judge.strategy, judge.option} if judge is not None else set())
 
 
-def _strategy_rank(strategy: str) -> tuple[int, str]:
-    return (
-        (STRATEGY_ORDER.index(strategy), "")
-        if strategy in STRATEGY_ORDER
-        else (len(STRATEGY_ORDER), strategy)
-    )
+def rank_in(value: str, order: Sequence[str]) -> tuple[int, str]:
+    """Where ``value`` stands in ``order`` (the paper's strategies, prompts); others follow by name."""
+    return (order.index(value), "") if value in order else (len(order), value)

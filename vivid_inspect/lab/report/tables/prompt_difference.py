@@ -17,7 +17,7 @@ import pandas as pd
 from vivid_inspect.lab.report.reading.judged import Generation
 from vivid_inspect.lab.report.stats.intervals import mean_difference_interval
 from vivid_inspect.lab.report.tables.judges import judge_keys, select
-from vivid_inspect.lab.report.tables.render import Table
+from vivid_inspect.lab.report.tables.render import Table, interval_columns
 
 ZERO, FEW = "zero_shot", "few_shot"
 COLUMNS: tuple[str, ...] = (
@@ -30,9 +30,7 @@ COLUMNS: tuple[str, ...] = (
     "n_items",
     "zero_shot_mean",
     "few_shot_mean",
-    "difference",
-    "difference_lo",
-    "difference_hi",
+    *interval_columns("difference", text=False),
     "note",
 )
 

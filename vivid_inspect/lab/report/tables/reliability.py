@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from vivid_inspect.lab.report.reading.judged import judgement_counts
+from vivid_inspect.lab.report.reading.judged import JUDGEMENT_COUNTS, judgement_counts
 from vivid_inspect.lab.report.stats.agreement import Agreement
 from vivid_inspect.lab.report.stats.consistency import parse_failure_rate
 from vivid_inspect.lab.report.stats.humans import human_means
@@ -26,12 +26,9 @@ from vivid_inspect.lab.report.tables.judge_pairs import judge_differences, judge
 from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, latest, select, strategy_of
 from vivid_inspect.lab.report.tables.reliability_rows import on_run, reliability_generation
 from vivid_inspect.lab.report.tables.render import Table
-from vivid_inspect.lab.report.tables.table1 import TABLE1_COLUMNS, build_table1
+from vivid_inspect.lab.report.tables.table1 import build_table1
 
-__all__ = ["N_BOOT", "TABLE1_COLUMNS", "Reliability", "build_reliability", "reliability_generation"]
-
-N_BOOT = 1000
-"""Any value but 0 computes the intervals (none of them resamples now; the name is kept for callers)."""
+__all__ = ["Reliability", "build_reliability", "reliability_generation"]
 
 
 @dataclass(frozen=True)
@@ -49,7 +46,7 @@ def build_reliability(
     *,
     generation: str | None = None,
     why: str | None = None,
-    n_boot: int = N_BOOT,
+    n_boot: int = 1000,
     run: str | None = None,
     run_rows: pd.DataFrame | None = None,
 ) -> Reliability:
@@ -62,7 +59,7 @@ def build_reliability(
         generation: The reliability generation's key, already chosen (see
             `reliability_generation`).
         why: How it was chosen, added to Table 1's notes.
-        n_boot: 0 skips the intervals (`intervals`).
+        n_boot: 0 skips the intervals (`intervals`); any other value computes them (none resamples).
         run: The run of that generation the humans scored (None: the one ``rows`` holds).
         run_rows: Judge rows of every run (`vivid_inspect.lab.report.reading.logs.LogSet.runs`), where
             Table 1 finds ``run`` when ``rows`` read another run of the generation.
@@ -97,10 +94,7 @@ def _summary(rows: pd.DataFrame) -> Table:
         "judge_model",
         "generations",
         "samples",
-        "scored",
-        "unscored",
-        "refused",
-        "errors",
+        *JUDGEMENT_COUNTS[:-1],  # truncated is a count of the generations, not of the judges
         "parse_failure_rate",
         "retried",
         "empty_answers",
@@ -137,16 +131,7 @@ def _summary(rows: pd.DataFrame) -> Table:
         "generations: generation keys judged, each judgement counted once however many files hold it",
     )
     title = "Judges: scored and unscored counts and parse-failure rate (all generations)"
-    counted = (
-        "generations",
-        "samples",
-        "scored",
-        "unscored",
-        "refused",
-        "errors",
-        "retried",
-        "empty_answers",
-    )
+    counted = ("generations", "samples", *JUDGEMENT_COUNTS[:-1], "retried", "empty_answers")
     return Table(
         "judge_summary",
         title,

@@ -96,6 +96,11 @@ class Table:
         return self.decimals.get(column, self.decimals.get("*", 2))
 
 
+def interval_columns(name: str, text: bool = True) -> tuple[str, ...]:
+    """A statistic's columns: its estimate, its interval's ends (``_lo``, ``_hi``) and, with ``text``, the cell ``_ci``."""
+    return (name, f"{name}_lo", f"{name}_hi", *((f"{name}_ci",) if text else ()))
+
+
 def format_value(value: object, decimals: int) -> str:
     """One cell as text: fixed decimals for floats, ``""`` for missing, ``yes`` for True.
 

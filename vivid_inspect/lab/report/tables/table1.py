@@ -7,7 +7,7 @@ The statistics come from `vivid_inspect.lab.report.stats.agreement` and
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 
 import numpy as np
 import pandas as pd
@@ -21,38 +21,23 @@ from vivid_inspect.lab.report.stats.raters import RaterAgreement, rater_agreemen
 from vivid_inspect.lab.report.stats.score_stats import kappa_reason
 from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, select, strategy_of
 from vivid_inspect.lab.report.tables.reliability_rows import generation_rows, judge_scores
-from vivid_inspect.lab.report.tables.render import Table
+from vivid_inspect.lab.report.tables.render import Table, interval_columns
 
 _WITH_INTERVALS = ("judge_mean", "kappa", "weighted_kappa")
 _STATS = (
     "n",
-    "judge_mean",
-    "judge_mean_lo",
-    "judge_mean_hi",
-    "judge_mean_ci",
+    *interval_columns("judge_mean"),
     "human_mean",
-    "kappa",
-    "kappa_lo",
-    "kappa_hi",
-    "kappa_ci",
+    *interval_columns("kappa"),
     "kappa_half_down",
-    "weighted_kappa",
-    "weighted_kappa_lo",
-    "weighted_kappa_hi",
-    "weighted_kappa_ci",
+    *interval_columns("weighted_kappa"),
     "spearman",
     "alpha",
     "exact",
     "within1",
     "mae",
 )
-_RATERS = (
-    "kappa_per_annotator",
-    "kappa_per_annotator_lo",
-    "kappa_per_annotator_hi",
-    "kappa_per_annotator_ci",
-    "alpha_raters",
-)
+_RATERS = (*interval_columns("kappa_per_annotator"), "alpha_raters")
 TABLE1_COLUMNS = (
     "judge",
     "strategy",
@@ -179,7 +164,7 @@ def _identical_judges(
     twins: dict[JudgeKey, list[str]] = {}
     for index, key in enumerate(keys):
         for other in keys[index + 1 :]:
-            if len(scores[key]) >= 2 and _same(scores[key], scores[other]):
+            if len(scores[key]) >= 2 and same_scores(scores[key], scores[other]):
                 twins.setdefault(key, []).append(other.label)
                 twins.setdefault(other, []).append(key.label)
                 notes.append(
@@ -190,10 +175,16 @@ def _identical_judges(
     return twins
 
 
-def _same(first: dict[Hashable, float], second: dict[Hashable, float]) -> bool:
-    if first.keys() != second.keys():
+def same_scores(
+    first: dict[Hashable, float], second: dict[Hashable, float], ids: Iterable[Hashable] | None = None
+) -> bool:
+    """Whether two judges gave the same score (or both none) on every item of ``ids`` (None: on the same items)."""
+    if ids is None and first.keys() != second.keys():
         return False
-    return all((math.isnan(a) and math.isnan(b)) or a == b for a, b in ((first[i], second[i]) for i in first))
+    return all(
+        (math.isnan(first[i]) and math.isnan(second[i])) or first[i] == second[i]
+        for i in (first if ids is None else ids)
+    )
 
 
 def _human_records(
@@ -293,7 +284,7 @@ def _record(judge: str, strategy: str, model: str, **values: object) -> dict[str
 def _stats(result: Agreement) -> dict[str, object]:
     row = {name: getattr(result, name) for name in _STATS if not name.endswith("_ci")}
     for name in _WITH_INTERVALS:
-        row[f"{name}_ci"] = _ci(result.intervals.get(name))
+        row[f"{name}_ci"] = interval_cell(result.intervals.get(name))
     row["notes"] = "; ".join(result.notes)
     return row
 
@@ -303,11 +294,11 @@ def _rater_stats(result: RaterAgreement) -> dict[str, object]:
         "kappa_per_annotator": result.kappa_mean,
         "kappa_per_annotator_lo": result.kappa_lo,
         "kappa_per_annotator_hi": result.kappa_hi,
-        "kappa_per_annotator_ci": _ci(result.interval),
+        "kappa_per_annotator_ci": interval_cell(result.interval),
         "alpha_raters": result.alpha,
     }
 
 
-def _ci(interval: Interval | None) -> str | None:
+def interval_cell(interval: Interval | None) -> str | None:
     """The interval cell: ``[lo, hi]`` or why there is none; None when there is no interval at all."""
     return (interval_text(interval) or None) if interval is not None else None

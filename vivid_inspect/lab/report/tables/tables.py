@@ -27,19 +27,26 @@ from typing import cast
 import pandas as pd
 
 from vivid_inspect.lab.report.reading.any_eval import group_column
-from vivid_inspect.lab.report.reading.judged import VIVID_SCALE, Scale, item_key, judgement_counts, scale_of
+from vivid_inspect.lab.report.reading.judged import (
+    JUDGEMENT_COUNTS,
+    VIVID_SCALE,
+    Scale,
+    item_key,
+    judgement_counts,
+    scale_of,
+)
 from vivid_inspect.lab.report.reading.vivid import THEME_NAMES, TRAIT_NAMES
 from vivid_inspect.lab.report.stats.intervals import MIN_N_MEAN, mean_interval
 from vivid_inspect.lab.report.tables.corrected_tables import CORRECTED_COLUMNS, corrected_columns
-from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, latest, select
-from vivid_inspect.lab.report.tables.render import Table, estimate_text
+from vivid_inspect.lab.report.tables.judges import JudgeKey, judge_keys, latest, rank_in, select
+from vivid_inspect.lab.report.tables.render import Table, estimate_text, interval_columns
 
 # Table 3's column for each theme: the taxonomy's names, as in the task metrics and the viewer.
 THEME_COLUMNS: tuple[str, ...] = THEME_NAMES
 AVERAGE = "Average"
 TRAIT_COLUMNS: tuple[str, ...] = TRAIT_NAMES
 PROMPT_ORDER: tuple[str, ...] = ("zero_shot", "few_shot")
-_COUNTS = ("n", "epochs", "unscored", "refused", "errors", "truncated")
+_COUNTS = ("n", "epochs", *JUDGEMENT_COUNTS[1:])  # n: items with a score, not judgements
 _COUNTS_NOTE = (
     "n: items with a score; epochs: epochs run (an item's epochs are averaged, then items); "
     "unscored, errors: judgements (item x epoch) without a readable score, or without a score at all; "
@@ -58,15 +65,10 @@ CELL_COLUMNS: tuple[str, ...] = (
     "judge",
     "judge_model",
     "cell",
-    "judge_mean",
-    "judge_mean_lo",
-    "judge_mean_hi",
+    *interval_columns("judge_mean", text=False),
     *CORRECTED_COLUMNS[:-1],
     "n_items",
-    "unscored",
-    "refused",
-    "errors",
-    "truncated",
+    *JUDGEMENT_COUNTS[1:],
     "incomplete",
     "log",
     "note",
@@ -76,7 +78,7 @@ CELL_COLUMNS: tuple[str, ...] = (
 
 The human, corrected and bias columns (`CORRECTED_COLUMNS`)
 are filled for the generations human scores are bound to, empty for the others."""
-_CELL_COUNTS = ("n_items", "unscored", "refused", "errors", "truncated")
+_CELL_COUNTS = ("n_items", *JUDGEMENT_COUNTS[1:])
 TABLE5_COLUMNS = (
     "model",
     "shots",
@@ -351,18 +353,7 @@ def table5(scores: pd.DataFrame, pairs: Mapping[str, str] | None = None) -> Tabl
 def counts(scores: pd.DataFrame) -> Table:
     """Samples, scored, unscored, refused and failed per generation and scorer, each judgement once."""
     keys = ["task", "model", "prompt", "shots", "data", "generation", "scorer", "judge", "judge_model"]
-    columns = [
-        *keys,
-        "logs",
-        "log",
-        "samples",
-        "scored",
-        "unscored",
-        "refused",
-        "errors",
-        "truncated",
-        "incomplete",
-    ]
+    columns = [*keys, "logs", "log", "samples", *JUDGEMENT_COUNTS, "incomplete"]
     frame = scores.copy()
     for key in keys:
         frame[key] = frame[key].astype(object).where(frame[key].notna(), "")
@@ -394,7 +385,7 @@ def counts(scores: pd.DataFrame) -> Table:
             "(stop reason max_tokens or model_length); incomplete: a log that did not finish"
         ),
     )
-    counted = ("logs", "samples", "scored", "unscored", "refused", "errors", "truncated")
+    counted = ("logs", "samples", *JUDGEMENT_COUNTS)
     return Table(
         "counts", "Scored, unscored and failed samples", out, decimals=0, notes=notes, counts=counted
     )
@@ -415,8 +406,8 @@ def _by_generation(
 
     def order(item: tuple[str, pd.DataFrame, JudgeKey]) -> tuple[object, ...]:
         first = item[1].iloc[0]
-        model, prompt = str(first["model"]), str(first["prompt"])
-        return (model.lower(), model, _prompt_rank(prompt), str(first["data"]), item[0], item[2].label)
+        model, prompt = str(first["model"]), rank_in(str(first["prompt"]), PROMPT_ORDER)
+        return (model.lower(), model, prompt, str(first["data"]), item[0], item[2].label)
 
     return sorted(groups, key=order)
 
@@ -445,15 +436,8 @@ def _truncated_note(
 
 
 def _incomplete(group: pd.DataFrame) -> bool:
-    failed = group["error"] & ~_refused(group)
-    return bool((group["status"] != "success").any() or failed.any())
-
-
-def _refused(rows: pd.DataFrame) -> pd.Series:
-    """Which rows hold a refused value (False where the frame does not record it)."""
-    if "refused" not in rows.columns:
-        return pd.Series(False, index=rows.index)
-    return rows["refused"].eq(True)
+    # errors: samples that failed (a refused value is counted apart, not as a failure)
+    return bool((group["status"] != "success").any() or judgement_counts(group)["errors"])
 
 
 def _unknown_themes(rows: pd.DataFrame, judge: JudgeKey | None) -> tuple[str, ...]:
@@ -470,10 +454,6 @@ def _unknown_themes(rows: pd.DataFrame, judge: JudgeKey | None) -> tuple[str, ..
 def _mean(values: pd.Series) -> float | None:
     mean = values.astype(float).mean()
     return None if math.isnan(mean) else float(mean)
-
-
-def _prompt_rank(prompt: str) -> tuple[int, str]:
-    return (PROMPT_ORDER.index(prompt), "") if prompt in PROMPT_ORDER else (len(PROMPT_ORDER), prompt)
 
 
 def _sort_key(column: pd.Series) -> pd.Series:

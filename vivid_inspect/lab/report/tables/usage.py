@@ -220,13 +220,8 @@ def _judges_by_log(scores: pd.DataFrame) -> dict[str, list[tuple[str, str, str]]
     rows = scores[scores["judge"].notna()][["log", "scorer", "judge", "judge_model"]].drop_duplicates()
     result: dict[str, list[tuple[str, str, str]]] = {}
     for record in rows.sort_values(["log", "scorer"]).to_dict("records"):
-        result.setdefault(record["log"], []).append(
-            (
-                str(record["scorer"]),
-                str(record["judge"]),
-                "" if pd.isna(record["judge_model"]) else str(record["judge_model"]),
-            )
-        )
+        model = "" if pd.isna(record["judge_model"]) else str(record["judge_model"])
+        result.setdefault(record["log"], []).append((str(record["scorer"]), str(record["judge"]), model))
     return result
 
 
