@@ -68,16 +68,15 @@ def failing(texts: Iterable[str | Path]) -> dict[str, str]:
 def vivid_only(texts: Iterable[str | Path]) -> list[str]:
     """The recommended commands of these texts that work on VIVID's logs only (docs/any-eval.md).
 
-    ``vivid annotate ...`` with arguments (it serves VIVID's items), any ``vivid audit`` (its probes are
-    VIVID's judge prompts), and the card's ``vivid annotate export`` sheets. A bare ``vivid annotate
-    export``/``serve`` that says how items were drawn names a command without recommending it.
+    Any ``vivid audit`` (its probes are VIVID's judge prompts), and ``vivid annotate`` with
+    ``--generations`` (the pool across VIVID's generations) or ``--write-log`` (copies of VIVID's
+    logs); ``vivid annotate serve`` and ``export`` serve another eval's items too.
     """
     found = []
     for text in texts:
         body = text.read_text(encoding="utf-8") if isinstance(text, Path) else text
         for command in recommended(body):
             words = command.split()
-            if words[1] == "audit" or (words[1] == "annotate" and len(words) > 3):
+            if words[1] == "audit" or (words[1] == "annotate" and {"--generations", "--write-log"} & {*words}):
                 found.append(command)
-        found += ["vivid annotate export"] * body.count("`vivid annotate export` sheets")
     return found

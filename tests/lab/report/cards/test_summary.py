@@ -171,12 +171,13 @@ def test_two_generations_of_one_model_and_prompt_are_named_by_their_key() -> Non
 
 @pytest.mark.parametrize("strategy", ["", "aspect"], ids=["another eval", "VIVID"])
 def test_another_evals_summary_asks_for_a_csv_and_names_its_generation(strategy: str) -> None:
-    """Another eval's judge (no VIVID strategy): no `vivid annotate`, and the CSV's generation named."""
+    """Another eval's judge (no VIVID strategy): the same `vivid annotate serve`, and the CSV's generation named."""
     rows = [{**ROW, "generation": key, "prompt": "-"} for key in ("g1", "g2")]
     judge = {"judge": "aspect", "judge_model": "j/x", "strategy": strategy, "samples": 31, "unscored": 0}
     text = _summary([_themes(rows), _judges([judge])])
-    assert failing([text]) == {} and (vivid_only([text]) == []) == (strategy == "")
-    assert ("the same 30 items of generation g1" in text) == (strategy == "")
+    assert failing([text]) == {} and vivid_only([text]) == []
+    (serve,) = _serve(text)
+    assert "--generation g1 " in serve and "--overlap 30" in serve
     assert ("`vivid report 'runs/my logs' --human humans.csv --human-generation g1`" in text) == (
         strategy == ""
     )

@@ -28,6 +28,7 @@ from tests.recommended_commands import failing, recommended, vivid_only
 from tests.test_doc_commands import page_commands
 from vivid_inspect.generation_key import Generation
 from vivid_inspect.lab.cli.main import main as vivid_main
+from vivid_inspect.lab.humans.annotate.sheet_export import export_sheet
 from vivid_inspect.lab.humans.scores_file import HumanScoresError
 from vivid_inspect.lab.report.build import write_report
 from vivid_inspect.lab.report.cards.human_files import bind_files, read_human_files
@@ -417,13 +418,15 @@ def test_another_evals_report_recommends_only_commands_that_work_on_it(
         write_report(folder / "capitals", out_dir=out, figures=False)
     written = [out / "report.md", out / CARD_FILE]
     assert failing(written) == {} and vivid_only(written) == []
-    if not humans:  # the summary and the card both say how to add human scores, with the command to run
+    if not humans:  # the summary and the card both say how to add human scores, with the commands to run
         summary, card = (path.read_text(encoding="utf-8") for path in written)
         for text in (summary, card):
-            assert (
-                "scored by hand by annotators A, B and C into a CSV with the columns id, score and annotator"
-                in text
-            )
+            (serve,) = [c for c in recommended(text) if c.startswith("vivid annotate serve")]
+            words = shlex.split(serve)
+            assert words[3] == str(folder / "capitals") and "--annotators" in words
+            # the generation it names is the one `vivid annotate` draws the items of
+            sheet = export_sheet(folder / "capitals", tmp_path / "sheet.csv", n=3, generation=words[5], force=True)
+            assert len(sheet) == 3
             assert f"`vivid report {folder / 'capitals'} --human " in text
         assert "vivid audit probes VIVID's judges" in card
 

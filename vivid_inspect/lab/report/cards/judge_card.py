@@ -276,10 +276,11 @@ def _verdict(
     log_dir: str,
     generations: Sequence[tuple[str, int]],
 ) -> tuple[str, str, list[str]]:
-    generic = not judge.strategy  # another eval's scorer: `vivid annotate` serves VIVID's items only
+    generic = not judge.strategy  # another eval's scorer
     # the summary's rule (annotate_command); a label two generations share selects neither: the key does
     scored = [h.label if h.label in dict(generations) or not generic else h.generation for h in humans]
-    collect = _collect_command(log_dir, generations, scored, generic)
+    # Following both the summary and the card never asks serve for two generations.
+    collect = f"{annotate_command(log_dir, generations, scored)} (or `vivid annotate export` sheets for each annotator)"
     shared = annotate_target(generations, scored)[1]  # never more than the items
     if mostly_unscored(judge.unscored, judge.judged):
         return (
@@ -500,14 +501,6 @@ def labels_to_settle(c: Corrected, tolerance: float = BIAS_TOLERANCE) -> int | N
     spread2 = error**2 / (1 / n - 1 / total)
     target = gap / float(stats.norm.ppf(0.975) + stats.norm.ppf(POWER))
     return min(total, int(np.ceil(1 / (target**2 / spread2 + 1 / total))))
-
-
-def _collect_command(
-    log_dir: str, generations: Sequence[tuple[str, int]], scored: Sequence[str], generic: bool
-) -> str:
-    # The summary's rule (annotate_command): following both never asks serve for two generations.
-    command = annotate_command(log_dir, generations, scored, generic=generic)
-    return command if generic else f"{command} (or `vivid annotate export` sheets for each annotator)"
 
 
 def _agreement_section(judge: JudgeScores, mine: Sequence[HumanLabels]) -> list[str]:

@@ -127,9 +127,7 @@ def annotate_target(
     return chosen, min(RECOMMENDED_ITEMS, items.get(chosen or "", RECOMMENDED_ITEMS))
 
 
-def annotate_command(
-    log_dir: str, generations: Sequence[tuple[str, int]], scored: Sequence[str] = (), *, generic: bool = False
-) -> str:
+def annotate_command(log_dir: str, generations: Sequence[tuple[str, int]], scored: Sequence[str] = ()) -> str:
     """The one way to collect human scores the summary and every judge card recommend.
 
     One rule, so that a user who follows the summary and then a card is never refused by ``serve``
@@ -141,19 +139,13 @@ def annotate_command(
     Args:
         log_dir: The log folder as the user named it.
         generations: ``MODEL PROMPT`` and item count of each generation, in the report's order.
-        scored: ``MODEL PROMPT`` of the generations with human scores.
-        generic: Another eval's generations, whose items are scored by hand into a CSV (docs/any-eval.md).
+        scored: ``MODEL PROMPT`` (or the key) of the generations with human scores.
 
     Returns:
-        The ``vivid annotate serve`` command in backticks (no selector without a known generation), or what to score.
+        The ``vivid annotate serve`` command in backticks (no selector without a known generation);
+        it serves another eval's generation as it serves VIVID's (docs/annotation.md).
     """
     chosen, overlap = annotate_target(generations, scored)
-    if generic:
-        of = f" of generation {chosen}" if chosen else ""
-        return printable(
-            f"the same {overlap} items{of}, drawn at random, scored by hand by annotators A, B and C "
-            "into a CSV with the columns id, score and annotator"
-        )
     selector = f" --generation {shlex.quote(chosen)}" if chosen else ""
     # Shell-quoted (a folder with a space stays one word), then escaped (a newline in a name is shown).
     return printable(
@@ -182,7 +174,7 @@ def missing_lines(tables: Sequence[Table], *, has_humans: bool, log_dir: str) ->
     return [
         "- missing: human scores, so no judge is validated yet (agreement, corrected means, the card's verdict);",
         "  collect them, then report with them:",
-        f"  {annotate_command(log_dir, generations, generic=generic)}",
+        f"  {annotate_command(log_dir, generations)}",
         f"  {report_command(log_dir, 'humans.csv', generations, (), generic)}",
     ]
 

@@ -238,7 +238,7 @@ def generations_in(logset: LogSet, *, any_eval: bool = False) -> list[Generation
     Args:
         logset: The logs read.
         any_eval: Also every generation of another eval than VIVID's (the report binds human
-            scores to them; annotation serves VIVID's).
+            scores to them as to VIVID's).
 
     Returns:
         One generation per run (`Generation.eval_id` is the run), its ``log`` the run's
