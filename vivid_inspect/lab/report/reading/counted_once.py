@@ -110,7 +110,9 @@ def _tidy(rows: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
     """The rows in the input's column order and row order, helper columns dropped."""
     columns = [*like.columns, *(["held_by"] if "held_by" in rows.columns else [])]
     out = rows[columns].copy()
-    return out.astype({c: like[c].dtype for c in like.columns if c in out.columns}, errors="ignore")
+    # Only the columns a merge changed: astype copies every column it is given (~0.1 s a report).
+    changed = {c: like[c].dtype for c in like.columns if c in out.columns and out[c].dtype != like[c].dtype}
+    return out.astype(changed, errors="ignore")
 
 
 def _notes(frame: pd.DataFrame, files: pd.DataFrame, chosen: pd.DataFrame) -> tuple[str, ...]:
