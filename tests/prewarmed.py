@@ -36,6 +36,7 @@ import json
 import locale
 import os
 import select
+import shutil
 import signal
 import socket
 import struct
@@ -85,9 +86,7 @@ def _socket_path() -> str:
 def _stop(process: subprocess.Popen[bytes], folder: str) -> None:
     process.kill()
     process.wait()
-    for name in os.listdir(folder):
-        os.unlink(os.path.join(folder, name))
-    os.rmdir(folder)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _decode(handle: io.BufferedRandom) -> str:
@@ -205,8 +204,9 @@ def serve(path: str) -> None:
     listener.listen(64)
     print("ready", flush=True)
     waiting: dict[int, socket.socket] = {}
-    while os.getppid() == parent:  # the pytest worker that started it is gone: stop
-        readable, _, _ = select.select([listener], [], [], 0.05)
+    while os.getppid() == parent:  # as long as the pytest worker that started it runs
+        # a child's end is seen within 0.05 s; idle, the server wakes once a second
+        readable, _, _ = select.select([listener], [], [], 0.05 if waiting else 1.0)
         if readable:
             connection, _ = listener.accept()
             request, fds = _receive(connection)
@@ -216,7 +216,6 @@ def serve(path: str) -> None:
                 connection.close()
                 for other in waiting.values():
                     other.close()
-                signal.signal(signal.SIGINT, signal.default_int_handler)
                 _child(request, fds)
             for fd in fds:
                 os.close(fd)
@@ -230,6 +229,8 @@ def serve(path: str) -> None:
             with contextlib.suppress(OSError):  # the client gave up (timeout) and closed its end
                 connection.sendall(b"%d\n" % os.waitstatus_to_exitcode(status))
             connection.close()
+    # a worker that ends without running its atexit hooks leaves the folder to this process
+    shutil.rmtree(os.path.dirname(path), ignore_errors=True)
 
 
 if __name__ == "__main__":
