@@ -10,6 +10,7 @@ import contextlib
 import io
 import itertools
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,18 @@ PAID_API_KEYS = (
     "GROQ_API_KEY",
     "OPENROUTER_API_KEY",
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C (SIGINT) interrupts the tests and the processes they start, as in a terminal.
+
+    A shell starts a background command (``cmd &`` in a script, without job control) with SIGINT
+    ignored, and every process started from it inherits that: the Ctrl-C tests
+    (tests/lab/cli/test_interrupt.py) then waited 150 s each for a ``vivid run`` that could not be
+    interrupted, and failed. Restored in the pytest process (and its workers) before anything starts.
+    """
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 # The periodic progress line (vivid_inspect/lab/ticker.py) would add a line to what a slow run
