@@ -10,6 +10,7 @@ import contextlib
 import io
 import itertools
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -28,9 +29,52 @@ PAID_API_KEYS = (
 )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C (SIGINT) interrupts the tests and the processes they start, as in a terminal.
+
+    A shell starts a background command (``cmd &`` in a script, without job control) with SIGINT
+    ignored, and every process started from it inherits that: the Ctrl-C tests
+    (tests/lab/cli/test_interrupt.py) then waited 150 s each for a ``vivid run`` that could not be
+    interrupted, and failed. Restored in the pytest process (and its workers) before anything starts.
+    """
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 # The periodic progress line (vivid_inspect/lab/ticker.py) would add a line to what a slow run
 # prints, at a time that depends on the machine's load; the tests that check it set their own.
 os.environ["VIVID_PROGRESS_SECONDS"] = "0"
+
+
+# Modules holding a test or a fixture that takes about 7 s or more on an idle machine (the run's
+# --durations): they run first, so that they overlap with the many short tests instead of ending the
+# run on one worker while the other has nothing left (pyproject.toml's --dist worksteal then moves
+# short tests between the workers). Whole modules move, keeping their module-scoped fixtures built
+# once; a test's place changes nothing else. A path that no longer exists is simply not matched.
+LONG_FIRST = (
+    "tests/test_fail_fast.py",  # `inspect eval` on a closed port with the real back-off: 43 s
+    "tests/test_first_contact_cli.py",  # 14 `inspect eval` processes in its module fixture
+    "tests/lab/humans/test_human_binding.py",  # builds the session's offline_job (below)
+    "tests/test_local_recipe.py",
+    "tests/lab/report/test_judge_repeats.py",
+    "tests/lab/humans/test_annotate_lock.py",
+    "tests/lab/report/test_report_generations.py",
+    "tests/lab/runner/test_stalled_calls.py",
+    "tests/lab/runner/test_reliability_runner.py",
+    "tests/lab/runner/test_run_output.py",
+    "tests/lab/humans/annotate/test_annotate_browser.py",
+    "tests/lab/runner/test_runner.py",
+    "tests/lab/audit/test_audit_run.py",
+    "tests/test_doc_commands.py",
+    "tests/lab/runner/test_run_lock.py",
+    "tests/lab/cli/test_interrupt.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the LONG_FIRST modules first, in that order; every other test keeps its place."""
+    rank = {path: place for place, path in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(LONG_FIRST)))
 
 
 _TESTS = itertools.count()

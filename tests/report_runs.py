@@ -10,7 +10,6 @@ import asyncio
 import csv
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -20,6 +19,7 @@ from inspect_ai import eval, score_async
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
 
+from tests import prewarmed
 from vivid_inspect.data import COLUMNS
 from vivid_inspect.scorers.judge import judge as judge_scorer
 from vivid_inspect.tasks import explain, topic, traits
@@ -115,7 +115,7 @@ def judged_copy(log: Path, out: Path, *, action: str = "append", strategy: str =
 
 
 def inspect_score(log: Path, out: Path, *, action: str = "append", strategy: str = "aspect") -> Path:
-    """The real ``inspect score`` command, as the documentation shows it."""
+    """The real ``inspect score`` command, as the documentation shows it (prewarmed: tests/prewarmed.py)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     command = [
         str(Path(sys.executable).with_name("inspect")),
@@ -136,7 +136,7 @@ def inspect_score(log: Path, out: Path, *, action: str = "append", strategy: str
     ]
     if action == "overwrite":
         command.append("--overwrite")
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    done = prewarmed.run(command, cwd=os.getcwd(), env=dict(os.environ), timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     return out
 

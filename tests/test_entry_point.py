@@ -1,13 +1,20 @@
-"""After install, Inspect finds the tasks by package name from any folder, and by file path."""
+"""After install, Inspect finds the tasks by package name from any folder, and by file path.
+
+The ``inspect`` commands run prewarmed (tests/prewarmed.py): Inspect's command line is imported
+before the fork, the package is not, so Inspect finds the tasks and scorers through the package's
+entry point as a fresh process does.
+"""
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 from pathlib import Path
 
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
+
+from tests import prewarmed
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -19,7 +26,7 @@ def test_cli_eval_from_another_folder_by_package_name_and_by_file_path(tmp_path:
     by_package = "vivid_inspect/topic"
     by_file = str(REPO / "vivid_inspect" / "tasks.py") + "@traits"
     # One subprocess for both references: starting Inspect is the slow part of this test.
-    result = subprocess.run(
+    result = prewarmed.run(
         [
             str(inspect),
             "eval",
@@ -39,8 +46,7 @@ def test_cli_eval_from_another_folder_by_package_name_and_by_file_path(tmp_path:
             "none",
         ],
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
+        env=dict(os.environ),
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
@@ -103,12 +109,12 @@ def _generated_log(folder: Path) -> Path:
 def test_cli_inspect_score_by_package_name_writes_the_strategy_column(
     tmp_path: Path, scorer_args: list[str], column: str, params: dict[str, object]
 ) -> None:
-    # docs/judges.md's `inspect score LOG --scorer vivid_inspect/judge -S strategy=cot`, in a fresh
-    # process that finds the scorer through the package's entry point; vivid/chrf judges offline.
+    # docs/judges.md's `inspect score LOG --scorer vivid_inspect/judge -S strategy=cot`, in a process
+    # of its own that finds the scorer through the package's entry point; vivid/chrf judges offline.
     log = _generated_log(tmp_path / "logs")
     out = tmp_path / "judged.eval"
     inspect = Path(sys.executable).with_name("inspect")
-    result = subprocess.run(
+    result = prewarmed.run(
         [
             str(inspect),
             "score",
@@ -123,8 +129,7 @@ def test_cli_inspect_score_by_package_name_writes_the_strategy_column(
             "none",
         ],
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
+        env=dict(os.environ),
         timeout=300,
     )
     assert result.returncode == 0, result.stderr

@@ -1,8 +1,9 @@
 """A bad task argument or unusable data ends `inspect eval` with one clear message, no traceback.
 
 One case of each kind (a bad value, a mistyped name in the file forms, unreadable data, data that
-cannot be downloaded) runs the real ``inspect eval`` CLI, as a user would: the subprocesses start
-together (starting Inspect is the slow part) and each case then checks its own output. The other
+cannot be downloaded) runs the real ``inspect eval`` CLI, as a user would, each in a process of its
+own forked from one that has already imported Inspect's command line (``tests/prewarmed.py``): they
+run together and each case then checks its own output. The other
 cases take the same path in this process: Inspect's own ``-T`` parser, ``eval`` of the same target,
 and the same error type (a `PrerequisiteError`, which the CLI prints alone), checked for the same
 message, about 1.5 s of start-up less each.
@@ -11,8 +12,8 @@ message, about 1.5 s of start-up less each.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import pytest
 from inspect_ai import eval
 from inspect_ai._cli.util import parse_cli_config
 
+from tests import prewarmed
 from vivid_inspect.data import VividDataError
 from vivid_inspect.inspect_private import (
     PrerequisiteError,
@@ -147,7 +149,7 @@ BY_THE_CLI = (
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, str, Path]]:
     inspect = Path(sys.executable).with_name("inspect")
-    running = {}
+    commands = {}
     for name in BY_THE_CLI:
         case = CASES[name]
         tmp = tmp_path_factory.mktemp(name)
@@ -159,17 +161,15 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, st
         for arg in case.args:
             command += ["-T", arg.format(tmp=tmp)]
         command += ["--log-dir", str(tmp / "logs")]
-        running[name] = (
-            subprocess.Popen(
-                command, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-            ),
-            tmp,
-        )
-    results = {}
-    for name, (process, tmp) in running.items():
-        out, _ = process.communicate(timeout=240)
-        results[name] = (process.returncode, out, tmp)
-    return results
+        commands[name] = (command, tmp, env)
+
+    def run(name: str) -> tuple[int, str, Path]:
+        command, tmp, env = commands[name]
+        done = prewarmed.run(command, cwd=tmp, env=env, timeout=240, merge_stderr=True)
+        return done.returncode, done.stdout, tmp
+
+    with ThreadPoolExecutor(len(commands)) as pool:
+        return dict(zip(commands, pool.map(run, commands), strict=True))
 
 
 @pytest.mark.slow
