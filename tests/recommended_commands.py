@@ -77,6 +77,8 @@ def vivid_only(texts: Iterable[str | Path]) -> list[str]:
         body = text.read_text(encoding="utf-8") if isinstance(text, Path) else text
         for command in recommended(body):
             words = command.split()
-            if words[1] == "audit" or (words[1] == "annotate" and {"--generations", "--write-log"} & {*words}):
+            if words[1] == "audit" or (
+                words[1] == "annotate" and {"--generations", "--write-log"} & {*words}
+            ):
                 found.append(command)
     return found

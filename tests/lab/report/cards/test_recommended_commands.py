@@ -107,7 +107,9 @@ def test_another_evals_report_command_names_its_generation_when_the_folder_holds
     assert report_command("logs", "h.csv", several, scored, True).endswith("--human-generation 'm -'`")
     assert report_command("logs", "h.csv", several, scored, False) == "`vivid report logs --human h.csv`"
     # and the serve command names the same generation, whose items it draws (another eval's too)
-    assert "serve logs --generation 'm -' --annotators A,B,C --overlap 30`" in annotate_command("logs", several, scored)
+    assert "serve logs --generation 'm -' --annotators A,B,C --overlap 30`" in annotate_command(
+        "logs", several, scored
+    )
 
 
 def test_every_command_an_audit_card_recommends_parses():

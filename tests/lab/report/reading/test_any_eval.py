@@ -425,7 +425,9 @@ def test_another_evals_report_recommends_only_commands_that_work_on_it(
             words = shlex.split(serve)
             assert words[3] == str(folder / "capitals") and "--annotators" in words
             # the generation it names is the one `vivid annotate` draws the items of
-            sheet = export_sheet(folder / "capitals", tmp_path / "sheet.csv", n=3, generation=words[5], force=True)
+            sheet = export_sheet(
+                folder / "capitals", tmp_path / "sheet.csv", n=3, generation=words[5], force=True
+            )
             assert len(sheet) == 3
             assert f"`vivid report {folder / 'capitals'} --human " in text
         assert "vivid audit probes VIVID's judges" in card
