@@ -95,6 +95,9 @@ def _isolated_logs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     # No test may reach a paid API, even on a machine whose environment holds real keys.
     for key in PAID_API_KEYS:
         monkeypatch.delenv(key, raising=False)
+    # Inspect memoizes get_model() per process, not per environment: a model an earlier test built
+    # with a key set would answer a later test that removed it (tests/test_model_memo_isolation.py).
+    monkeypatch.setattr("inspect_ai.model._model._models", {})
 
 
 @pytest.fixture
