@@ -13,7 +13,7 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-INNER = '''
+INNER = """
 from inspect_ai.model import get_model
 
 NAME, URL = "openai-api/local/m", "http://127.0.0.1:9/v1"
@@ -33,7 +33,7 @@ def test_second_without_the_key_is_refused_not_handed_the_first_model(monkeypatc
         assert "LOCAL_API_KEY" in str(error)
     else:
         assert model is not built[0], "the first test's model answered the second test"
-'''
+"""
 
 
 def test_a_model_memoized_by_one_test_is_not_handed_to_the_next(pytester: pytest.Pytester) -> None:
