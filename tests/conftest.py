@@ -66,6 +66,14 @@ rich.console.Console.print = _print_unless_quiet(rich.console.Console.print)  # 
 gc.set_threshold(50_000, 20, 20)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Take what collection built (modules, Inspect, pandas, the test items) out of the collector's reach.
+
+    Those objects live as long as the worker; every later full collection walked them again.
+    """
+    gc.freeze()
+
+
 # The periodic progress line (vivid_inspect/lab/ticker.py) would add a line to what a slow run
 # prints, at a time that depends on the machine's load; the tests that check it set their own.
 os.environ["VIVID_PROGRESS_SECONDS"] = "0"
