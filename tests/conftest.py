@@ -93,10 +93,11 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 # Modules holding a test or a fixture that takes about 7 s or more on an idle machine (the run's
-# --durations): they run first, so that they overlap with the many short tests instead of ending the
-# run on one worker while the other has nothing left (pyproject.toml's --dist worksteal then moves
-# short tests between the workers). Whole modules move, keeping their module-scoped fixtures built
-# once; a test's place changes nothing else. A path that no longer exists is simply not matched.
+# --durations): they are handed out first, so that they overlap with the many short files instead of
+# ending the run on one worker while the others have nothing left (pyproject.toml's --dist loadfile
+# then gives each worker the next file as it finishes one). Whole modules move, keeping their
+# module-scoped fixtures built once; a test's place changes nothing else. A path that no longer
+# exists is simply not matched.
 LONG_FIRST = (
     "tests/test_fail_fast.py",  # `inspect eval` on a closed port with the real back-off: 43 s
     "tests/test_first_contact_cli.py",  # 14 `inspect eval` processes in its module fixture
