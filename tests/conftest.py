@@ -115,6 +115,14 @@ LONG_FIRST = (
     "tests/test_doc_commands.py",
     "tests/lab/runner/test_run_lock.py",
     "tests/lab/cli/test_interrupt.py",
+    # files of many shorter tests, 12-25 s in all: handed out late, one would end the run alone
+    "tests/test_unreadable_replies.py",
+    "tests/lab/report/reading/test_report_crafted.py",
+    "tests/lab/self_preference/test_self_preference.py",
+    "tests/lab/humans/annotate/test_annotate_server.py",
+    "tests/lab/report/reading/test_report_copies.py",
+    "tests/lab/audit/test_audit_cli.py",
+    "tests/lab/audit/test_sanity.py",
 )
 
 
