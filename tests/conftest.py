@@ -12,7 +12,7 @@ import io
 import itertools
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -133,10 +133,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 _TESTS = itertools.count()
+_MEMOIZED: list[Any] = []
 
 
 @pytest.fixture(autouse=True)
-def _isolated_logs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_logs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     # Folders of this test alone, made only by what writes into them: most tests write nothing, and
     # three empty folders for each of ~8,000 tests cost a minute to delete when pytest clears an old
     # session's temporary folder (rmdir is slow on some file systems).
@@ -152,7 +155,12 @@ def _isolated_logs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
         monkeypatch.delenv(key, raising=False)
     # Inspect memoizes get_model() per process, not per environment: a model an earlier test built
     # with a key set would answer a later test that removed it (tests/test_model_memo_isolation.py).
-    monkeypatch.setattr("inspect_ai.model._model._models", {})
+    memo: dict[str, Any] = {}
+    monkeypatch.setattr("inspect_ai.model._model._models", memo)
+    yield
+    # Kept for the worker's life, as Inspect's memo keeps them: dropped, their open connections were
+    # closed by the collector during a later test, with a ResourceWarning that was not that test's.
+    _MEMOIZED.extend(memo.values())
 
 
 @pytest.fixture

@@ -5,6 +5,10 @@ environment: a model built while a test had ``LOCAL_API_KEY`` set answered a lat
 removed the key, so "a missing key is one line" (tests/lab/audit/test_audit_cli.py) failed whenever
 the scheduler happened to run it after "a dead endpoint is named" on the same worker. The inner
 session below runs two such tests in that order, with this suite's conftest.
+
+A test's memoized models are then kept, as Inspect would keep them, rather than dropped: dropped, a
+model's open connection was closed by the collector during some later test, and a test that turns
+warnings into errors failed on another test's socket.
 """
 
 from __future__ import annotations
@@ -41,3 +45,39 @@ def test_a_model_memoized_by_one_test_is_not_handed_to_the_next(pytester: pytest
     pytester.makepyfile(test_inner=INNER)
     result = pytester.runpytest_inprocess("-p", "no:xdist", "-p", "no:cacheprovider", "-o", "addopts=")
     result.assert_outcomes(passed=2)
+
+
+KEPT = """
+import asyncio
+import gc
+import warnings
+
+from inspect_ai.model import get_model
+
+from vivid_inspect.testing.openai_server import FakeOpenAIServer
+
+server = FakeOpenAIServer().__enter__()
+
+
+def test_first_calls_a_memoized_model_over_http():
+    model = get_model("openai-api/fake/gen", base_url=server.base_url, api_key="fake-key")
+    assert asyncio.run(model.generate("Xin chào")).completion
+
+
+def test_second_turns_warnings_into_errors_while_the_collector_runs():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gc.collect()
+"""
+
+
+def test_a_memoized_models_open_connection_is_not_closed_during_a_later_test(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeconftest("from tests.conftest import _isolated_logs  # noqa: F401\n")
+    pytester.makepyfile(test_inner=KEPT)
+    result = pytester.runpytest_inprocess(
+        "-p", "no:xdist", "-p", "no:cacheprovider", "-o", "addopts=", "-W", "error::ResourceWarning"
+    )
+    result.assert_outcomes(passed=2)
+    assert "unclosed" not in result.stdout.str()
