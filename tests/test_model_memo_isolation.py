@@ -13,6 +13,9 @@ warnings into errors failed on another test's socket.
 
 from __future__ import annotations
 
+import gc
+import warnings
+
 import pytest
 
 pytest_plugins = ["pytester"]
@@ -76,6 +79,9 @@ def test_a_memoized_models_open_connection_is_not_closed_during_a_later_test(
 ) -> None:
     pytester.makeconftest("from tests.conftest import _isolated_logs  # noqa: F401\n")
     pytester.makepyfile(test_inner=KEPT)
+    with warnings.catch_warnings():  # what earlier tests of this worker left is not this test's
+        warnings.simplefilter("ignore")
+        gc.collect()
     result = pytester.runpytest_inprocess(
         "-p", "no:xdist", "-p", "no:cacheprovider", "-o", "addopts=", "-W", "error::ResourceWarning"
     )
