@@ -6,12 +6,12 @@ import csv
 import io
 import logging
 import unicodedata
-import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
+from tests.warnings_as_errors import warnings_as_errors
 from vivid_inspect.data import (
     COLUMNS,
     VividDataError,
@@ -536,8 +536,7 @@ def test_tone_mark_variants_are_duplicates(tmp_path: Path, caplog: pytest.LogCap
 
 
 def test_bundled_sample_loads_without_warnings() -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings_as_errors():
         loaded = load_vivid("sample")
 
     assert loaded.source == "vivid_inspect sample (vivid_inspect/data/sample.csv)"

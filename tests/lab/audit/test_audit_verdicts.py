@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import random
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from types import SimpleNamespace
@@ -17,6 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from tests.warnings_as_errors import warnings_as_errors
 from vivid_inspect.bounds import MAX_SEED, shown
 from vivid_inspect.lab.audit.verdicts import (
     ALLOWED,
@@ -851,8 +851,7 @@ def test_every_threshold_value_is_refused_naming_it_or_gives_sound_numbers(name:
         assert "\n" not in str(error)
         return
     scores = {k: v for k, v in sound().items() if k in ("reference", "partial", "wrong")}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings_as_errors():
         results = evaluate(scores, PROBES, thresholds)
     assert [r.probe for r in results] == ["reference", "partial", "wrong"]
     for r in results:

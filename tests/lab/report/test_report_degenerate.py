@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from matplotlib.image import imread
 
+from tests.warnings_as_errors import warnings_as_errors
 from vivid_inspect.lab.report import plots
 from vivid_inspect.lab.report.build import _figures_markdown
 from vivid_inspect.lab.report.stats.agreement import Agreement, agreement
@@ -50,8 +51,7 @@ DRAWABLE = [
 @pytest.mark.parametrize("agreements", DRAWABLE)
 def test_agreement_plot_draws_every_defined_kappa(agreements: dict[str, Agreement], tmp_path: Path) -> None:
     keyed = {JudgeKey(name, "m"): result for name, result in agreements.items()}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings_as_errors():
         drawn = plots.agreement_plot(keyed, tmp_path / "a.png")
     assert drawn == tmp_path / "a.png" and imread(drawn).shape[2] == 4
 
@@ -115,8 +115,7 @@ TABLES = [
 def test_theme_and_trait_figures_draw_degenerate_tables(
     rows: list[tuple[str, str, list[float]]], tmp_path: Path
 ) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings_as_errors():
         heatmap = plots.theme_heatmap(_themes(rows), tmp_path / "h.png")
         bars = plots.trait_bars(
             _table(TRAIT_COLUMNS, [(m, p, v[:5]) for m, p, v in rows]), tmp_path / "b.png"

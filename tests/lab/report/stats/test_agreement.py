@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 
 import krippendorff
 import numpy as np
@@ -13,6 +12,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
+from tests.warnings_as_errors import warnings_as_errors
 from vivid_inspect.lab.report.stats.agreement import Agreement, agreement, paired_difference
 from vivid_inspect.lab.report.stats.consistency import parse_failure_rate, self_consistency
 from vivid_inspect.lab.report.stats.intervals import IDENTICAL, kappa_interval, mean_interval, too_few
@@ -215,8 +215,7 @@ NO_OVERLAP = "no items scored by both judge and human"
 def test_degenerate_inputs_give_none_and_a_note(
     judge: dict, human: dict, undefined: list[str], note: str
 ) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # library warnings must be suppressed, not leaked
+    with warnings_as_errors():  # library warnings must be suppressed, not leaked
         result = agreement(judge, human, n_boot=N_BOOT)
     for name in undefined:
         assert getattr(result, name) is None, name
@@ -458,8 +457,7 @@ def test_each_annotator_as_a_rater_equals_scikit_learn_and_krippendorff() -> Non
 def test_rater_agreement_degenerate_inputs_give_none_and_a_note(
     judge: dict, annotators: dict, note: str
 ) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings_as_errors():
         result = rater_agreement(judge, annotators, n_boot=N_BOOT)
     assert any(note in text for text in result.notes), result.notes
     defined = [kappa for _, _, kappa in result.per_annotator if kappa is not None]
