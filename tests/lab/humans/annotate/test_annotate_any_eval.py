@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from inspect_ai import Task, eval, task
 from inspect_ai.dataset import Sample
-from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import ChatMessage, ModelOutput, get_model
 from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
 from starlette.testclient import TestClient
@@ -33,6 +33,7 @@ from tests.lab.humans.annotate.test_annotate_browser import (  # noqa: F401 - dr
     serving_in_process,
     text,
 )
+from tests.scripted import output
 from vivid_inspect.lab.cli.main import main as vivid_main
 from vivid_inspect.lab.humans.annotate.app import TOKEN_HEADER, create_app
 from vivid_inspect.lab.humans.annotate.items import ANY_COLUMNS, read_sheet
@@ -48,12 +49,6 @@ LABELLED = 21
 """Items the humans score: enough for a corrected mean with its interval (20)."""
 
 
-def _output(text: str) -> ModelOutput:
-    output = ModelOutput.from_content("mockllm/model", text)
-    output.usage = ModelUsage(input_tokens=5, output_tokens=2, total_tokens=7)
-    return output
-
-
 def judge(n: int) -> int:
     """The grader's rating of item n: 1 to 10."""
     return n % 10 + 1
@@ -65,7 +60,7 @@ def human(n: int) -> int:
 
 
 def _grade(messages: list[ChatMessage], *_: Any) -> ModelOutput:
-    return _output(str(judge(int(re.findall(r"Item (\d+)", messages[-1].text)[0]))))
+    return output(str(judge(int(re.findall(r"Item (\d+)", messages[-1].text)[0]))))
 
 
 @scorer(metrics=[mean()])
@@ -101,7 +96,7 @@ def lettered() -> Task:
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("any_annotate")
-    answerer = get_model("mockllm/model", custom_outputs=lambda *_: _output("My answer."), memoize=False)
+    answerer = get_model("mockllm/model", custom_outputs=lambda *_: output("My answer."), memoize=False)
     grader = get_model("mockllm/grader", custom_outputs=_grade, memoize=False)
     for made in (rated, lettered):
         (log,) = eval(

@@ -19,12 +19,13 @@ import pandas as pd
 import pytest
 from inspect_ai import Task, eval, task
 from inspect_ai.dataset import Sample
-from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import ChatMessage, ModelOutput, get_model
 from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
 from sklearn.metrics import cohen_kappa_score
 
 from tests.recommended_commands import failing, recommended, vivid_only
+from tests.scripted import output
 from tests.test_doc_commands import page_commands
 from vivid_inspect.generation_key import Generation
 from vivid_inspect.lab.cli.main import main as vivid_main
@@ -44,16 +45,10 @@ ITEMS = 40
 """The items of `capitals`: ids ``q1`` to ``q40``."""
 
 
-def _output(text: str) -> ModelOutput:
-    output = ModelOutput.from_content("mockllm/model", text)
-    output.usage = ModelUsage(input_tokens=5, output_tokens=2, total_tokens=7)
-    return output
-
-
 def _grade(messages: list[ChatMessage], *_: Any) -> ModelOutput:
     """The grader: item n gets n mod 10 + 1, item 3 a reply with no number."""
     number = int(re.findall(r"Item (\d+)", messages[-1].text)[0])
-    return _output("no score" if number == UNSCORED_ITEM else f"{number % 10 + 1}")
+    return output("no score" if number == UNSCORED_ITEM else f"{number % 10 + 1}")
 
 
 @scorer(metrics=[mean()])
@@ -109,7 +104,7 @@ def dict_scores() -> Task:
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("any_eval")
-    solver = get_model("mockllm/model", custom_outputs=lambda *_: _output("Paris"), memoize=False)
+    solver = get_model("mockllm/model", custom_outputs=lambda *_: output("Paris"), memoize=False)
     grader = get_model("mockllm/grader", custom_outputs=_grade, memoize=False)
     made_in = (
         (capitals, "capitals"),

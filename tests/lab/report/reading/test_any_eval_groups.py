@@ -15,10 +15,11 @@ import pandas as pd
 import pytest
 from inspect_ai import Task, eval, task
 from inspect_ai.dataset import Sample
-from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import ChatMessage, ModelOutput, get_model
 from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
 
+from tests.scripted import output
 from tests.test_doc_commands import page_commands
 from vivid_inspect.lab.cli.main import main as vivid_main
 from vivid_inspect.lab.report.build import Report, write_report
@@ -48,14 +49,8 @@ def _letter_score(n: int) -> float:
     return 1.0 if n % 2 else 0.0
 
 
-def _output(text: str) -> ModelOutput:
-    output = ModelOutput.from_content("mockllm/model", text)
-    output.usage = ModelUsage(input_tokens=5, output_tokens=2, total_tokens=7)
-    return output
-
-
 def _grade(messages: list[ChatMessage], *_: Any) -> ModelOutput:
-    return _output(str(_rubric_score(int(messages[-1].text.rsplit(" ", 1)[-1]))))
+    return output(str(_rubric_score(int(messages[-1].text.rsplit(" ", 1)[-1]))))
 
 
 @scorer(metrics=[mean()])
@@ -106,7 +101,7 @@ def grouped_rubric() -> Task:
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("groups")
-    solver = get_model("mockllm/model", custom_outputs=lambda *_: _output("x"), memoize=False)
+    solver = get_model("mockllm/model", custom_outputs=lambda *_: output("x"), memoize=False)
     grader = get_model("mockllm/grader", custom_outputs=_grade, memoize=False)
     for made, where in ((grouped_two_judges, "two"), (grouped_rubric, "one")):
         (log,) = eval(
