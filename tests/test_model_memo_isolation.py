@@ -13,10 +13,9 @@ warnings into errors failed on another test's socket.
 
 from __future__ import annotations
 
-import gc
-import warnings
-
 import pytest
+
+from tests.warnings_as_errors import collect_older_garbage
 
 pytest_plugins = ["pytester"]
 
@@ -79,9 +78,7 @@ def test_a_memoized_models_open_connection_is_not_closed_during_a_later_test(
 ) -> None:
     pytester.makeconftest("from tests.conftest import _isolated_logs  # noqa: F401\n")
     pytester.makepyfile(test_inner=KEPT)
-    with warnings.catch_warnings():  # what earlier tests of this worker left is not this test's
-        warnings.simplefilter("ignore")
-        gc.collect()
+    collect_older_garbage()  # what earlier tests of this worker left is not this test's
     result = pytester.runpytest_inprocess(
         "-p", "no:xdist", "-p", "no:cacheprovider", "-o", "addopts=", "-W", "error::ResourceWarning"
     )

@@ -14,12 +14,17 @@ import warnings
 from collections.abc import Iterator
 
 
-@contextlib.contextmanager
-def warnings_as_errors() -> Iterator[None]:
-    """Turn every warning raised inside the block into an error, after collecting older garbage."""
+def collect_older_garbage() -> None:
+    """Free what earlier tests left in reference cycles, ignoring the warnings that freeing raises."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         gc.collect()
+
+
+@contextlib.contextmanager
+def warnings_as_errors() -> Iterator[None]:
+    """Turn every warning raised inside the block into an error, after collecting older garbage."""
+    collect_older_garbage()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         yield
