@@ -48,8 +48,6 @@ from vivid_inspect.lab.humans.scores_file import (
 )
 from vivid_inspect.lab.humans.sheet_import import import_sheets
 from vivid_inspect.lab.report.reading.judged import VIVID_SCALE, Scale
-from vivid_inspect.lab.report.stats.agreement import agreement
-from vivid_inspect.lab.report.stats.raters import raters_alpha
 from vivid_inspect.size_caps import SHEETS
 from vivid_inspect.text import nfc
 
@@ -377,6 +375,10 @@ class Workspace:
                 "status": "waiting",
                 "message": f"shown when every annotator has scored the {len(shared)} shared items ({waiting} annotator(s) still to finish them)",
             }
+        # imported here: scipy and scikit-learn took a third of the server's start-up, for a rare view
+        from vivid_inspect.lab.report.stats.agreement import agreement
+        from vivid_inspect.lab.report.stats.raters import raters_alpha
+
         maps: dict[str, dict[Hashable, float | int | None]] = {
             name: {i: a.scores[i] for i in shared} for name, a in sorted(self.annotators.items())
         }
