@@ -60,6 +60,15 @@ def test_importing_the_cli_imports_nothing_heavy() -> None:
     assert done.stdout.strip() == "[]", done.stderr
 
 
+def test_the_annotation_server_imports_no_statistics_before_the_agreement_view() -> None:
+    # scipy and scikit-learn took ~0.9 s of the server's start-up; only the agreement view needs them
+    probe = "import sys, vivid_inspect.lab.humans.annotate.serve; print([m for m in ('scipy', 'sklearn') if m in sys.modules])"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.stdout.strip() == "[]", done.stderr
+
+
 @pytest.mark.parametrize(
     "argv",
     [
