@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import inspect_ai._eval.task.log as inspect_task_log
 import pytest
 import rich.console
 
@@ -58,6 +59,21 @@ def _print_unless_quiet(print_: Callable[..., None]) -> Callable[..., None]:
 # table for nothing. A quiet console now returns at once; it still prints and records nothing
 # (tests/test_quiet_console.py).
 rich.console.Console.print = _print_unless_quiet(rich.console.Console.print)  # type: ignore[method-assign]
+
+
+def _no_realtime_buffer(**kwargs: Any) -> None:
+    return None
+
+
+# Inspect copies each running sample's events into a SQLite database for live viewing in `inspect
+# view` (its realtime buffer): about a fifth of the CPU of an in-process eval in these tests, which
+# never view a run while it is going. Without it a task logger takes the path of Inspect's
+# `log_realtime=False`, and its logs hold the same samples, scores and events
+# (tests/test_realtime_buffer.py); the recorded config is unchanged. Commands the tests run as
+# processes keep the buffer.
+if not hasattr(inspect_task_log, "SampleBufferDatabase"):
+    raise RuntimeError("Inspect's task logger has no SampleBufferDatabase now: update tests/conftest.py")
+inspect_task_log.SampleBufferDatabase = _no_realtime_buffer  # type: ignore[attr-defined,assignment]
 
 
 # The suite builds a great many short-lived objects (Inspect's events, pydantic models, log rows); at
