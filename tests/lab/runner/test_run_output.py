@@ -2,14 +2,15 @@
 
 It prints compact progress, one left-out warning and where the report went.
 
-One small offline spec is run twice through the real ``vivid`` CLI in a subprocess (a first run,
-then a rerun that has nothing to do); each test reads what those runs printed and wrote.
+One small offline spec is run twice through the real ``vivid`` CLI in a process of its own (a first
+run, then a rerun that has nothing to do; forked by tests/prewarmed.py, as only output and exit code
+are read); each test reads what those runs printed and wrote.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 import yaml
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from tests import prewarmed
 from tests.once import once_per_session
 from vivid_inspect.lab.cli.main import main
 from vivid_inspect.lab.runner.progress import COMPACT
@@ -38,7 +40,7 @@ class Run:
 
 def _vivid(*args: str) -> tuple[int, str]:
     vivid = Path(sys.executable).with_name("vivid")
-    done = subprocess.run([str(vivid), *args], capture_output=True, text=True, timeout=300, check=False)
+    done = prewarmed.run([str(vivid), *args], cwd=os.getcwd(), env=dict(os.environ), timeout=300)
     return done.returncode, done.stdout + done.stderr
 
 
