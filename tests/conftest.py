@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import inspect_ai._eval.task.log as inspect_task_log
+import inspect_ai._util.zipfile as inspect_zipfile
 import pytest
 import rich.console
 
@@ -69,11 +70,18 @@ def _no_realtime_buffer(**kwargs: Any) -> None:
 # view` (its realtime buffer): about a fifth of the CPU of an in-process eval in these tests, which
 # never view a run while it is going. Without it a task logger takes the path of Inspect's
 # `log_realtime=False`, and its logs hold the same samples, scores and events
-# (tests/test_realtime_buffer.py); the recorded config is unchanged. Commands the tests run as
+# (tests/test_inspect_shortcuts.py); the recorded config is unchanged. Commands the tests run as
 # processes keep the buffer.
 if not hasattr(inspect_task_log, "SampleBufferDatabase"):
     raise RuntimeError("Inspect's task logger has no SampleBufferDatabase now: update tests/conftest.py")
 inspect_task_log.SampleBufferDatabase = _no_realtime_buffer  # type: ignore[attr-defined,assignment]
+
+# Inspect compresses each member of a log with a zstd compressor of 12 threads, started anew for every
+# member: on the tests' small logs, starting them took half the system time of an in-process eval. One
+# thread writes the same members (tests/test_inspect_shortcuts.py).
+if getattr(inspect_zipfile, "_ZSTD_THREADS", None) != 12:
+    raise RuntimeError("Inspect's log compressor no longer starts 12 threads: update tests/conftest.py")
+inspect_zipfile._ZSTD_THREADS = 0  # type: ignore[attr-defined]
 
 
 # The suite builds a great many short-lived objects (Inspect's events, pydantic models, log rows); at

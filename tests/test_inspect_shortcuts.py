@@ -1,16 +1,19 @@
-"""conftest.py's shortcut: in-process evals run without Inspect's realtime sample buffer.
+"""conftest.py's shortcuts for in-process evals: no realtime sample buffer, a one-thread compressor.
 
-The buffer is a SQLite copy of each running sample's events for live viewing in `inspect view`.
-A log written without it holds what a log written with it holds: the same samples, outputs,
-scores, events and recorded config.
+The buffer is a SQLite copy of each running sample's events for live viewing in `inspect view`;
+Inspect compresses each log member with 12 zstd threads. A log written with the shortcuts holds what
+a log written with Inspect's defaults holds: the same samples, outputs, scores, events, recorded
+config and results, and every member reads back.
 """
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import inspect_ai._eval.task.log as inspect_task_log
+import inspect_ai._util.zipfile as inspect_zipfile
 import pytest
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
@@ -48,10 +51,17 @@ def _content(log: EvalLog) -> list[Any]:
     ]
 
 
-def test_a_log_written_without_the_buffer_holds_what_one_written_with_it_holds(
+def _members(log: EvalLog) -> dict[str, bytes]:
+    with zipfile.ZipFile(log.location) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def test_a_log_written_with_the_shortcuts_holds_what_one_written_with_inspects_defaults_holds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert inspect_task_log.SampleBufferDatabase is not SampleBufferDatabase  # the shortcut is on
+    # the shortcuts are on
+    assert inspect_task_log.SampleBufferDatabase is not SampleBufferDatabase
+    assert inspect_zipfile._ZSTD_THREADS == 0  # type: ignore[attr-defined]
     without = _run(tmp_path / "without")
 
     made: list[SampleBufferDatabase] = []
@@ -61,9 +71,11 @@ def test_a_log_written_without_the_buffer_holds_what_one_written_with_it_holds(
         return made[-1]
 
     monkeypatch.setattr(inspect_task_log, "SampleBufferDatabase", counted)
+    monkeypatch.setattr(inspect_zipfile, "_ZSTD_THREADS", 12)
     with_buffer = _run(tmp_path / "with")
 
     assert len(made) == 1  # the second run did write the buffer
     assert _content(without) == _content(with_buffer)
     assert without.eval.config == with_buffer.eval.config
     assert without.results == with_buffer.results
+    assert _members(without).keys() == _members(with_buffer).keys()
