@@ -17,7 +17,6 @@ import argparse
 import contextlib
 import io
 import os
-import re
 import sys
 import tempfile
 import time
@@ -26,23 +25,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import inspect_ai.log  # noqa: F401  (registers zstd, the compression of .eval members)
+from _common import REPO_DIR
 
+sys.path.insert(0, str(REPO_DIR))
+
+# the plain forms, as tests/test_key_shape_pattern.py checks the fast ones against them
+from tests.test_key_shape_pattern import plain_redact as plain
 from vivid_inspect import redact as module
 from vivid_inspect.lab.cli.main import main as vivid
-
-PLAIN_SHAPES = re.compile("|".join(f"({p})" for _, p in module.KEY_SHAPE_KINDS), re.DOTALL)
-
-
-def plain(text: str) -> str:
-    """The redaction of a text with no secret variables, every pattern in its plain form."""
-    keep = module._keep_or_redact
-    text = PLAIN_SHAPES.sub(lambda m: keep(m.group(0)), text)
-    text = module._BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{keep(m.group(3))}", text)
-    text = module._BASIC.sub(lambda m: f"{m.group(1)}{m.group(2)}{keep(m.group(3))}", text)
-    text = module._URL_USERINFO.sub(module._userinfo, text)
-    text = module._QUERY_PARAMETER.sub(lambda m: m.group(1) + keep(m.group(2)), text)
-    text = module._URL_TAIL.sub(module._url_parts, text)
-    return module._KEY_VALUE.sub(module._key_value, text)
 
 
 def members(folder: Path) -> list[str]:
